@@ -73,10 +73,14 @@ def _binary(ufunc, a, b):
     python_arithmetic.check_division(ufunc, a, b)
     python_arithmetic.check_int_overflow(ufunc, a, b)
     out = prims.ufunc(ufunc, a, b)
-    if index_forms.form_of(a) or index_forms.form_of(b):
+    if ufunc in (np.add, np.subtract, np.multiply):
         if isinstance(out, Tracer) and out.ndim == 0 and out.dtype.kind in "iu":
-            out.index_form = index_forms.combine(ufunc, a, b)  # i + 1 is still i, shifted
-        elif isinstance(out, Tracer) and out.ndim == 0:
+            form = index_forms.combine(ufunc, a, b)  # i + 1 is still i, shifted
+            if form is not None and not form.known:
+                out.open_form, form = form, None  # (no bounds: only a window's check reads it)
+            out.index_form = form
+    elif index_forms.form_of(a) or index_forms.form_of(b):
+        if isinstance(out, Tracer) and out.ndim == 0:
             out.refines = index_forms.refinement(ufunc, a, b)  # t >= w: a traced if's test
     return out
 
@@ -144,7 +148,12 @@ def _reflected(ufunc, name: str):
 
 def _unary(ufunc, name: str):
     def unary(self):
-        return prims.ufunc(ufunc, self)
+        out = prims.ufunc(ufunc, self)
+        form = index_forms.form_of(self)
+        if form is not None and ufunc in (np.negative, np.positive) and isinstance(out, Tracer) \
+                and out.ndim == 0 and out.dtype.kind == "i":
+            out.index_form = form.negated() if ufunc is np.negative else form  # x[:-k]
+        return out
 
     return _method(unary, name)
 

@@ -27,13 +27,16 @@ class IndexForm:
     offset: int
     lo: int
     hi: int
+    # False for a traced int that is no loop index (``p[0]``, an int argument): its bounds are
+    # unknown (beyond int64's), and a slice at it is checked when the function runs
+    known: bool = True
 
     def plus(self, c: int) -> IndexForm:
-        return IndexForm(self.base, self.scale, self.offset + c, self.lo + c, self.hi + c)
+        return IndexForm(self.base, self.scale, self.offset + c, self.lo + c, self.hi + c, self.known)
 
     def times(self, c: int) -> IndexForm:
         lo, hi = sorted((self.lo * c, self.hi * c))
-        return IndexForm(self.base, self.scale * c, self.offset * c, lo, hi)
+        return IndexForm(self.base, self.scale * c, self.offset * c, lo, hi, self.known)
 
     def negated(self) -> IndexForm:
         return self.times(-1)
@@ -57,9 +60,35 @@ def form_of(v) -> IndexForm | None:
     return getattr(v, "index_form", None)
 
 
+# The bounds of an open form: past int64's either way, so no check on them is ever skipped
+_UNKNOWN = 2 ** 64
+
+
+def _form_or_open(v) -> IndexForm | None:
+    """``v``'s form, or for a traced int scalar without one (``p[0]``, an int argument) an
+    open form with ``v``'s value as its base: ``p[0] + s`` is then ``p[0]``, shifted."""
+    form = form_of(v) or getattr(v, "open_form", None)
+    if form is None and getattr(v, "ndim", None) == 0 and getattr(v, "dtype", np.dtype(float)).kind in "iu" \
+            and hasattr(v, "value"):
+        form = IndexForm(v.value, 1, 0, -_UNKNOWN, _UNKNOWN, known=False)
+    return form
+
+
+def same_base(a, b) -> bool:
+    """One loop index's token, or the values of two traced ints computed the same way (``p[0]``
+    read twice)."""
+    if a is b:
+        return True
+    if not (hasattr(a, "type") and hasattr(b, "type")):
+        return False  # a loop index's token matches only itself
+    from jitcore.masked import same_value  # masked imports this module
+
+    return same_value(a, b)
+
+
 def combine(ufunc, a, b) -> IndexForm | None:
     """The form of ``ufunc(a, b)`` for add, subtract and multiply of a form and a static int."""
-    fa, fb, ca, cb = form_of(a), form_of(b), _static_int(a), _static_int(b)
+    fa, fb, ca, cb = _form_or_open(a), _form_or_open(b), _static_int(a), _static_int(b)
     if ufunc is np.add:
         return fa.plus(cb) if fa and cb is not None else fb.plus(ca) if fb and ca is not None else None
     if ufunc is np.subtract:
@@ -71,21 +100,27 @@ def combine(ufunc, a, b) -> IndexForm | None:
     return None
 
 
-def static_slice(k: slice, size: int) -> tuple[object, int, int] | None:
-    """``(start, length, step)`` of a slice whose bounds are forms of one index with the same
-    scale, where NumPy would clamp neither for any value of the index; else None."""
+def static_slice(k: slice, size: int) -> tuple[object, int, int, bool] | None:
+    """``(start, length, step, checked)`` of a slice whose bounds are forms of one index with
+    the same scale, where NumPy would clamp neither for any value of the index, or where the
+    index's bounds are unknown (``p[0]``, an int argument: ``checked``, NumPy's clamping is
+    then refused when the function runs); else None."""
     if k.start is None or k.stop is None:
         return None
     step = 1 if k.step is None else _static_int(k.step)
-    start, stop = form_of(k.start), form_of(k.stop)
+    start, stop = _form_or_open(k.start), _form_or_open(k.stop)
     if step is None or step <= 0 or start is None or stop is None:
         return None
-    if start.base is not stop.base or start.scale != stop.scale:
+    if not same_base(start.base, stop.base) or start.scale != stop.scale:
         return None
     length = max(0, -(-(stop.offset - start.offset) // step))
-    if length and (start.lo < 0 or stop.hi > size):
+    if not length:
+        return k.start, 0, step, False
+    if not start.known:
+        return k.start, length, step, True
+    if start.lo < 0 or stop.hi > size:
         return None
-    return k.start, length, step
+    return k.start, length, step, False
 
 
 def bounded_slice(k: slice, size: int) -> tuple[object, object] | None:
@@ -106,6 +141,8 @@ def _bound(b, size: int, which: int):
     if c is not None:  # NumPy's own clamping of a static bound
         return slice(c, None).indices(size)[0] if which == 0 else slice(None, c).indices(size)[1]
     form = form_of(b)
+    if form is not None and -size <= form.lo and form.hi < 0:
+        return b + size  # x[:-k]: NumPy counts from the end, for every value of the index
     return b if form is not None and 0 <= form.lo and form.hi <= size else None
 
 
@@ -135,10 +172,12 @@ def refinement(ufunc, a, b):
     else:
         return None
     form = form_of(x)
+    if not form.known:
+        return None
     sides = []
     for lo, hi in _HOLDS[op](form.lo, form.hi, c):
         narrower = lo <= hi and (lo, hi) != (form.lo, form.hi)
-        sides.append(IndexForm(form.base, form.scale, form.offset, lo, hi) if narrower else form)
+        sides.append(IndexForm(form.base, form.scale, form.offset, lo, hi, form.known) if narrower else form)
     return None if sides[0] is form and sides[1] is form else (x, *sides)
 
 
@@ -155,3 +194,22 @@ def refining(fn, x, form):
         finally:
             x.index_form = before
     return run
+
+
+def length_key(start, stop) -> tuple | None:
+    """``stop - start`` as ``(base, scale, offset)`` when the two bounds (static ints or forms
+    of one index) make it a form (``x[:n - k]`` and ``x[k:]``: ``n - k`` both); else None.
+    Two slices with the same key have the same length for every value of the index."""
+    a, b = _as_form(start), _as_form(stop)
+    if a is None or b is None or (a[0] is not None and b[0] is not None and a[0] is not b[0]):
+        return None
+    scale = b[1] - a[1]
+    return (a[0] if a[0] is not None else b[0]) if scale else None, scale, b[2] - a[2]
+
+
+def _as_form(b) -> tuple | None:
+    c = _static_int(b)
+    if c is not None:
+        return None, 0, c
+    form = form_of(b)
+    return None if form is None else (form.base, form.scale, form.offset)

@@ -22,11 +22,12 @@ import operator
 
 import numpy as np
 
-from jitcore import index_forms, masked
+from jitcore import index_forms, masked, python_arithmetic
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.ir.dialects import array
 from jitcore.ir.dialects.array import DiagonalOp, GatherNdOp, GatherOp, ScatterNdOp, gather_nd_shape
+from jitcore.ir.dialects.kernel import SLICE_CLAMPED
 from jitcore.tracer import Tracer, as_scalar, make_view, user_location
 
 
@@ -107,7 +108,9 @@ def _split_sliding(x: Tracer, key):
             if found is None and any(isinstance(b, Tracer) for b in (k.start, k.stop, k.step)):
                 return None
             if found is not None:
-                start, length, step = found
+                start, length, step, checked = found
+                if checked:
+                    _check_window(start, length, step, x.shape[dim])
                 sliding.append((axis, start + step * np.arange(length, dtype=np.int64)))
                 k = slice(None)
             dim, axis = dim + 1, axis + 1
@@ -115,6 +118,15 @@ def _split_sliding(x: Tracer, key):
             dim += 1
         plain.append(k)
     return tuple(plain), sliding
+
+
+def _check_window(start: Tracer, length: int, step: int, size: int) -> None:
+    """``x[p:p + s]`` at a traced ``p`` of unknown bounds is gathered at its static length;
+    where NumPy would read another window (``p < 0``: from the end; past the end: shorter),
+    the call raises IndexError when it runs (``kernel.SLICE_CLAMPED``)."""
+    last = prims.ufunc(np.add, start, step * (length - 1))
+    python_arithmetic.raise_when(prims.ufunc(np.less, start, 0) | prims.ufunc(np.greater_equal, last, size),
+                                 SLICE_CLAMPED)
 
 
 def _ranged_slice(x: Tracer, key):
@@ -131,7 +143,7 @@ def _ranged_slice(x: Tracer, key):
         return None
     if any(isinstance(k, slice) and j not in traced for j, k in enumerate(keys[:traced[-1]])):
         return None  # a sliced axis is not among the first of the result
-    masks = []
+    masks, spans = [], []
     for j in traced:
         size = x.shape[j]
         if index_forms.static_slice(keys[j], size) is not None:
@@ -140,8 +152,9 @@ def _ranged_slice(x: Tracer, key):
         if bounds is None:
             return None
         masks.append(_positions_mask(x.owner_trace, size, *bounds))
+        spans.append(bounds)
     plain = tuple(slice(None) if j in traced else k for j, k in enumerate(keys))
-    return plain, masked.product_mask(masks), tuple(masks)
+    return plain, masked.product_mask(masks), tuple(masks), tuple(spans)
 
 
 def _positions_mask(trace, size: int, start, stop) -> Tracer:
@@ -562,7 +575,7 @@ def subscript(x: Tracer, key):
         return selection
     ranged = _ranged_slice(x, key)
     if ranged is not None:
-        return masked.RangedSelection(getitem(x, ranged[0]), ranged[1], ranged[2])
+        return masked.RangedSelection(getitem(x, ranged[0]), *ranged[1:])
     mask = _traced_scalar_mask(key)
     if mask is not None:  # x[m] with a 0-d m: x with a new leading dim of length 1 or 0
         return masked.select(x.reshape((1,) + x.shape), mask.reshape((1,)))
@@ -628,9 +641,9 @@ def assign_subscript(x: Tracer, key, value) -> None:
         return
     ranged = _ranged_slice(x, key)
     if ranged is not None:
-        plain, mask, _ = ranged
+        plain, mask, factors, spans = ranged
         written = masked.write_ranged(getitem(x, plain), mask, value,
-                                      masked.RangedSelection(x, mask))
+                                      masked.RangedSelection(x, mask, factors, spans))
         prims.assign(x, update(x, plain, written))
         return
     if isinstance(value, Tracer) and value.view_of is not None and value.view_of[0] is x:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from jitcore import index_forms
 from jitcore import primitives as prims
 from jitcore.control_flow import cond
 from jitcore.errors import ConcretizationError, JitTypeError, UnsupportedError
@@ -121,9 +122,12 @@ class MaskedSelection:
         """An operand of an elementwise op: a selection by this mask (its values), or a value
         that broadcasts along the selected elements (a scalar, or fewer dims than the selection)."""
         if isinstance(x, MaskedSelection):
-            if not same_mask(x.mask, self.mask) or x.values.shape != self.values.shape:
+            if same_mask(x.mask, self.mask) and x.values.shape == self.values.shape:
+                return x.values
+            aligned = aligned_onto(x, self)  # xc[:-k] * xc[k:]: equal lengths, other offsets
+            if aligned is None:
                 raise self._refusal(f"numpy.{name} of selections by two masks")
-            return x.values
+            return aligned
         if np.ndim(x) >= self.ndim:
             raise self._refusal(f"numpy.{name} with an array of shape {np.shape(x)}")
         return x
@@ -137,10 +141,14 @@ class MaskedSelection:
         if not all(isinstance(v, MaskedSelection) and v.factors is not None and v.values.ndim in (1, 2)
                    and len(v.factors) == v.values.ndim for v in (a, b)):
             raise self._refusal(f"numpy.{name} with an operand that is not a 1-d or 2-d selection")
-        if not same_mask(a.factors[-1], b.factors[0]) or a.values.shape[-1] != b.values.shape[0]:
+        aligned = None
+        if a.values.ndim == b.values.ndim == 1 and not same_mask(a.mask, b.mask):
+            aligned = aligned_onto(b, a)  # np.dot(xc[:-k], xc[k:])
+        if aligned is None and (not same_mask(a.factors[-1], b.factors[0])
+                                or a.values.shape[-1] != b.values.shape[0]):
             raise self._refusal(f"numpy.{name} of selections whose contracted dims differ")
         if a.values.ndim == b.values.ndim == 1:
-            product = a.values * b.values
+            product = a.values * (b.values if aligned is None else aligned)
             return np.sum(product, where=a.mask, dtype=product.dtype)  # int8 @ int8 stays int8
         zeroed = [np.where(v._where(), v.values, np.zeros((), v.values.dtype)) for v in (a, b)]
         values = np.matmul(*zeroed)
@@ -163,6 +171,15 @@ class MaskedSelection:
 
     def __rmatmul__(self, other):
         return self._dot("matmul", other, self)
+
+    def argmin(self, axis=None, out=None, *, keepdims=False):
+        return self._arg(np.argmin, axis, out, keepdims)
+
+    def argmax(self, axis=None, out=None, *, keepdims=False):
+        return self._arg(np.argmax, axis, out, keepdims)
+
+    def _arg(self, np_fn, axis, out, keepdims):
+        raise self._refusal(f"numpy.{np_fn.__name__}: its index among the selected elements")
 
     def astype(self, dtype, *args, **kwargs):
         return self._like(self.values.astype(dtype, *args, **kwargs))
@@ -313,7 +330,37 @@ class RangedSelection(MaskedSelection):
     ``a <= arange(n) < b`` over ``x`` (see ``indexing.ranged_slice``). A use that needs its length
     asks for a concrete value, as the slice did before, so a loop whose body needs it is unrolled."""
 
-    __slots__ = ()
+    __slots__ = ("spans",)
+
+    def __init__(self, values: Tracer, mask: Tracer, factors: tuple | None = None,
+                 spans: tuple | None = None):
+        super().__init__(values, mask, factors)
+        # (start, stop) of each sliced axis, a static int or a traced index each (or None)
+        self.spans = spans
+
+    def _like(self, values: Tracer) -> RangedSelection:
+        return RangedSelection(values, self.mask, self.factors, self.spans)
+
+    def _arg(self, np_fn, axis, out, keepdims):
+        """``np.argmin(x[i:])``: the slice rebased (element j is ``x[start + j]``), the
+        positions past its length filled with a value that never wins; those come after the
+        slice's own, so ties (and NaN, NumPy's first) go to the slice. An empty slice raises
+        NumPy's ValueError when called."""
+        name = np_fn.__name__
+        if axis is not None or out is not None or keepdims or self.values.ndim != 1 \
+                or not self.spans or len(self.spans) != 1:
+            raise self._refusal(f"numpy.{name} with an axis, out= or keepdims, or of more than 1-d")
+        if self.dtype.kind == "c":
+            raise UnsupportedError(f"numpy.{name} of a complex slice of traced length is not "
+                                   f"supported under jit yet (at {user_location()})")
+        (start, stop), n = self.spans[0], self.values.shape[0]
+        rebased = realign(self.values, start, n, 0)
+        positions = prims.constant(self.values.owner_trace, _arange(n))
+        valid = positions < prims.ufunc(np.subtract, stop, start)
+        _raise_if_none_selected(valid, f"attempt to get {name} of an empty sequence")
+        filler = prims.as_tracer(self.values.owner_trace, _lowest(self.dtype, np_fn is np.argmax),
+                                 self.dtype)
+        return np_fn(prims.where(valid, rebased, filler))
 
     def _refusal(self, what: str) -> Exception:
         return ConcretizationError(
@@ -360,15 +407,55 @@ def write_ranged(x: Tracer, mask: Tracer, value, refusal: RangedSelection) -> Tr
     """``x[a:b] = value`` as ``where``: a scalar, a row for every selected one, or a selection
     by the same mask (``x[:i] = 2 * x[:i]``); a value of another length is refused."""
     if isinstance(value, MaskedSelection):
-        if not same_mask(value.mask, mask) or value.values.shape != x.shape:
+        if same_mask(value.mask, mask) and value.values.shape == x.shape:
+            return write(x, mask, value)
+        target = RangedSelection(x, mask, refusal.factors, refusal.spans)
+        aligned = aligned_onto(value, target)  # out[:n - k] = x[k:]: shifted into place
+        if aligned is None:
             raise refusal._refusal("assigning a selection by another mask or of another shape")
-        return write(x, mask, value)
+        return write(x, mask, MaskedSelection(aligned, mask))
     shape = np.shape(value)
     if len(shape) >= x.ndim and shape[len(shape) - x.ndim] != 1:
         raise refusal._refusal(f"assigning an array of shape {shape}")
     v = prims.broadcast_to(prims.as_tracer(x.owner_trace, value, x.dtype), x.shape)
     cond_ = prims.reshape(mask, mask.shape + (1,) * (x.ndim - mask.ndim))
     return prims.where(cond_, prims.convert(v, x.dtype), x)
+
+
+def aligned_onto(x, onto: MaskedSelection) -> Tracer | None:
+    """The values of the 1-d-ranged selection ``x`` placed at the positions of ``onto``'s
+    (``xc[k:]`` onto ``xc[:-k]``: ``xc[k + j]`` at ``j``), where the two slices have the same
+    length for every value of the loop index (``index_forms.length_key``); else None."""
+    if not (isinstance(x, RangedSelection) and isinstance(onto, RangedSelection)
+            and x.spans and onto.spans and len(x.spans) == len(onto.spans) == 1
+            and x.mask.ndim == onto.mask.ndim == 1 and x.values.shape[1:] == onto.values.shape[1:]):
+        return None
+    key = index_forms.length_key(*x.spans[0])
+    if key is None or key != index_forms.length_key(*onto.spans[0]):
+        return None
+    return realign(x.values, x.spans[0][0], onto.values.shape[0], onto.spans[0][0])
+
+
+def realign(values: Tracer, start, n: int, onto_start) -> Tracer:
+    """``values[start + j]`` at position ``onto_start + j``, for positions ``0..n-1``: a gather
+    at ``p - onto_start + start``, clipped into ``values`` (the positions outside the span are
+    masked out by the caller, and never read out of bounds)."""
+    from jitcore.indexing import take  # indexing imports this module
+
+    trace = values.owner_trace
+    positions = prims.constant(trace, _arange(n))
+    if isinstance(start, Tracer) or isinstance(onto_start, Tracer):
+        idx = prims.ufunc(np.add, positions, prims.ufunc(np.subtract, start, onto_start))
+    else:
+        idx = positions + (start - onto_start)
+    idx = prims.clip(idx, 0, max(values.shape[0] - 1, 0))
+    return take(values, idx, 0)
+
+
+def _arange(n: int) -> np.ndarray:
+    from jitcore.indexing import _arange  # one constant per length (indexing imports this module)
+
+    return _arange(n)
 
 
 def _no_out(out, name: str) -> None:
@@ -433,7 +520,8 @@ _REDUCTIONS = {np.sum: MaskedSelection.sum, np.prod: MaskedSelection.prod, np.an
                np.all: MaskedSelection.all, np.mean: MaskedSelection.mean, np.max: MaskedSelection.max,
                np.amax: MaskedSelection.max, np.min: MaskedSelection.min, np.amin: MaskedSelection.min,
                np.var: MaskedSelection.var, np.std: MaskedSelection.std,
-               np.count_nonzero: MaskedSelection.count_nonzero}
+               np.count_nonzero: MaskedSelection.count_nonzero,
+               np.argmin: MaskedSelection.argmin, np.argmax: MaskedSelection.argmax}
 
 # Functions of a whole selection whose result's shape does not depend on how many it holds.
 _STATISTICS = {
@@ -460,7 +548,7 @@ def select(x: Tracer, mask: Tracer) -> MaskedSelection:
     return MaskedSelection(x, mask)
 
 
-def _same_value(a, b, depth: int = 8) -> bool:
+def same_value(a, b, depth: int = 8) -> bool:
     """Do ``a`` and ``b`` hold the same values by construction: one value, or the results of
     the same pure ops on the same values (what CSE would merge), ``x < 0`` computed twice?"""
     if a is b:
@@ -471,11 +559,11 @@ def _same_value(a, b, depth: int = 8) -> bool:
     return (p.op_name == q.op_name and p.has_trait(PURE) and not p.regions and not q.regions
             and p.attributes == q.attributes and len(p.operands) == len(q.operands)
             and [r.type for r in p.results] == [r.type for r in q.results]
-            and all(_same_value(u, v, depth - 1) for u, v in zip(p.operands, q.operands)))
+            and all(same_value(u, v, depth - 1) for u, v in zip(p.operands, q.operands)))
 
 
 def same_mask(a: Tracer, b: Tracer) -> bool:
-    return a is b or (a.shape == b.shape and _same_value(a.value, b.value))
+    return a is b or (a.shape == b.shape and same_value(a.value, b.value))
 
 
 def write(x: Tracer, mask: Tracer, value: MaskedSelection) -> Tracer:

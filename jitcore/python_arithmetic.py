@@ -65,6 +65,12 @@ def error(code: int, index: int = 0, axis: int = 0, size: int = 0) -> Exception:
     return _EXCEPTIONS[name](message.format(index=index, axis=axis, size=size, float=as_float))
 
 
+def raise_when(bad: Tracer, code: int) -> None:
+    """The call raises ``error(code)`` where ``bad`` holds; refused inside a ``try`` whose
+    ``except`` would catch it (Python would run the handler)."""
+    _raise_when(bad, code)
+
+
 def _raise_when(bad: Tracer, code: int) -> None:
     """``array.raise_if``: the call raises ``error(code)`` where ``bad`` holds (any element)."""
     if bad.ndim:

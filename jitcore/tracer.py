@@ -204,8 +204,8 @@ class Tracer:
     """A traced array: an SSA value plus the names of the arguments it depends on."""
 
     __slots__ = ("_value", "owner_trace", "sources", "weak", "scalar", "view_of", "index", "version",
-                 "_seen", "level", "int_range", "fortran", "index_form", "caller_sees", "view_model",
-                 "arg_layout", "type_choice", "refines")
+                 "_seen", "level", "int_range", "fortran", "index_form", "open_form", "caller_sees",
+                 "view_model", "arg_layout", "type_choice", "refines")
     __array_priority__ = 1000
 
     def __hash__(self):  # like ndarray's: == is elementwise, so tracers are not hashable
@@ -246,6 +246,9 @@ class Tracer:
         # A comparison of a loop index with a constant (index_forms.refinement): the index's
         # narrower forms where it holds and where it does not, for a traced if's branches.
         self.refines = None
+        # A traced int of unknown bounds plus constants (``p[0] + s``, index_forms): lets
+        # x[p[0]:p[0] + s] be a window of static length, checked when the function runs.
+        self.open_form = None
         # An argument or call-time input: its caller's array is written when it is
         self.caller_sees = False
         # A view's strides from its base's, as a function of the base's stride model, and an
@@ -474,6 +477,7 @@ def fresh(x: Tracer, scalar: bool = False, weak: bool = False) -> Tracer:
     out.scalar = scalar and x.ndim == 0
     out.int_range = x.int_range  # the same value
     out.index_form = x.index_form
+    out.open_form = x.open_form
     return out
 
 

@@ -1729,6 +1729,16 @@ MUTANTS = [
            "index_forms.refining(else_fn, x, holds)",
            "if t >= w traces its then-branch with the bounds of t < w: the window is clamped wrongly",
            ("tests/jitcore/test_guarded_windows_46.py",)),
+    Mutant("shifted-slices-any-length", "jitcore/masked.py",
+           "    if key is None or key != index_forms.length_key(*onto.spans[0]):",
+           "    if key is None:",
+           "x[k:] * x[:k] combines slices of different traced lengths (NumPy: a broadcast error)",
+           ("tests/jitcore/test_loop_slices_46.py",)),
+    Mutant("window-check-off-by-one", "jitcore/indexing.py",
+           "prims.ufunc(np.greater_equal, last, size)",
+           "prims.ufunc(np.greater, last, size)",
+           "x[p:p + s] that NumPy clamps by one element passes the run-time check",
+           ("tests/jitcore/test_loop_slices_46.py",)),
 ]
 
 

@@ -505,6 +505,13 @@ _RANDOM_ERRORS = (
     ("ValueError", "Probabilities do not sum to 1. See Notes section of docstring for more "
      "information."))
 PYTHON_ERRORS.update(zip(range(70, 70 + len(_RANDOM_ERRORS)), _RANDOM_ERRORS))
+SLICE_CLAMPED = 70 + len(_RANDOM_ERRORS)  # a window of static length at a traced start
+PYTHON_ERRORS[SLICE_CLAMPED] = (
+    "IndexError", "a slice of static length at a traced start (x[p:p + s]) reaches "
+         "outside the array: its start is negative (NumPy would count it from the end) or start + s "
+         "is past the axis' size (NumPy would give a shorter slice), but under jit its length was "
+         "fixed at s when the function compiled. Keep the window inside the array (p = min(max(p, "
+         "0), n - s)), or pad the array first (np.pad)")
 
 
 def python_error_code(name: str, message: str) -> int:

@@ -129,9 +129,9 @@ def test_forms_are_proved_or_absent():
         def __init__(self, form):
             self.index_form = form
     i = Index(steps)
-    assert index_forms.static_slice(slice(i, Index(steps.plus(3))), 11)[1:] == (3, 1)
+    assert index_forms.static_slice(slice(i, Index(steps.plus(3))), 11)[1:] == (3, 1, False)
     assert index_forms.static_slice(slice(i, Index(steps.plus(3))), 10) is None  # 8 + 3 > 10
-    assert index_forms.static_slice(slice(i, Index(steps.plus(5)), 2), 13)[1:] == (3, 2)
+    assert index_forms.static_slice(slice(i, Index(steps.plus(5)), 2), 13)[1:] == (3, 2, False)
     assert index_forms.static_slice(slice(i, Index(steps.times(2))), 99) is None  # length varies
     other = Index(index_forms.loop_index(range(2, 11, 3)))  # another loop's index
     assert index_forms.static_slice(slice(i, other), 99) is None
