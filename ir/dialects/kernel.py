@@ -655,3 +655,5 @@ def memory_order(op: GenericOp) -> bool:
     op.attributes["domain"] = tuple(domain[d] for d in order)
     op.attributes["iterator_types"] = tuple(its[d] for d in order)
     return True
+LIST_ASSIGNMENT_INDEX = SLICE_CLAMPED + 1  # lst[k] = v at a traced k past the list's end
+PYTHON_ERRORS[LIST_ASSIGNMENT_INDEX] = ("IndexError", "list assignment index out of range")

@@ -19,7 +19,7 @@ from jitcore.autograph.aliasing import chosen
 from jitcore.autograph.arrays import ARRAY_CALLS, traced_copy
 from jitcore.autograph.float_errors import FLOAT_ERROR_CALLS
 from jitcore.autograph.math_calls import MATH_CALLS
-from jitcore.autograph.sequence_items import item_at
+from jitcore.autograph.sequence_items import item_at, set_item_at
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.indexing import is_traced_int
 from jitcore.numpy import index_concatenation
@@ -188,6 +188,9 @@ def _is_scalar(x) -> bool:
 
 
 def setitem(base, key, value):
+    if type(base) is list and is_traced_int(key) and key.index_form is None:
+        set_item_at(base, key, value)  # free[k] = b: a short list of numbers, item by item
+        return base
     base = _writable(base, key, value)
     base[key] = value
     return base
@@ -268,6 +271,9 @@ def aug_setitem(base, key, op, value):
     """``base[key] op= value``. A NumPy array held in a list or dict (``d["W"] -= g``) and
     updated with a traced value becomes a traced copy, put back in its place, as ``base[key] =
     base[key] - value`` would put it: NumPy's in-place operator cannot take a traced value."""
+    if type(base) is list and is_traced_int(key) and key.index_form is None:
+        set_item_at(base, key, _AUG[op](item_at(base, key), value))  # counts[int(v) % 4] += 1
+        return base
     base = _writable(base, key, value)
     if isinstance(base, (list, dict)) and not traced(key):
         base[key] = _AUG[op](_writable(base[key], (), value), value)

@@ -79,3 +79,32 @@ def item_at(base: list | tuple, key: Tracer):
         return make_view(items, lambda b: b[index], _written)
     value = items[index]
     return fresh(value, True, kind[0] == "python")
+
+
+_LONGEST_WRITTEN = 64  # a write is one select per item: longer lists are arrays' work
+
+
+def set_item_at(base: list, key: Tracer, value) -> None:
+    """``base[key] = value`` for a traced integer ``key`` on a short list of numbers of one kind
+    (``free[k] = b``, ``counts[int(v) % 4] += 1``): each item becomes ``value`` where ``key``
+    names it, else stays, so the list keeps its length and its items' kind; a position out of
+    range raises Python's ``IndexError('list assignment index out of range')`` from the call."""
+    kinds = {_kind(v) for v in base}
+    kind = next(iter(kinds)) if len(kinds) == 1 else None
+    if kind is None or kind[0] == "array" or kind == ("python", None) or _kind(value) != kind \
+            or len(base) > _LONGEST_WRITTEN:
+        why = (f"longer than {_LONGEST_WRITTEN} items" if len(base) > _LONGEST_WRITTEN and kind
+               else "not of numbers of the value's one type")
+        raise needs_static(UnsupportedError(
+            f"a list {why} written at a traced position (at {user_location()}): Python asks the "
+            "position for its value, which is known only when the function runs. Keep the values "
+            "in an array (a = np.zeros(n); a[k] = v)"), key)
+    n = len(base)
+    raise_at_first((key < -n) | (key >= n), key, kernel.LIST_ASSIGNMENT_INDEX)
+    index = np.where(key < 0, key + n, key)
+    dtype = np.dtype(np.int64) if kind == ("python", int) else \
+        np.dtype(kind[1]) if kind[0] == "python" else kind[1]
+    new = as_tracer(key.owner_trace, value, dtype)
+    for j, item in enumerate(base):
+        chosen = np.where(index == j, new, as_tracer(key.owner_trace, item, dtype))
+        base[j] = fresh(chosen, True, kind[0] == "python")
