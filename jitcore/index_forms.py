@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from jitcore.ir.core import PURE, OpResult
+
 
 @dataclass(frozen=True)
 class IndexForm:
@@ -81,8 +83,6 @@ def same_base(a, b) -> bool:
         return True
     if not (hasattr(a, "type") and hasattr(b, "type")):
         return False  # a loop index's token matches only itself
-    from jitcore.masked import same_value  # masked imports this module
-
     return same_value(a, b)
 
 
@@ -213,3 +213,17 @@ def _as_form(b) -> tuple | None:
         return None, 0, c
     form = form_of(b)
     return None if form is None else (form.base, form.scale, form.offset)
+
+
+def same_value(a, b, depth: int = 8) -> bool:
+    """Do ``a`` and ``b`` hold the same values by construction: one value, or the results of
+    the same pure ops on the same values (what CSE would merge), ``x < 0`` computed twice?"""
+    if a is b:
+        return True
+    if depth == 0 or not (isinstance(a, OpResult) and isinstance(b, OpResult)) or a.index != b.index:
+        return False
+    p, q = a.op, b.op
+    return (p.op_name == q.op_name and p.has_trait(PURE) and not p.regions and not q.regions
+            and p.attributes == q.attributes and len(p.operands) == len(q.operands)
+            and [r.type for r in p.results] == [r.type for r in q.results]
+            and all(same_value(u, v, depth - 1) for u, v in zip(p.operands, q.operands)))

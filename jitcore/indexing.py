@@ -28,6 +28,7 @@ from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.ir.dialects import array
 from jitcore.ir.dialects.array import DiagonalOp, GatherNdOp, GatherOp, ScatterNdOp, gather_nd_shape
 from jitcore.ir.dialects.kernel import SLICE_CLAMPED
+from jitcore.masked import _arange
 from jitcore.tracer import Tracer, as_scalar, make_view, user_location
 
 
@@ -166,19 +167,6 @@ def _positions_mask(trace, size: int, start, stop) -> Tracer:
     if isinstance(stop, Tracer) or stop < size:
         mask = positions < stop if mask is None else mask & (positions < stop)
     return mask
-
-
-_ARANGES: dict[int, np.ndarray] = {}
-
-
-def _arange(n: int) -> np.ndarray:
-    """One ``np.arange(n)`` per length, so the masks of ``x[:i]`` and ``y[:i]`` read one
-    constant (the trace's constants are keyed by the array) and compare as the same mask."""
-    if n not in _ARANGES:
-        if len(_ARANGES) > 256:
-            _ARANGES.clear()
-        _ARANGES[n] = np.arange(n)
-    return _ARANGES[n]
 
 
 def _write_sliding(x: Tracer, sliding, value) -> Tracer:

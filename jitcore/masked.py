@@ -17,7 +17,6 @@ from jitcore import index_forms
 from jitcore import primitives as prims
 from jitcore.control_flow import cond
 from jitcore.errors import ConcretizationError, JitTypeError, UnsupportedError
-from jitcore.ir.core import PURE, OpResult
 from jitcore.tracer import Tracer, user_location
 
 # The statistics of a selection (quantile, median, histogram_of, bincount_of), installed by
@@ -440,8 +439,6 @@ def realign(values: Tracer, start, n: int, onto_start) -> Tracer:
     """``values[start + j]`` at position ``onto_start + j``, for positions ``0..n-1``: a gather
     at ``p - onto_start + start``, clipped into ``values`` (the positions outside the span are
     masked out by the caller, and never read out of bounds)."""
-    from jitcore.indexing import take  # indexing imports this module
-
     trace = values.owner_trace
     positions = prims.constant(trace, _arange(n))
     if isinstance(start, Tracer) or isinstance(onto_start, Tracer):
@@ -449,13 +446,20 @@ def realign(values: Tracer, start, n: int, onto_start) -> Tracer:
     else:
         idx = positions + (start - onto_start)
     idx = prims.clip(idx, 0, max(values.shape[0] - 1, 0))
-    return take(values, idx, 0)
+    return values[idx]  # a gather along the first axis (indexing's take)
+
+
+_ARANGES: dict[int, np.ndarray] = {}
 
 
 def _arange(n: int) -> np.ndarray:
-    from jitcore.indexing import _arange  # one constant per length (indexing imports this module)
-
-    return _arange(n)
+    """One ``np.arange(n)`` per length, so the masks of ``x[:i]`` and ``y[:i]`` read one
+    constant (the trace's constants are keyed by the array) and compare as the same mask."""
+    if n not in _ARANGES:
+        if len(_ARANGES) > 256:
+            _ARANGES.clear()
+        _ARANGES[n] = np.arange(n)
+    return _ARANGES[n]
 
 
 def _no_out(out, name: str) -> None:
@@ -548,22 +552,8 @@ def select(x: Tracer, mask: Tracer) -> MaskedSelection:
     return MaskedSelection(x, mask)
 
 
-def same_value(a, b, depth: int = 8) -> bool:
-    """Do ``a`` and ``b`` hold the same values by construction: one value, or the results of
-    the same pure ops on the same values (what CSE would merge), ``x < 0`` computed twice?"""
-    if a is b:
-        return True
-    if depth == 0 or not (isinstance(a, OpResult) and isinstance(b, OpResult)) or a.index != b.index:
-        return False
-    p, q = a.op, b.op
-    return (p.op_name == q.op_name and p.has_trait(PURE) and not p.regions and not q.regions
-            and p.attributes == q.attributes and len(p.operands) == len(q.operands)
-            and [r.type for r in p.results] == [r.type for r in q.results]
-            and all(same_value(u, v, depth - 1) for u, v in zip(p.operands, q.operands)))
-
-
 def same_mask(a: Tracer, b: Tracer) -> bool:
-    return a is b or (a.shape == b.shape and same_value(a.value, b.value))
+    return a is b or (a.shape == b.shape and index_forms.same_value(a.value, b.value))
 
 
 def write(x: Tracer, mask: Tracer, value: MaskedSelection) -> Tracer:
