@@ -65,19 +65,16 @@ def test_loop_exit_programs_match_python(name):
 
 
 def test_counters_after_loops_are_python_values():
-    seen = {}
-
     def f(x):
         s = 0.0
         k = 0
         for i in range(x.shape[0]):
             s = s + x[i]
             k += 2
-        seen["i"], seen["k"] = i, k  # noqa: F821 (as Python leaves them)
-        return s
+        return s, i, k  # noqa: F821 (as Python leaves them)
 
-    jc.jit(f)(np.ones(50))
-    assert seen == {"i": 49, "k": 100} and type(seen["i"]) is int and type(seen["k"]) is int
+    _, i, k = jc.jit(f)(np.ones(50))
+    assert (i, k) == (49, 100) and type(i) is int and type(k) is int
 
 
 def test_one_compile_over_lengths():
