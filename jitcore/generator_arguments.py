@@ -68,6 +68,36 @@ class GeneratorMethod:
         return getattr(self.__self__.current(), self.__name__)(*args, **kwargs)
 
 
+class MadeGenerator(GeneratorArgument):
+    """A generator (or bit generator, or SeedSequence) the function makes from a traced seed
+    (``default_rng(seed)`` with ``seed`` an argument): ``jitcore.random`` makes it anew on each
+    call from the seed's value, before the draws after it (a call-time effect), so one compiled
+    variant serves every seed. ``sample``, made from a stand-in seed, gives the draws' shapes
+    while tracing."""
+
+    __slots__ = ("sample", "_now")
+
+    def __init__(self, kind: type, sample):
+        super().__init__(None, kind)
+        self.sample, self._now = sample, threading.local()
+
+    def __eq__(self, other) -> bool:
+        return self is other
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self) -> str:
+        return f"<the {self.kind.__name__} made from the call's seed>"
+
+    def current(self):
+        """The one this call made (the sample while tracing)."""
+        return getattr(self._now, "made", self.sample)
+
+    def make(self, made) -> None:
+        self._now.made = made
+
+
 def kind_of(owner) -> type:
     """The generator class of ``owner``, a generator or a stand-in for one."""
     return owner.kind if isinstance(owner, GeneratorArgument) else type(owner)
