@@ -83,7 +83,7 @@ def intercept(f):
     if f is np.random.seed:  # a function of its own, which reseeds the global RandomState
         return functools.partial(_draw, np.random.mtrand._rand, "seed")
     if any(f is c for c in _CONSTRUCTORS) or f is np.random.Generator or f is np.random.SeedSequence:
-        return functools.partial(_construct, f)
+        return functools.partial(construct, f)
     return None
 
 
@@ -288,7 +288,7 @@ def _check_parameters(method: str, generator: bool, values) -> None:
             raise error(message)
 
 
-def _construct(f, *args, **kwargs):
+def construct(f, *args, **kwargs):
     """A generator made while tracing: with a seed it gives NumPy's same numbers on every call,
     so its draws are made now; without one, NumPy would draw fresh entropy on every call."""
     recorder = calltime.recorder()

@@ -195,3 +195,15 @@ def test_a_seed_array_computed_in_the_function_is_refused_with_advice():
 
     with pytest.raises(UnsupportedError, match="a seed must be an argument itself"):
         jc.jit(computed)(np.array([2, 3]), np.zeros(2))
+
+
+def mc_seed_sequence_list(seed, x):
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, 11])))
+    return x + rng.random(x.shape)
+
+
+def test_a_seed_sequence_of_a_list_of_seeds():
+    f = jc.jit(mc_seed_sequence_list)
+    for seed in (0, 5, 2**40):
+        _check(f, mc_seed_sequence_list, seed, np.zeros(3))
+    assert f.cache_info().compiles <= 2
