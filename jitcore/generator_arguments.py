@@ -18,6 +18,8 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from jitcore.errors import UnsupportedError
+
 _KINDS = (np.random.Generator, np.random.RandomState)
 _CALL = threading.local()  # .generators: {place: generator} of the call running on this thread
 
@@ -89,6 +91,19 @@ class MadeGenerator(GeneratorArgument):
 
     def __repr__(self) -> str:
         return f"<the {self.kind.__name__} made from the call's seed>"
+
+    def __getattr__(self, name: str):
+        attribute = getattr(self.current(), name)
+        if callable(attribute) and getattr(attribute, "__self__", None) is not None:
+            return GeneratorMethod(self, name)
+        if name.startswith("__"):
+            return attribute
+        # the sample's attribute (rng.bit_generator.state) would be frozen into the code
+        raise UnsupportedError(
+            f"{self.kind.__name__}.{name} of a generator made inside the function from a traced "
+            "seed: jitcore makes that generator when the call runs, so its attributes are not "
+            "known while compiling. Draw from it with its methods, or make it outside the jitted "
+            "function and pass it in.")
 
     def current(self):
         """The one this call made (the sample while tracing)."""

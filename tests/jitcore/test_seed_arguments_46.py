@@ -207,3 +207,35 @@ def test_a_seed_sequence_of_a_list_of_seeds():
     for seed in (0, 5, 2**40):
         _check(f, mc_seed_sequence_list, seed, np.zeros(3))
     assert f.cache_info().compiles <= 2
+
+
+def test_an_attribute_of_a_generator_made_from_a_seed_argument_is_refused():
+    def state(seed):
+        rng = np.random.default_rng(seed)
+        rng.random()
+        return rng.bit_generator.state["state"]["state"]
+
+    # (the trace's sample generator's state would be a constant: refused, not silently wrong)
+    with pytest.raises(UnsupportedError, match="attributes are not known while compiling"):
+        jc.jit(state)(np.array(3))
+
+
+def helper_draw(rng, n):
+    return rng.standard_normal(n)
+
+
+@jc.jit
+def inner_seeded(seed):
+    return np.random.default_rng(seed).random(2)
+
+
+def outer_seeded(seed, x):
+    rng = np.random.default_rng(seed)
+    return x + helper_draw(rng, 3), inner_seeded(seed)
+
+
+def test_a_helper_and_an_inner_jitted_function():
+    f = jc.jit(outer_seeded)
+    for seed in (1, 2, 3):
+        _check(f, outer_seeded, seed, np.zeros(3))
+    assert f.cache_info().compiles == 1
