@@ -239,3 +239,26 @@ def test_a_helper_and_an_inner_jitted_function():
     for seed in (1, 2, 3):
         _check(f, outer_seeded, seed, np.zeros(3))
     assert f.cache_info().compiles == 1
+
+
+def reseeded_between_draws(seed, rng, x):
+    a = np.random.rand(2)  # the global generator as the caller left it
+    np.random.seed(seed)
+    b = np.random.rand(2)  # from the seed
+    mine = np.random.default_rng([seed, 1])
+    c = rng.random(2) + mine.random(2)
+    return x + a + b + c, mine.permutation(4), mine.choice(x, 2), rng.integers(0, 9)
+
+
+def test_program_order_with_the_global_generator_and_a_generator_argument():
+    f = jc.jit(reseeded_between_draws)
+    x = np.arange(2.0)
+    for seed in (0, 17, 2**31):
+        np.random.seed(100 + seed)
+        want = reseeded_between_draws(seed, np.random.default_rng(seed + 5), x)
+        after_numpy = np.random.rand()
+        np.random.seed(100 + seed)
+        got = f(seed, np.random.default_rng(seed + 5), x)
+        _same(got, want)
+        assert np.random.rand() == after_numpy  # the global generator left as NumPy leaves it
+    assert f.cache_info().compiles <= 2
