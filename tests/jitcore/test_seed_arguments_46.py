@@ -105,12 +105,13 @@ def test_every_seed_gives_numpys_numbers_from_one_compile(fun):
     for seed in SEEDS:
         _check(f, fun, seed, x)
     info = f.cache_info()
-    # not one per seed: one per range class of a Python int (jitcore's signature holds the
-    # int's bounds for NumPy 2's overflow checks): 4 among SEEDS
-    assert info.compiles <= 4 < len(SEEDS), info
+    # not one trace per seed (before: a trace each, the seed static, its draws constants): one
+    # per range class of a Python int (jitcore's signature holds the int's bounds for NumPy 2's
+    # overflow checks), 4 among SEEDS
+    assert info.traces <= 4 < len(SEEDS) and info.compiles <= 4, info
     for seed in [3, 4, 100, 2**62 + 1, 2**63 - 2, 777, 2**31 - 2]:
         _check(f, fun, seed, x)
-    assert f.cache_info().compiles == info.compiles
+    assert (f.cache_info().traces, f.cache_info().compiles) == (info.traces, info.compiles)
 
 
 @given(seed=st.one_of(st.integers(0, 2**63 - 1), st.sampled_from([0, 1, 2**32, 2**63 - 1])))
@@ -127,8 +128,9 @@ JITTED = [(fun, jc.jit(fun)) for fun in (mc_default_rng, mc_random_state, mc_seq
 def test_two_seeded_generators_in_program_order():
     f = jc.jit(mc_two_generators)
     x = np.zeros(3)
-    for seed, other in [(0, 1), (5, 5), (2**40, 3)]:
+    for seed, other in [(0, 1), (5, 5), (6, 9), (2**40, 3)]:
         _same(f(seed, other, x), mc_two_generators(seed, other, x))
+    assert f.cache_info().traces <= 2
 
 
 def test_global_seed_leaves_the_global_generator_as_numpy_does():
@@ -206,7 +208,7 @@ def test_a_seed_sequence_of_a_list_of_seeds():
     f = jc.jit(mc_seed_sequence_list)
     for seed in (0, 5, 2**40):
         _check(f, mc_seed_sequence_list, seed, np.zeros(3))
-    assert f.cache_info().compiles <= 2
+    assert f.cache_info().traces <= 2
 
 
 def test_an_attribute_of_a_generator_made_from_a_seed_argument_is_refused():
@@ -238,7 +240,7 @@ def test_a_helper_and_an_inner_jitted_function():
     f = jc.jit(outer_seeded)
     for seed in (1, 2, 3):
         _check(f, outer_seeded, seed, np.zeros(3))
-    assert f.cache_info().compiles == 1
+    assert f.cache_info().traces == 1
 
 
 def reseeded_between_draws(seed, rng, x):
@@ -261,4 +263,4 @@ def test_program_order_with_the_global_generator_and_a_generator_argument():
         got = f(seed, np.random.default_rng(seed + 5), x)
         _same(got, want)
         assert np.random.rand() == after_numpy  # the global generator left as NumPy leaves it
-    assert f.cache_info().compiles <= 2
+    assert f.cache_info().traces <= 2
