@@ -264,3 +264,24 @@ def test_program_order_with_the_global_generator_and_a_generator_argument():
         _same(got, want)
         assert np.random.rand() == after_numpy  # the global generator left as NumPy leaves it
     assert f.cache_info().traces <= 2
+
+
+def test_threads_each_get_their_own_seeds_generator():
+    import threading
+
+    f = jc.jit(mc_keyword)
+    x = np.zeros(500)
+    f(0, x)
+    bad = []
+
+    def run(seed):
+        for _ in range(10):
+            if not np.array_equal(f(seed, x), mc_keyword(seed, x)):
+                bad.append(seed)
+
+    threads = [threading.Thread(target=run, args=(s,)) for s in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not bad
