@@ -285,3 +285,18 @@ def test_threads_each_get_their_own_seeds_generator():
     for t in threads:
         t.join()
     assert not bad
+
+
+def seeds_in_containers(x, cfg, pair):
+    rng = np.random.default_rng(cfg["seed"])
+    other = np.random.default_rng(pair[1])
+    return x + rng.random(x.shape) + other.random(x.shape)
+
+
+def test_seeds_held_in_a_dict_and_a_tuple_argument():
+    f = jc.jit(seeds_in_containers)
+    x = np.zeros(3)
+    for seed in (1, 2, 3):
+        args = (x, {"seed": seed, "w": 2.0}, (np.ones(2), seed + 10))
+        _check(f, seeds_in_containers, *args)
+    assert f.cache_info().traces == 1
