@@ -20,6 +20,12 @@ numbers on every call in NumPy: its draws are made while tracing and are constan
 compiled loop's body, whose steps each draw their own: those are made at each call, as above,
 from a copy of the generator as the loop found it (so every call gives the same numbers), and
 the generator is moved on past them for the draws after the loop.
+
+One made from a seed that is an argument (``default_rng(seed)``, ``RandomState(seed)``,
+``PCG64(seed)``, ``SeedSequence(seed)``, ``np.random.seed(seed)``) is made on each call from the
+argument's value, before the draws after it (``construct``): a ``MadeGenerator`` stand-in, drawn
+from as a generator argument is, so one compiled variant serves every seed. A seed computed in
+the function cannot be known before the call: made static on demand, as before.
 """
 
 from __future__ import annotations
