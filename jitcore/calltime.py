@@ -41,6 +41,7 @@ from jitcore import generator_arguments, pytree
 from jitcore.dtypes import SUPPORTED_DTYPES, ir_type
 from jitcore.errors import UnsupportedError
 from jitcore.ir import layout_class
+from jitcore.ir.core import BlockArgument
 from jitcore.ir.types import TensorType
 from jitcore.tracer import Tracer, current_trace, is_jitcore_file, is_user_file
 
@@ -184,7 +185,9 @@ class Inputs:
     # per hidden argument: ("array", read, (shape, dtype, layout class), copied) or ("draw", fn)
     slots: list = field(default_factory=list)
     guards: list = field(default_factory=list)  # (read, value): scalars the code named
-    effects: list = field(default_factory=list)  # (position, fn): np.random.seed(...) calls in order
+    # (position, fn): np.random.seed(...) calls and generators made from a traced seed, in
+    # order; fn(arguments) gets the call's flat arguments
+    effects: list = field(default_factory=list)
     contents: list = field(default_factory=list)  # (read, dtype, shape, bytes): small frozen arrays
     groups: list = field(default_factory=list)  # (position, LoopDraws): the draws of a loop's steps
 
@@ -233,15 +236,16 @@ class Inputs:
             values[k] = a
         return values
 
-    def draw(self, values: list) -> list:
-        """``values`` with each draw made, in program order (seeds included)."""
+    def draw(self, values: list, arguments=()) -> list:
+        """``values`` with each draw made, in program order (seeds included); ``arguments``:
+        the call's flat arguments, which a seed may be."""
         for k, kind, fn in self._actions:
             if kind == 0:
                 values[k] = np.asarray(fn())
             elif kind == 1:
                 fn.run(values)
             else:
-                fn()
+                fn(arguments)
         return values
 
     def copied(self, hidden: list) -> list:
@@ -715,8 +719,20 @@ class Recorder:
         return stacked[step]
 
     def effect(self, fn) -> None:
-        """``fn()`` runs on each call, after the draws traced before it (``seed``)."""
+        """``fn(arguments)`` runs on each call, after the draws traced before it (``seed``),
+        with the call's flat arguments."""
         self.inputs.effects.append((len(self.inputs.slots), fn))
+
+    def argument_index(self, tracer: Tracer) -> int | None:
+        """Which of the call's flat arguments ``tracer`` is (its value read at call time), or
+        None when it is computed in the function (or a hidden input)."""
+        if tracer.owner_trace is not self.trace or tracer.view_of is not None:
+            return None
+        value = tracer._value
+        real = len(self.block.args) - len(self.specs)  # the hidden arguments come last
+        if isinstance(value, BlockArgument) and value.block is self.block and value.index < real:
+            return value.index
+        return None
 
     def note_made(self, obj) -> None:
         self._made[id(obj)] = obj

@@ -456,7 +456,7 @@ class CallTimeExecutable:
         return self._stale(arrays, callers)
 
     def _run(self, executable, inputs, values, arrays, callers):
-        hidden = inputs.draw(values)
+        hidden = inputs.draw(values, arrays)
         if id(inputs) not in self.drawn:
             self.drawn[id(inputs)] = tuple((k, hidden[k].shape, hidden[k].dtype)
                                            for k, slot in enumerate(inputs.slots) if slot[0] == "draw")

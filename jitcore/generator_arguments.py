@@ -18,6 +18,8 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from jitcore.errors import UnsupportedError
+
 _KINDS = (np.random.Generator, np.random.RandomState)
 _CALL = threading.local()  # .generators: {place: generator} of the call running on this thread
 
@@ -66,6 +68,49 @@ class GeneratorMethod:
 
     def __call__(self, *args, **kwargs):
         return getattr(self.__self__.current(), self.__name__)(*args, **kwargs)
+
+
+class MadeGenerator(GeneratorArgument):
+    """A generator (or bit generator, or SeedSequence) the function makes from a traced seed
+    (``default_rng(seed)`` with ``seed`` an argument): ``jitcore.random`` makes it anew on each
+    call from the seed's value, before the draws after it (a call-time effect), so one compiled
+    variant serves every seed. ``sample``, made from a stand-in seed, gives the draws' shapes
+    while tracing."""
+
+    __slots__ = ("sample", "_now")
+
+    def __init__(self, kind: type, sample):
+        super().__init__(None, kind)
+        self.sample, self._now = sample, threading.local()
+
+    def __eq__(self, other) -> bool:
+        return self is other
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self) -> str:
+        return f"<the {self.kind.__name__} made from the call's seed>"
+
+    def __getattr__(self, name: str):
+        attribute = getattr(self.current(), name)
+        if callable(attribute) and getattr(attribute, "__self__", None) is not None:
+            return GeneratorMethod(self, name)
+        if name.startswith("__"):
+            return attribute
+        # the sample's attribute (rng.bit_generator.state) would be frozen into the code
+        raise UnsupportedError(
+            f"{self.kind.__name__}.{name} of a generator made inside the function from a traced "
+            "seed: jitcore makes that generator when the call runs, so its attributes are not "
+            "known while compiling. Draw from it with its methods, or make it outside the jitted "
+            "function and pass it in.")
+
+    def current(self):
+        """The one this call made (the sample while tracing)."""
+        return getattr(self._now, "made", self.sample)
+
+    def make(self, made) -> None:
+        self._now.made = made
 
 
 def kind_of(owner) -> type:

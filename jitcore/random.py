@@ -20,6 +20,12 @@ numbers on every call in NumPy: its draws are made while tracing and are constan
 compiled loop's body, whose steps each draw their own: those are made at each call, as above,
 from a copy of the generator as the loop found it (so every call gives the same numbers), and
 the generator is moved on past them for the draws after the loop.
+
+One made from a seed that is an argument (``default_rng(seed)``, ``RandomState(seed)``,
+``PCG64(seed)``, ``SeedSequence(seed)``, ``np.random.seed(seed)``) is made on each call from the
+argument's value, before the draws after it (``construct``): a ``MadeGenerator`` stand-in, drawn
+from as a generator argument is, so one compiled variant serves every seed. A seed computed in
+the function cannot be known before the call: made static on demand, as before.
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ from jitcore import calltime, pytree
 from jitcore import primitives as prims
 from jitcore.dtypes import SUPPORTED_DTYPES
 from jitcore.errors import UnsupportedError
-from jitcore.generator_arguments import GeneratorArgument, kind_of
+from jitcore.generator_arguments import GeneratorArgument, MadeGenerator, kind_of
 from jitcore.ir.dialects import kernel
 from jitcore.primitives import constant, convert
 from jitcore.tracer import Tracer, current_trace, fresh, needs_static, user_location
@@ -82,8 +88,8 @@ def intercept(f):
         return functools.partial(_draw, owner, f.__name__)
     if f is np.random.seed:  # a function of its own, which reseeds the global RandomState
         return functools.partial(_draw, np.random.mtrand._rand, "seed")
-    if any(f is c for c in _CONSTRUCTORS) or f is np.random.Generator:
-        return functools.partial(_construct, f)
+    if any(f is c for c in _CONSTRUCTORS) or f is np.random.Generator or f is np.random.SeedSequence:
+        return functools.partial(construct, f)
     return None
 
 
@@ -115,11 +121,11 @@ def _draw(owner, method: str, *args, **kwargs):
         raise UnsupportedError(f"{label} {where} of a traced array: {method}() writes to its "
                                "argument; use permutation() (a shuffled copy) instead")
     if method == "seed":
-        if traced:
-            raise needs_static(UnsupportedError(f"{label} {where} with a traced seed: seed with a "
-                                                "Python value"), *traced)
         seed = np.random.seed if owner is np.random.mtrand._rand else owner.seed
-        recorder.effect(functools.partial(seed, *args, **kwargs))
+        if trace.depth and (traced or _made(args, kwargs)):
+            raise needs_static(UnsupportedError(f"{label} {where} with a traced seed in a loop "
+                                                "or branch that runs compiled: seed before it"), *traced)
+        recorder.effect(_SeedAtCall(seed, _seed_values(recorder, label, where, args, kwargs)))
         return None
     if method not in SAMPLERS or kwargs.get("out") is not None:
         instead = ("; a = rng.permutation(a), a shuffled copy, draws the order rng.shuffle(a) "
@@ -288,7 +294,7 @@ def _check_parameters(method: str, generator: bool, values) -> None:
             raise error(message)
 
 
-def _construct(f, *args, **kwargs):
+def construct(f, *args, **kwargs):
     """A generator made while tracing: with a seed it gives NumPy's same numbers on every call,
     so its draws are made now; without one, NumPy would draw fresh entropy on every call."""
     recorder = calltime.recorder()
@@ -296,10 +302,8 @@ def _construct(f, *args, **kwargs):
         return f(*args, **kwargs)
     name = getattr(f, "__name__", "generator")
     label = f"np.random.{name}()"
-    given = pytree.flatten((args, kwargs))[0]
-    if any(isinstance(x, Tracer) for x in given):
-        raise needs_static(UnsupportedError(f"{label} inside {recorder.function_name}() with a "
-                                            "traced seed: seed it with a Python value"), *given)
+    if any(isinstance(x, Tracer) for x in pytree.flatten((args, kwargs))[0]) or _made(args, kwargs):
+        return _construct_at_call(recorder, f, label, args, kwargs)
     seed = args[0] if args else next(iter(kwargs.values()), None)
     if seed is None:
         raise UnsupportedError(
@@ -310,4 +314,118 @@ def _construct(f, *args, **kwargs):
     if f is not np.random.Generator or recorder.is_local(seed):
         trace = current_trace()
         recorder.make_local(made, trace.depth if trace is not None else 0)
+    return made
+
+
+# -- a generator made from a traced seed ---------------------------------------------------------
+
+def _made(args, kwargs) -> bool:
+    """Whether a generator made from a traced seed is among the arguments (``Generator(PCG64(seed))``)."""
+    return any(isinstance(x, MadeGenerator) for x in pytree.flatten((args, kwargs))[0])
+
+
+class _ArgumentValue:
+    """The value of the call's flat argument ``index``, as NumPy's seeding takes it: a Python
+    number for a scalar (its ``int``), else the array."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int):
+        self.index = index
+
+    def __call__(self, arguments):
+        a = np.asarray(arguments[self.index])
+        return a.item() if a.ndim == 0 else a
+
+
+class _SeedValues:
+    """The arguments of a seeding call (``default_rng([seed, 7])``), made on each call: each
+    traced seed the call's argument's value, each generator made from one the call's own."""
+
+    __slots__ = ("tree", "reads")
+
+    def __init__(self, tree, reads):
+        self.tree, self.reads = tree, reads
+
+    def __call__(self, arguments):
+        leaves = [r(arguments) if isinstance(r, _ArgumentValue)
+                  else r.current() if isinstance(r, MadeGenerator) else r for r in self.reads]
+        return pytree.unflatten(self.tree, leaves)
+
+
+def _seed_values(recorder, label: str, where: str, args, kwargs) -> _SeedValues:
+    """How to make a seeding call's arguments on each call; a seed computed in the function
+    is refused (the host could not know it before the compiled code runs)."""
+    leaves, tree = pytree.flatten((args, kwargs))
+    reads = []
+    for x in leaves:
+        if isinstance(x, Tracer):
+            index = recorder.argument_index(x)
+            if index is None:
+                raise needs_static(UnsupportedError(
+                    f"{label} {where} (at {user_location()}) with a seed computed in the "
+                    "function: jitcore makes the generator before the compiled code runs, from "
+                    "the call's arguments, so a seed must be an argument itself (or a list of "
+                    "arguments and Python ints: default_rng([seed, k])). Pass the seed as an "
+                    "argument, or make the generator outside and pass it in."), *leaves)
+            if x.dtype.kind not in "iub":
+                raise UnsupportedError(f"{label} {where}: a seed of dtype {x.dtype}; NumPy "
+                                       "seeds with integers")
+            reads.append(_ArgumentValue(index))
+        else:
+            reads.append(x)
+    return _SeedValues(tree, reads)
+
+
+def _sample_seed(args, kwargs):
+    """The seeding call's arguments while tracing: 0 for each traced seed (of its shape)."""
+    leaves, tree = pytree.flatten((args, kwargs))
+    leaves = [np.zeros(x.shape, x.dtype).tolist() if isinstance(x, Tracer)
+              else x.current() if isinstance(x, MadeGenerator) else x for x in leaves]
+    return pytree.unflatten(tree, leaves)
+
+
+class _SeedAtCall:
+    """``np.random.seed(seed)`` (or ``rs.seed(seed)``) with a traced seed: on each call, with its value."""
+
+    __slots__ = ("seed", "values")
+
+    def __init__(self, seed, values: _SeedValues):
+        self.seed, self.values = seed, values
+
+    def __call__(self, arguments):
+        args, kwargs = self.values(arguments)
+        self.seed(*args, **kwargs)
+
+
+class _MakeAtCall:
+    """Makes ``made``'s generator on each call from the seed's value, in program order."""
+
+    __slots__ = ("f", "values", "made")
+
+    def __init__(self, f, values: _SeedValues, made: MadeGenerator):
+        self.f, self.values, self.made = f, values, made
+
+    def __call__(self, arguments):
+        args, kwargs = self.values(arguments)
+        self.made.make(self.f(*args, **kwargs))
+
+
+def _construct_at_call(recorder, f, label: str, args, kwargs):
+    """``default_rng(seed)`` (``RandomState``, a bit generator, ``SeedSequence``, or
+    ``Generator`` of one made so) with ``seed`` an argument: made on each call from its value,
+    before the draws after it, which then come from it as from a generator argument."""
+    where = f"inside {recorder.function_name}()"
+    trace = current_trace()
+    if trace is not None and trace.depth:
+        raise needs_static(UnsupportedError(
+            f"{label} {where} (at {user_location()}) with a traced seed, in a loop body or branch "
+            "that runs compiled: jitcore makes such a generator once per call, before the "
+            "compiled code runs. Make it before the loop or branch."),
+            *(x for x in pytree.flatten((args, kwargs))[0] if isinstance(x, Tracer)))
+    values = _seed_values(recorder, label, where, args, kwargs)
+    sample_args, sample_kwargs = _sample_seed(args, kwargs)
+    sample = f(*sample_args, **sample_kwargs)
+    made = MadeGenerator(type(sample), sample)
+    recorder.effect(_MakeAtCall(f, values, made))
     return made

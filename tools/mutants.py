@@ -1539,6 +1539,13 @@ MUTANTS = [
            "default_rng(0) made in the function, drawn in a compiled loop: every step the first step's "
            "numbers (before session 42)",
            ("tests/jitcore/test_random.py",)),
+    # session 46
+    Mutant("seed-argument-read-once", "jitcore/random.py",
+           "        return a.item() if a.ndim == 0 else a",
+           "        return 0 if a.ndim == 0 else a",
+           "default_rng(seed) with seed an argument: every call's generator made from one seed, "
+           "not the call's (before session 46 the seed was static, one compile per seed)",
+           ("tests/jitcore/test_seed_arguments_46.py",)),
     Mutant("dict-keys-sorted", "jitcore/pytree.py",
            "        return TreeDef(\"dict\", tuple(_flatten(v, leaves) for v in tree.values()), tuple(tree))",
            "        return TreeDef(\"dict\", tuple(_flatten(tree[k], leaves) for k in sorted(tree)), "

@@ -80,8 +80,15 @@ def _fromiter(iterable, dtype, count=-1, **kwargs):
 
 
 def _seed_sequence(entropy=None, *args, **kwargs):
-    """``np.random.SeedSequence(seed)``: a traced seed (an int argument) made static on demand
-    (NumPy's own code refused it with a TypeError)."""
+    """``np.random.SeedSequence(seed)``: with ``seed`` an argument of the traced function, made
+    on each call from its value (``jitcore.random``); a traced seed computed in the function
+    made static on demand (NumPy's own code refused it with a TypeError)."""
+    from jitcore import calltime, pytree, random  # random imports autograph's runtime
+
+    recorder = calltime.recorder()
+    traced = [x for x in pytree.flatten(entropy)[0] if isinstance(x, Tracer)]
+    if recorder is not None and traced and all(recorder.argument_index(x) is not None for x in traced):
+        return random.construct(np.random.SeedSequence, entropy, *args, **kwargs)
     refuse_traced(entropy, "the entropy of numpy.random.SeedSequence")
     return np.random.SeedSequence(entropy, *args, **kwargs)
 
