@@ -1,0 +1,124 @@
+"""The same program compiles at every trip count, below and above the unroll limit
+(``statements.UNROLL_LIMIT``; nested or long bodies unroll fewer steps), and gives what plain
+Python + NumPy gives: results, dtypes, Python types, the arguments after the call.
+
+- a helper writing in place a NumPy array made inside the jitted function, called in an
+  assignment (``a = find(parent, x)``) or a return (``return smooth(u, 5)``): the caller's
+  names passed to it are read again after the statement, as after a call statement;
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import jitcore as jc
+
+
+def same(a, b):
+    assert type(a) is type(b)
+    if isinstance(a, np.ndarray):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_array_equal(a, b)
+    elif isinstance(a, (tuple, list)):
+        assert len(a) == len(b)
+        for x, y in zip(a, b):
+            same(x, y)
+    else:
+        assert a == b
+
+
+def check(f, *args, **kw):
+    """``f`` under jit and in Python on copies of ``args``: the same result and arguments after."""
+    py_args, jit_args = copy.deepcopy(args), copy.deepcopy(args)
+    expected = f(*py_args)
+    got = jc.jit(f, **kw)(*jit_args)
+    same(got, expected)
+    for a, b in zip(jit_args, py_args):
+        same(a, b)
+    return got
+
+
+# --- a helper writing a locally made array, its result assigned (h4 R1, h3 3.5) -------------
+
+def find(parent, x):
+    root = x
+    while parent[root] != root:
+        root = parent[root]
+    while parent[x] != root:
+        nxt = parent[x]
+        parent[x] = root
+        x = nxt
+    return root
+
+
+def union_find(n, eu, ev):
+    parent = np.arange(n)
+    for i in range(eu.shape[0]):
+        a = find(parent, eu[i])
+        parent[ev[i]] = a
+    return parent
+
+
+def union_find_both(n, eu, ev):
+    parent = np.arange(n)
+    for i in range(eu.shape[0]):
+        a = find(parent, eu[i])
+        b = find(parent, ev[i])
+        if a != b:
+            parent[b] = a
+    return parent
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.sampled_from([1, 2, 8, 9, 40, 70]), st.integers(0, 2**16))
+def test_helper_writing_local_array_in_assignment_every_trip_count(m, seed):
+    rng = np.random.default_rng(seed)
+    eu, ev = rng.integers(0, 10, m), rng.integers(0, 10, m)
+    check(union_find, 10, eu, ev)
+
+
+def test_helper_writing_local_array_twice_in_one_line():
+    for m in (3, 70):
+        rng = np.random.default_rng(m)
+        check(union_find_both, 12, rng.integers(0, 12, m), rng.integers(0, 12, m))
+
+
+def smooth(u, k):
+    for _ in range(k):
+        u[1:-1] = 0.5 * (u[:-2] + u[2:])
+    return u
+
+
+def multigrid(u, levels):
+    u = smooth(u, 2)
+    if levels == 1:
+        return smooth(u, 5)
+    ec = multigrid(np.zeros(len(u) // 2), levels - 1)
+    u[: len(ec)] += ec
+    return u
+
+
+def test_recursive_helper_given_local_array_and_returning_a_writing_call():
+    check(multigrid, np.ones(9), 2, static_argnames=("levels",))
+    check(multigrid, np.linspace(0.0, 1.0, 17), 3, static_argnames=("levels",))
+
+
+def test_helper_result_in_expression_reads_the_written_array():
+    def bump(z, k):
+        z[k] = z[k] + 1.5
+        return z[k] * 2.0
+
+    def f(x):
+        z = np.zeros(4)
+        s = 0.0
+        for i in range(x.shape[0]):
+            s = s + bump(z, int(x[i]) % 4)
+        return z, s
+
+    for n in (3, 100):
+        check(f, np.arange(n, dtype=np.int64))
+
