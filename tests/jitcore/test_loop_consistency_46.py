@@ -122,3 +122,19 @@ def test_helper_result_in_expression_reads_the_written_array():
     for n in (3, 100):
         check(f, np.arange(n, dtype=np.int64))
 
+
+# --- a Python number that the body makes an array, next to another carry (h3 3.1) ----------
+
+def pendulum(th, n):
+    om = 0.0
+    for _ in range(n):
+        om = om - 0.01 * th
+        th = th + 1.0
+    return om, th
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.sampled_from([0, 1, 5, 50, 65, 100, 300]), st.sampled_from([np.float64, np.float32]))
+def test_number_becoming_array_next_to_another_carry_every_trip_count(n, dtype):
+    check(pendulum, np.ones(3, dtype=dtype), n)
+
