@@ -26,6 +26,7 @@ from jitcore.autograph.aliasing import (
     aliased,
     chosen,
     first_pass_view,
+    held_elsewhere,
     refuse_first_write,
     settled,
 )
@@ -548,10 +549,16 @@ class _InPlace:
             if not self.wrote[i] or not isinstance(orig, Tracer) or orig.scalar:
                 continue  # a NumPy scalar is immutable: its ``s += 1`` rebinds s
             if not self.kept[i]:
+                if not held_elsewhere(orig, self.names[i]):
+                    continue  # (its own array: no one sees the write but it; joined by value)
                 raise UnsupportedError(
                     f"'{self.names[i]}' is written in place on one path of the {self.what} at "
-                    f"{where(self.line)} and assigned a new array on another; the condition is "
-                    "traced, so write it the same way on every path")
+                    f"{where(self.line)} and assigned a new array on another, and its array is "
+                    "also held elsewhere (another variable, a view, the caller's argument), "
+                    "which Python's write would reach on that path only; the condition is "
+                    "traced, so write it the same way on every path, or make it an array of its "
+                    f"own just before the if ({self.names[i]} = {self.names[i]}.copy(), in the "
+                    "loop's body where the if is in a loop) if no one else should see the write")
             orig.rebind(out[i])
             out[i] = orig
         return tuple(out)

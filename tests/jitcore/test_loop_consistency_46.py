@@ -12,10 +12,12 @@ from __future__ import annotations
 import copy
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jitcore as jc
+from jitcore.errors import UnsupportedError
 
 
 def same(a, b):
@@ -138,3 +140,98 @@ def pendulum(th, n):
 def test_number_becoming_array_next_to_another_carry_every_trip_count(n, dtype):
     check(pendulum, np.ones(3, dtype=dtype), n)
 
+
+
+# --- written in place on one path of a traced if, rebound on the other (h3 3.4) -------------
+
+def sorted_then_replace_or_shrink(fs, fr, n):
+    for _ in range(n):
+        fs = fs[np.argsort(fs)]  # a fresh array: nothing else holds it
+        if fr < fs[0]:
+            fs[-1] = fr
+        else:
+            fs = fs * 0.5
+        fr = fr * 0.9
+    return fs
+
+
+def replace_or_shrink_argument(fs, fr, n):
+    for _ in range(n):
+        if fr < fs[0]:
+            fs[-1] = fr  # the caller's array, until the other path rebinds fs
+        else:
+            fs = fs * 0.5
+    return fs
+
+
+def replace_or_shrink_seen_by_another_name(fs, fr):
+    fs = fs * 1.0
+    g = fs
+    if fr < fs[0]:
+        fs[-1] = fr  # g sees this write
+    else:
+        fs = fs * 0.5
+    return fs + g
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.sampled_from([1, 3, 70, 120]), st.floats(-3.0, 3.0))
+def test_fresh_array_written_or_rebound_under_traced_if_every_trip_count(n, fr):
+    check(sorted_then_replace_or_shrink, np.array([2.0, -1.0, 0.5]), fr, n)
+
+
+def test_fresh_array_written_or_rebound_outside_a_loop():
+    def f(x, t):
+        y = x + 1.0
+        if t < y[0]:
+            y[-1] = t
+        else:
+            y = y * 0.5
+        return y
+
+    for t in (0.0, 5.0):
+        check(f, np.array([1.0, 2.0, 3.0]), t)
+
+
+def test_array_others_hold_written_or_rebound_is_refused_naming_the_cause():
+    for f, args in ((replace_or_shrink_argument, (np.array([1.0, 2.0]), 0.25, 100)),
+                    (replace_or_shrink_seen_by_another_name, (np.array([1.0, 2.0]), 0.5))):
+        with pytest.raises(UnsupportedError, match="also held elsewhere"):
+            jc.jit(f)(*args)
+
+
+def test_the_advised_copy_before_the_if_compiles():
+    def f(fs, fr, n):
+        for _ in range(n):
+            fs = fs.copy()
+            if fr < fs[0]:
+                fs[-1] = fr
+            else:
+                fs = fs * 0.5
+            fr = fr * 1.5
+        return fs
+
+    for n in (3, 100):
+        check(f, np.array([1.0, 2.0]), 0.25, n)
+
+
+@pytest.mark.xfail(strict=True, reason="a silent wrong answer already on main (81bd4d2): "
+                   "g misses the write made under the inner if (g + fs gives 4.0 for 14.0)")
+def test_nested_if_on_an_array_another_name_holds_is_right_or_refused():
+    def f(x, a, b):
+        fs = x * 1.0
+        g = fs
+        if a > 0:
+            if b > 0:
+                fs[-1] = 7.0  # g sees this write in Python
+            else:
+                fs = fs * 0.5
+        return fs + g
+
+    for a, b in ((1.0, 1.0), (1.0, -1.0), (-1.0, 1.0)):
+        try:
+            got = jc.jit(f)(np.array([1.0, 2.0]), a, b)
+        except UnsupportedError as e:
+            assert "also held elsewhere" in str(e)
+        else:
+            same(got, f(np.array([1.0, 2.0]), a, b))
