@@ -211,8 +211,15 @@ def _carry_tracers(trace: Trace, args, avals: list[Aval], sources: frozenset, in
     for arg, a, leaf in zip(args, avals, init_leaves):
         t = Tracer(arg, trace, sources, a.weak)
         t.scalar = _is_scalar(leaf) and not a.shape
+        t.region_input = True
         out.append(t)
     return out
+
+
+def _region_input(t):
+    if isinstance(t, Tracer):
+        t.region_input = True
+    return t
 
 
 def _to_tracers(trace: Trace, leaves, avals: list[Aval]) -> list[Tracer]:
@@ -325,7 +332,7 @@ def _traced_if(trace: Trace, p: Tracer, then, orelse, operands, api: str, python
     for fun, name in (then, orelse):
         block = Block()
         with trace.region(block):  # values made in it are read only in it
-            args = [type_choice.carried(leaf, fresh(leaf, leaf.scalar, leaf.weak))
+            args = [_region_input(type_choice.carried(leaf, fresh(leaf, leaf.scalar, leaf.weak)))
                     if isinstance(leaf, Tracer) else leaf for leaf in op_leaves]
             leaves, tree = pytree.flatten(fun(*pytree.unflatten(op_tree, args)))
             paths = pytree.leaf_paths(tree, "output")

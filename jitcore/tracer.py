@@ -205,7 +205,7 @@ class Tracer:
 
     __slots__ = ("_value", "owner_trace", "sources", "weak", "scalar", "view_of", "index", "version",
                  "_seen", "level", "int_range", "fortran", "index_form", "open_form", "caller_sees",
-                 "view_model", "arg_layout", "type_choice", "refines")
+                 "view_model", "arg_layout", "type_choice", "refines", "region_input")
     __array_priority__ = 1000
 
     def __hash__(self):  # like ndarray's: == is elementwise, so tracers are not hashable
@@ -234,6 +234,9 @@ class Tracer:
         self.version = 0  # writes so far (counted on the root of a view chain)
         self._seen = 0  # the root's version when a view's value was last derived
         self.level = trace.depth  # the region depth it was made at (see Trace.region)
+        # a loop's carry or a branch's operand, as its region is given it (not a copy of one:
+        # what it holds is the region's caller's; aliasing.held_elsewhere)
+        self.region_input = False
         # A Python int argument's bounds (see api.int_range): NumPy 2 raises OverflowError when
         # the value does not fit the integer dtype of the array it meets; None: not known.
         self.int_range: tuple[int, int] | None = None

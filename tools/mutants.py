@@ -73,6 +73,18 @@ MUTANTS = [
            "for last in iterable[trips - tail:]:", "for last in iterable[trips:]:",
            "a loop's steps held back for after its middle never run (x[i - 1:i + 2] windows)",
            ("tests/jitcore/test_loops_size_generic.py",)),
+    Mutant("fresh-array-join-ignores-other-holders", "jitcore/autograph/aliasing.py",
+           "                if holds(v):\n                    return True",
+           "                if holds(v):\n                    return False",
+           "an array written in place on one path of a traced if and rebound on the other is "
+           "joined by value while another name holds it (g = fs): that name misses the write",
+           ("tests/jitcore/test_loop_consistency_46.py",)),
+    Mutant("call-in-assignment-not-read-again", "jitcore/autograph/transform.py",
+           "return self._after(node, self._passed(node, calls)) if calls else node",
+           "return self._after(node, []) if calls else node",
+           "a = find(parent, x) with find writing a locally made parent: parent is not read "
+           "again after the call, and unrolled loops refuse what compiled loops run",
+           ("tests/jitcore/test_loop_consistency_46.py",)),
     Mutant("counted-while-counter-one-step-short", "jitcore/autograph/statements.py",
            "return (*out[:k], start + len(rng) * step, *out[k:])",
            "return (*out[:k], start + (len(rng) - 1) * step, *out[k:])",

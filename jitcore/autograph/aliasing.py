@@ -25,6 +25,7 @@ one path is a view of it that writes it there (``chosen``).
 from __future__ import annotations
 
 import itertools
+import sys
 import threading
 
 import numpy as np
@@ -81,6 +82,38 @@ def aliased(value, shared: SharedArrays) -> bool:
     the caller's array, or an array the region carries as shared."""
     return _shared_array(value) and (value.view_of is not None or value.root().caller_sees
                                      or any(value.root() is r for r in shared.roots))
+
+
+def held_elsewhere(value: Tracer, name: str) -> bool:
+    """Whether a variable other than ``name`` of the innermost converted function (or body)
+    running, or any variable of the converted functions that called it, holds ``value``'s
+    array (it, a view of it, or in a list, tuple or dict): a write in place to ``value`` would
+    reach that holder in Python. (False: the function made the array and only ``name`` holds
+    it, so a region that writes it on one path and rebinds it on another may join it by value.)
+    An array as a loop or branch region is given it (``Tracer.region_input``) counts as held:
+    what it stands for (the caller's array, in a loop's first pass) is not known here."""
+    root = value.root()
+    if root.region_input:
+        return True
+
+    def holds(v) -> bool:
+        items = v if isinstance(v, (list, tuple)) else v.values() if isinstance(v, dict) else (v,)
+        return any(isinstance(x, Tracer) and x.root() is root for x in items)
+
+    own = True  # in the function running (its bodies, then it): ``name`` is the variable
+    frame = sys._getframe(1)
+    while frame is not None:
+        code = frame.f_code
+        if "__ag__" in code.co_freevars:  # a converted function or one of its bodies
+            for var, v in frame.f_locals.items():
+                if var.startswith("__ag") or (own and var == name):
+                    continue
+                if holds(v):
+                    return True
+            if not code.co_name.startswith("__agf_"):
+                own = False
+        frame = frame.f_back
+    return False
 
 
 def refuse_first_write(name: str, what: str, at: str) -> UnsupportedError:

@@ -307,7 +307,9 @@ def refuse_stale(kept=()) -> None:
         raise UnsupportedError(
             f"a call (at {user_location()}) wrote traced values into a NumPy array made inside "
             f"the jitted function, which {', '.join(stale)} also holds (the array, a view of it "
-            "or a list of it) without being passed to that call; jitcore writes a traced copy, "
-            "which would not reach it. Pass that variable to the call as a statement of its own "
-            "(fill(a, v), then read a), return the array from the function (a = fill(a, v)), "
-            "or make it with jitcore.numpy (jnp.zeros(...)), whose names follow its writes")
+            "or a list of it) and is not read again after that call: only a variable passed to "
+            "a call by itself is (fill(a, v), s = fill_sum(a, v)), not one passed inside an "
+            "expression (a[1:], [a]) or not passed at all; jitcore writes a traced copy, which "
+            "would not reach it. Pass the variable itself to the call, return the array from "
+            "the function (a = fill(a, v)), or make it with jitcore.numpy (jnp.zeros(...)), "
+            "whose names follow its writes")

@@ -26,6 +26,7 @@ from jitcore.autograph.aliasing import (
     aliased,
     chosen,
     first_pass_view,
+    held_elsewhere,
     refuse_first_write,
     settled,
 )
@@ -548,10 +549,16 @@ class _InPlace:
             if not self.wrote[i] or not isinstance(orig, Tracer) or orig.scalar:
                 continue  # a NumPy scalar is immutable: its ``s += 1`` rebinds s
             if not self.kept[i]:
+                if not held_elsewhere(orig, self.names[i]):
+                    continue  # (its own array: no one sees the write but it; joined by value)
                 raise UnsupportedError(
                     f"'{self.names[i]}' is written in place on one path of the {self.what} at "
-                    f"{where(self.line)} and assigned a new array on another; the condition is "
-                    "traced, so write it the same way on every path")
+                    f"{where(self.line)} and assigned a new array on another, and its array is "
+                    "also held elsewhere (another variable, a view, the caller's argument), "
+                    "which Python's write would reach on that path only; the condition is "
+                    "traced, so write it the same way on every path, or make it an array of its "
+                    f"own just before the if ({self.names[i]} = {self.names[i]}.copy(), in the "
+                    "loop's body where the if is in a loop) if no one else should see the write")
             orig.rebind(out[i])
             out[i] = orig
         return tuple(out)
@@ -1092,9 +1099,13 @@ def _python_for(iterable, extra_test, body_fn, values, names, line, targets, eff
                 # (cur = f(prev) first set in the body: its first step runs in Python, which
                 # gives it its value, and the rest is tried as a loop again)
             except (JitTypeError, UnsupportedError):
-                if not short:
+                if done == 0 and _numbers_become_arrays(body_fn, item, values):
+                    pass  # (om = 0.0, then om = om - h * th): its first step runs in Python,
+                    # which makes the number the array, and the rest is tried as a loop again
+                elif not short:
                     raise
-                long_range = False  # (a Python list that grows): unrolled, as before
+                else:
+                    long_range = False  # (a Python list that grows): unrolled, as before
             else:
                 with _unrolling(trips):
                     for last in iterable[trips - tail:]:
@@ -1125,6 +1136,17 @@ def _python_for(iterable, extra_test, body_fn, values, names, line, targets, eff
         with _unrolling(trips):
             values = tuple(body_fn(item, *values))
     return values
+
+
+def _numbers_become_arrays(body_fn, item, values) -> bool:
+    """Whether one trial run of the body (``_trial``) makes a variable holding a Python number
+    an array: a loop cannot carry it (a carry keeps its shape), but from the second step on
+    it holds an array of the type the trial gave."""
+    numbers = [i for i, v in enumerate(values) if type(v) in (bool, int, float, complex)]
+
+    def grown(after, _):
+        return any(getattr(after[i], "shape", ()) != () for i in numbers)
+    return bool(numbers) and bool(_trial(lambda *state: body_fn(item, *state), values, grown))
 
 
 class FirstAssigned(UnsupportedError):

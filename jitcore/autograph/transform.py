@@ -268,6 +268,11 @@ class CallRefreshes(ast.NodeTransformer):
 
     def __init__(self, top, own):
         self.top, self.own = top, own
+        # loop targets and functions defined here: not arrays a callee writes in place
+        self.fixed = {n.id for loop in ast.walk(top) if isinstance(loop, (ast.For, ast.comprehension))
+                      for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+        self.fixed |= {d.name for d in ast.walk(top) if d is not top
+                       and isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
 
     def visit_FunctionDef(self, node):  # a nested function gets its own conversion
         if node is self.top:
@@ -309,8 +314,20 @@ class CallRefreshes(ast.NodeTransformer):
         return self._after(node, names)
 
     def _checked(self, node):
-        calls = any(isinstance(n, ast.Call) and self._user_call(n) for n in ast.walk(node))
-        return self._after(node, []) if calls else node
+        calls = [n for n in ast.walk(node) if isinstance(n, ast.Call) and self._user_call(n)]
+        return self._after(node, self._passed(node, calls)) if calls else node
+
+    def _passed(self, node, calls) -> list[str]:
+        """The variables a statement that is not a call of its own passes by name to a user
+        call (``a = find(parent, x)``: ``parent``), less those it assigns: what the callee
+        may write in place, read again like a call statement's. A loop's target, a function
+        defined here or a name passed inside an expression (``f(a[i])``) is not: reading it
+        again would make it a loop carry for nothing."""
+        stored = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+        args = [a for c in calls for a in (*c.args, *(k.value for k in c.keywords))]
+        return sorted({a.id for a in args if isinstance(a, ast.Name) and a.id in self.own
+                       and a.id not in stored and a.id not in self.fixed
+                       and not a.id.startswith(GENERATED)})
 
     visit_Assign = visit_AugAssign = visit_AnnAssign = _checked
 

@@ -276,7 +276,7 @@ def test_other_name_of_written_array_is_refused():
         jc.jit(f)(np.array([1.0, 2.0, 3.0]))
 
 
-def test_array_written_in_call_of_an_expression_is_refused():
+def test_array_written_in_call_of_an_expression_is_read_after():
     def fill_sum(a, v):
         a[:] = v
         return v.sum()
@@ -286,7 +286,20 @@ def test_array_written_in_call_of_an_expression_is_refused():
         s = fill_sum(a, x)
         return s + a.sum()
 
-    with pytest.raises(UnsupportedError, match="'a'"):
+    same(f, np.array([1.0, 2.0, 3.0]))
+
+
+def test_array_written_through_a_view_passed_in_an_expression_is_refused():
+    def fill_sum(a, v):
+        a[:] = v
+        return v.sum()
+
+    def f(x):
+        a = np.zeros(4)
+        s = fill_sum(a[1:], x)
+        return s + a.sum()
+
+    with pytest.raises(UnsupportedError, match="'a'.*not read again"):
         jc.jit(f)(np.array([1.0, 2.0, 3.0]))
 
 
