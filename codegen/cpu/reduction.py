@@ -587,8 +587,8 @@ class RowReduction(_Cascade):
 
     def __init__(self, b, op, body, merging, trip_count: ll.Value, ivs: list,
                  first: ll.Value | None = None):
-        super().__init__(b, op, body, merging, lanes_for(op.results[-1].type.element))
-        self.ivs, self.first = ivs, first
+        super().__init__(b, op, body, merging, self.lanes_count(op))
+        self.ivs, self.first, self.trip_count = ivs, first, trip_count
         self.strided = StridedCopy(b, op, body, len(ivs), self.lanes * STEPS, self.lanes)
         lanes = self.lanes
         self.width = ll.Constant(I64, lanes)
@@ -606,6 +606,10 @@ class RowReduction(_Cascade):
             self.groups = b.udiv(b.sub(trip_count, self.start), self.width)
             self.rest = b.mul(b.udiv(trip_count, self.width), self.width)
             self.leftover = b.sub(trip_count, self.rest)
+
+    @staticmethod
+    def lanes_count(op) -> int:
+        return lanes_for(op.results[-1].type.element)
 
     def _at(self, i: ll.Value) -> ll.Value:
         return i if self.first is None else self.b.add(self.first, i)
@@ -1173,3 +1177,143 @@ class ColumnReduction:
 
         emit_loop(b, tiles, lambda t: self._tile(column_of(t), keep))
 
+
+
+# -- NumPy's pairwise sum --------------------------------------------------------------------
+PAIRWISE_BLOCK = 128  # NumPy's PW_BLOCKSIZE: a leaf of the recursion
+PAIRWISE_LANES = 8  # NumPy's accumulators r[0..7], for float32 as for float64
+
+
+def numpy_pairwise(merging, op) -> bool:
+    """Whether a reduction along the innermost dim is a plain float sum (every result
+    ``acc + f(x)``, float32 or float64), which is summed in NumPy's own order
+    (``PairwiseRow``) so that its bits are NumPy's."""
+    return (isinstance(merging, PerResult)
+            and all(c.op is not None and c.op.op_name == "arith.addf" for c in merging.combiners)
+            and all(r.type.element.name in ("f32", "f64") for r in op.results))
+
+
+class PairwiseRow(RowReduction):
+    """A float sum along the innermost dim in exactly the order of NumPy's ``pairwise_sum``
+    (``numpy/_core/src/umath/loops_utils.h.src``), so that ``x.sum()``, ``x.mean()`` and
+    their kin print NumPy's digits:
+
+    - a row of ``n > 128`` is split at ``n2 = n // 2 - (n // 2) % 8``, each half summed so,
+      and the halves added (left + right);
+    - a leaf of ``m <= 128``: 8 accumulators, lane ``j`` adds elements ``j, j + 8, ...`` of the
+      leaf's whole groups of 8, starting from the first group itself; the lanes combined
+      ``((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))``; the last ``m % 8`` elements added
+      to that in order (``m < 8``, only a whole row: in order from -0.0, which adds exactly);
+    - the row's total is added to the result (its init, 0.0: NumPy's identity, as NumPy's
+      reduce adds ``pairwise_sum`` of the whole row to it).
+
+    The recursion runs as a loop over an explicit stack (``LEVELS`` deep; a row of ``n``
+    needs ``log2(n / 64)``): descend to the leftmost leaf, sum it, then while the frame
+    above holds its left half add that on the left and pop, else park the sum there and
+    descend into its right half. A leaf's 8 lanes are one vector (two on AVX2 hosts)."""
+
+    @staticmethod
+    def lanes_count(op) -> int:
+        return PAIRWISE_LANES
+
+    def emit(self, keep=None) -> None:
+        assert keep is None, "a pairwise sum is never cut into pieces"
+        b, types = self.b, self.types
+        with b.goto_entry_block():
+            pos, cur, depth = (b.alloca(I64) for _ in range(3))
+            rights, parked = b.alloca(I64, size=LEVELS), b.alloca(I8, size=LEVELS)
+            lefts = [b.alloca(t, size=LEVELS) for t in types]
+            self.totals = [b.alloca(t) for t in types]
+        b.store(extent(0), pos)
+        b.store(self.trip_count, cur)
+        b.store(extent(0), depth)
+        fn = b.function
+        descend, split, leaf, ascend, check, merge, park, done = (
+            fn.append_basic_block("pairwise." + n)
+            for n in ("descend", "split", "leaf", "ascend", "check", "merge", "park", "done"))
+
+        def at(array, t, d):
+            return b.gep(array, [d], inbounds=True, source_etype=t)
+
+        b.branch(descend)
+        b.position_at_end(descend)
+        c = b.load(cur, typ=I64)
+        b.cbranch(b.icmp_unsigned(">", c, extent(PAIRWISE_BLOCK)), split, leaf)
+
+        b.position_at_end(split)  # the left half first; the right half's size on the stack
+        half = b.and_(b.lshr(c, extent(1)), extent(-PAIRWISE_LANES))
+        d = b.load(depth, typ=I64)
+        b.store(b.sub(c, half), at(rights, I64, d))
+        b.store(ll.Constant(I8, 0), at(parked, I8, d))
+        b.store(b.add(d, extent(1)), depth)
+        b.store(half, cur)
+        b.branch(descend)
+
+        b.position_at_end(leaf)
+        first, m = b.load(pos, typ=I64), b.load(cur, typ=I64)
+        self._leaf(first, m)
+        b.store(b.add(first, m), pos)
+        b.branch(ascend)
+
+        b.position_at_end(ascend)
+        d = b.load(depth, typ=I64)
+        b.cbranch(b.icmp_unsigned("==", d, extent(0)), done, check)
+        b.position_at_end(check)
+        up = b.sub(d, extent(1))
+        b.cbranch(b.icmp_unsigned("!=", b.load(at(parked, I8, up), typ=I8), ll.Constant(I8, 0)), merge, park)
+
+        b.position_at_end(merge)  # left half + right half
+        left = [b.load(at(lefts[k], t, up), typ=t) for k, t in enumerate(types)]
+        right = [b.load(total, typ=t) for total, t in zip(self.totals, types)]
+        for total, value in zip(self.totals, self.merging.merge(b, left, right)):
+            b.store(value, total)
+        b.store(up, depth)
+        b.branch(ascend)
+
+        b.position_at_end(park)  # the left half waits; on to the right half
+        for k, t in enumerate(types):
+            b.store(b.load(self.totals[k], typ=t), at(lefts[k], t, up))
+        b.store(ll.Constant(I8, 1), at(parked, I8, up))
+        b.store(b.load(at(rights, I64, up), typ=I64), cur)
+        b.branch(descend)
+
+        b.position_at_end(done)
+        self.finish()
+
+    def _leaf(self, first: ll.Value, m: ll.Value) -> None:
+        """Elements ``first .. first + m - 1`` (``m <= 128``) summed as NumPy's leaf, into
+        ``self.totals``."""
+        b, width = self.b, self.width
+        base = self._at(first)
+        groups = b.lshr(m, extent(3))
+        whole = b.shl(groups, extent(3))
+        with self._copied(base, m):
+            for k, t in enumerate(self.types):  # -0.0 + x is x, bit for bit: r[j] = a[j]
+                self.store_lanes(k, ll.Constant(self._vector_type(k), [-0.0] * self.lanes), self.arrays[k])
+            emit_loop(b, groups, lambda g: self._group(b.add(base, b.mul(g, width))))
+            for total, value in zip(self.totals, self._lane_tree()):
+                b.store(value, total)
+            emit_loop(b, b.sub(m, whole),
+                      lambda i: self._step([*self.ivs, b.add(base, b.add(whole, i))], 0, self.totals))
+
+    def _lane_tree(self) -> list[ll.Value]:
+        """The lanes combined ((0 + 1) + (2 + 3)) + ((4 + 5) + (6 + 7)): even + odd, halving."""
+        b = self.b
+        parts = [self.load_lanes(k, self.arrays[k]) for k in range(len(self.types))]
+        width = self.lanes
+        while width > 1:
+            width //= 2
+            picks = ll.VectorType(ll.IntType(32), width)
+            even, odd = (ll.Constant(picks, list(range(first, 2 * width, 2))) for first in (0, 1))
+            parts = self.merging.merge(b, [b.shuffle_vector(v, v, even) for v in parts],
+                                       [b.shuffle_vector(v, v, odd) for v in parts])
+        return [b.extract_element(v, ll.Constant(ll.IntType(32), 0)) for v in parts]
+
+    def finish(self) -> None:
+        """result + the row's pairwise total."""
+        b, n_in = self.b, len(self.op.operands)
+        zero = [*self.ivs, ll.Constant(I64, 0)]
+        totals = [b.load(total, typ=t) for total, t in zip(self.totals, self.types)]
+        results = [self.body.load(n_in + k, zero, r) for k, r in enumerate(self.op.results)]
+        for k, (r, total) in enumerate(zip(self.op.results, self.merging.merge(b, results, totals))):
+            self.body.store(n_in + k, zero, r, total)

@@ -719,13 +719,17 @@ class _Schedule:
             return
         trip_count = self.domain[depth]
         merging = self._reassociation(-1) if depth == len(self.domain) - 1 else None
+        if merging and reduction.numpy_pairwise(merging, self.op):  # NumPy's order, any length
+            reduction.PairwiseRow(self.b, self.op, self.body, merging, trip_count, ivs).emit()
+            return
         if merging and self._worth_blocking(trip_count):
             least = 2 * reduction.lanes_for(self.op.results[-1].type.element)
             self._blocked_unless_short(depth, ivs, least, lambda: reduction.RowReduction(
                 self.b, self.op, self.body, merging, trip_count, ivs).emit())
             return
         merging = self._reassociation(-2) if depth == len(self.domain) - 2 else None
-        if merging and merging.rounds and self._worth_blocking_rows(trip_count):
+        if merging and merging.rounds and not _adds_rows_in_order(merging, self.op) \
+                and self._worth_blocking_rows(trip_count):
             # A split kernel sums only the columns of its range (a column's order does not
             # depend on which columns share its tile).
             first, columns = self.bounds if self.split_dim == depth + 1 else (None, self.domain[-1])
@@ -1014,6 +1018,12 @@ def _with_table_dims_constant(op: kernel.GenericOp, sizes: Sizes) -> Sizes:
     return _SomeConstant(sizes.symbols, table_dims | getattr(sizes, "constants", frozenset()))
 
 
+def _adds_rows_in_order(merging, op: kernel.GenericOp) -> bool:
+    """A float sum down columns adds the rows one after another, as NumPy's reduce adds
+    row ``i`` to the running row of totals (elementwise, vectorized across the columns)."""
+    return merging is not None and reduction.numpy_pairwise(merging, op)
+
+
 def _column_pieces(op: kernel.GenericOp, strided: list[bool], positional: bool,
                    fastmath: bool, symbols: tuple[int, ...] = ()) -> column_pieces.ColumnPieces | None:
     """How a split sum down the columns of a tall matrix whose rows are too short to split
@@ -1032,6 +1042,8 @@ def _column_pieces(op: kernel.GenericOp, strided: list[bool], positional: bool,
     if its != [kernel.REDUCTION, kernel.PARALLEL]:
         return None
     merging = reduction.reassociation(op, -2, fastmath, its)
+    if _adds_rows_in_order(merging, op):
+        return None
     rows, columns = domain
     itemsize = max(numpy_dtype(r.type.element).itemsize for r in op.results)
     if (isinstance(merging, reduction.PerResult) and merging.rounds and rows >= 2 * reduction.STEPS
@@ -1055,7 +1067,8 @@ def _pieces(op: kernel.GenericOp, strided: list[bool], positional: bool,
     domain, its, row = _scheduled_domain(op, strided, positional)
     if its[-1] != kernel.REDUCTION or any(d != 1 for d in domain[:-1]):
         return None
-    if reduction.reassociation(op, -1, fastmath, its) is None:
+    merging = reduction.reassociation(op, -1, fastmath, its)
+    if merging is None or reduction.numpy_pairwise(merging, op):  # NumPy's order: one thread
         return None
     if any(d in symbols for d in row):
         return full_reduction.Pieces(op, None)
