@@ -1288,7 +1288,7 @@ class PairwiseRow(RowReduction):
         groups = b.lshr(m, extent(3))
         whole = b.shl(groups, extent(3))
         with self._copied(base, m):
-            for k, t in enumerate(self.types):  # -0.0 + x is x, bit for bit: r[j] = a[j]
+            for k in range(len(self.types)):  # -0.0 + x is x, bit for bit: r[j] = a[j]
                 self.store_lanes(k, ll.Constant(self._vector_type(k), [-0.0] * self.lanes), self.arrays[k])
             emit_loop(b, groups, lambda g: self._group(b.add(base, b.mul(g, width))))
             for total, value in zip(self.totals, self._lane_tree()):
