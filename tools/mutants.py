@@ -60,6 +60,11 @@ class Mutant:
 
 
 MUTANTS = [
+    Mutant("pairwise-split-not-numpys", "codegen/cpu/reduction.py",
+           "half = b.and_(b.lshr(c, extent(1)), extent(-PAIRWISE_LANES))",
+           "half = b.and_(b.lshr(c, extent(1)), extent(-2 * PAIRWISE_LANES))",
+           "a float sum's halves split at a multiple of 16, not NumPy's 8: last bits differ",
+           ("tests/jitcore/test_numpy_summation_order.py",)),
     Mutant("derived-extent-off-by-one", "codegen/loops.py",
            'return s, 1, 1, n - s\n    for scale', 'return s, 1, 1, n - s + 1\n    for scale',
            "an extent near a symbol (n - 2) derived one too large: a loop's bound, a read's offset",
