@@ -1217,7 +1217,8 @@ class PairwiseRow(RowReduction):
         return PAIRWISE_LANES
 
     def emit(self, keep=None) -> None:
-        assert keep is None, "a pairwise sum is never cut into pieces"
+        """The row's total added to the result; with ``keep``, ``keep(k, total)`` instead (a
+        subtree of a row cut into pieces: ``pairwise_pieces.py``)."""
         b, types = self.b, self.types
         with b.goto_entry_block():
             pos, cur, depth = (b.alloca(I64) for _ in range(3))
@@ -1278,7 +1279,11 @@ class PairwiseRow(RowReduction):
         b.branch(descend)
 
         b.position_at_end(done)
-        self.finish()
+        if keep is None:
+            self.finish()
+            return
+        for k, (total, t) in enumerate(zip(self.totals, types)):
+            keep(k, b.load(total, typ=t))
 
     def _leaf(self, first: ll.Value, m: ll.Value) -> None:
         """Elements ``first .. first + m - 1`` (``m <= 128``) summed as NumPy's leaf, into

@@ -42,7 +42,7 @@ import numpy as np
 from llvmlite import ir as ll
 
 from jitcore.codegen import scalar
-from jitcore.codegen.cpu import column_pieces, cost, full_reduction, reduction, target
+from jitcore.codegen.cpu import column_pieces, cost, full_reduction, pairwise_pieces, reduction, target
 from jitcore.codegen.kernel_body import KernelBody, entry_builder, kernel_function, row_invariant_divisions
 from jitcore.codegen.llvm_types import I1, I8, I64, PTR, constant, memory_type
 from jitcore.codegen.loops import Sizes, element_pointer, emit_loop, emit_nest, extent, static_value
@@ -357,6 +357,10 @@ class _Schedule:
         if isinstance(self.pieces, column_pieces.ColumnPieces) and self.pieces.known_count is None:
             self.split_extent = column_pieces.RunTimeCount(self.factors[-2], self.pieces)
             self._emit_run_time_column_pieces()
+        elif isinstance(self.pieces, pairwise_pieces.PairwisePieces) and self.pieces.known_count is None:
+            self.split_extent = pairwise_pieces.RunTimeCount(self.factors[-1])
+            self.pieces.bind(self.b, self.domain[-1])
+            self._emit_pieces(exact_fallback)  # any length: a short row is one piece
         elif self.pieces is not None and self.pieces.known_count is None:
             self.split_extent = full_reduction.RunTimeCount(self.factors[-1], self.pieces.lanes)
             self.pieces.bind(self.b, self.domain[-1])
@@ -1068,8 +1072,13 @@ def _pieces(op: kernel.GenericOp, strided: list[bool], positional: bool,
     if its[-1] != kernel.REDUCTION or any(d != 1 for d in domain[:-1]):
         return None
     merging = reduction.reassociation(op, -1, fastmath, its)
-    if merging is None or reduction.numpy_pairwise(merging, op):  # NumPy's order: one thread
+    if merging is None:
         return None
+    if reduction.numpy_pairwise(merging, op):  # NumPy's order: subtrees of its tree
+        if any(d in symbols for d in row):
+            return pairwise_pieces.PairwisePieces(op, None)
+        cut = pairwise_pieces.PairwisePieces(op, domain[-1])
+        return cut if cut.known_count >= 2 else None
     if any(d in symbols for d in row):
         return full_reduction.Pieces(op, None)
     pieces = full_reduction.Pieces(op, domain[-1])

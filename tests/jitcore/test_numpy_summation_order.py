@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jitcore as jc
+import jitcore.numpy as jnp
 
 FLOATS = (np.float64, np.float32)
 
@@ -111,3 +112,65 @@ def test_arguments_are_untouched():
     before = x.copy()
     _sum(x)
     assert np.array_equal(_bits(x), _bits(before))
+
+
+# -- threads: whole subtrees of NumPy's tree (codegen/cpu/pairwise_pieces.py) -----------------
+THREADS = (1, 2, 3, 4, 7)
+# around the cuts (a piece at least 4096 elements: 8192 is two pieces, 2**19 the 64 at most),
+# odd sizes whose splits round down to multiples of 8, and past the cap
+THREADED_SIZES = (8191, 8192, 8193, 12_345, 40_007, 2**19 - 3, 2**19, 1_000_003)
+
+
+def _on_threads(f, args, threads):
+    from jitcore import config
+    with config.using(num_threads=threads, parallel_threshold=0, chunk_size=1):
+        return f(*args)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_long_sums_on_threads_keep_numpys_bits(dtype, monkeypatch):
+    from jitcore.codegen.cpu import runtime
+    monkeypatch.setattr(runtime, "MIN_SPLIT_WORK", 0)  # compiled split at every size
+    fns = {"sum": (lambda x: x.sum(), np.sum), "mean": (lambda x: x.mean(), np.mean),
+           "nansum": (lambda x: np.nansum(x), np.nansum),
+           "sum-2d": (lambda x: x.reshape(8, -1).sum(), lambda x: x.reshape(8, -1).sum())}
+    for name, (fn, ref) in fns.items():
+        f = jc.jit(fn)
+        for n in THREADED_SIZES:
+            if name == "sum-2d" and n % 8:
+                continue
+            x = _values(n, dtype, n, cancel=True)
+            if n >= 16384:
+                assert runtime.RUN_CHUNKS_SYMBOL in f.lower(x).plan().llvm_ir, (name, n, "not split")
+            for threads in THREADS:
+                _same(ref(x), _on_threads(f, [x], threads))
+
+
+def test_threads_of_a_size_generic_sum_and_of_one_size(monkeypatch):
+    """One kernel for every length (its cut computed when it runs) and one compiled for its
+    length (the cut fixed) give NumPy's bits on any thread count."""
+    from jitcore.codegen import host
+    from jitcore.codegen.cpu import runtime
+    monkeypatch.setattr(runtime, "MIN_SPLIT_WORK", 0)
+    x = _values(300_001, np.float64, 5, cancel=True)
+    for generic in (True, False):
+        monkeypatch.setattr(host, "SIZE_GENERIC", generic)
+        f = jc.jit(lambda x: jnp.sum(jnp.log(jnp.exp(x))))
+        for threads in THREADS:
+            _same(np.sum(np.log(np.exp(x))), _on_threads(f, [x], threads))
+
+
+def test_env_thread_count_gives_numpys_bits():
+    """JITCORE_NUM_THREADS in a fresh process: the same bits as NumPy's."""
+    import os
+    import subprocess
+    import sys
+    code = ("import numpy as np, jitcore as jc\n"
+            "x = np.random.default_rng(1).normal(size=1_000_003) * 1e8\n"
+            "got = jc.jit(lambda x: x.sum())(x)\n"
+            "print(got == x.sum(), repr(got))")
+    for threads in ("1", "3", "4"):
+        env = {**os.environ, "JITCORE_NUM_THREADS": threads}
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                             check=True).stdout
+        assert out.startswith("True"), (threads, out)
