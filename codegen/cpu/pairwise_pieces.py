@@ -134,8 +134,8 @@ class PairwisePieces:
 
             def pair(j):
                 two = b.shl(j, extent(1))
-                left = [b.load(self.slot(b, scratch, k, two), typ=types[k]) for k in results]
-                right = [b.load(self.slot(b, scratch, k, b.add(two, extent(1))), typ=types[k]) for k in results]
+                left, right = ([b.load(self.slot(b, scratch, k, at), typ=types[k]) for k in results]
+                               for at in (two, b.add(two, extent(1))))
                 for k, value in zip(results, merging.merge(b, left, right)):
                     b.store(value, self.slot(b, scratch, k, j))
 
@@ -144,7 +144,8 @@ class PairwisePieces:
         emit_loop(b, self.depth, level)
         at = [*ivs, ll.Constant(I64, 0)]
         n_in = len(self.op.operands)
-        inits = [constant(r.type.element, init.value) for r, init in zip(self.op.results, self.op.attributes["inits"])]
+        inits = [constant(r.type.element, init.value)
+                 for r, init in zip(self.op.results, self.op.attributes["inits"])]
         totals = [b.load(self.slot(b, scratch, k, extent(0)), typ=types[k]) for k in results]
         for k, (r, value) in enumerate(zip(self.op.results, merging.merge(b, inits, totals))):
             body.store(n_in + k, at, r, value)
