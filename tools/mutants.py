@@ -60,9 +60,20 @@ class Mutant:
 
 
 MUTANTS = [
+    Mutant("pairwise-pieces-bits-reversed", "codegen/cpu/pairwise_pieces.py",
+           "bit = b.sub(b.sub(self.depth, extent(1)), i)",
+           "bit = i",
+           "a piece's subtree chosen by its index's bits from the lowest: pieces added out of the "
+           "tree's order, so threaded sums lose NumPy's bits",
+           ("tests/jitcore/test_numpy_summation_order.py",)),
+    Mutant("pairwise-side-leaf-tail-offset", "codegen/cpu/reduction.py",
+           "whole = b.add(offsets[s], b.shl(groups[s], extent(3)))",
+           "whole = b.shl(groups[s], extent(3))",
+           "a costly body's leaves side by side: a leaf's last elements read from the first leaf's",
+           ("tests/jitcore/test_numpy_summation_order.py",)),
     Mutant("pairwise-split-not-numpys", "codegen/cpu/reduction.py",
-           "half = b.and_(b.lshr(c, extent(1)), extent(-PAIRWISE_LANES))",
-           "half = b.and_(b.lshr(c, extent(1)), extent(-2 * PAIRWISE_LANES))",
+           "return b.and_(b.lshr(n, extent(1)), extent(-PAIRWISE_LANES))",
+           "return b.and_(b.lshr(n, extent(1)), extent(-2 * PAIRWISE_LANES))",
            "a float sum's halves split at a multiple of 16, not NumPy's 8: last bits differ",
            ("tests/jitcore/test_numpy_summation_order.py",)),
     Mutant("derived-extent-off-by-one", "codegen/loops.py",

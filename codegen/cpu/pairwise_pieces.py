@@ -23,7 +23,7 @@ from __future__ import annotations
 from llvmlite import ir as ll
 
 from jitcore.codegen.cpu import full_reduction
-from jitcore.codegen.cpu.reduction import PAIRWISE_LANES, PairwiseRow
+from jitcore.codegen.cpu.reduction import PAIRWISE_LANES, PairwiseRow, _pairwise_half
 from jitcore.codegen.llvm_types import I1, I8, I64, constant, value_type
 from jitcore.codegen.loops import emit_loop, extent
 from jitcore.ir.attributes import numpy_dtype
@@ -107,7 +107,7 @@ class PairwisePieces:
 
         def level(i):
             c = b.load(length, typ=I64)
-            half = b.and_(b.lshr(c, extent(1)), extent(-PAIRWISE_LANES))
+            half = _pairwise_half(b, c)
             bit = b.sub(b.sub(self.depth, extent(1)), i)
             right = b.icmp_unsigned("!=", b.and_(b.lshr(piece, bit), extent(1)), extent(0))
             b.store(b.select(right, b.add(b.load(first, typ=I64), half), b.load(first, typ=I64)), first)

@@ -174,3 +174,26 @@ def test_env_thread_count_gives_numpys_bits():
         out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                              check=True).stdout
         assert out.startswith("True"), (threads, out)
+
+
+# -- costly bodies: their elements computed first, leaves side by side (PairwiseRow._leaves) --
+COSTLY = {"log-exp": lambda x: jnp.log(jnp.exp(x)), "exp": jnp.exp, "tanh": jnp.tanh,
+          "sin": jnp.sin, "sqrt-abs": lambda x: jnp.sqrt(jnp.abs(x))}
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.one_of(st.integers(0, 5000), st.sampled_from([131_072, 100_003, 2**16 + 8])),
+       dtype=st.sampled_from(FLOATS), name=st.sampled_from(sorted(COSTLY)), seed=st.integers(0, 2**16),
+       layout=st.sampled_from(["whole", "rows", "stepped"]))
+def test_sums_of_costly_bodies_are_numpys_sum_of_the_same_elements(n, dtype, name, seed, layout):
+    """jit(sum(f(x))) is NumPy's pairwise sum of jit(f)(x), bit for bit: the same elements
+    (jitcore's math library) added in NumPy's order, however the leaves are interleaved."""
+    f = COSTLY[name]
+    x = _values(n, dtype, seed, cancel=False)
+    if layout == "rows" and n >= 3:
+        x = x[:n - n % 3].reshape(3, -1)
+    elif layout == "stepped":
+        x = x[::2]
+    elements = jc.jit(f)(x)
+    _same(np.sum(elements, axis=-1), jc.jit(lambda x: jnp.sum(f(x), axis=-1))(x))
+    _same(np.sum(elements), jc.jit(lambda x: jnp.sum(f(x)))(x))
