@@ -27,7 +27,9 @@ order, the same on every host:
    reduction dims so far).
 
 Rows shorter than ``2 * LANES`` are reduced in order. A whole-array reduction on threads
-(``full_reduction.py``) runs this same order in pieces of ``2**p`` blocks.
+(``full_reduction.py``) runs this same order in pieces of ``2**p`` blocks. A float32 or float64
+sum takes NumPy's own order instead (``PairwiseRow``, at the end; on threads:
+``pairwise_pieces.py``).
 
 How the loop visits the blocks does not change that order: a cheap contiguous body reduces
 several blocks side by side where its inputs fit in cache, and one block after another, in

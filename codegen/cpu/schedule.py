@@ -16,7 +16,8 @@ The CPU's tactics, each a choice a GPU would make differently:
   plain loop across the columns;
 - a reduction to one value per call (``x.sum()``, ``x.argmax()``), split, runs in pieces of its
   reduced dim whose partials merge into the unsplit result, bit for bit
-  (``full_reduction.Pieces``); a split sum down the columns of rows under 64 KiB runs in
+  (``full_reduction.Pieces``; a float sum in NumPy's pairwise order: whole subtrees of its
+  tree, ``pairwise_pieces.PairwisePieces``); a split sum down the columns of rows under 64 KiB runs in
   pieces of rows the same way (``column_pieces.ColumnPieces``);
 - a scan runs its dim in order, position 0 from the inits (``_loop_nest``);
 - in a size-generic kernel, a reduced innermost dim of at most ``TINY_ROW`` elements at this
