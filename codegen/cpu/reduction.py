@@ -27,7 +27,9 @@ order, the same on every host:
    reduction dims so far).
 
 Rows shorter than ``2 * LANES`` are reduced in order. A whole-array reduction on threads
-(``full_reduction.py``) runs this same order in pieces of ``2**p`` blocks.
+(``full_reduction.py``) runs this same order in pieces of ``2**p`` blocks. A float32 or float64
+sum takes NumPy's own order instead (``PairwiseRow``, at the end; on threads:
+``pairwise_pieces.py``).
 
 How the loop visits the blocks does not change that order: a cheap contiguous body reduces
 several blocks side by side where its inputs fit in cache, and one block after another, in
@@ -587,8 +589,8 @@ class RowReduction(_Cascade):
 
     def __init__(self, b, op, body, merging, trip_count: ll.Value, ivs: list,
                  first: ll.Value | None = None):
-        super().__init__(b, op, body, merging, lanes_for(op.results[-1].type.element))
-        self.ivs, self.first = ivs, first
+        super().__init__(b, op, body, merging, self.lanes_count(op))
+        self.ivs, self.first, self.trip_count = ivs, first, trip_count
         self.strided = StridedCopy(b, op, body, len(ivs), self.lanes * STEPS, self.lanes)
         lanes = self.lanes
         self.width = ll.Constant(I64, lanes)
@@ -606,6 +608,10 @@ class RowReduction(_Cascade):
             self.groups = b.udiv(b.sub(trip_count, self.start), self.width)
             self.rest = b.mul(b.udiv(trip_count, self.width), self.width)
             self.leftover = b.sub(trip_count, self.rest)
+
+    @staticmethod
+    def lanes_count(op) -> int:
+        return lanes_for(op.results[-1].type.element)
 
     def _at(self, i: ll.Value) -> ll.Value:
         return i if self.first is None else self.b.add(self.first, i)
@@ -1173,3 +1179,288 @@ class ColumnReduction:
 
         emit_loop(b, tiles, lambda t: self._tile(column_of(t), keep))
 
+
+
+# -- NumPy's pairwise sum --------------------------------------------------------------------
+PAIRWISE_BLOCK = 128  # NumPy's PW_BLOCKSIZE: a leaf of the recursion
+PAIRWISE_LANES = 8  # NumPy's accumulators r[0..7], for float32 as for float64
+
+
+def numpy_pairwise(merging, op) -> bool:
+    """Whether a reduction along the innermost dim is a plain float sum (every result
+    ``acc + f(x)``, float32 or float64), which is summed in NumPy's own order
+    (``PairwiseRow``) so that its bits are NumPy's."""
+    return (isinstance(merging, PerResult)
+            and all(c.op is not None and c.op.op_name == "arith.addf" for c in merging.combiners)
+            and all(r.type.element.name in ("f32", "f64") for r in op.results))
+
+
+# Subtrees of 4 leaves, then of 2, summed side by side (``PairwiseRow._side_by_side_leaves``)
+SIDE_LEAF_LEVELS = (2, 1)
+
+
+def _pairwise_half(b: ll.IRBuilder, n: ll.Value) -> ll.Value:
+    """NumPy's split of a run of ``n``: ``n // 2`` rounded down to a multiple of 8."""
+    return b.and_(b.lshr(n, extent(1)), extent(-PAIRWISE_LANES))
+
+
+class PairwiseRow(RowReduction):
+    """A float sum along the innermost dim in exactly the order of NumPy's ``pairwise_sum``
+    (``numpy/_core/src/umath/loops_utils.h.src``), so that ``x.sum()``, ``x.mean()`` and
+    their kin print NumPy's digits:
+
+    - a row of ``n > 128`` is split at ``n2 = n // 2 - (n // 2) % 8``, each half summed so,
+      and the halves added (left + right);
+    - a leaf of ``m <= 128``: 8 accumulators, lane ``j`` adds elements ``j, j + 8, ...`` of the
+      leaf's whole groups of 8, starting from the first group itself; the lanes combined
+      ``((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))``; the last ``m % 8`` elements added
+      to that in order (``m < 8``, only a whole row: in order from -0.0, which adds exactly);
+    - the row's total is added to the result (its init, 0.0: NumPy's identity, as NumPy's
+      reduce adds ``pairwise_sum`` of the whole row to it).
+
+    The recursion runs as a loop over an explicit stack (``LEVELS`` deep; a row of ``n``
+    needs ``log2(n / 64)``): descend to the leftmost leaf, sum it, then while the frame
+    above holds its left half add that on the left and pop, else park the sum there and
+    descend into its right half. A leaf's 8 lanes are one vector (two on AVX2 hosts)."""
+
+    @staticmethod
+    def lanes_count(op) -> int:
+        return PAIRWISE_LANES
+
+    def emit(self, keep=None) -> None:
+        """The row's total added to the result; with ``keep``, ``keep(k, total)`` instead (a
+        subtree of a row cut into pieces: ``pairwise_pieces.py``)."""
+        b, types = self.b, self.types
+        with b.goto_entry_block():
+            pos, cur, depth = (b.alloca(I64) for _ in range(3))
+            rights, parked = b.alloca(I64, size=LEVELS), b.alloca(I8, size=LEVELS)
+            lefts = [b.alloca(t, size=LEVELS) for t in types]
+            self.totals = [b.alloca(t) for t in types]
+        b.store(extent(0), pos)
+        b.store(self.trip_count, cur)
+        b.store(extent(0), depth)
+        fn = b.function
+        descend, split, leaf, ascend, check, merge, park, done = (
+            fn.append_basic_block("pairwise." + n)
+            for n in ("descend", "split", "leaf", "ascend", "check", "merge", "park", "done"))
+
+        def at(array, t, d):
+            return b.gep(array, [d], inbounds=True, source_etype=t)
+
+        b.branch(descend)
+        b.position_at_end(descend)
+        c = b.load(cur, typ=I64)
+        if self._strided_inputs():  # (their copies hold one leaf)
+            b.cbranch(b.icmp_unsigned(">", c, extent(PAIRWISE_BLOCK)), split, leaf)
+        else:
+            side = fn.append_basic_block("pairwise.side")
+            b.cbranch(b.icmp_unsigned(">", c, extent(PAIRWISE_BLOCK)), side, leaf)
+            b.position_at_end(side)
+            self._side_by_side_leaves(c, pos, split, ascend)
+
+        b.position_at_end(split)  # the left half first; the right half's size on the stack
+        half = _pairwise_half(b, c)
+        d = b.load(depth, typ=I64)
+        b.store(b.sub(c, half), at(rights, I64, d))
+        b.store(ll.Constant(I8, 0), at(parked, I8, d))
+        b.store(b.add(d, extent(1)), depth)
+        b.store(half, cur)
+        b.branch(descend)
+
+        b.position_at_end(leaf)
+        first, m = b.load(pos, typ=I64), b.load(cur, typ=I64)
+        self._leaf(first, m)
+        b.store(b.add(first, m), pos)
+        b.branch(ascend)
+
+        b.position_at_end(ascend)
+        d = b.load(depth, typ=I64)
+        b.cbranch(b.icmp_unsigned("==", d, extent(0)), done, check)
+        b.position_at_end(check)
+        up = b.sub(d, extent(1))
+        b.cbranch(b.icmp_unsigned("!=", b.load(at(parked, I8, up), typ=I8), ll.Constant(I8, 0)), merge, park)
+
+        b.position_at_end(merge)  # left half + right half
+        left = [b.load(at(lefts[k], t, up), typ=t) for k, t in enumerate(types)]
+        right = [b.load(total, typ=t) for total, t in zip(self.totals, types)]
+        for total, value in zip(self.totals, self.merging.merge(b, left, right)):
+            b.store(value, total)
+        b.store(up, depth)
+        b.branch(ascend)
+
+        b.position_at_end(park)  # the left half waits; on to the right half
+        for k, t in enumerate(types):
+            b.store(b.load(self.totals[k], typ=t), at(lefts[k], t, up))
+        b.store(ll.Constant(I8, 1), at(parked, I8, up))
+        b.store(b.load(at(rights, I64, up), typ=I64), cur)
+        b.branch(descend)
+
+        b.position_at_end(done)
+        if keep is None:
+            self.finish()
+            return
+        for k, (total, t) in enumerate(zip(self.totals, types)):
+            keep(k, b.load(total, typ=t))
+
+    def _side_by_side_leaves(self, c: ll.Value, pos: ll.Value, split, ascend) -> None:
+        """A node of ``c > 128`` elements whose subtree is ``2**levels`` leaves (levels 2,
+        else 1), summed as those leaves side by side (``_leaves``) into ``self.totals``, and on
+        to ``ascend``; any other node to ``split``. Independent leaves are independent chains:
+        a costly body (log, exp, sqrt) overlaps them, and float32's 8 lanes of two leaves fill
+        a 16-lane vector; each lane adds its elements in the same order: the same bits."""
+        b, fn = self.b, self.b.function
+        for levels in SIDE_LEAF_LEVELS:
+            nodes = [(None, c)]  # (first, size) from the node's start, level by level
+            inner = []
+            for _ in range(levels):
+                inner += [size for _, size in nodes]
+                nodes = [part for at, size in nodes for part in self._halves(at, size)]
+            fits = [b.icmp_unsigned(">", size, extent(PAIRWISE_BLOCK)) for size in inner[1:]]
+            fits += [b.icmp_unsigned("<=", size, extent(PAIRWISE_BLOCK)) for _, size in nodes[1::2]]
+            ok = fits[0]
+            for more in fits[1:]:
+                ok = b.and_(ok, more)
+            run, other = fn.append_basic_block(f"pairwise.leaves{len(nodes)}"), fn.append_basic_block()
+            b.cbranch(ok, run, other)
+            b.position_at_end(run)
+            first = b.load(pos, typ=I64)
+            self._leaves([(first if at is None else b.add(first, at), size) for at, size in nodes])
+            b.store(b.add(first, c), pos)
+            b.branch(ascend)
+            b.position_at_end(other)
+        b.branch(split)
+
+    def _halves(self, at: ll.Value | None, size: ll.Value) -> list:
+        half = _pairwise_half(self.b, size)
+        return [(at, half), (half if at is None else self.b.add(at, half), self.b.sub(size, half))]
+
+    def _leaves(self, leaves: list) -> None:
+        """Leaves ``(first, m)`` (``m <= 128``; several: one whole subtree's, in order) summed
+        side by side into ``self.totals``: their groups of 8 in one loop, each into its own
+        lanes, the longer ones' last groups after; then each leaf's lane tree and tail (in
+        order), and the leaves added as the tree adds them (pairwise, left + right). A costly
+        body's elements (``self.elements``: the math library) are computed first, for every
+        leaf at once, in one loop LLVM vectorizes at full width and interleaves
+        (``_elements_into_temps``); the groups then add those. Each lane adds its elements in
+        NumPy's order either way: the same bits."""
+        b, width, types = self.b, self.width, self.types
+        with b.goto_entry_block():
+            sets = [[b.alloca(t, size=self.lanes) for t in types] for _ in leaves]
+            totals = [[b.alloca(t) for t in types] for _ in leaves]
+        start = self._at(leaves[0][0])
+        costly = self.elements is not None
+        if costly:
+            last, m = leaves[-1]
+            self._elements_into_temps(start, b.sub(b.add(last, m), leaves[0][0]))
+        offsets = [b.sub(self._at(first), start) for first, _ in leaves]  # in the node
+        groups = [b.lshr(m, extent(3)) for _, m in leaves]
+        common = groups[0]
+        for g in groups[1:]:
+            common = b.select(b.icmp_unsigned("<", g, common), g, common)
+        for arrays in sets:
+            for k in range(len(types)):  # -0.0 + x is x, bit for bit: r[j] = a[j]
+                self.store_lanes(k, ll.Constant(self._vector_type(k), [-0.0] * self.lanes), arrays[k])
+
+        def group(s, g):
+            at = b.add(offsets[s], b.mul(g, width))
+            if not costly:
+                self._group(b.add(start, at), sets[s])
+                return
+            for k, c in enumerate(self.merging.combiners):
+                x = self.load_lanes(k, self._temp(k, at))
+                self.store_lanes(k, combine(b, c, self.load_lanes(k, sets[s][k]), x), sets[s][k])
+
+        emit_loop(b, common, lambda g: [group(s, g) for s in range(len(leaves))])
+        for s, g in enumerate(groups):
+            emit_loop(b, b.sub(g, common), lambda i, s=s: group(s, b.add(common, i)))
+        sums = []
+        for s, ((_, m), arrays, total) in enumerate(zip(leaves, sets, totals)):
+            with self._lanes_in(arrays):
+                for slot, value in zip(total, self._lane_tree()):
+                    b.store(value, slot)
+            whole = b.add(offsets[s], b.shl(groups[s], extent(3)))
+            rest = b.sub(m, b.shl(groups[s], extent(3)))
+            if costly:
+                def tail(i, total=total, whole=whole):
+                    for k, (c, t) in enumerate(zip(self.merging.combiners, types)):
+                        x = b.load(self._temp(k, b.add(whole, i)), typ=t)
+                        b.store(combine(b, c, b.load(total[k], typ=t), x), total[k])
+            else:
+                def tail(i, total=total, whole=whole):
+                    self._step([*self.ivs, b.add(start, b.add(whole, i))], 0, total)
+            emit_loop(b, rest, tail)
+            sums.append([b.load(slot, typ=t) for slot, t in zip(total, types)])
+        while len(sums) > 1:
+            sums = [self.merging.merge(b, x, y) for x, y in zip(sums[::2], sums[1::2])]
+        for slot, value in zip(self.totals, sums[0]):
+            b.store(value, slot)
+
+    def _temp(self, k: int, i: ll.Value) -> ll.Value:
+        return self.b.gep(self.leaf_temps[k], [i], inbounds=True, source_etype=self.types[k])
+
+    def _elements_into_temps(self, start: ll.Value, count: ll.Value) -> None:
+        """The body's elements (without their combines) at ``start .. start + count - 1``
+        (``count`` at most ``2**max(SIDE_LEAF_LEVELS)`` leaves) into ``self.leaf_temps``: one
+        loop, its vector iterations side by side, so a math call's chains overlap."""
+        b = self.b
+        skipped, wanted = self.elements
+        if getattr(self, "leaf_temps", None) is None:
+            with b.goto_entry_block():
+                most = PAIRWISE_BLOCK << max(SIDE_LEAF_LEVELS, default=0)
+                self.leaf_temps = [b.alloca(t, size=most) for t in self.types]
+        costly = self.body.cost_op
+        interleave = SIDE_BY_SIDE
+        if cost.spills_unrolled(self.op) or cost.spills_unrolled(costly):
+            interleave = min(cost.math_interleave(self.op), cost.math_interleave(costly))
+
+        def element(i):
+            for k, x in enumerate(self.body.evaluate_without([*self.ivs, b.add(start, i)], skipped, wanted)):
+                b.store(x, self._temp(k, i))
+
+        def chunks(first, count, width, interleave=0):  # ``count`` whole vectors of ``width``
+            def one(q):
+                at = b.add(first, b.mul(q, extent(width)))
+                emit_loop(b, extent(width), lambda j: element(b.add(at, j)), interleave=interleave,
+                          unroll=False)
+            emit_loop(b, count, one, unroll=False)
+
+        # runs of 4 vectors of 16 (side by side), then vectors of 16, 8, then the rest (only a
+        # row's last node has one): a loop of any count leaves up to 63 elements to scalar math
+        wide = 2 * PAIRWISE_LANES
+        run = wide * interleave
+        runs = b.udiv(count, extent(run))
+        chunks(extent(0), runs, run, interleave)
+        done = b.mul(runs, extent(run))
+        chunks(done, b.lshr(b.sub(count, done), extent(4)), wide)
+        with b.if_then(b.icmp_unsigned("!=", b.and_(count, extent(PAIRWISE_LANES)), extent(0))):
+            chunks(b.and_(count, extent(-wide)), extent(1), PAIRWISE_LANES)
+        rest = b.and_(count, extent(-PAIRWISE_LANES))
+        emit_loop(b, b.sub(count, rest), lambda i: element(b.add(rest, i)), unroll=False)
+
+    def _leaf(self, first: ll.Value, m: ll.Value) -> None:
+        """Elements ``first .. first + m - 1`` (``m <= 128``) summed as NumPy's leaf, into
+        ``self.totals`` (a row under 8: in order from -0.0, which adds exactly)."""
+        with self._copied(self._at(first), m):
+            self._leaves([(first, m)])
+
+    def _lane_tree(self) -> list[ll.Value]:
+        """The lanes combined ((0 + 1) + (2 + 3)) + ((4 + 5) + (6 + 7)): even + odd, halving."""
+        b = self.b
+        parts = [self.load_lanes(k, self.arrays[k]) for k in range(len(self.types))]
+        width = self.lanes
+        while width > 1:
+            width //= 2
+            picks = ll.VectorType(ll.IntType(32), width)
+            even, odd = (ll.Constant(picks, list(range(first, 2 * width, 2))) for first in (0, 1))
+            parts = self.merging.merge(b, [b.shuffle_vector(v, v, even) for v in parts],
+                                       [b.shuffle_vector(v, v, odd) for v in parts])
+        return [b.extract_element(v, ll.Constant(ll.IntType(32), 0)) for v in parts]
+
+    def finish(self) -> None:
+        """result + the row's pairwise total."""
+        b, n_in = self.b, len(self.op.operands)
+        zero = [*self.ivs, ll.Constant(I64, 0)]
+        totals = [b.load(total, typ=t) for total, t in zip(self.totals, self.types)]
+        results = [self.body.load(n_in + k, zero, r) for k, r in enumerate(self.op.results)]
+        for k, (r, total) in enumerate(zip(self.op.results, self.merging.merge(b, results, totals))):
+            self.body.store(n_in + k, zero, r, total)

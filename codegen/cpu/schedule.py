@@ -16,7 +16,8 @@ The CPU's tactics, each a choice a GPU would make differently:
   plain loop across the columns;
 - a reduction to one value per call (``x.sum()``, ``x.argmax()``), split, runs in pieces of its
   reduced dim whose partials merge into the unsplit result, bit for bit
-  (``full_reduction.Pieces``); a split sum down the columns of rows under 64 KiB runs in
+  (``full_reduction.Pieces``; a float sum in NumPy's pairwise order: whole subtrees of its
+  tree, ``pairwise_pieces.PairwisePieces``); a split sum down the columns of rows under 64 KiB runs in
   pieces of rows the same way (``column_pieces.ColumnPieces``);
 - a scan runs its dim in order, position 0 from the inits (``_loop_nest``);
 - in a size-generic kernel, a reduced innermost dim of at most ``TINY_ROW`` elements at this
@@ -42,7 +43,7 @@ import numpy as np
 from llvmlite import ir as ll
 
 from jitcore.codegen import scalar
-from jitcore.codegen.cpu import column_pieces, cost, full_reduction, reduction, target
+from jitcore.codegen.cpu import column_pieces, cost, full_reduction, pairwise_pieces, reduction, target
 from jitcore.codegen.kernel_body import KernelBody, entry_builder, kernel_function, row_invariant_divisions
 from jitcore.codegen.llvm_types import I1, I8, I64, PTR, constant, memory_type
 from jitcore.codegen.loops import Sizes, element_pointer, emit_loop, emit_nest, extent, static_value
@@ -357,6 +358,10 @@ class _Schedule:
         if isinstance(self.pieces, column_pieces.ColumnPieces) and self.pieces.known_count is None:
             self.split_extent = column_pieces.RunTimeCount(self.factors[-2], self.pieces)
             self._emit_run_time_column_pieces()
+        elif isinstance(self.pieces, pairwise_pieces.PairwisePieces) and self.pieces.known_count is None:
+            self.split_extent = pairwise_pieces.RunTimeCount(self.factors[-1])
+            self.pieces.bind(self.b, self.domain[-1])
+            self._emit_pieces(exact_fallback)  # any length: a short row is one piece
         elif self.pieces is not None and self.pieces.known_count is None:
             self.split_extent = full_reduction.RunTimeCount(self.factors[-1], self.pieces.lanes)
             self.pieces.bind(self.b, self.domain[-1])
@@ -719,13 +724,17 @@ class _Schedule:
             return
         trip_count = self.domain[depth]
         merging = self._reassociation(-1) if depth == len(self.domain) - 1 else None
+        if merging and reduction.numpy_pairwise(merging, self.op):  # NumPy's order, any length
+            reduction.PairwiseRow(self.b, self.op, self.body, merging, trip_count, ivs).emit()
+            return
         if merging and self._worth_blocking(trip_count):
             least = 2 * reduction.lanes_for(self.op.results[-1].type.element)
             self._blocked_unless_short(depth, ivs, least, lambda: reduction.RowReduction(
                 self.b, self.op, self.body, merging, trip_count, ivs).emit())
             return
         merging = self._reassociation(-2) if depth == len(self.domain) - 2 else None
-        if merging and merging.rounds and self._worth_blocking_rows(trip_count):
+        if merging and merging.rounds and not _adds_rows_in_order(merging, self.op) \
+                and self._worth_blocking_rows(trip_count):
             # A split kernel sums only the columns of its range (a column's order does not
             # depend on which columns share its tile).
             first, columns = self.bounds if self.split_dim == depth + 1 else (None, self.domain[-1])
@@ -1014,6 +1023,12 @@ def _with_table_dims_constant(op: kernel.GenericOp, sizes: Sizes) -> Sizes:
     return _SomeConstant(sizes.symbols, table_dims | getattr(sizes, "constants", frozenset()))
 
 
+def _adds_rows_in_order(merging, op: kernel.GenericOp) -> bool:
+    """A float sum down columns adds the rows one after another, as NumPy's reduce adds
+    row ``i`` to the running row of totals (elementwise, vectorized across the columns)."""
+    return merging is not None and reduction.numpy_pairwise(merging, op)
+
+
 def _column_pieces(op: kernel.GenericOp, strided: list[bool], positional: bool,
                    fastmath: bool, symbols: tuple[int, ...] = ()) -> column_pieces.ColumnPieces | None:
     """How a split sum down the columns of a tall matrix whose rows are too short to split
@@ -1032,6 +1047,8 @@ def _column_pieces(op: kernel.GenericOp, strided: list[bool], positional: bool,
     if its != [kernel.REDUCTION, kernel.PARALLEL]:
         return None
     merging = reduction.reassociation(op, -2, fastmath, its)
+    if _adds_rows_in_order(merging, op):
+        return None
     rows, columns = domain
     itemsize = max(numpy_dtype(r.type.element).itemsize for r in op.results)
     if (isinstance(merging, reduction.PerResult) and merging.rounds and rows >= 2 * reduction.STEPS
@@ -1055,8 +1072,14 @@ def _pieces(op: kernel.GenericOp, strided: list[bool], positional: bool,
     domain, its, row = _scheduled_domain(op, strided, positional)
     if its[-1] != kernel.REDUCTION or any(d != 1 for d in domain[:-1]):
         return None
-    if reduction.reassociation(op, -1, fastmath, its) is None:
+    merging = reduction.reassociation(op, -1, fastmath, its)
+    if merging is None:
         return None
+    if reduction.numpy_pairwise(merging, op):  # NumPy's order: subtrees of its tree
+        if any(d in symbols for d in row):
+            return pairwise_pieces.PairwisePieces(op, None)
+        cut = pairwise_pieces.PairwisePieces(op, domain[-1])
+        return cut if cut.known_count >= 2 else None
     if any(d in symbols for d in row):
         return full_reduction.Pieces(op, None)
     pieces = full_reduction.Pieces(op, domain[-1])

@@ -1,7 +1,8 @@
 """A row reduction's blocks side by side in cache, one at a time from memory
 (``codegen/cpu/block_order.py``): the size test is emitted and decides the code, and the two
 orders give the same bits. The IR and the values, not the speed: nothing here depends on the
-host."""
+host. Float sums take NumPy's pairwise order instead (``reduction.PairwiseRow``, its own leaves),
+so the reductions here are the cascade's: products."""
 
 from __future__ import annotations
 
@@ -32,16 +33,17 @@ def choosing(monkeypatch, choice):
     monkeypatch.setattr(reduction, "reads_from_memory", lambda b, body, dim: choice)
 
 
-SUM = lambda x: x.sum()  # noqa: E731
-DOT = lambda x, y: (x * y).sum()  # noqa: E731
+PROD = lambda x: x.prod()  # noqa: E731  (a float sum: NumPy's pairwise order, no blocks)
+DOT = lambda x, y: (x * y).prod()  # noqa: E731
+ROWS = lambda a: a.prod(axis=1)  # noqa: E731
 
 
 def test_size_generic_code_tests_the_size_at_run_time():
     """Size-generic code (the default) compares its inputs' bytes with ``IN_CACHE_BYTES``,
-    for a whole sum and for the rows of a matrix."""
+    for a whole product and for the rows of a matrix."""
     test = rf"icmp ugt i64 %[^,]+, {block_order.IN_CACHE_BYTES}\b"
-    assert re.search(test, llvm(SUM, np.ones(LARGE, np.float32)))
-    assert re.search(test, llvm(lambda a: a.sum(axis=1), np.ones((64, 3000), np.float32)))
+    assert re.search(test, llvm(PROD, np.ones(LARGE, np.float32)))
+    assert re.search(test, llvm(ROWS, np.ones((64, 3000), np.float32)))
 
 
 def test_fixed_size_code_takes_the_order_its_size_says(monkeypatch):
@@ -51,18 +53,18 @@ def test_fixed_size_code_takes_the_order_its_size_says(monkeypatch):
 
     monkeypatch.setattr(host, "SIZE_GENERIC", False)
     large, small = np.ones(LARGE, np.float32), np.ones(4096, np.float32)
-    chosen = llvm(SUM, large), llvm(SUM, small)
+    chosen = llvm(PROD, large), llvm(PROD, small)
     assert str(block_order.IN_CACHE_BYTES) not in chosen[0] + chosen[1]
     choosing(monkeypatch, True)
-    in_order = llvm(SUM, large), llvm(SUM, small)
+    in_order = llvm(PROD, large), llvm(PROD, small)
     choosing(monkeypatch, False)
-    side_by_side = llvm(SUM, large), llvm(SUM, small)
+    side_by_side = llvm(PROD, large), llvm(PROD, small)
     assert in_order[0] != side_by_side[0], "the choice changed nothing"
     assert chosen == (in_order[0], side_by_side[1])
 
 
 def test_only_contiguous_inputs_count(monkeypatch):
-    """Of a row sum of ``a * v``, ``v`` broadcast along the rows (step 0) is not counted."""
+    """Of a row product of ``a * v``, ``v`` broadcast along the rows (step 0) is not counted."""
     counted, plain = [], block_order.contiguous_inputs
 
     def spy(body, dim):
@@ -70,20 +72,20 @@ def test_only_contiguous_inputs_count(monkeypatch):
         return plain(body, dim)
 
     monkeypatch.setattr(block_order, "contiguous_inputs", spy)
-    llvm(lambda a, v: (a * v).sum(axis=1), np.ones((64, 3000), np.float32), np.ones((64, 1), np.float32))
+    llvm(lambda a, v: (a * v).prod(axis=1), np.ones((64, 3000), np.float32), np.ones((64, 1), np.float32))
     assert counted and all(shapes == [(64, 3000)] for shapes in counted)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_both_orders_give_the_same_bits(dtype, monkeypatch):
-    """Sums, sums of products and rows (runs of four, a pair, a single block, a tail) in both
-    orders: bit for bit, on magnitudes that make any change of order show."""
+    """Products, products of products and rows (runs of four, a pair, a single block, a tail)
+    in both orders: bit for bit, on factors near 1 whose rounding shows any change of order."""
     rng = np.random.default_rng(7)
     n = 16 * 16 * 39 + 37  # 39 blocks of either dtype's lanes and a tail
-    x = (rng.standard_normal(n) * 10.0 ** rng.integers(-8, 8, n)).astype(dtype)
-    y = rng.standard_normal(n).astype(dtype)
+    x = (1 + rng.standard_normal(n) * 1e-3).astype(dtype)
+    y = (1 + rng.standard_normal(n) * 1e-3).astype(dtype)
     a = x[:n - n % 1001].reshape(-1, 1001)
-    fns, args = [SUM, DOT, lambda a: a.sum(axis=1)], [(x,), (x, y), (a,)]
+    fns, args = [PROD, DOT, ROWS], [(x,), (x, y), (a,)]
     results = {}
     for choice in (True, False):
         choosing(monkeypatch, choice)

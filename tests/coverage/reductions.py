@@ -253,7 +253,9 @@ case("np.histogram(x, bins, range, density, weights)", "reduction", _histogram, 
 
 # Notes for docs/numpy_support.md: differences from NumPy, partial support.
 NOTES = {
-    "np.sum(x, axis, keepdims)": "float summation order is not NumPy's (see below); float16 in float32 "
+    "np.sum(x, axis, keepdims)": "float32/float64 summation order: NumPy's pairwise one, bit for bit, "
+                                 "on any thread count (see below: some layouts still differ); "
+                                 "float16 in float32 "
                                  "(NumPy: in float16 along other than the innermost axis); "
                                  "no out=",
     "np.prod(x, axis, keepdims)": "float product order is not NumPy's; float16 in float32; "
