@@ -1,0 +1,48 @@
+"""Results whose length the data chooses (``return x[x > 0]``, ``np.nonzero``, ``np.unique``),
+compiled as a compaction at the return boundary.
+
+Inside the function such a value is a ``masked.MaskedSelection``: values and a traced mask,
+which elementwise ops and reductions use as they are. Only when it is returned does it need a
+length: the compiled code then writes the selected rows, in order, to the front of a buffer as
+long as the mask (the most it can select, known from the input shapes) and the count to an
+extra 0-d output; ``dispatch.Executable`` returns the first ``count`` rows
+(``dispatch.data_length_trim``).
+
+The compaction is a stable partition, with no constant that names a size (so a second call at
+another size reuses the machine code): a kept row goes to the number of kept rows before it,
+a dropped one after all kept ones, so every row has a slot of its own and the scatter has no
+collisions (a GPU's order of writes cannot matter).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jitcore import indexing
+from jitcore import primitives as prims
+from jitcore.masked import MaskedSelection
+from jitcore.tracer import Tracer
+
+
+def compaction(selection: MaskedSelection) -> tuple[Tracer, Tracer]:
+    """The buffer of ``selection``'s rows, the kept ones first in C order, and their count (0-d
+    int64): ``values[mask]`` is ``buffer[:count]``."""
+    values, mask = selection.values, selection.mask
+    k = mask.ndim
+    n = int(np.prod(values.shape[:k], dtype=np.int64))
+    rows = prims.reshape(values, (n, *values.shape[k:]))
+    kept = prims.reshape(prims.broadcast_to(mask, values.shape[:k]), (n,))
+    ones = prims.convert(kept, np.dtype(np.int64))
+    count = prims.reduction("sum", ones)
+    # kept rows up to and including each row; dropped ones likewise
+    slot = np.where(kept, np.cumsum(ones) - 1, count + np.cumsum(1 - ones) - 1)
+    empty = prims.broadcast_to(prims.constant(values.owner_trace, np.zeros((), values.dtype)), rows.shape)
+    return indexing.scatter(empty, slot, rows), count
+
+
+
+def positions(trace, shape: tuple[int, ...], axis: int) -> Tracer:
+    """Each element's index along ``axis``, an intp array of ``shape``: a sum of ones along it
+    (no constant of the size, as np.arange would be, so that other sizes reuse the code)."""
+    ones = prims.broadcast_to(prims.constant(trace, np.ones((), np.intp)), shape)
+    return np.cumsum(ones, axis=axis) - 1
