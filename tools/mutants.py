@@ -1684,6 +1684,12 @@ MUTANTS = [
            "    return np.logical_not(_one_truth_value(x, \"'not'\"))",
            "not t of a traced comparison is np.False_ instead of Python's False",
            ("tests/jitcore/test_user_round45.py",)),
+    Mutant("compaction-slots-collide", "jitcore/data_length.py",
+           "count + np.cumsum(1 - ones) - 1)",
+           "np.cumsum(1 - ones) - 1)",
+           "a returned x[mask] whose dropped rows take the kept rows' slots (a scatter with "
+           "collisions) instead of the slots after them",
+           ("tests/test_data_dependent_length.py",)),
 ]
 
 
