@@ -662,7 +662,8 @@ def result_program(tree, n_outputs: int, chosen=(), trimmed=()) -> tuple[list, l
             return False
         return True
 
-    if not visit(tree) or next_output[0] + len(tags) != n_outputs or len(ops) // 3 > MAX_OPS:
+    if not visit(tree) or next_output[0] + len(tags) + len(set(counts.values())) != n_outputs \
+            or len(ops) // 3 > MAX_OPS:
         return None
     return ops, keep
 MAX_READS = 16  # call-time inputs an entry may read

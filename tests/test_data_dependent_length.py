@@ -199,3 +199,12 @@ def test_refusals_say_what_to_write():
         J(lambda x: np.compress(x[0] > 0, x, axis=1))(np.ones((2, 3)))
     with pytest.raises(JitTypeError, match="axis=None"):
         J(lambda x: np.unique(x, axis=0))(np.ones((2, 3)))
+
+
+def test_repeated_calls_take_the_native_path_and_trim():
+    f = J(lambda x: (x[x > 0], np.nonzero(x > 1), {"u": np.unique(np.round(x))}))
+    x = np.random.default_rng(1).standard_normal(40)
+    want = (x[x > 0], np.nonzero(x > 1), {"u": np.unique(np.round(x))})
+    for _ in range(4):  # from the second cached call on, the native call makes it
+        same(want, f(x))
+    assert f._native_hits.value >= 1
