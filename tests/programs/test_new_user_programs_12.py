@@ -1290,8 +1290,11 @@ REFUSED = {
     "list.append in a branch of a traced if (it would run whatever the condition)": (
         _peaks_by_list_append, (np.array([0.0, 2.0, 1.0, 3.0, 4.0, 1.0]),), jc.UnsupportedError,
         r"calls peaks\.append"),
-    # np.unique with return_inverse and return_counts, compress with a traced condition:
-    # returned, compiled since dynlen46 (tests/test_data_dependent_length.py)
+    # (its u.size is the number of groups: still refused, though np.unique itself compiles)
+    "np.unique with return_inverse and return_counts (as many groups as the data holds)": (
+        _group_stats_by_unique, (np.array([7, 3, 7, 1]), normal(4)), jc.JitTypeError, "depends on the data"),
+    # compress with a traced condition: returned, compiled since dynlen46
+    # (tests/test_data_dependent_length.py)
     "the set functions (union1d)": (
         lambda a, b: np.union1d(a, b), (np.array([5, 1]), np.array([3, 5])), jc.JitTypeError, "union1d"),
     "the array API's unique_counts": (
