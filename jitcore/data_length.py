@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from jitcore import indexing
 from jitcore import primitives as prims
+from jitcore.ir.dialects.array import CompactOp
 from jitcore.masked import MaskedSelection
 from jitcore.tracer import Tracer
 
@@ -32,13 +32,8 @@ def compaction(selection: MaskedSelection) -> tuple[Tracer, Tracer]:
     n = int(np.prod(values.shape[:k], dtype=np.int64))
     rows = prims.reshape(values, (n, *values.shape[k:]))
     kept = prims.reshape(prims.broadcast_to(mask, values.shape[:k]), (n,))
-    ones = prims.convert(kept, np.dtype(np.int64))
-    count = prims.reduction("sum", ones)
-    # kept rows up to and including each row; dropped ones likewise
-    slot = np.where(kept, np.cumsum(ones) - 1, count + np.cumsum(1 - ones) - 1)
-    empty = prims.broadcast_to(prims.constant(values.owner_trace, np.zeros((), values.dtype)), rows.shape)
-    return indexing.scatter(empty, slot, rows), count
-
+    count = prims.reduction("sum", prims.convert(kept, np.dtype(np.int64)))
+    return prims._emit(values.owner_trace, CompactOp, [kept, rows], rows.value.type), count
 
 
 def positions(trace, shape: tuple[int, ...], axis: int) -> Tracer:

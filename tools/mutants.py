@@ -1684,11 +1684,11 @@ MUTANTS = [
            "    return np.logical_not(_one_truth_value(x, \"'not'\"))",
            "not t of a traced comparison is np.False_ instead of Python's False",
            ("tests/jitcore/test_user_round45.py",)),
-    Mutant("compaction-slots-collide", "jitcore/data_length.py",
-           "count + np.cumsum(1 - ones) - 1)",
-           "np.cumsum(1 - ones) - 1)",
-           "a returned x[mask] whose dropped rows take the kept rows' slots (a scatter with "
-           "collisions) instead of the slots after them",
+    Mutant("compact-skips-kept-test", "passes/kernelize/compact.py",
+           "e.select(kept, e.const(1, index), e.const(0, index))",
+           "e.select(kept, e.const(1, index), e.const(1, index))",
+           "array.compact's running count grows at every row, kept or not (x[mask] returns "
+           "the first rows instead of the kept ones)",
            ("tests/test_data_dependent_length.py",)),
 ]
 
