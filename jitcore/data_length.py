@@ -20,20 +20,54 @@ import numpy as np
 
 from jitcore import primitives as prims
 from jitcore.ir.dialects.array import CompactOp
+from jitcore.ir.types import TensorType, i64
 from jitcore.masked import MaskedSelection
 from jitcore.tracer import Tracer
+
+
+class Positions(MaskedSelection):
+    """The positions of the elements where ``mask`` holds, as ``nonzero`` gives them: ``at``
+    says which (a dim of the mask: each kept element's index along it; ``ROWS``: all of them,
+    one row each, as ``argwhere``). ``values`` are those indices for every element, which
+    elementwise ops and reductions use as any selection's (their result is a plain selection);
+    returned as they are, only the kept elements' flat positions are compacted and the indices
+    computed from them (no array of every element's index is written)."""
+
+    __slots__ = ("at",)
+
+    def __init__(self, values: Tracer, mask: Tracer, factors: tuple | None = None, at=None):
+        super().__init__(values, mask, factors)
+        self.at = at
+
+
+ROWS = "rows"
 
 
 def compaction(selection: MaskedSelection) -> tuple[Tracer, Tracer]:
     """The buffer of ``selection``'s rows, the kept ones first in C order, and their count (0-d
     int64): ``values[mask]`` is ``buffer[:count]``."""
     values, mask = selection.values, selection.mask
+    trace = values.owner_trace
     k = mask.ndim
     n = int(np.prod(values.shape[:k], dtype=np.int64))
-    rows = prims.reshape(values, (n, *values.shape[k:]))
     kept = prims.reshape(prims.broadcast_to(mask, values.shape[:k]), (n,))
     count = prims.reduction("sum", prims.convert(kept, np.dtype(np.int64)))
-    return prims._emit(values.owner_trace, CompactOp, [kept, rows], rows.value.type), count
+    at = selection.at if isinstance(selection, Positions) else None
+    if at is None:
+        rows = prims.reshape(values, (n, *values.shape[k:]))
+        return prims._emit(trace, CompactOp, [kept, rows], rows.value.type), count
+    flat = prims._emit(trace, CompactOp, [kept], TensorType((n,), i64))
+    dims = range(k) if at == ROWS else (at,)
+    indices = [_unravel(flat, mask.shape, d) for d in dims]
+    result = np.stack(indices, axis=-1) if at == ROWS else indices[0]
+    return prims.convert(result, values.dtype), count
+
+
+def _unravel(flat: Tracer, shape: tuple[int, ...], dim: int) -> Tracer:
+    """The index along ``dim`` of each C-order flat position in ``flat`` of an array of ``shape``."""
+    inner = int(np.prod(shape[dim + 1:], dtype=np.int64))
+    index = flat // inner if inner != 1 else flat
+    return index % shape[dim] if dim > 0 else index
 
 
 def positions(trace, shape: tuple[int, ...], axis: int) -> Tracer:

@@ -10,7 +10,7 @@ import numpy as np
 
 from jitcore import indexing
 from jitcore import primitives as prims
-from jitcore.data_length import positions
+from jitcore.data_length import ROWS, Positions, positions
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.masked import MaskedSelection
 from jitcore.numpy.registry import implements, traced
@@ -42,7 +42,7 @@ def nonzero(a):
                          ".nonzero() instead. If the context of this error is of the form "
                          "`arr[nonzero(cond)]`, just use `arr[cond]`.")
     mask = _truth(a)
-    return tuple(MaskedSelection(p, mask) for p in _positions(a.owner_trace, a.shape))
+    return tuple(Positions(p, mask, at=d) for d, p in enumerate(_positions(a.owner_trace, a.shape)))
 
 
 @implements(np.flatnonzero)
@@ -51,7 +51,7 @@ def flatnonzero(a):
     if not traced(a):
         return np.flatnonzero(a)
     flat = prims.ravel(a) if a.ndim != 1 else a
-    return MaskedSelection(_positions(a.owner_trace, flat.shape)[0], _truth(flat))
+    return Positions(_positions(a.owner_trace, flat.shape)[0], _truth(flat), at=0)
 
 
 @implements(np.argwhere)
@@ -62,7 +62,7 @@ def argwhere(a):
     positions = _positions(a.owner_trace, a.shape)
     rows = (np.stack(positions, axis=-1) if positions
             else prims.constant(a.owner_trace, np.zeros((0,), _INTP)))
-    return MaskedSelection(rows, _truth(a))
+    return Positions(rows, _truth(a), at=ROWS if positions else None)
 
 
 @implements(np.extract)
