@@ -55,8 +55,8 @@ def compaction(selection: MaskedSelection) -> tuple[Tracer, Tracer]:
     at = selection.at if isinstance(selection, Positions) else None
     if at is None:
         rows = prims.reshape(values, (n, *values.shape[k:]))
-        return prims._emit(trace, CompactOp, [kept, rows], rows.value.type), count
-    flat = prims._emit(trace, CompactOp, [kept], TensorType((n,), i64))
+        return prims._emit(trace, CompactOp, [kept, count, rows], rows.value.type), count
+    flat = prims._emit(trace, CompactOp, [kept, count], TensorType((n,), i64))
     dims = range(k) if at == ROWS else (at,)
     indices = [_unravel(flat, mask.shape, d) for d in dims]
     result = np.stack(indices, axis=-1) if at == ROWS else indices[0]

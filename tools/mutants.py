@@ -1687,8 +1687,8 @@ MUTANTS = [
     Mutant("compact-skips-kept-test", "passes/kernelize/compact.py",
            "e.select(kept, e.const(1, index), e.const(0, index))",
            "e.select(kept, e.const(1, index), e.const(1, index))",
-           "array.compact's running count grows at every row, kept or not (x[mask] returns "
-           "the first rows instead of the kept ones)",
+           "array.compact's dense loop counts every row, kept or not (x[mask] returns the "
+           "first rows instead of the kept ones)",
            ("tests/test_data_dependent_length.py",)),
 ]
 
