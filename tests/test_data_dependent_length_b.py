@@ -102,3 +102,18 @@ def test_nothing_kept_runs_no_loop_and_another_size_reuses_the_code():
             np.testing.assert_array_equal(got[0], want[0])
             assert got[0].dtype == want[0].dtype
     assert f.cache_info().compiles == 1
+
+
+@pytest.mark.parametrize("density", [0.0, 0.02, 0.6])
+def test_on_the_emulated_gpu(monkeypatch, density):
+    """The CUDA backend runs the same kernel (one thread: a scalar loop), emulated here."""
+    from tests.gpu_emulator import emulate
+
+    emulate(monkeypatch)
+    x = np.random.default_rng(5).standard_normal(300).astype(np.float32)
+    m = np.random.default_rng(6).random(300) < density
+    f = jit(lambda x, m: (x[m], np.nonzero(m)[0]), backend="cuda", cache=False)
+    got, want = f(x, m), (x[m], np.nonzero(m)[0])
+    for g, w in zip(got, want):
+        assert np.asarray(g).dtype == w.dtype
+        np.testing.assert_array_equal(np.asarray(g), w)
