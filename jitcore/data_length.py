@@ -59,7 +59,10 @@ def compaction(selection: MaskedSelection) -> tuple[Tracer, Tracer]:
     flat = prims._emit(trace, CompactOp, [kept, count], TensorType((n,), i64))
     dims = range(k) if at == ROWS else (at,)
     indices = [_unravel(flat, mask.shape, d) for d in dims]
-    result = np.stack(indices, axis=-1) if at == ROWS else indices[0]
+    if at != ROWS:
+        result = indices[0]
+    else:  # (a single dim's rows are its indices, reshaped: no copy)
+        result = prims.reshape(indices[0], (n, 1)) if k == 1 else np.stack(indices, axis=-1)
     return prims.convert(result, values.dtype), count
 
 
