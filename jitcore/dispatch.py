@@ -495,10 +495,12 @@ class CallTimeExecutable:
 
 def data_length_trim(rows: np.ndarray, count) -> np.ndarray:
     """The first ``count`` rows of a compaction's buffer (``jitcore.data_length``), as returned:
-    a copy that owns its data where it keeps less than half the buffer (a few rows do not hold
-    a large buffer alive), else a view of the buffer (C-contiguous, as NumPy's result is)."""
+    a copy that owns its data where it keeps less than a quarter of the buffer (a few rows do
+    not hold a large buffer alive), else a view of the buffer (C-contiguous, as NumPy's result
+    is): at half the rows kept, as ``x[x > 0]`` of symmetric data, a copy cost as much as the
+    compaction (10^5 rows: 50 us more a call)."""
     n = int(count)
-    return rows[:n].copy() if 2 * n < len(rows) else rows[:n]
+    return rows[:n].copy() if 4 * n < len(rows) else rows[:n]
 
 
 def _as_scalar(out: np.ndarray, scalar):
