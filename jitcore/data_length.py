@@ -8,10 +8,11 @@ long as the mask (the most it can select, known from the input shapes) and the c
 extra 0-d output; ``dispatch.Executable`` returns the first ``count`` rows
 (``dispatch.data_length_trim``).
 
-The compaction is a stable partition, with no constant that names a size (so a second call at
-another size reuses the machine code): a kept row goes to the number of kept rows before it,
-a dropped one after all kept ones, so every row has a slot of its own and the scatter has no
-collisions (a GPU's order of writes cannot matter).
+The compaction is one op, ``array.compact`` (the mask, its count, the rows): one pass writing
+each kept row at the running count (``passes/kernelize/compact.py``), a scalar loop whose trip
+count is the mask's length, so a second call at another size reuses the machine code. Index
+results (``Positions``: ``nonzero``, ``flatnonzero``, ``argwhere``) compact no index array: the
+op without rows gives the kept elements' flat positions, unravelled per dim.
 """
 
 from __future__ import annotations
@@ -59,10 +60,7 @@ def compaction(selection: MaskedSelection) -> tuple[Tracer, Tracer]:
     flat = prims._emit(trace, CompactOp, [kept, count], TensorType((n,), i64))
     dims = range(k) if at == ROWS else (at,)
     indices = [_unravel(flat, mask.shape, d) for d in dims]
-    if at != ROWS:
-        result = indices[0]
-    else:  # (a single dim's rows are its indices, reshaped: no copy)
-        result = prims.reshape(indices[0], (n, 1)) if k == 1 else np.stack(indices, axis=-1)
+    result = np.stack(indices, axis=-1) if at == ROWS else indices[0]
     return prims.convert(result, values.dtype), count
 
 
