@@ -1689,7 +1689,7 @@ MUTANTS = [
            "e.select(kept, e.const(1, index), e.const(1, index))",
            "array.compact's dense loop counts every row, kept or not (x[mask] returns the "
            "first rows instead of the kept ones)",
-           ("tests/test_data_dependent_length.py",)),
+           ("tests/test_data_dependent_length.py", "tests/test_data_dependent_length_b.py")),
 ]
 
 
