@@ -12,7 +12,8 @@ import numpy as np
 from jitcore import calltime, formatting, ir, passes, pytree
 from jitcore.codegen.backend import backend_for
 from jitcore.codegen.plan import CompiledFunction, LowerOptions
-from jitcore.dispatch import ARRAY_HEADER, PYTHON_NUMBER, ChosenType
+from jitcore.data_length import compaction
+from jitcore.dispatch import ARRAY_HEADER, PYTHON_NUMBER, ChosenType, Trimmed
 from jitcore.dtypes import ir_type, np_dtype
 from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.ir import layout_class
@@ -22,6 +23,7 @@ from jitcore.ir.dialects.builtin import ModuleOp
 from jitcore.ir.dialects.func import FuncOp, ReturnOp
 from jitcore.ir.location import UNKNOWN, FileLineCol, Location
 from jitcore.ir.types import FunctionType, TensorType
+from jitcore.masked import MaskedSelection
 from jitcore.primitives import as_tracer, transpose
 from jitcore.static_on_demand import python_value
 from jitcore.tracer import Trace, Tracer, needs_static
@@ -205,11 +207,28 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
             error = formatting.refusal(constant, f"returned by {name}()")
             if error is not None:  # (str(n) of an int argument n: static on demand)
                 raise needs_static(error, *(tracer for _, (tracer, _) in formatting.values_in([constant], t)))
+        # A selection by a traced mask (x[x > 0], np.nonzero(x)): its rows compacted into a
+        # buffer, their count an output after the results (one per mask), as the tags are
+        counts = {}
+        for k, leaf in enumerate(leaves):
+            if isinstance(leaf, MaskedSelection):
+                key = id(leaf.mask)
+                leaves[k], count = compaction(leaf)
+                counts.setdefault(key, count)
+                counts[k] = counts[key]
         values, scalars, tags = [], [], []
         transposed = tuple(isinstance(leaf, Tracer) and leaf.fortran and not any(leaf is a for a in tracers)
                            for leaf in leaves)
-        for leaf, turn in zip(leaves, transposed):
-            if turn:  # written in C order transposed: the caller gets its Fortran-ordered transpose
+        for k, (leaf, turn) in enumerate(zip(leaves, transposed)):
+            if k in counts:
+                values.append(leaf.value)
+                count = counts[k]
+                at = next((j for j, t in enumerate(tags) if t is count), None)
+                if at is None:
+                    at = len(tags)
+                    tags.append(count)
+                scalars.append(Trimmed(len(leaves) + at))
+            elif turn:  # written in C order transposed: the caller gets its Fortran-ordered transpose
                 values.append(transpose(leaf).value)
                 scalars.append(False)
             elif isinstance(leaf, Tracer) and leaf.type_choice is not None:

@@ -1779,6 +1779,12 @@ MUTANTS = [
            "prims.ufunc(np.greater, last, size)",
            "x[p:p + s] that NumPy clamps by one element passes the run-time check",
            ("tests/jitcore/test_loop_slices_46.py",)),
+    Mutant("compact-skips-kept-test", "passes/kernelize/compact.py",
+           "e.select(kept, e.const(1, index), e.const(0, index))",
+           "e.select(kept, e.const(1, index), e.const(1, index))",
+           "array.compact's dense loop counts every row, kept or not (x[mask] returns the "
+           "first rows instead of the kept ones)",
+           ("tests/test_data_dependent_length.py", "tests/test_data_dependent_length_b.py")),
 ]
 
 

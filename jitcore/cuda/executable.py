@@ -30,7 +30,7 @@ from jitcore.codegen.nvptx.plan import GpuPlan
 from jitcore.codegen.plan import Branch, Callback, Copy, ForLoop, Run, Storage, WhileLoop
 from jitcore.cuda.device_array import Allocation, DeviceArray, device_put
 from jitcore.cuda.driver import CudaError, Driver, driver
-from jitcore.dispatch import check_no_aliasing, run_callback, status_error
+from jitcore.dispatch import Trimmed, check_no_aliasing, run_callback, status_error
 from jitcore.ir.dialects import kernel
 
 SINGULAR_MATRIX = kernel.SINGULAR_MATRIX
@@ -104,6 +104,8 @@ class CudaExecutable:
                            for i, memory in enumerate(self.constants)]
         self._outputs = [(storage, shape[::-1] if turn else shape, turn)
                          for (storage, shape), turn in zip(plan.outputs, self.transposed)]
+        # results whose length the data chose (jitcore/data_length.py): their count's output
+        self._trimmed = [(k, mark.count) for k, mark in enumerate(scalars) if isinstance(mark, Trimmed)]
 
     def call_flat(self, args: tuple):
         """The short path's call (``dispatch.fast_key``): positional C-contiguous NumPy arrays
@@ -145,6 +147,11 @@ class CudaExecutable:
             for i, new in zip(self.mutated, outputs[results:]):
                 _write_back(cuda, targets[i], new)
             outputs = outputs[:results]
+        # A result whose length the data chose is its buffer's first rows: the count is read
+        # back (a wait for the launches), the rows stay where they are
+        for k, count in self._trimmed:
+            rows, kept = outputs[k], int(outputs[count].to_numpy())
+            outputs[k] = DeviceArray(rows.memory, (kept, *rows.shape[1:]), rows.dtype)
         # (tags of results whose type the data chose, type_choice.py: a device array has one)
         return pytree.unflatten(self.out_tree, outputs[:self.out_tree.num_leaves])
 

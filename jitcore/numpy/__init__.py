@@ -39,6 +39,7 @@ from jitcore.numpy import (
     bessel,
     bit_packing,
     creation,
+    data_length,
     everyday,
     fft,
     index_concatenation,
@@ -65,7 +66,8 @@ __all__ = ["HANDLED_FUNCTIONS", "UFUNCS", "apply_function", "bool_", "complex64"
            "newaxis", "pi", "uint8", "uint16", "uint32", "uint64"]
 
 for _family in (ufuncs, selection, reductions, manipulation, creation, linalg, sorting, everyday,
-                along_axis, series, polynomials, index_helpers, index_concatenation, bessel, bit_packing):
+                along_axis, series, polynomials, index_helpers, index_concatenation, bessel, bit_packing,
+                data_length):
     globals().update((name, getattr(_family, name)) for name in _family.__all__)
     __all__ += _family.__all__
 

@@ -397,24 +397,12 @@ def _result_depends_on_data(np_fn, advice: str):
 
 
 _MASK = "keep the shape and use a mask instead (numpy.where(condition, x, 0))"
-for _fn, _advice in ((np.trim_zeros, _MASK), (np.compress, _MASK), (np.extract, _MASK),
+for _fn, _advice in ((np.trim_zeros, _MASK),
                      (np.union1d, "use numpy.isin-style comparisons on the static inputs"),
                      (np.intersect1d, "compare with a mask (a[:, None] == b).any(1)"),
                      (np.setdiff1d, "compare with a mask ~(a[:, None] == b).any(1)"),
                      (np.setxor1d, "compare with masks of membership")):
     _result_depends_on_data(_fn, _advice)
-_compress_of_traced_condition = HANDLED_FUNCTIONS[np.compress]
-
-
-@implements(np.compress)
-def _compress(condition, a, axis=None, out=None):
-    """A static condition (``np.compress([False, True], a, axis=1)``) picks static positions:
-    NumPy's ``take`` of its nonzero indices. A traced one is refused (the length is data)."""
-    if traced(condition) or out is not None or not traced(a):
-        return _compress_of_traced_condition(condition, a, axis, out)
-    return np.take(a, np.nonzero(np.asarray(condition))[0], axis=axis)
-
-
 @implements(np.real_if_close)
 def _real_if_close(a, tol=100):
     """Refused: the result's dtype (real or complex) depends on the data."""

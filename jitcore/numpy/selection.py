@@ -1,7 +1,6 @@
 """Choosing elements under ``jit``: ``where``, ``select``, ``clip`` and ``ptp`` (the largest
-less the smallest); and the functions whose
-result has as many indices as the data says (``nonzero``, ``argwhere``, ``flatnonzero``), which a
-compiled function cannot return, refused with the way out.
+less the smallest); and NumPy 2's ``unique_*`` functions, whose results need not come sorted,
+refused with the way out (``where(condition)`` and ``unique``: ``data_length``).
 """
 
 from __future__ import annotations
@@ -10,6 +9,7 @@ import numpy as np
 
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
+from jitcore.numpy import data_length
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, implements, traced
 from jitcore.tracer import Tracer, as_scalar, user_location
 
@@ -20,11 +20,7 @@ __all__ = ["clip", "piecewise", "ptp", "select", "where"]
 def where(condition, x=None, y=None):
     """``numpy.where(condition, x, y)``: x where condition holds, else y (broadcasting)."""
     if x is None and y is None and traced(condition):
-        raise JitTypeError(
-            f"numpy.where(condition) with one argument returns indices whose number depends on "
-            f"the data, which a compiled function cannot return (at {user_location()}); use "
-            "numpy.where(condition, x, y)"
-        )
+        return data_length.nonzero(condition)  # np.nonzero(np.asarray(condition)), as NumPy's
     if traced(condition, x, y):
         return prims.where(condition, x, y)
     return np.where(condition, x, y)
@@ -42,10 +38,9 @@ def _data_dependent(np_fn, what: str, instead: str):
     HANDLED_FUNCTIONS[np_fn] = fn
 
 
-for _fn in (np.nonzero, np.argwhere, np.flatnonzero):
-    _data_dependent(_fn, "indices whose number depends on the data",
-                    "use numpy.where(condition, x, y) or a mask")
-for _fn in (np.unique, np.unique_all, np.unique_counts, np.unique_inverse, np.unique_values):
+# (np.unique and the indices of nonzero elements: jitcore.numpy.data_length; these, since
+# NumPy 2.3, need not come sorted)
+for _fn in (np.unique_all, np.unique_counts, np.unique_inverse, np.unique_values):
     _data_dependent(_fn, "as many values as the data holds distinct ones",
                     "sort and compare neighbours for a mask of first occurrences (s = np.sort(x); "
                     "first = np.concatenate([[True], s[1:] != s[:-1]]))")

@@ -23,6 +23,7 @@ from jitcore.ir.core import Block, Operation
 from jitcore.ir.dialects import kernel
 from jitcore.ir.location import Location
 from jitcore.passes.kernelize import (
+    compact,
     complex_eig,
     complex_svd,
     control,
@@ -41,7 +42,7 @@ Rule = Callable[[Operation], "kernel.GenericOp | None"]
 
 # Op class -> rule; a rule for a base class (array.ElementwiseOp) serves all its subclasses.
 RULES: dict[type, Rule] = {**elementwise.RULES, **shape.RULES, **index.RULES, **linalg.RULES,
-                           **control.RULES, **sort.RULES, **factor.RULES,
+                           **control.RULES, **sort.RULES, **compact.RULES, **factor.RULES,
                            **decompose.RULES, **hermitian.RULES, **complex_eig.RULES, **complex_svd.RULES}
 
 

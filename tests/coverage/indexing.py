@@ -200,17 +200,18 @@ def g_advanced_mixed(draw, family):
 
 case("x[[i, j], :, mask] (arrays among slices, ints, None)", "indexing", _index, g_advanced_mixed)
 case("x[x > 0] (traced mask: data-dependent shape)", "indexing", lambda x: x[x > 0],
-     g_unary(shapes=UNARY_SHAPES[1:]), error=True, note="must raise a JitcoreError")
+     g_unary(shapes=UNARY_SHAPES[1:]))
 case("np.where(x > 0) (one argument: data-dependent shape)", "indexing", lambda x: np.where(x > 0),
-     g_unary(shapes=UNARY_SHAPES[1:]), error=True, note="must raise a JitcoreError")
+     g_unary(shapes=UNARY_SHAPES[1:]))
 case("np.nonzero(x) (data-dependent shape)", "indexing", lambda x: np.nonzero(x),
-     g_unary(shapes=UNARY_SHAPES[1:]), error=True, note="must raise a JitcoreError")
+     g_unary(shapes=UNARY_SHAPES[1:]))
 
 
 # Notes for docs/numpy_support.md: differences from NumPy, partial support.
 NOTES = {
     "x[idx] (traced int array: static shape)": "out-of-bounds indices raise IndexError when called",
-    "x[x > 0] (traced mask: data-dependent shape)": "raises a JitcoreError: the shape depends on the data "
-    "(reductions of it compile: see x[m].sum())",
-    "np.nonzero(x) (data-dependent shape)": "raises a JitcoreError: the shape depends on the data",
+    "x[x > 0] (traced mask: data-dependent shape)": "returned, a compaction; uses that need its length "
+    "inside the function raise a JitcoreError (reductions of it compile: see x[m].sum())",
+    "np.nonzero(x) (data-dependent shape)": "returned, a compaction; uses that need its length inside "
+    "the function raise a JitcoreError",
 }

@@ -792,13 +792,8 @@ REFUSED = {
         jc.ConcretizationError,
         "minlength",
     ),
-    "np.flatnonzero": (lambda x: np.flatnonzero(x > 0), (normal(4),), jc.JitTypeError, "flatnonzero"),
-    "np.unique with return_counts": (
-        lambda x: np.unique(x, return_counts=True),
-        (np.array([1, 1, 2]),),
-        jc.JitTypeError,
-        "unique",
-    ),
+    # np.flatnonzero: returned, compiled since dynlen46 (tests/test_data_dependent_length.py)
+    # np.unique with return_counts: returned, compiled since dynlen46 (tests/test_data_dependent_length.py)
     # np.pad's 'linear_ramp' and np.insert at several indices: compiled since round 7
     "np.poly of a matrix": (lambda A: np.poly(A), (np.eye(2),), jc.UnsupportedError, "eigvals"),
     # np.fft.fft: compiled since fft31 (tests/jitcore/test_fft.py)

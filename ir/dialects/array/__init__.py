@@ -57,6 +57,7 @@ from jitcore.ir.dialects.array.elementwise import (  # noqa: F401  (re-exported)
 from jitcore.ir.dialects.array.factor import DetOp, SolveOp  # noqa: F401  (re-exported)
 from jitcore.ir.dialects.array.index import (  # noqa: F401  (re-exported)
     SCATTER_MODES,
+    CompactOp,
     DiagonalOp,
     GatherNdOp,
     GatherOp,

@@ -186,3 +186,31 @@ class DiagonalOp(ArrayOp):
         letters = "".join(chr(ord("a") + d) for d in self.dims)
         out = "".join(chr(ord("a") + d) for d in range(self.result_type.rank))
         return [DenseAttr(np.einsum(f"{letters}->{out}", x).copy(), self.result_type)]
+
+
+class CompactOp(ArrayOp):
+    """The rows where ``keep`` holds, moved to the front in order (a stable compaction, as
+    ``x[mask]`` of a 1-d mask over the leading dim): operand 0 is ``keep`` (1-d bool of n),
+    operand 1 ``count``, how many it holds (0-d int64: the code picks its loop by it), the
+    optional operand 2 ``values`` (n rows, of any rank). The result has ``values``' type, or
+    with no ``values`` is the n int64 positions of the kept rows (``np.flatnonzero``). Its
+    first ``count`` rows are the kept ones; what follows them is unspecified, so only
+    ``result[:count]`` may be read (``jitcore/data_length.py``)."""
+
+    name = "array.compact"
+    traits = frozenset({PURE})
+    __slots__ = ()
+
+    def check(self) -> None:
+        if len(self.operands) not in (2, 3) or len(self.results) != 1:
+            self.fail("needs a mask, its count, optional values and one result")
+        keep, count = self.operands[0].type, self.operands[1].type
+        if keep.rank != 1 or not keep.element.is_bool:
+            self.fail("needs a 1-d bool mask")
+        if count != TensorType((), i64):
+            self.fail("needs a 0-d i64 count of the mask")
+        values = self.operands[2].type if len(self.operands) == 3 else TensorType(keep.shape, i64)
+        if values.rank == 0 or values.shape[0] != keep.shape[0]:
+            self.fail(f"needs values with {keep.shape[0]} rows, as many as the mask")
+        if self.result_type != values:
+            self.fail(f"must return {values}")

@@ -1,0 +1,78 @@
+"""Results whose length the data chooses (``return x[x > 0]``, ``np.nonzero``, ``np.unique``),
+compiled as a compaction at the return boundary.
+
+Inside the function such a value is a ``masked.MaskedSelection``: values and a traced mask,
+which elementwise ops and reductions use as they are. Only when it is returned does it need a
+length: the compiled code then writes the selected rows, in order, to the front of a buffer as
+long as the mask (the most it can select, known from the input shapes) and the count to an
+extra 0-d output; ``dispatch.Executable`` returns the first ``count`` rows
+(``dispatch.data_length_trim``).
+
+The compaction is one op, ``array.compact`` (the mask, its count, the rows): one pass writing
+each kept row at the running count (``passes/kernelize/compact.py``), a scalar loop whose trip
+count is the mask's length, so a second call at another size reuses the machine code. Index
+results (``Positions``: ``nonzero``, ``flatnonzero``, ``argwhere``) compact no index array: the
+op without rows gives the kept elements' flat positions, unravelled per dim.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jitcore import primitives as prims
+from jitcore.ir.dialects.array import CompactOp
+from jitcore.ir.types import TensorType, i64
+from jitcore.masked import MaskedSelection
+from jitcore.tracer import Tracer
+
+
+class Positions(MaskedSelection):
+    """The positions of the elements where ``mask`` holds, as ``nonzero`` gives them: ``at``
+    says which (a dim of the mask: each kept element's index along it; ``ROWS``: all of them,
+    one row each, as ``argwhere``). ``values`` are those indices for every element, which
+    elementwise ops and reductions use as any selection's (their result is a plain selection);
+    returned as they are, only the kept elements' flat positions are compacted and the indices
+    computed from them (no array of every element's index is written)."""
+
+    __slots__ = ("at",)
+
+    def __init__(self, values: Tracer, mask: Tracer, factors: tuple | None = None, at=None):
+        super().__init__(values, mask, factors)
+        self.at = at
+
+
+ROWS = "rows"
+
+
+def compaction(selection: MaskedSelection) -> tuple[Tracer, Tracer]:
+    """The buffer of ``selection``'s rows, the kept ones first in C order, and their count (0-d
+    int64): ``values[mask]`` is ``buffer[:count]``."""
+    values, mask = selection.values, selection.mask
+    trace = values.owner_trace
+    k = mask.ndim
+    n = int(np.prod(values.shape[:k], dtype=np.int64))
+    kept = prims.reshape(prims.broadcast_to(mask, values.shape[:k]), (n,))
+    count = prims.reduction("sum", prims.convert(kept, np.dtype(np.int64)))
+    at = selection.at if isinstance(selection, Positions) else None
+    if at is None:
+        rows = prims.reshape(values, (n, *values.shape[k:]))
+        return prims._emit(trace, CompactOp, [kept, count, rows], rows.value.type), count
+    flat = prims._emit(trace, CompactOp, [kept, count], TensorType((n,), i64))
+    dims = range(k) if at == ROWS else (at,)
+    indices = [_unravel(flat, mask.shape, d) for d in dims]
+    result = np.stack(indices, axis=-1) if at == ROWS else indices[0]
+    return prims.convert(result, values.dtype), count
+
+
+def _unravel(flat: Tracer, shape: tuple[int, ...], dim: int) -> Tracer:
+    """The index along ``dim`` of each C-order flat position in ``flat`` of an array of ``shape``."""
+    inner = int(np.prod(shape[dim + 1:], dtype=np.int64))
+    index = flat // inner if inner != 1 else flat
+    return index % shape[dim] if dim > 0 else index
+
+
+def positions(trace, shape: tuple[int, ...], axis: int) -> Tracer:
+    """Each element's index along ``axis``, an intp array of ``shape``: a sum of ones along it
+    (no constant of the size, as np.arange would be, so that other sizes reuse the code)."""
+    ones = prims.broadcast_to(prims.constant(trace, np.ones((), np.intp)), shape)
+    return np.cumsum(ones, axis=axis) - 1

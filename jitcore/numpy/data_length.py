@@ -1,0 +1,154 @@
+"""The functions whose result's length the data chooses: ``nonzero``, ``flatnonzero``,
+``argwhere``, ``where(condition)``, ``extract``, ``compress`` with a traced condition and
+``unique``. Each gives ``masked.MaskedSelection``s (values and a traced mask), which reductions
+and elementwise ops use as they are and which, returned, are compacted (``jitcore.data_length``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jitcore import indexing
+from jitcore import primitives as prims
+from jitcore.data_length import ROWS, Positions, positions
+from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
+from jitcore.masked import MaskedSelection
+from jitcore.numpy.registry import implements, traced
+from jitcore.tracer import Tracer, user_location
+
+__all__ = ["argwhere", "compress", "extract", "flatnonzero", "nonzero", "unique"]
+
+_INTP = np.dtype(np.intp)
+
+
+def _truth(a: Tracer) -> Tracer:
+    """``a != 0`` as NumPy's nonzero reads it (a bool array as it is)."""
+    return a if a.dtype == np.bool_ else np.not_equal(a, np.zeros((), a.dtype))
+
+
+def _positions(trace, shape: tuple[int, ...]) -> list[Tracer]:
+    """Per dim, each element's index along it, as arrays of ``shape`` (intp)."""
+    return [positions(trace, shape, j) for j in range(len(shape))]
+
+
+@implements(np.nonzero)
+def nonzero(a):
+    """``numpy.nonzero``: per dim, the indices of the nonzero elements (C order), one selection
+    each by the same mask (one count)."""
+    if not traced(a):
+        return np.nonzero(a)
+    if a.ndim == 0:
+        raise ValueError("Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d(scalar)"
+                         ".nonzero() instead. If the context of this error is of the form "
+                         "`arr[nonzero(cond)]`, just use `arr[cond]`.")
+    mask = _truth(a)
+    return tuple(Positions(p, mask, at=d) for d, p in enumerate(_positions(a.owner_trace, a.shape)))
+
+
+@implements(np.flatnonzero)
+def flatnonzero(a):
+    """``numpy.flatnonzero``: the indices of the nonzero elements of ``a`` raveled."""
+    if not traced(a):
+        return np.flatnonzero(a)
+    flat = prims.ravel(a) if a.ndim != 1 else a
+    return Positions(_positions(a.owner_trace, flat.shape)[0], _truth(flat), at=0)
+
+
+@implements(np.argwhere)
+def argwhere(a):
+    """``numpy.argwhere``: the indices of the nonzero elements as rows, shape (count, ndim)."""
+    if not traced(a):
+        return np.argwhere(a)
+    positions = _positions(a.owner_trace, a.shape)
+    rows = (np.stack(positions, axis=-1) if positions
+            else prims.constant(a.owner_trace, np.zeros((0,), _INTP)))
+    return Positions(rows, _truth(a), at=ROWS if positions else None)
+
+
+@implements(np.extract)
+def extract(condition, arr):
+    """``numpy.extract``: the elements of ``arr`` raveled where ``condition`` raveled is nonzero."""
+    if not traced(condition, arr):
+        return np.extract(condition, arr)
+    trace = prims.find_trace(condition, arr)
+    cond = condition if isinstance(condition, Tracer) else prims.constant(trace, np.asarray(condition))
+    arr = arr if isinstance(arr, Tracer) else prims.constant(trace, np.asarray(arr))
+    if cond.size != arr.size:
+        raise JitValueError(f"numpy.extract at {user_location()}: a condition of {cond.size} elements "
+                            f"for an array of {arr.size}; give a condition of the array's size")
+    return MaskedSelection(prims.ravel(arr), prims.ravel(_truth(cond)))
+
+
+@implements(np.compress)
+def compress(condition, a, axis=None, out=None):
+    """``numpy.compress``. A static condition (``np.compress([False, True], a, axis=1)``) picks
+    static positions: NumPy's ``take`` of its nonzero indices. A traced one keeps the rows of
+    ``a`` (raveled when ``axis`` is None) where it holds, along axis 0 (a shorter condition
+    keeps none past its end): a selection."""
+    at = user_location()
+    if not traced(condition):
+        if out is not None and traced(a):
+            raise UnsupportedError(f"numpy.compress with out= of a traced array, at {at}: not "
+                                   "compiled; assign the result instead (out[...] = np.compress(...))")
+        if not traced(a):
+            return np.compress(condition, a, axis, out)
+        return np.take(a, np.nonzero(np.asarray(condition))[0], axis=axis)
+    if out is not None:
+        raise JitTypeError(f"numpy.compress with out= and a traced condition, at {at}: the length "
+                           "of its result depends on the data; return np.compress(...) instead")
+    a = a if isinstance(a, Tracer) else prims.constant(condition.owner_trace, np.asarray(a))
+    if axis is None:
+        a = prims.ravel(a)
+    elif prims.normalize_axes(axis, a.ndim, "numpy.compress") != (0,):
+        raise JitTypeError(
+            f"numpy.compress with a traced condition along axis {axis}, at {at}: only axis 0 (or "
+            "None) is compiled, as a result of data-dependent length has its rows along the first "
+            "axis; write np.moveaxis(np.compress(c, np.moveaxis(a, axis, 0), axis=0), 0, axis) "
+            "outside the jitted function, or keep the shape with np.where(c, a, 0)")
+    if condition.ndim != 1:
+        raise ValueError("condition must be a 1-d array")
+    n = a.shape[0]
+    cond = _truth(condition)
+    if cond.shape[0] > n:
+        raise JitValueError(f"numpy.compress at {at}: a condition of {cond.shape[0]} elements for an "
+                            f"axis of {n}; give one of at most the axis' length")
+    if cond.shape[0] < n:
+        cond = prims.pad(cond, ((0, n - cond.shape[0]),), False)
+    return MaskedSelection(a, cond)
+
+
+@implements(np.unique)
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
+           equal_nan=True, sorted=True):  # noqa: A002  (NumPy's name)
+    """``numpy.unique`` with ``axis=None``: the sorted array's first occurrences (NaNs one value
+    where ``equal_nan``, at the end), with the first indices (a stable sort's), the inverse (of
+    ``ar``'s shape) and the counts as NumPy 2 gives them."""
+    if not traced(ar):
+        return np.unique(ar, return_index, return_inverse, return_counts, axis,
+                         equal_nan=equal_nan, sorted=sorted)
+    if axis is not None:
+        raise JitTypeError(f"numpy.unique with axis={axis!r} on a traced array, at {user_location()}: "
+                           "only axis=None is compiled; np.unique(x) of the flattened array is")
+    flat = prims.ravel(ar)
+    n = flat.shape[0]
+    perm = np.argsort(flat, kind="stable")
+    s = np.take(flat, perm)
+    trace = ar.owner_trace
+    if n == 0:
+        first = prims.constant(trace, np.zeros(0, np.bool_))
+    else:
+        differs = np.not_equal(s[1:], s[:-1])
+        if equal_nan and s.dtype.kind in "fc":
+            differs = differs & ~(np.isnan(s[1:]) & np.isnan(s[:-1]))
+        first = prims.concatenate([prims.constant(trace, np.ones(1, np.bool_)), differs])
+    results = [MaskedSelection(s, first)]
+    if return_index:
+        results.append(MaskedSelection(perm, first))
+    group = np.cumsum(prims.convert(first, _INTP)) - 1  # each sorted element's value's number
+    if return_inverse:
+        inverse = indexing.scatter(prims.constant(trace, np.zeros(n, _INTP)), perm, group)
+        results.append(prims.reshape(inverse, ar.shape))
+    if return_counts:
+        counts = indexing.scatter(prims.constant(trace, np.zeros(n, _INTP)), group, 1, mode="add")
+        results.append(MaskedSelection(np.take(counts, group), first))
+    return results[0] if len(results) == 1 else tuple(results)

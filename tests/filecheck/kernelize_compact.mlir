@@ -1,0 +1,42 @@
+// The kernel form of array.compact (passes/kernelize/compact.py): one kernel with no iteration
+// space; by the count, a while loop that writes kept rows only and stops at the last one
+// (fewer than one in 16 kept), or a branch-free for loop writing every row at the count.
+// RUN: kernelize
+// CHECK:      "kernel.generic"(%arg0, %arg1, %arg2) ({
+// CHECK:        "arith.muli"
+// CHECK:        "arith.cmpi"({{.*}}) {predicate = "slt"}
+// CHECK:        "scf.if"
+// CHECK:          "scf.while"
+// CHECK:            "scf.condition"
+// CHECK:            "scf.if"
+// CHECK:              "kernel.insert"
+// CHECK:          "scf.for"
+// CHECK:            "kernel.extract"
+// CHECK:            "kernel.insert"({{.*}}) {mode = "set", result = 0}
+// CHECK:            "arith.select"
+// CHECK:      }) {domain = [], fills = [0], indexed = [0, 2, 3]
+"func.func"() ({
+^bb0(%arg0: tensor<40xi1>, %arg1: tensor<i64>, %arg2: tensor<40xf32>):
+  %0 = "array.compact"(%arg0, %arg1, %arg2) : (tensor<40xi1>, tensor<i64>, tensor<40xf32>) -> tensor<40xf32>
+  "func.return"(%0) : (tensor<40xf32>) -> ()
+}) {function_type = (tensor<40xi1>, tensor<i64>, tensor<40xf32>) -> tensor<40xf32>, sym_name = "compact_rows"} : () -> ()
+
+// -----
+// Without rows: the kept positions, as int64.
+// RUN: kernelize
+// CHECK:        "arith.bitcast"({{.*}}) : (index) -> i64
+// CHECK:      }) {domain = [], fills = [0], indexed = [0, 2]
+"func.func"() ({
+^bb0(%arg0: tensor<40xi1>, %arg1: tensor<i64>):
+  %0 = "array.compact"(%arg0, %arg1) : (tensor<40xi1>, tensor<i64>) -> tensor<40xi64>
+  "func.return"(%0) : (tensor<40xi64>) -> ()
+}) {function_type = (tensor<40xi1>, tensor<i64>) -> tensor<40xi64>, sym_name = "compact_positions"} : () -> ()
+
+// -----
+// RUN: kernelize
+// CHECK-ERROR: needs a 0-d i64 count of the mask
+"func.func"() ({
+^bb0(%arg0: tensor<40xi1>, %arg1: tensor<i32>):
+  %0 = "array.compact"(%arg0, %arg1) : (tensor<40xi1>, tensor<i32>) -> tensor<40xi64>
+  "func.return"(%0) : (tensor<40xi64>) -> ()
+}) {function_type = (tensor<40xi1>, tensor<i32>) -> tensor<40xi64>, sym_name = "bad_count"} : () -> ()
