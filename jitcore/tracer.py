@@ -61,7 +61,7 @@ class Trace:
     builder: a tracer made at a smaller depth is from outside the current region."""
 
     __slots__ = ("builder", "function_name", "constants", "depth", "derived", "scalar_arguments",
-                 "extents", "formatted", "appended", "catching", "local_copies")
+                 "star_items", "extents", "formatted", "appended", "catching", "local_copies")
 
     def __init__(self, builder: Builder, function_name: str):
         self.builder = LocatingBuilder(builder.block, builder.before)
@@ -73,6 +73,8 @@ class Trace:
         # The arguments (by path) that are 0-d: the only ones a hint may advise making static,
         # since an array is not hashable.
         self.scalar_arguments: frozenset[str] = frozenset()
+        # The scalar items of *args (by path) and their call positions, for static_argnums.
+        self.star_items: dict[str, int] = {}
         # The arguments' distinct extents above 1: the sizes a size-generic function reads at
         # run time (codegen's ``size_symbols``), which a loop's bounds may come from.
         self.extents: tuple[int, ...] = ()
@@ -652,8 +654,15 @@ def _static_hint(tracer: Tracer) -> str:
         hint += (", or, as the argument is a Python value that decides the control flow (or an "
                  f"axis, a shape, a count), mark it static: jit(f, static_argnames=({names},)) "
                  "— each new value then compiles once")
-    items = [s for s in arrays if "[" in s or "." in s]  # a list's or an object's: ns[0], p.n
-    arrays = [s for s in arrays if s not in items]
+    star_items = tracer.owner_trace.star_items
+    stars = [s for s in arrays if s in star_items]
+    items = [s for s in arrays if ("[" in s or "." in s) and s not in stars]  # ns[0], p.n
+    arrays = [s for s in arrays if s not in items and s not in stars]
+    if stars:  # *args' items have positions, not names: static_argnames cannot list them
+        nums = ", ".join(str(star_items[s]) for s in stars)
+        hint += (f". {', '.join(stars)} is an item of *args, which has a position, not a name: "
+                 f"mark it static with jit(f, static_argnums=({nums},)) — each new value then "
+                 "compiles once")
     if items:
         hint += (f". {', '.join(items)} is inside a container argument: pass a tuple (a list or "
                  "dict is not hashable) and name it in static_argnames, or the value as an "

@@ -41,3 +41,22 @@ def test_int_of_small_uint64_is_python_int():
     for fn in (_int_first,):
         got = jc.jit(fn)(small)
         assert got == fn(small) and type(got) is int
+
+
+# -- *args: the advice names static_argnums, which jit accepts ------------------------------
+def _zeros_star(*a):
+    return np.zeros(a[0])
+
+
+def _scaled_star(x, *a):
+    return np.arange(a[1]) * x
+
+
+@pytest.mark.parametrize("fn, args, nums", [(_zeros_star, (3,), (0,)), (_scaled_star, (2.0, 1, 4), (2,))])
+def test_star_args_advice_works(fn, args, nums):
+    error = _raises(fn, *args, match=r"static_argnums=\(" + str(nums[0]) + r",\)")
+    assert "static_argnames" not in str(error)
+    got = jc.jit(fn, static_argnums=nums)(*args)  # the advice, followed
+    want = fn(*args)
+    np.testing.assert_array_equal(got, want)
+    assert got.dtype == want.dtype
