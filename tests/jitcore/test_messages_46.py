@@ -60,3 +60,36 @@ def test_star_args_advice_works(fn, args, nums):
     want = fn(*args)
     np.testing.assert_array_equal(got, want)
     assert got.dtype == want.dtype
+
+
+# -- a traced 'x if test else y': both sides are traced ---------------------------------------
+def _prior_max_expression(r, use_prior):
+    prior = r[:0]
+    return prior.max() if use_prior > 0 else r.max()
+
+
+def _prior_max_statement(r, use_prior):
+    prior = r[:0]
+    if use_prior > 0:
+        return prior.max()
+    return r.max()
+
+
+def test_conditional_expression_untaken_side_says_both_sides_are_traced():
+    r = np.array([1.0, 2.0])
+    assert _prior_max_expression(r, -1.0) == 2.0  # NumPy never evaluates prior.max()
+    error = _raises(_prior_max_expression, r, -1.0, match="both sides of 'x if test else y'")
+    assert "if statement" in str(error)
+    assert "(NumPy raises the same)" not in str(error)
+    got, want = jc.jit(_prior_max_statement)(r, -1.0), _prior_max_statement(r, -1.0)  # the advice
+    assert got == want and type(got) is type(want)
+
+
+def test_conditional_expression_concrete_test_keeps_numpy_message():
+    def f(r):
+        prior = r[:0]
+        return prior.max() if True else r.max()
+
+    error = _raises(f, np.array([1.0]), match="NumPy raises the same")
+    assert "both sides" not in str(error)
+
