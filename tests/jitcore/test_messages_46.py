@@ -93,3 +93,38 @@ def test_conditional_expression_concrete_test_keeps_numpy_message():
     error = _raises(f, np.array([1.0]), match="NumPy raises the same")
     assert "both sides" not in str(error)
 
+
+# -- a variable one branch sets to an int and the other to a float ---------------------------
+def _best_sum(x, t):
+    best = np.inf
+    s = x.sum()
+    if s > t:
+        best = s
+    return best
+
+
+def _best_sum_fixed(x, t):
+    best = np.inf
+    s = x.sum()
+    if s > t:
+        best = float(s)
+    return best
+
+
+def test_branch_int_against_float_says_make_both_float():
+    x = np.arange(4)
+    _raises(_best_sum, x, 1.0,
+            match=r"Make both float64: write float\(v\) for the value v that the if branch gives")
+    for t in (1.0, 100.0):  # the advice, followed
+        got, want = jc.jit(_best_sum_fixed)(x, t), _best_sum_fixed(x, t)
+        assert got == want and type(got) is type(want)
+
+
+def test_branch_int_against_float_arrays_says_astype():
+    def f(x, t):
+        y = np.zeros(3)
+        if x.sum() > t:
+            y = x
+        return y
+
+    _raises(f, np.arange(3), 1.0, match=r"v.astype\(np.float64\)")
