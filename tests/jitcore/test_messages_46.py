@@ -128,3 +128,29 @@ def test_branch_int_against_float_arrays_says_astype():
         return y
 
     _raises(f, np.arange(3), 1.0, match=r"v.astype\(np.float64\)")
+
+
+# -- a list whose items became of two kinds (a Python float, a NumPy float64) -----------------
+def _two_servers(arr, svc, as_float):
+    n = arr.size
+    free_at = [0.0, 0.0]
+    waits = np.zeros(n)
+    t = 0.0
+    i = 0
+    while i < n:
+        t += arr[i]
+        k = 0 if free_at[0] <= free_at[1] else 1
+        start = max(t, free_at[k])
+        waits[i] = start - t
+        free_at[k] = float(start + svc[i]) if as_float else start + svc[i]
+        i += 1
+    return waits.mean()
+
+
+def test_list_of_float_and_float64_names_both_kinds():
+    arr, svc = np.array([1.0, 0.5, 0.2, 2.0]), np.array([1.5, 1.0, 2.0, 0.1])
+    error = _raises(_two_servers, arr, svc, False,
+                    match=r"a list of mixed types \(Python float and numpy.float64\)")
+    assert r"float(v)" in str(error)
+    got, want = jc.jit(_two_servers, static_argnums=2)(arr, svc, True), _two_servers(arr, svc, True)
+    assert got == want and type(got) is type(want)  # the advice, followed
