@@ -597,7 +597,21 @@ def _stopped_hint(tracer: Tracer) -> str:
     return getattr(getattr(tracer.index_form, "base", None), "hint", "")
 
 
+def _is_draw(source: str) -> bool:
+    """A source that is no argument but what the code draws ("a random draw", "random draws
+    of a loop": ``calltime``), named in words."""
+    return " " in source
+
+
 def _generic_hint(tracer: Tracer, trace, sources: str) -> str:
+    names = [s for s in sorted(tracer.sources) if not _is_draw(s)]
+    draws = [s for s in sorted(tracer.sources) if _is_draw(s)]
+    if draws:  # a draw is no argument: name what it is
+        sources = " and on ".join(([f"the argument(s) {', '.join(names)}"] if names else []) + draws)
+        return (f"The value depends on {sources}, made when the function runs: while jitcore "
+                f"compiles {trace.function_name}() it knows shapes and dtypes, not data, so "
+                "Python control flow, shapes and axes cannot depend on it.\n" + _static_hint(tracer)
+                + " Or draw the number outside the jitted function and pass it in.")
     return (
         (f"The value depends on the argument(s) {sources}: while jitcore compiles "
          f"{trace.function_name}() it knows their shapes and dtypes, not their data, so "
@@ -624,6 +638,7 @@ def needs_static(error: JitcoreError, *values) -> JitcoreError:
     and traces again where every one is a hashable value of its own parameter, never an array
     (``jitcore/static_on_demand.py``)."""
     sources = frozenset().union(*(v.sources for v in values if isinstance(v, Tracer)))
+    sources = frozenset(s for s in sources if not _is_draw(s))  # no static value fixes a draw
     if sources:
         error.static_would_fix = sources
     return error
@@ -647,7 +662,8 @@ def _static_hint(tracer: Tracer) -> str:
     """What to do instead. Only a scalar argument may be made static: an array is not
     hashable, so advising ``static_argnames`` for one would only lead to the next error."""
     scalars = sorted(s for s in tracer.sources if s in tracer.owner_trace.scalar_arguments)
-    arrays = sorted(s for s in tracer.sources if s not in tracer.owner_trace.scalar_arguments)
+    arrays = sorted(s for s in tracer.sources
+                    if s not in tracer.owner_trace.scalar_arguments and not _is_draw(s))
     hint = "Instead: choose values element-wise with jitcore.numpy.where(cond, a, b)"
     if scalars:
         names = ", ".join(repr(s) for s in scalars)

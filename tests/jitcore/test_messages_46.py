@@ -154,3 +154,17 @@ def test_list_of_float_and_float64_names_both_kinds():
     assert r"float(v)" in str(error)
     got, want = jc.jit(_two_servers, static_argnums=2)(arr, svc, True), _two_servers(arr, svc, True)
     assert got == want and type(got) is type(want)  # the advice, followed
+
+
+# -- a shape from a random draw: the message names the draw, not "the argument(s)" ------------
+def _draw_slice(rng, x):
+    j = rng.integers(0, 3)
+    return x[:j].sum()
+
+
+def test_value_from_a_draw_is_named_a_draw():
+    error = _raises(_draw_slice, np.random.default_rng(0), np.arange(5.0),
+                    match="The value depends on a random draw, made when the function runs")
+    text = str(error)
+    assert "argument(s) a random draw" not in text and "a random draw cannot be static" not in text
+    assert "draw the number outside the jitted function" in text
