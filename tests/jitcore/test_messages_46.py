@@ -168,3 +168,50 @@ def test_value_from_a_draw_is_named_a_draw():
     text = str(error)
     assert "argument(s) a random draw" not in text and "a random draw cannot be static" not in text
     assert "draw the number outside the jitted function" in text
+
+
+# -- a draw in a loop whose trip count the data decides: the message names the cause ---------
+def _draw_until(rng, n):
+    s = 0.0
+    for _ in range(n):
+        s += rng.normal()
+        if s > 2:
+            break
+    return s
+
+
+def _draw_returns(rng, n):
+    s = 0.0
+    for i in range(n):
+        s += rng.normal()
+        if s > 2:
+            return float(i)
+    return s
+
+
+def _draw_while(rng, n):
+    s = 0.0
+    i = 0
+    while s < 2 and i < n:
+        s += rng.normal()
+        i += 1
+    return s
+
+
+@pytest.mark.parametrize("fn, cause", [(_draw_until, "a for loop that can break or return"),
+                                       (_draw_returns, "a for loop that can break or return"),
+                                       (_draw_while, "a while loop")])
+def test_draw_in_loop_names_break_return_or_while(fn, cause):
+    fn(np.random.default_rng(0), 50)  # Python runs it
+    _raises(fn, np.random.default_rng(0), 50, match=r"\(here: " + cause)
+
+
+def test_draw_in_static_loop_still_compiles():
+    def f(rng, n):
+        s = 0.0
+        for _ in range(n):
+            s += rng.normal()
+        return s
+
+    got, want = jc.jit(f)(np.random.default_rng(0), 5), f(np.random.default_rng(0), 5)
+    assert got == pytest.approx(want) and type(got) is type(want)
