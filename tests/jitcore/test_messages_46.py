@@ -215,3 +215,22 @@ def test_draw_in_static_loop_still_compiles():
 
     got, want = jc.jit(f)(np.random.default_rng(0), 5), f(np.random.default_rng(0), 5)
     assert got == pytest.approx(want) and type(got) is type(want)
+
+
+# -- np.roots with a leading zero: NumPy returns fewer roots ---------------------------------
+def _roots(c):
+    return np.roots(c)
+
+
+@pytest.mark.parametrize("c", [[0.0, 1.0, -3.0, 2.0], [0.0, 0.0, 1.0], [0, 2, -4]])
+def test_roots_leading_zero_raises_jitcore_error(c):
+    c = np.array(c)
+    assert len(np.roots(c)) < len(c) - 1  # NumPy strips the zeros
+    error = _raises(_roots, c, match=r"numpy.roots of coefficients whose first is zero")
+    assert isinstance(error, ValueError) and "np.trim_zeros" in str(error)
+
+
+def test_roots_after_stripping_as_advised():
+    c = np.array([1.0, -3.0, 2.0])  # np.trim_zeros([0, 1, -3, 2], 'f')
+    got, want = jc.jit(_roots)(c), np.roots(c)
+    np.testing.assert_allclose(np.sort(got), np.sort(want))
