@@ -5,8 +5,12 @@ draw wording, and np.roots with a leading zero."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import jitcore as jc
 from jitcore.errors import JitcoreError
@@ -234,3 +238,53 @@ def test_roots_after_stripping_as_advised():
     c = np.array([1.0, -3.0, 2.0])  # np.trim_zeros([0, 1, -3, 2], 'f')
     got, want = jc.jit(_roots)(c), np.roots(c)
     np.testing.assert_allclose(np.sort(got), np.sort(want))
+
+
+# -- math.gcd / math.lcm of traced ints: Python's values, a Python int ------------------------
+def _gcd2(x):
+    return math.gcd(int(x[0]), int(x[1]))
+
+
+def _gcd3(x):
+    return math.gcd(int(x[0]), 4, int(x[1]), int(x[2]))
+
+
+def _lcm3(x):
+    return math.lcm(int(x[0]), int(x[1]), 6)
+
+
+def _one(x):
+    return math.gcd(int(x[0])), math.lcm(int(x[1]))
+
+
+def _none(x):
+    return math.gcd() + int(x[0]), math.lcm()
+
+
+_SMALL = st.lists(st.integers(-10**6, 10**6), min_size=3, max_size=3)
+
+
+@settings(max_examples=25, deadline=None)
+@given(_SMALL)
+def test_gcd_lcm_match_python(values):
+    x = np.array(values, dtype=np.int64)
+    for fn in (_gcd2, _gcd3, _lcm3, _one, _none):
+        got, want = jc.jit(fn)(x), fn(x)
+        assert got == want, fn.__name__
+        pairs = zip(got, want) if isinstance(want, tuple) else [(got, want)]
+        assert all(type(g) is type(w) is int for g, w in pairs)
+
+
+def test_lcm_past_int64_raises_overflow():
+    x = np.array([2**40 + 1, 2**40 - 1, 1])
+    assert _lcm3(x) > 2**63  # Python's exact int
+    _raises(_lcm3, x, match="past int64's range")
+
+
+def test_gcd_of_float_is_type_error():
+    def f(x):
+        return math.gcd(x[0], 4)
+
+    with pytest.raises(TypeError):
+        f(np.array([2.0]))
+    _raises(f, np.array([2.0]), match=r"math.gcd\(\) takes Python ints")
