@@ -1744,6 +1744,11 @@ MUTANTS = [
            "prims.ufunc(np.greater, last, size)",
            "x[p:p + s] that NumPy clamps by one element passes the run-time check",
            ("tests/jitcore/test_loop_slices_46.py",)),
+    Mutant("lcm-overflow-unchecked", "jitcore/autograph/math_calls.py",
+           "raise_at_first(step > np.iinfo(np.int64).max // np.maximum(np.abs(b), 1), 0,",
+           "raise_at_first(step < 0, 0,",
+           "math.lcm past int64 wraps around instead of Python's exact int (OverflowError)",
+           ("tests/jitcore/test_messages_46.py",)),
 ]
 
 
