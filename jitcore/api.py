@@ -745,17 +745,29 @@ class JitFunction:
         return params[key] if isinstance(key, int) and key < len(params) else str(key)
 
     def _paths(self, tree) -> list[str]:
-        params = list(self._signature.parameters) if self._signature else []
+        return self._paths_and_positions(tree)[0]
+
+    def _paths_and_positions(self, tree) -> tuple[list[str], dict[str, int]]:
+        """Each leaf's name in messages, and the call position of each that is an item of
+        ``*args`` (``star[k]``): it has no name to list in static_argnames, only a position."""
+        params = self._signature.parameters.values() if self._signature else ()
+        positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        star = next((p.name for p in params if p.kind is p.VAR_POSITIONAL), "args")
         static = self._static_nums | generator_arguments.positions()
-        dyn_params = [p for i, p in enumerate(params) if i not in static]
+        dynamic = [i for i in range(len(positional)) if i not in static]
         args_tree, kwargs_tree = tree.children
-        paths = []
+        paths, star_items = [], {}
         for i, child in enumerate(args_tree.children):
-            name = dyn_params[i] if i < len(dyn_params) else f"args[{i}]"
+            if i < len(dynamic):
+                name = positional[dynamic[i]]
+            else:  # an item of *args: its position counts the static arguments too
+                position = len(positional) + i - len(dynamic)
+                name = f"{star}[{position - len(positional)}]"
+                star_items[name] = position
             paths += pytree.leaf_paths(child, name)
         for k, child in zip(kwargs_tree.keys, kwargs_tree.children):
             paths += pytree.leaf_paths(child, k)
-        return paths
+        return paths, star_items
 
     def _describe(self, key, call) -> str:
         return compile_log.describe_signature(key, self._paths(call.tree), self._param_name)
@@ -772,8 +784,9 @@ class JitFunction:
             self._traces += 1
         storing = autograph_convert.storing.set(self.disk_cache)  # cache=False: no converted code either
         try:
-            return compiler.trace(self.__name__, specs, self._paths(call.tree), call, functions=(self.fun,),
-                                  verify=verify)
+            paths, star_items = self._paths_and_positions(call.tree)
+            return compiler.trace(self.__name__, specs, paths, call, functions=(self.fun,),
+                                  verify=verify, star_items=star_items)
         except Exception as e:
             add_user_line(e, self.fun)
             if self.autograph:

@@ -783,6 +783,27 @@ class Recorder:
         return tracer
 
 
+# Why the loop being traced runs a number of steps only the data decides ("a while loop", "a
+# for loop that may break or return"), for the message that refuses a draw in it (``random``).
+_UNKNOWN_TRIPS = threading.local()
+
+
+@contextmanager
+def unknown_trips(why: str):
+    """While a loop whose trip count the data decides is traced: ``why``, for ``trips_why``."""
+    before = getattr(_UNKNOWN_TRIPS, "why", None)
+    _UNKNOWN_TRIPS.why = why
+    try:
+        yield
+    finally:
+        _UNKNOWN_TRIPS.why = before
+
+
+def trips_why() -> str | None:
+    """The innermost loop being traced whose trip count the data decides, in words, or None."""
+    return getattr(_UNKNOWN_TRIPS, "why", None)
+
+
 @contextmanager
 def static_loop(trace, block, index: Tracer, steps: range | None, key=None, bounds=()):
     """While a ``fori_loop`` body is traced into ``block``: ``steps`` is its range when the

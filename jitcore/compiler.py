@@ -106,7 +106,8 @@ def _endless_recursion(name: str, scalars) -> UnsupportedError:
         f"jit(f, static_argnames=...){hint}; or write the recursion as a loop")
 
 
-def trace(name: str, specs: list[ArgSpec], paths: list[str], rebuild, functions=(), verify: bool = True):
+def trace(name: str, specs: list[ArgSpec], paths: list[str], rebuild, functions=(), verify: bool = True,
+          star_items: dict[str, int] | None = None):
     """Call ``rebuild`` (the user's function, static arguments filled in) on one tracer per
     argument leaf; return the traced module and its ``Outputs``. The globals and closure cells
     that ``functions`` name (and those of the user functions they call) are call-time inputs
@@ -133,7 +134,7 @@ def trace(name: str, specs: list[ArgSpec], paths: list[str], rebuild, functions=
                                      int_ranges=[s.int_range for s in specs],
                                      layouts=[s.layout for s in specs],
                                      scalars=[s.scalar for s in specs], recorder=recorder,
-                                     returns_at=func.loc)
+                                     returns_at=func.loc, star_items=star_items)
     func.body.append(ReturnOp(values)).loc = func.loc
     func.attributes["function_type"] = FunctionType(tuple(a.type for a in func.body.args),
                                                     tuple(v.type for v in values))
@@ -155,7 +156,8 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
                    layouts: Sequence[str] | None = None,
                    scalars: Sequence[bool] | None = None,
                    recorder: calltime.Recorder | None = None,
-                   returns_at: Location = UNKNOWN) -> tuple[list[Value], Outputs]:
+                   returns_at: Location = UNKNOWN,
+                   star_items: dict[str, int] | None = None) -> tuple[list[Value], Outputs]:
     """Trace ``fn`` into ``builder``'s block, at its insertion point: the block gets one new
     argument per type in ``arg_types``, and ``fn`` is called with one tracer per argument (named
     ``paths`` in error messages; ``weak``: a Python scalar's; ``int_ranges``: a Python int's
@@ -186,6 +188,9 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
         tracer.scalar = scalar and tracer.ndim == 0
     # A top-level argument that is a scalar may be made static; hints advise it for no other.
     t.scalar_arguments = frozenset(p for a, p in zip(arg_types, paths) if not a.shape and "[" not in p)
+    # A scalar item of *args may be made static too, by its position (static_argnums).
+    t.star_items = {p: n for p, n in (star_items or {}).items()
+                    if any(q == p and not a.shape for a, q in zip(arg_types, paths))}
     t.extents = tuple(dict.fromkeys(n for a in arg_types for n in a.shape if n > 1))
     recording = nullcontext() if recorder is None else recorder.recording(t, builder.block)
     with recording:  # open while the results are made values: a returned global is an input

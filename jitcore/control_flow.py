@@ -95,6 +95,25 @@ def join(a: Aval, b: Aval) -> Aval | None:
     return None
 
 
+# How to write a value as a wider dtype: a Python number's constructor where there is one.
+_CONVERSIONS = {np.dtype(np.float64): "float", np.dtype(np.complex128): "complex", np.dtype(np.int64): "int"}
+
+
+def _one_dtype_hint(a: Aval, b: Aval, a_name: str, b_name: str) -> str:
+    """What to write where two sides differ only in dtype: make the narrower one the dtype both
+    can hold (an int sum against ``np.inf``: ``float(s)``)."""
+    if a.shape != b.shape or a.dtype == b.dtype:
+        return ""
+    wide = np.result_type(a.dtype, b.dtype)
+    narrow_name = (b_name if wide == a.dtype else a_name if wide == b.dtype
+                   else f"each of {a_name} and {b_name}")  # int64 against uint64: float64
+    if a.shape == () and wide in _CONVERSIONS:
+        write = f"{_CONVERSIONS[wide]}(v)"
+    else:
+        write = f"np.{wide.name}(v)" if a.shape == () else f"v.astype(np.{wide.name})"
+    return f". Make both {wide}: write {write} for the value v that {narrow_name} gives"
+
+
 def _check_tree(api: str, what: str, expected: pytree.TreeDef, got: pytree.TreeDef, where: str):
     differing = _differing_variables(expected, got)
     if differing:  # autograph's state: the user's variables that differ, by name
@@ -347,7 +366,8 @@ def _traced_if(trace: Trace, p: Tracer, then, orelse, operands, api: str, python
         avals = _join_leaves(
             api, paths, then_avals, else_avals,
             lambda path, a, b: (f"{path} is {a} from {then_name} but {b} from {else_name}; the "
-                                "branches must return the same shapes and dtypes"), where)
+                                "branches must return the same shapes and dtypes"
+                                + _one_dtype_hint(a, b, then_name, else_name)), where)
     except JitTypeError as e:
         raise needs_static(e, p) from None
     # a leaf whose kinds differ between the branches (return -1.0 / return x[0] * 2) carries

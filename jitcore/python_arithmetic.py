@@ -130,7 +130,7 @@ def check_int_of(x: Tracer) -> None:
 
         cond(np.any(~(prims.ufunc(np.absolute, x) < _INT64_LIMIT)), which, lambda: None)
     elif x.dtype == np.uint64:
-        _raise_when(x > np.uint64(2**63 - 1), kernel.INT_OF_LARGE_FLOAT)
+        _raise_when(x > np.uint64(2**63 - 1), kernel.INT_OF_LARGE_UINT64)
 
 
 tracer_module.CHECK_INT_OF = check_int_of

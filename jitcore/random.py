@@ -136,10 +136,12 @@ def _draw(owner, method: str, *args, **kwargs):
             f"returns no numbers). Call it outside the jitted function{instead}.")
     frame = recorder.loop_frame(trace) if trace.depth and method != "seed" else None
     if trace.depth and frame is None:
+        why = calltime.trips_why()
         raise needs_static(UnsupportedError(
             f"{label} {where}, in a loop body or branch that runs compiled, where jitcore cannot "
             "make its draws before the call: a branch (taken or not at run time), a loop whose "
-            "trip count is traced, a while loop, a loop in a loop, or a seed. Draw the numbers "
+            "trip count is traced, a while loop, a loop in a loop, or a seed"
+            + (f" (here: {why})" if why else "") + ". Draw the numbers "
             "of all iterations before the loop (one call with size=(n, ...)) and index them by "
             "the loop's index, or draw before the branch; a loop over a static range may draw."),
             *recorder.loop_bounds())

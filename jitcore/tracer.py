@@ -61,7 +61,7 @@ class Trace:
     builder: a tracer made at a smaller depth is from outside the current region."""
 
     __slots__ = ("builder", "function_name", "constants", "depth", "derived", "scalar_arguments",
-                 "extents", "formatted", "appended", "catching", "local_copies")
+                 "star_items", "extents", "formatted", "appended", "catching", "local_copies")
 
     def __init__(self, builder: Builder, function_name: str):
         self.builder = LocatingBuilder(builder.block, builder.before)
@@ -73,6 +73,8 @@ class Trace:
         # The arguments (by path) that are 0-d: the only ones a hint may advise making static,
         # since an array is not hashable.
         self.scalar_arguments: frozenset[str] = frozenset()
+        # The scalar items of *args (by path) and their call positions, for static_argnums.
+        self.star_items: dict[str, int] = {}
         # The arguments' distinct extents above 1: the sizes a size-generic function reads at
         # run time (codegen's ``size_symbols``), which a loop's bounds may come from.
         self.extents: tuple[int, ...] = ()
@@ -598,7 +600,21 @@ def _stopped_hint(tracer: Tracer) -> str:
     return getattr(getattr(tracer.index_form, "base", None), "hint", "")
 
 
+def _is_draw(source: str) -> bool:
+    """A source that is no argument but what the code draws ("a random draw", "random draws
+    of a loop": ``calltime``), named in words."""
+    return " " in source
+
+
 def _generic_hint(tracer: Tracer, trace, sources: str) -> str:
+    names = [s for s in sorted(tracer.sources) if not _is_draw(s)]
+    draws = [s for s in sorted(tracer.sources) if _is_draw(s)]
+    if draws:  # a draw is no argument: name what it is
+        sources = " and on ".join(([f"the argument(s) {', '.join(names)}"] if names else []) + draws)
+        return (f"The value depends on {sources}, made when the function runs: while jitcore "
+                f"compiles {trace.function_name}() it knows shapes and dtypes, not data, so "
+                "Python control flow, shapes and axes cannot depend on it.\n" + _static_hint(tracer)
+                + " Or draw the number outside the jitted function and pass it in.")
     return (
         (f"The value depends on the argument(s) {sources}: while jitcore compiles "
          f"{trace.function_name}() it knows their shapes and dtypes, not their data, so "
@@ -625,6 +641,7 @@ def needs_static(error: JitcoreError, *values) -> JitcoreError:
     and traces again where every one is a hashable value of its own parameter, never an array
     (``jitcore/static_on_demand.py``)."""
     sources = frozenset().union(*(v.sources for v in values if isinstance(v, Tracer)))
+    sources = frozenset(s for s in sources if not _is_draw(s))  # no static value fixes a draw
     if sources:
         error.static_would_fix = sources
     return error
@@ -648,15 +665,23 @@ def _static_hint(tracer: Tracer) -> str:
     """What to do instead. Only a scalar argument may be made static: an array is not
     hashable, so advising ``static_argnames`` for one would only lead to the next error."""
     scalars = sorted(s for s in tracer.sources if s in tracer.owner_trace.scalar_arguments)
-    arrays = sorted(s for s in tracer.sources if s not in tracer.owner_trace.scalar_arguments)
+    arrays = sorted(s for s in tracer.sources
+                    if s not in tracer.owner_trace.scalar_arguments and not _is_draw(s))
     hint = "Instead: choose values element-wise with jitcore.numpy.where(cond, a, b)"
     if scalars:
         names = ", ".join(repr(s) for s in scalars)
         hint += (", or, as the argument is a Python value that decides the control flow (or an "
                  f"axis, a shape, a count), mark it static: jit(f, static_argnames=({names},)) "
                  "— each new value then compiles once")
-    items = [s for s in arrays if "[" in s or "." in s]  # a list's or an object's: ns[0], p.n
-    arrays = [s for s in arrays if s not in items]
+    star_items = tracer.owner_trace.star_items
+    stars = [s for s in arrays if s in star_items]
+    items = [s for s in arrays if ("[" in s or "." in s) and s not in stars]  # ns[0], p.n
+    arrays = [s for s in arrays if s not in items and s not in stars]
+    if stars:  # *args' items have positions, not names: static_argnames cannot list them
+        nums = ", ".join(str(star_items[s]) for s in stars)
+        hint += (f". {', '.join(stars)} is an item of *args, which has a position, not a name: "
+                 f"mark it static with jit(f, static_argnums=({nums},)) — each new value then "
+                 "compiles once")
     if items:
         hint += (f". {', '.join(items)} is inside a container argument: pass a tuple (a list or "
                  "dict is not hashable) and name it in static_argnames, or the value as an "

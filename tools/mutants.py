@@ -1785,6 +1785,11 @@ MUTANTS = [
            "array.compact's dense loop counts every row, kept or not (x[mask] returns the "
            "first rows instead of the kept ones)",
            ("tests/test_data_dependent_length.py", "tests/test_data_dependent_length_b.py")),
+    Mutant("lcm-overflow-unchecked", "jitcore/autograph/math_calls.py",
+           "raise_at_first(step > np.iinfo(np.int64).max // np.maximum(np.abs(b), 1), 0,",
+           "raise_at_first(step < 0, 0,",
+           "math.lcm past int64 wraps around instead of Python's exact int (OverflowError)",
+           ("tests/jitcore/test_messages_46.py",)),
 ]
 
 

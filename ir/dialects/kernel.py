@@ -657,3 +657,14 @@ def memory_order(op: GenericOp) -> bool:
     return True
 LIST_ASSIGNMENT_INDEX = SLICE_CLAMPED + 1  # lst[k] = v at a traced k past the list's end
 PYTHON_ERRORS[LIST_ASSIGNMENT_INDEX] = ("IndexError", "list assignment index out of range")
+INT_OF_LARGE_UINT64 = LIST_ASSIGNMENT_INDEX + 1  # int() of a uint64 at or past 2**63
+PYTHON_ERRORS[INT_OF_LARGE_UINT64] = (
+    "OverflowError", "int() of a uint64 at or past 2**63: Python's ints have no limit, compiled "
+         "code's are int64, which cannot hold it. Keep the value a uint64 (drop the int()), mask "
+         "it (int(v & 0x7FFFFFFFFFFFFFFF)), or compute it outside the jitted function")
+ROOTS_LEADING_ZERO = INT_OF_LARGE_UINT64 + 1  # np.roots of p with p[0] == 0
+PYTHON_ERRORS[ROOTS_LEADING_ZERO] = (
+    "ValueError", "numpy.roots of coefficients whose first is zero: NumPy strips leading zeros "
+         "and returns fewer roots, a count known only from the data, but under jit the count was "
+         "fixed at len(p) - 1 when the function compiled. Strip the leading zeros before the "
+         "call (p = np.trim_zeros(p, 'f')) and pass the stripped coefficients")

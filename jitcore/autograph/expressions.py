@@ -20,7 +20,7 @@ from jitcore.autograph.arrays import ARRAY_CALLS, traced_copy
 from jitcore.autograph.float_errors import FLOAT_ERROR_CALLS
 from jitcore.autograph.math_calls import MATH_CALLS
 from jitcore.autograph.sequence_items import item_at, set_item_at
-from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
+from jitcore.errors import JitcoreError, JitTypeError, JitValueError, UnsupportedError
 from jitcore.indexing import is_traced_int
 from jitcore.numpy import index_concatenation
 from jitcore.numpy.orthogonal_series import BASIS_CALLS
@@ -146,8 +146,31 @@ def if_exp(test, then, orelse):
     test = _one_truth_value(test, "the test of 'x if test else y'")
     # Each side only where Python would evaluate it: 'x[i] if i < n else 0' never reads x[n].
     made_a, made_b = [], []
-    a, b = _only_if(test, then, made_a), _only_if(np.logical_not(test), orelse, made_b)
+    a, b = _arm(test, then, made_a), _arm(np.logical_not(test), orelse, made_b)
     return _joined(test, a, b, made_a[0], made_b[0])
+
+
+# What a side of 'x if test else y' raises while traced that NumPy or Python raise only where
+# the side is evaluated: an error of data it would meet at run time, or one that says so.
+_DATA_ERRORS = (ValueError, IndexError, ArithmeticError)
+_BOTH_SIDES = ("both sides of 'x if test else y' whose test is traced are traced, for every "
+               "call, so this side raised although the test may never pick it")
+
+
+def _arm(test, thunk, made):
+    """One side of a traced 'x if test else y', traced whatever ``test`` will be: an error its
+    trace raises, which NumPy raises only where Python evaluates that side, says so and what to
+    write instead (an if statement, whose branch that raises is checked at run time)."""
+    try:
+        return _only_if(test, thunk, made)
+    except JitcoreError as e:
+        message = str(e.args[0]) if e.args else ""
+        if (isinstance(e, _DATA_ERRORS) or "NumPy raises the same" in message) and _BOTH_SIDES not in message:
+            message = message.replace("NumPy raises the same", "NumPy raises the same where it evaluates it")
+            e.args = (f"{message.rstrip('.')}. Under jit, {_BOTH_SIDES}: write it as an if statement "
+                      "(if test: v = x, else: v = y), which evaluates only the branch taken",
+                      *e.args[1:])
+        raise
 
 
 def _joined(test, a, b, made_a, made_b):

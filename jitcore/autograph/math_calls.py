@@ -149,6 +149,38 @@ def _isclose(a, b, *, rel_tol=1e-09, abs_tol=0.0):
     return fresh(close, scalar=True, weak=True)
 
 
+def _gcd_lcm(name: str, ufunc):
+    """``math.gcd``/``math.lcm`` of ints, some traced (any number of them): NumPy's ``gcd`` or
+    ``lcm`` folded over them, a Python int (a weak int64) that is never negative, as Python's;
+    ``gcd()`` is 0 and ``lcm()`` 1. An ``lcm`` past int64 raises OverflowError from the call
+    (Python's ints have no limit). A float is Python's TypeError."""
+    def fn(*args):
+        if not any(isinstance(a, Tracer) for a in args):
+            return getattr(math, name)(*args)
+        ints = []
+        for a in args:
+            kind = a.dtype.kind if isinstance(a, Tracer) else "i" if isinstance(a, (int, np.integer)) else ""
+            numpy_bool = kind == "b" and isinstance(a, Tracer) and not a.weak  # no __index__
+            if kind not in ("b", "i", "u") or numpy_bool or np.ndim(a):
+                what = (f"a {a.dtype} array" if np.ndim(a) else "a numpy.bool" if numpy_bool
+                        else f"a {a.dtype}" if isinstance(a, Tracer) else f"a {type(a).__name__}")
+                raise JitTypeError(
+                    f"math.{name}() takes Python ints, not {what} (at {user_location()}); "
+                    f"int(v) makes a number one, and np.{name}(a, b) works element-wise on arrays")
+            ints.append(prims.convert(a, np.dtype(np.int64)) if isinstance(a, Tracer) else np.int64(a))
+        out = np.abs(ints[0])  # one argument: its absolute value, as Python's
+        for b in ints[1:]:
+            if ufunc is np.lcm:  # |a| // gcd * |b| past int64: Python's exact int does not fit
+                step = np.abs(out) // np.maximum(np.gcd(out, b), 1)
+                raise_at_first(step > np.iinfo(np.int64).max // np.maximum(np.abs(b), 1), 0,
+                               kernel.INT_OVERFLOW)
+            out = ufunc(out, b)
+        return fresh(prims.convert(out, np.dtype(np.int64)), scalar=True, weak=True)
+
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
 def _fsum(seq):
     values = seq if isinstance(seq, Tracer) else list(seq)
     if not isinstance(values, Tracer) and not any(isinstance(v, Tracer) for v in values):
@@ -165,6 +197,8 @@ MATH_CALLS.update({getattr(math, n): _predicate(n, f)
                    for n, f in (("isnan", np.isnan), ("isinf", np.isinf), ("isfinite", np.isfinite))})
 MATH_CALLS[math.isclose] = _isclose
 MATH_CALLS[math.fsum] = _fsum
+MATH_CALLS[math.gcd] = _gcd_lcm("gcd", np.gcd)
+MATH_CALLS[math.lcm] = _gcd_lcm("lcm", np.lcm)
 
 
 class _VectorizedMath:

@@ -43,6 +43,15 @@ def _kind(v):
     return None
 
 
+def _kind_names(kinds) -> str:
+    """The kinds of a list's items in words: "Python float and numpy.float64"."""
+    def name(k):
+        if k[0] == "python":
+            return f"Python {k[1].__name__}" if k[1] else "Python number"
+        return f"numpy.{k[1]}" if k[0] == "numpy" else f"{k[2]} array of shape {k[1]}"
+    return " and ".join(sorted(name(k) for k in kinds))
+
+
 def _written(base, value):
     raise UnsupportedError(
         f"an array chosen from a list at a traced position is written (at {user_location()}): "
@@ -59,11 +68,15 @@ def item_at(base: list | tuple, key: Tracer):
     kinds = {_kind(v) for v in base}
     if not base or len(kinds) != 1 or None in kinds or next(iter(kinds)) == ("python", None):
         names = sorted({type(v).__name__ for v in base if not isinstance(v, Tracer)})
-        what = ("empty" if not base else "of mixed types" if len(kinds) > 1
+        mixed = len(kinds) > 1 and None not in kinds
+        what = ("empty" if not base else f"of mixed types ({_kind_names(kinds)})" if mixed
                 else f"of {', '.join(names) or 'these'} items")
         instead = ("return the position (an int) and index the items outside the jitted function"
                    if any(isinstance(v, (str, bytes)) for v in base)
                    else "make it an array and index that: np.asarray(items)[i]")
+        if mixed and all(k[0] != "array" for k in kinds):  # 0.0 and a NumPy float64 stored in it
+            instead = ("store the items as one type (float(v), int(v) as each is stored), or "
+                       + instead)
         raise needs_static(UnsupportedError(
             f"a {type(base).__name__} {what} read at a traced position (at {user_location()}): "
             "Python asks the position for its value, which is known only when the function "

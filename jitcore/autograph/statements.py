@@ -656,6 +656,10 @@ def _traced_while(test_fn, body_fn, values, names, line, targets, ran=False, num
     numbers = _python_numbers(names, values) if numbers is None else numbers
 
     def traced(loop):
+        with calltime.unknown_trips("a while loop, whose trip count its test decides from the data"):
+            return traced_steps(loop)
+
+    def traced_steps(loop):
         carry = loop.init(lambda full: body_fn(*full))
         with _in_user_terms():
             return cf.while_loop(lambda c: loop.test(lambda v: _pred(test_fn(*v), "while loop", line), c),
@@ -1261,9 +1265,11 @@ def _traced_for_once(loop, rng, source, extra_test, body_fn, names, line):
         k, c = both
         return k + 1, loop.step(lambda v: body_fn(item(first + k * stride), *v), c)
 
-    carry = loop.init(lambda full: body_fn(item(first), *full))
-    with _in_user_terms():
-        count, out = cf.while_loop(cond_fun, body_fun, (_int64(0), carry), python_types=True)
+    stops = "a for loop that can break or return: the data decides its trip count"
+    with calltime.unknown_trips(stops):
+        carry = loop.init(lambda full: body_fn(item(first), *full))
+        with _in_user_terms():
+            count, out = cf.while_loop(cond_fun, body_fun, (_int64(0), carry), python_types=True)
     trips = _final_count(count) if static else None
     known = _known_after(loop, out, numbers, trips, item_at if trips else None)
     if trips is None and static and len(steps) and source is None:

@@ -14,6 +14,8 @@ import numpy as np
 
 from jitcore import primitives as prims
 from jitcore.errors import UnsupportedError
+from jitcore.ir.dialects import kernel
+from jitcore.numpy.everyday import raise_at_first
 from jitcore.numpy.registry import implements, traced
 from jitcore.tracer import Tracer, user_location
 
@@ -180,8 +182,9 @@ def roots(p):
     NumPy computes them, real where all are (``eigvals``'s choice on the data, as NumPy's).
     NumPy first strips leading and trailing zero coefficients, a length
     chosen on the data; here the length is static, ``len(p) - 1`` roots: a zero leading
-    coefficient gives inf/NaN roots (strip it outside ``jit``), a trailing zero a root at 0
-    (to rounding). Complex coefficients: the complex companion matrix's (``eigvals``)."""
+    coefficient raises ValueError from the call (``kernel.ROOTS_LEADING_ZERO``: strip it before
+    the call), a trailing zero gives a root at 0 (to rounding). Complex coefficients: the
+    complex companion matrix's (``eigvals``)."""
     if not traced(p):
         return np.roots(p)
     if p.ndim != 1:
@@ -191,6 +194,8 @@ def roots(p):
         p = prims.convert(p, np.dtype(np.float64))  # NumPy: -p[1:] / p[0] is float64 for these
     if n < 1:
         return prims.convert(p[:0], np.result_type(p.dtype, np.complex64))
+    # NumPy's fewer roots, not inf/NaN ones (nor eigvals' "must not contain infs or NaNs")
+    raise_at_first(p[0] == 0, np.zeros((), np.int64), kernel.ROOTS_LEADING_ZERO)
     first = -p[1:] / p[0]
     below = np.eye(n - 1, n, dtype=p.dtype)  # ones under the diagonal, as np.diag(ones, -1)
     companion = np.concatenate((first[None, :], below)) if n > 1 else first[None, :]
