@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import jitcore as jc
 from jitcore.autograph import analysis, loop_exit
-from jitcore.errors import ConcretizationError, JitTypeError
+from jitcore.errors import ConcretizationError
 from tests.budget import examples
 from tools.loop_exit_programs import (
     PROGRAMS,
@@ -130,8 +130,9 @@ def test_data_dependent_counter_refused_where_a_shape_needs_it():
             i += 1
         return np.zeros(i)
 
-    with pytest.raises(JitTypeError, match=r"reduce it \(x\[:i\]\.sum\(\)\)"):
-        jc.jit(slice_out)(_stop_at(50, 10))
+    # returned, x[:i] is a result of data-dependent length: compacted and trimmed (dynlen46)
+    for x in (_stop_at(50, 10), _stop_at(50, 0), np.ones(7)):
+        np.testing.assert_array_equal(jc.jit(slice_out)(x), slice_out(x))
     with pytest.raises(ConcretizationError, match="the while loop at .*stopped by the data"):
         jc.jit(shape_from)(_stop_at(50, 10))
 
