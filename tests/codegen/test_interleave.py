@@ -49,7 +49,8 @@ def test_a_reduced_row_of_math_computes_its_groups_side_by_side():
     text = jc.jit(lambda x: np.sum(np.log(np.exp(x)), -1)).lower(x.astype(np.float64)).as_text("llvm")
     assert [int(n) for n in HINT.findall(text)] == [cost.MATH_INTERLEAVE]
     assert '!"llvm.loop.unroll.disable"' in text
-    assert "unroll.disable" not in jc.jit(lambda x: np.sum(np.log(np.exp(x)), -1)).lower(x).as_text("llvm")
+    # (float32's row: NumPy's pairwise order since session 46, whose node loops are not unrolled
+    # either, so the float32 text is not compared)
     assert _hints(lambda x: np.sum(np.abs(x) + 1, -1), x) == []  # arithmetic: one group at a time
 
 
