@@ -52,6 +52,13 @@ def _kind_names(kinds) -> str:
     return " and ".join(sorted(name(k) for k in kinds))
 
 
+def _held_as(kind) -> np.dtype:
+    """The dtype the items of one ``_kind`` are stacked or selected in (a Python int: int64)."""
+    if kind[0] == "python":
+        return np.dtype(np.int64) if kind[1] is int else np.dtype(kind[1])
+    return kind[1] if kind[0] == "numpy" else kind[2]
+
+
 def _written(base, value):
     raise UnsupportedError(
         f"an array chosen from a list at a traced position is written (at {user_location()}): "
@@ -84,8 +91,7 @@ def item_at(base: list | tuple, key: Tracer):
     n, kind = len(base), next(iter(kinds))
     raise_at_first((key < -n) | (key >= n), key,
                    kernel.TUPLE_INDEX if isinstance(base, tuple) else kernel.LIST_INDEX)
-    dtype = {"python": lambda: np.dtype(kind[1]) if kind[1] is not int else np.dtype(np.int64),
-             "numpy": lambda: kind[1], "array": lambda: kind[2]}[kind[0]]()
+    dtype = _held_as(kind)
     items = np.stack([as_tracer(key.owner_trace, v, dtype) for v in base])
     index = np.where(key < 0, key + n, key)  # Python's negative positions, after the check
     if kind[0] == "array":
@@ -115,8 +121,7 @@ def set_item_at(base: list, key: Tracer, value) -> None:
     n = len(base)
     raise_at_first((key < -n) | (key >= n), key, kernel.LIST_ASSIGNMENT_INDEX)
     index = np.where(key < 0, key + n, key)
-    dtype = np.dtype(np.int64) if kind == ("python", int) else \
-        np.dtype(kind[1]) if kind[0] == "python" else kind[1]
+    dtype = _held_as(kind)
     new = as_tracer(key.owner_trace, value, dtype)
     for j, item in enumerate(base):
         chosen = np.where(index == j, new, as_tracer(key.owner_trace, item, dtype))

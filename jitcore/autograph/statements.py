@@ -7,9 +7,12 @@ bounds they run them in Python, as the original statement would; on traced ones 
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import functools
+import inspect
 import re
+import textwrap
 import threading
 import types
 import warnings
@@ -128,10 +131,6 @@ def method_sets(fn, depth: int = 3) -> tuple:
     """The attributes of ``self`` a method of the user's sets (``self.k = v``, ``self.k += 1``),
     those of the methods it calls on ``self`` included, ``depth`` calls deep: read from its
     source, since they are set while the method is traced inside the statement."""
-    import ast
-    import inspect
-    import textwrap
-
     fn = getattr(fn, "__func__", fn)
     if depth <= 0 or not isinstance(fn, types.FunctionType):
         return ()
