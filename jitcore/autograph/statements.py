@@ -27,9 +27,10 @@ from jitcore.autograph.aliasing import (
     SharedArrays,
     Unheld,
     aliased,
+    branch_given,
     chosen,
     first_pass_view,
-    held_elsewhere,
+    held_by,
     refuse_first_write,
     settled,
 )
@@ -453,7 +454,8 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
                 full[i] = init[i] if i in originals else v
             shared.enter()
             try:
-                out = list(fn(*full))
+                with branch_given((full[i], init[i]) for i in carried):
+                    out = list(fn(*full))
             except BaseException as e:
                 shared.leave()
                 if raises.is_users(e):  # a raise: at run time, where this branch is taken
@@ -515,6 +517,8 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
     # a variable that one branch binds to an array the caller sees holds that array there
     for i in set(sides[0]) | set(sides[1]):
         name = names[i]
+        if writes.wrote[i] and sides[0].get(i) is sides[1].get(i) is init[i]:
+            continue  # both paths keep the array, one writes it: ``writes`` writes it in place
         if name in out:
             out[name] = chosen(first_pred, sides[0].get(i), sides[1].get(i), out[name])
     return writes.result(tuple(init[i] if i in shared.held else out.get(name, v)
@@ -548,13 +552,14 @@ class _InPlace:
             if not self.wrote[i] or not isinstance(orig, Tracer) or orig.scalar:
                 continue  # a NumPy scalar is immutable: its ``s += 1`` rebinds s
             if not self.kept[i]:
-                if not held_elsewhere(orig, self.names[i]):
+                holder = held_by(orig, self.names[i])
+                if holder is None:
                     continue  # (its own array: no one sees the write but it; joined by value)
                 raise UnsupportedError(
                     f"'{self.names[i]}' is written in place on one path of the {self.what} at "
                     f"{where(self.line)} and assigned a new array on another, and its array is "
-                    "also held elsewhere (another variable, a view, the caller's argument), "
-                    "which Python's write would reach on that path only; the condition is "
+                    f"also held elsewhere (by {holder}), which Python's write would reach on "
+                    "that path only; the condition is "
                     "traced, so write it the same way on every path, or make it an array of its "
                     f"own just before the if ({self.names[i]} = {self.names[i]}.copy(), in the "
                     "loop's body where the if is in a loop) if no one else should see the write")
