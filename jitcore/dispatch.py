@@ -249,12 +249,30 @@ class Trimmed:
     count: int
 
 
+@dataclass(frozen=True)
+class Picked:
+    """A result's mark where it is an argument itself on the paths that return it, chosen by a
+    traced condition (``return x if t > 0 else x * 2``; ``tracer.Choice``): the outputs (after
+    the results, before the arguments' new values) holding whether such a path ran and the
+    argument. Then the caller gets its own array, as from Python; else the computed value."""
+
+    taken: int
+    argument: int
+    otherwise: int = -1  # where it is an argument on the other paths too (x if t else y): that
+
+
+def pick(value, taken, argument, otherwise=None):
+    """A ``Picked`` result: the argument itself where the path that returns it ran (else the
+    other argument, where the other paths return one)."""
+    return argument if taken else value if otherwise is None else otherwise
+
+
 class Executable:
     """A compiled function ready to call on the NumPy arrays of one signature."""
 
     __slots__ = ("plan", "out_tree", "mutated", "_fn", "_constants", "_buffers", "_allocate", "_outputs",
                  "_arguments", "_copy_args", "_strided", "_trampoline", "_transposed", "_flat",
-                 "_chosen", "_trimmed")
+                 "_chosen", "_trimmed", "_picked")
 
     def __init__(self, plan: CompiledFunction, out_tree: pytree.TreeDef, mutated: tuple[int, ...] = (),
                  scalars: tuple[bool, ...] = (), owners: tuple[int, ...] = (),
@@ -279,6 +297,10 @@ class Executable:
                           for i, (shape, dtype) in enumerate(self._buffers)]
         # A result NumPy would give as a scalar (np.sum(x) is np.float64) is returned as one.
         scalars = scalars or (False,) * len(plan.outputs)
+        # Results that are an argument itself on some paths: picked by their outputs after the call
+        self._picked = [(k, mark) for k, mark in enumerate(scalars) if isinstance(mark, Picked)]
+        if self._picked:
+            scalars = tuple(False if isinstance(mark, Picked) else mark for mark in scalars)
         copies = _copies(plan.outputs, owners, mutated) if owners else [False] * len(plan.outputs)
         self._outputs = [(s.kind, s.index, shape, scalar if scalar and shape == () else False, copy)
                          for (s, shape), scalar, copy in zip(plan.outputs, scalars, copies)]
@@ -412,7 +434,10 @@ class Executable:
             outputs[k] = _as_scalar(targets[i], self._outputs[k][3])
         for k in self._transposed:
             outputs[k] = outputs[k].T
-        if self._chosen or self._trimmed:
+        if self._chosen or self._trimmed or self._picked:
+            for k, mark in self._picked:
+                outputs[k] = pick(outputs[k], outputs[mark.taken], outputs[mark.argument],
+                                  None if mark.otherwise < 0 else outputs[mark.otherwise])
             for k, mark in self._chosen:
                 outputs[k] = kind_conversion.convert_by_tag(outputs[k], mark.kinds, outputs[mark.tag])
             for k, count in self._trimmed:

@@ -56,7 +56,7 @@ from jitcore import calltime, kind_conversion, pytree
 from jitcore.argument_writes import ArgumentWrites
 from jitcore.call_memo import BY_IDENTITY, MAX_DEPTH, MAX_ITEMS, NUMPY_SCALARS
 from jitcore.call_memo import container as is_container
-from jitcore.dispatch import PYTHON_NUMBER, Executable, data_length_trim
+from jitcore.dispatch import PYTHON_NUMBER, Executable, data_length_trim, pick
 from jitcore.errors import UnsupportedError
 from jitcore.ir import layout_class
 from jitcore.random import BIT_GENERATORS
@@ -389,7 +389,7 @@ def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = No
         return None
     n_results = len(executable._outputs) - len(executable.mutated)
     made_outputs = _outputs(executable, n_results)
-    program = result_program(tree, n_results, executable._chosen, executable._trimmed)
+    program = result_program(tree, n_results, executable._chosen, executable._trimmed, executable._picked)
     if made_outputs is None or program is None:
         return None
     outputs, output_keep = made_outputs
@@ -610,7 +610,7 @@ def _outputs(executable, n_results: int) -> tuple[list, list] | None:
 _TO_PYTHON = operator.methodcaller("item")  # a NumPy scalar's Python number
 
 
-def result_program(tree, n_outputs: int, chosen=(), trimmed=()) -> tuple[list, list] | None:
+def result_program(tree, n_outputs: int, chosen=(), trimmed=(), picked=()) -> tuple[list, list] | None:
     """The result's shape (``pytree.TreeDef``) as the native call builds it: ops of three words
     (op, count, address) in post-order, each output pushed in turn, each container made of the
     last ``count`` pushed (a dict with its keys, a table of their count and addresses; a named
@@ -619,9 +619,11 @@ def result_program(tree, n_outputs: int, chosen=(), trimmed=()) -> tuple[list, l
     type the data chose (``chosen``: its number and ``dispatch.ChosenType``) is its converter
     (``kind_conversion.converter``) called with it and its tag, an output after the results; one
     whose length the data chose (``trimmed``: its number and its count's output) is
-    ``dispatch.data_length_trim`` called with it and its count."""
+    ``dispatch.data_length_trim`` called with it and its count; one that is an argument itself
+    on some paths (``picked``: its number and ``dispatch.Picked``) is ``dispatch.pick`` called
+    with it, whether such a path ran and the argument, two outputs after the results."""
     ops, keep, next_output = [], [], [0]
-    tags, counts = dict(chosen), dict(trimmed)
+    tags, counts, picks = dict(chosen), dict(trimmed), dict(picked)
 
     def visit(node) -> bool:
         kind = node.kind
@@ -635,6 +637,12 @@ def result_program(tree, n_outputs: int, chosen=(), trimmed=()) -> tuple[list, l
                 ops.extend((OP_OUTPUT, tags[k].tag, 0, OP_CALL, 2, id(convert)))
             if k in counts:
                 ops.extend((OP_OUTPUT, counts[k], 0, OP_CALL, 2, id(data_length_trim)))
+            if k in picks:
+                mark = picks[k]
+                ops.extend((OP_OUTPUT, mark.taken, 0, OP_OUTPUT, mark.argument, 0))
+                if mark.otherwise >= 0:
+                    ops.extend((OP_OUTPUT, mark.otherwise, 0))
+                ops.extend((OP_CALL, 3 + (mark.otherwise >= 0), id(pick)))
             return True
         if kind in ("none", "constant"):
             value = pytree.constant_value(node)
@@ -662,8 +670,9 @@ def result_program(tree, n_outputs: int, chosen=(), trimmed=()) -> tuple[list, l
             return False
         return True
 
-    if not visit(tree) or next_output[0] + len(tags) + len(set(counts.values())) != n_outputs \
-            or len(ops) // 3 > MAX_OPS:
+    after_results = len(tags) + len(set(counts.values())) + sum(2 + (m.otherwise >= 0)
+                                                               for m in picks.values())
+    if not visit(tree) or next_output[0] + after_results != n_outputs or len(ops) // 3 > MAX_OPS:
         return None
     return ops, keep
 MAX_READS = 16  # call-time inputs an entry may read

@@ -495,6 +495,22 @@ def as_scalar(x: Tracer) -> Tracer:
     return fresh(x, True, x.weak)
 
 
+class Choice:
+    """The ``forward`` of a view that a traced condition chose (``aliasing.chosen``): ``read``
+    gives its value, ``arrays`` the arrays from outside it is where ``taken`` holds and where
+    it does not (None: a value of its own there), or None where it is a part of one. Kept as
+    data so that a result which is an argument itself on a path comes back as the caller's
+    array when that path ran (``compiler``: ``dispatch.Picked``)."""
+
+    __slots__ = ("read", "taken", "arrays")
+
+    def __init__(self, read, taken: Tracer, arrays: tuple | None):
+        self.read, self.taken, self.arrays = read, taken, arrays
+
+    def __call__(self, base: Tracer) -> Tracer:
+        return self.read(base)
+
+
 def make_view(base: Tracer, forward, backward, model=None) -> Tracer:
     """``forward(base)`` as a view: writes to it go to ``base`` through ``backward(base, v)``;
     ``model`` gives its NumPy strides from a model of the base's (``view_layout.py``)."""

@@ -35,7 +35,7 @@ import numpy as np
 from jitcore import primitives as prims
 from jitcore import tracer
 from jitcore.errors import JitTypeError, UnsupportedError
-from jitcore.tracer import Tracer, current_trace, fresh, make_view, user_location
+from jitcore.tracer import Choice, Tracer, current_trace, fresh, make_view, user_location
 
 # Versions given to a root while a region is traced: above any count of writes before, so
 # that every view of it, derived before the region, is derived again from the region's value.
@@ -324,13 +324,16 @@ def chosen(pred: Tracer, first, second, selected):
     if first is None and second is None:
         return selected
     if first is not None and second is not None:
-        return _read_only_choice(selected)
+        arrays = (first[0], second[0]) if not first[1] and not second[1] else None
+        return _read_only_choice(selected, pred, arrays)
     (root, steps), pred_taken = (first, pred) if first is not None else \
         (second, np.logical_not(pred))
     other = fresh(selected)  # the other side's value, written where pred does not hold
 
-    def forward(base):
+    def read(base):
         return prims.where(pred_taken, _down(base, steps), other)
+
+    forward = Choice(read, pred_taken, None if steps else (root, None))
 
     def backward(base, new):
         other.rebind(prims.where(pred_taken, other, new))
@@ -339,8 +342,8 @@ def chosen(pred: Tracer, first, second, selected):
     return make_view(root, forward, backward)
 
 
-def _read_only_choice(selected):
-    def forward(base):
+def _read_only_choice(selected, pred: Tracer, arrays):
+    def read(base):
         return base
 
     def backward(base, new):
@@ -351,7 +354,7 @@ def _read_only_choice(selected):
             "(a[...] = np.where(cond, v, a[...]); b[...] = np.where(cond, b[...], v)), or copy "
             "first (x = (a if cond else b).copy())")
 
-    return make_view(fresh(selected), forward, backward)
+    return make_view(fresh(selected), Choice(read, pred, arrays), backward)
 
 
 def first_pass_view(entry: Tracer, carried: Tracer, first: Tracer, name: str, what: str, at: str) -> Tracer:

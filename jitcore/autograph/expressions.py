@@ -177,7 +177,7 @@ def _joined(test, a, b, made_a, made_b):
     """The side ``test`` picks of ``a`` and ``b``; tuples and lists of one length side by side
     (``lo, hi = (p, q) if p < q else (q, p)``)."""
     if isinstance(a, (tuple, list)) and type(a) is type(b) and len(a) == len(b):
-        parts = [_joined(test, x, y, x, y) for x, y in zip(a, b)]
+        parts = [_joined(test, x, y, mx, my) for x, y, mx, my in zip(a, b, made_a, made_b)]
         return type(a)(*parts) if hasattr(a, "_fields") else type(a)(parts)
     if (a is None) != (b is None):
         raise needs_static(JitTypeError(

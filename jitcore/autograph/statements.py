@@ -497,9 +497,9 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
         for i, (name, v) in enumerate(zip(names, out)):
             if name in local or i in shared.held:
                 continue
-            if isinstance(v, Tracer):  # (``chosen`` keeps the ones the caller sees)
-                sides[0 if first else 1][i] = copies.get(id(v), v)
             leaves, tree = pytree.flatten(v)
+            if any(isinstance(leaf, Tracer) for leaf in leaves):  # (``chosen``: those the caller sees)
+                sides[0 if first else 1][i] = (tree, [copies.get(id(leaf), leaf) for leaf in leaves])
             given[name] = pytree.unflatten(tree, [settled(leaf, shared) for leaf in leaves]) if shared else v
         given.update(shared.current())
         return given
@@ -517,10 +517,15 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
     # a variable that one branch binds to an array the caller sees holds that array there
     for i in set(sides[0]) | set(sides[1]):
         name = names[i]
-        if writes.wrote[i] and sides[0].get(i) is sides[1].get(i) is init[i]:
+        if name not in out:
+            continue
+        leaves, tree = pytree.flatten(out[name])
+        first, second = ([None] * len(leaves) if side.get(i, (None,))[0] != tree else side[i][1]
+                         for side in sides)
+        if writes.wrote[i] and len(leaves) == 1 and first[0] is second[0] is init[i]:
             continue  # both paths keep the array, one writes it: ``writes`` writes it in place
-        if name in out:
-            out[name] = chosen(first_pred, sides[0].get(i), sides[1].get(i), out[name])
+        out[name] = pytree.unflatten(tree, [chosen(first_pred, a, b, leaf)
+                                            for a, b, leaf in zip(first, second, leaves)])
     return writes.result(tuple(init[i] if i in shared.held else out.get(name, v)
                                for i, (name, v) in enumerate(zip(names, init))))
 

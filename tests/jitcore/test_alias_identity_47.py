@@ -199,3 +199,80 @@ def test_a_shared_array_written_under_traced_control_flow_is_right_or_refused(
     for c, n in _CONDITIONS:
         if not right_or_refused(f, np.arange(6.0).reshape(2, 3), c, n, refusal="also held"):
             break
+
+
+# -- an argument returned from one path of a traced condition is the caller's array --------------
+def _ifexp(x, y, t):
+    return x if t > 0 else x * 2
+
+
+def _statement(x, y, t):
+    if t > 0:
+        return x * 2
+    return x
+
+
+def _in_tuple(x, y, t):
+    if t > 0:
+        return x, 1
+    return x * 2, 2
+
+
+def _chosen_then_written(x, y, t):
+    out = x if t > 0 else x.copy()
+    out *= 2
+    return out
+
+
+def _written_first(x, y, t):
+    x[0] = 5.0
+    return x if t > 0 else x + 1
+
+
+def _either_argument(x, y, t):
+    return x if t > 0 else y
+
+
+def _tuple_of_both(x, y, t):
+    return (x, y) if t > 0 else (y * 1.0, x)
+
+
+RETURNS = [_ifexp, _statement, _in_tuple, _chosen_then_written, _written_first, _either_argument,
+           _tuple_of_both]
+
+
+def _identities(result, args) -> list:
+    leaves = result if isinstance(result, tuple) else (result,)
+    return [[leaf is a for a in args] for leaf in leaves]
+
+
+def _write_into(result) -> None:
+    for leaf in result if isinstance(result, tuple) else (result,):
+        if isinstance(leaf, np.ndarray) and leaf.ndim:
+            leaf[-1] = 99.0
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(RETURNS), st.sampled_from([-1.0, 1.0, 3.0]), st.integers(1, 5))
+def test_a_returned_argument_is_the_callers_array_on_the_path_that_returns_it(f, t, n):
+    jf = jc.jit(f)
+    for _ in range(2):  # the first call traces, the next ones run the native call
+        py_args = (np.arange(float(n)), np.ones(n))
+        jit_args = copy.deepcopy(py_args)
+        expected, got = f(*py_args, t), jf(*jit_args, t)
+        same(got, expected)
+        assert _identities(got, jit_args) == _identities(expected, py_args)
+        _write_into(expected)  # the user writes into the result: Python's write reaches x
+        _write_into(got)
+        for a, b in zip(jit_args, py_args):
+            same(a, b)
+
+
+def test_a_picked_argument_keeps_the_native_call():
+    jf = jc.jit(_either_argument)
+    x, y = np.arange(3.0), np.ones(3)
+    for t in (1.0, -1.0, 1.0):  # (the first calls trace and offer the native call its entry)
+        jf(x, y, t)
+    before = jf._native_hits.value
+    assert jf(x, y, 1.0) is x and jf(x, y, -1.0) is y
+    assert jf._native_hits.value == before + 2
