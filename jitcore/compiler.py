@@ -179,6 +179,7 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
                for a, p, w in zip(arg_types, paths, weak)]
     for tracer in tracers:
         tracer.caller_sees = True
+    t.arguments = list(tracers)
     for tracer, bounds in zip(tracers, int_ranges or ()):
         tracer.int_range = bounds
     for tracer, layout in zip(tracers, layouts or ()):

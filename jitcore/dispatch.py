@@ -57,11 +57,40 @@ _CALLBACKS: dict[int, object] = {}
 _numbers = itertools.count()  # next() is atomic under the GIL: tracing threads get distinct numbers
 
 
-def register_callback(fn) -> int:
-    """The number that ``array.callback`` uses to run ``fn(arrays)`` at run time."""
+def register_callback(fn, holds: bool = False) -> int:
+    """The number that ``array.callback`` uses to run ``fn(arrays)`` at run time; ``holds``:
+    it holds arguments' values for a raise (``raise_state``)."""
     number = next(_numbers)
     _CALLBACKS[number] = fn
+    if holds:
+        _HOLDING.add(number)
     return number
+
+
+# The callbacks (by number) that hold the values of arguments written before a raise, and per
+# thread those values ({argument: value}, the first raise's), for the call to write back.
+_HOLDING: set[int] = set()
+_HELD = threading.local()
+
+
+def hold_arguments(positions, arrays) -> None:
+    if getattr(_HELD, "values", None) is None:  # (the first raise is the one Python makes)
+        _HELD.values = dict(zip(positions, arrays))
+
+
+def _write_back_held(targets) -> None:
+    """Into the caller's arrays, the values held for the raise now being made (then none).
+    ``targets``: the kernel's arguments, or the native call's descriptor's address (whose first
+    words are their objects' addresses; those held are arrays)."""
+    values = getattr(_HELD, "values", None)
+    _HELD.values = None
+    for i, value in (values or {}).items():
+        if isinstance(targets, int):
+            target = ctypes.cast(ctypes.c_int64.from_address(targets + 8 * i).value, ctypes.py_object).value
+        else:
+            target = targets[i] if targets is not None and i < len(targets) else None
+        if isinstance(target, np.ndarray) and target.flags.writeable:
+            np.copyto(target, value.reshape(target.shape), casting="unsafe")
 
 
 def run_callback(number: int, arrays: list[np.ndarray]) -> None:
@@ -272,7 +301,7 @@ class Executable:
 
     __slots__ = ("plan", "out_tree", "mutated", "_fn", "_constants", "_buffers", "_allocate", "_outputs",
                  "_arguments", "_copy_args", "_strided", "_trampoline", "_transposed", "_flat",
-                 "_chosen", "_trimmed", "_picked")
+                 "_chosen", "_trimmed", "_picked", "holds")
 
     def __init__(self, plan: CompiledFunction, out_tree: pytree.TreeDef, mutated: tuple[int, ...] = (),
                  scalars: tuple[bool, ...] = (), owners: tuple[int, ...] = (),
@@ -287,6 +316,8 @@ class Executable:
         self._trampoline = _Trampoline(plan.callbacks) if plan.callbacks else None
         if self._trampoline is not None:  # the descriptor's last slot (see codegen/plan.py)
             self._constants.append(self._trampoline.address)
+        # it holds the arguments' values where it raises, for ``_raise_status`` (``raise_state``)
+        self.holds = self._trampoline is not None and any(n in _HOLDING for n in self._trampoline.numbers)
         self._copy_args = [i for i, needs in enumerate(plan.arg_needs_contiguous) if needs]
         self._strided = [] if header else [i for i, s in enumerate(plan.arg_strided) if s]
         self._buffers = list(plan.buffers)
@@ -324,7 +355,7 @@ class Executable:
         a fresh buffer of its own returned as it is, alone or in a flat tuple. Else None."""
         leaf = self.out_tree.kind == "leaf"
         flat_tuple = self.out_tree.kind == "tuple" and all(c.kind == "leaf" for c in self.out_tree.children)
-        if (self.plan.header is None or self.mutated or self._transposed or self._arguments
+        if (self.plan.header is None or self.mutated or self.holds or self._transposed or self._arguments
                 or self._trimmed or not (leaf or flat_tuple)):
             return None
         results = []
@@ -412,7 +443,7 @@ class Executable:
             desc = self._portable_descriptor(arrays, buffers)
         self._fn((ctypes.c_int64 * len(desc))(*desc))
         if self.plan.has_status and buffers[-1][0]:
-            self._raise_status(buffers[-1])
+            self._raise_status(buffers[-1], originals if callers is None else callers)
         outputs = []
         for kind, index, shape, scalar, copy in self._outputs:
             if kind == "constant":
@@ -445,8 +476,11 @@ class Executable:
             outputs = outputs[:self.out_tree.num_leaves]
         return pytree.unflatten(self.out_tree, outputs)
 
-    def _raise_status(self, status: np.ndarray) -> None:
-        """Raise the error that the compiled code's status words record."""
+    def _raise_status(self, status: np.ndarray, arguments=None) -> None:
+        """Raise the error that the compiled code's status words record, the ``arguments``
+        written as Python leaves them where it raised (``raise_state``)."""
+        if self.holds:
+            _write_back_held(arguments)
         flag, index, axis, size = status.tolist()
         if flag == CALLBACK_FAILED:
             self._trampoline.raise_error()

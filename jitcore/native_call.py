@@ -871,7 +871,8 @@ _ENV = ("ndarray", "None", "tuple", "dict", "str", "Table", "TRACING", "python_c
         "PyObject_Vectorcall", "PyLong_AsLongLongAndOverflow", "PyObject_RichCompareBool",
         "PyUnicode_Compare", "PyErr_Clear", "PyObject_GenericGetDict", "PyDict_Size", "PyDict_GetItem",
         "_PyType_Lookup", "PyDict_Next", "PyArray_Scalar", "PyList_New", "PyList_SetItem", "PyDict_New",
-        "PyDict_SetItem", "PyErr_SetString", "UnsupportedError", "PyArray_Newshape", "to_python")
+        "PyDict_SetItem", "PyErr_SetString", "UnsupportedError", "PyArray_Newshape", "to_python",
+        "PyLong_FromVoidPtr")
 ENV_SYMBOL = "jitcore_native_call_env"
 _NAME = "jitcore_native_call"
 _NOT_HANDLED = 1  # what the entries' search returns when no entry matched (never an object's address)
@@ -1484,15 +1485,21 @@ class _Emitter:
         self.call("PyEval_RestoreThread", ir.VoidType(), thread)
         hits = b.inttoptr(self.word(tab, _c(2)), _wptr)
         b.store(b.add(b.load(hits), _c(1)), hits)
-        # An error the status words record: the executable's Python raises it.
+        # An error the status words record: the executable's Python raises it, given the
+        # descriptor's address too (the arguments' objects: those written before the raise
+        # get what Python leaves in them, ``raise_state``).
         raised = self.block("raised")
         with b.if_then(has_status):
             words = b.load(status)
             flag = b.load(b.load(self.at(words, _LAYOUT["data"], _wptr)))
             with b.if_then(b.icmp_signed("!=", flag, _c(0))):
-                argument = _local(b, _ptr)
-                b.store(words, argument)
-                back = self.call("PyObject_Vectorcall", _ptr, raiser, argument, _c(1), self.null)
+                with b.goto_entry_block():
+                    pair = b.alloca(_ptr, _c(2))
+                b.store(words, b.gep(pair, [_c(0)]))
+                where = self.call("PyLong_FromVoidPtr", _ptr, b.bitcast(desc, _ptr))
+                b.store(where, b.gep(pair, [_c(1)]))
+                back = self.call("PyObject_Vectorcall", _ptr, raiser, pair, _c(2), self.null)
+                self.call("Py_DecRef", ir.VoidType(), where)
                 self.call("Py_DecRef", ir.VoidType(), back)  # None, were it to return at all
                 b.store(n_buf, made)
                 b.branch(raised)

@@ -61,7 +61,8 @@ class Trace:
     builder: a tracer made at a smaller depth is from outside the current region."""
 
     __slots__ = ("builder", "function_name", "constants", "depth", "derived", "scalar_arguments",
-                 "star_items", "extents", "formatted", "appended", "catching", "local_copies")
+                 "star_items", "extents", "formatted", "appended", "catching", "local_copies",
+                 "arguments")
 
     def __init__(self, builder: Builder, function_name: str):
         self.builder = LocatingBuilder(builder.block, builder.before)
@@ -89,6 +90,9 @@ class Trace:
         # a traced value was written into, which every later write and read of it goes to
         # (autograph.local_arrays.written_copy)
         self.local_copies: dict[int, tuple] = {}
+        # The function's arguments, as traced (their versions count the writes so far): what a
+        # raise leaves in the caller's arrays (``raise_state``)
+        self.arguments: list[Tracer] = []
 
     @contextmanager
     def running(self):

@@ -276,3 +276,73 @@ def test_a_picked_argument_keeps_the_native_call():
     before = jf._native_hits.value
     assert jf(x, y, 1.0) is x and jf(x, y, -1.0) is y
     assert jf._native_hits.value == before + 2
+
+
+# -- the arguments after a raise are what Python leaves in them --------------------------------------
+def _saturated(img):
+    img[0] = 0
+    if img.max() > 0.99:
+        raise ValueError("saturated image")
+    return img.mean()
+
+
+def _index_after_write(x, idx):
+    x[0] = 5.0
+    x += 1.0
+    return x[idx[0]]
+
+
+def _raise_in_loop(x, n):
+    for k in range(n):
+        x[k] = -1.0
+        if x.sum() < -2.5:
+            raise ValueError(f"too low at {k}")
+    return x
+
+
+def _written_later(x, idx):
+    y = x[idx[0]]
+    x[0] = 5.0  # after the check: Python never gets here when it raises
+    return y
+
+
+def _two_arguments(x, y, t):
+    np.add(x, 1.0, out=x)
+    y.fill(3.0)
+    if t[0] > 0:
+        raise KeyError("t")
+    return x
+
+
+def _run(f, args):
+    try:
+        return f(*args), None
+    except Exception as e:  # noqa: BLE001  (compared with Python's)
+        return None, e
+
+
+RAISING = [
+    (_saturated, lambda v: (np.full((3, 3), 0.5) + np.eye(3) * v,)),
+    (_index_after_write, lambda v: (np.arange(4.0), np.array([int(v * 10)]))),
+    (_raise_in_loop, lambda v: (np.arange(5.0) * v, 5)),
+    (_written_later, lambda v: (np.arange(4.0), np.array([int(v * 10)]))),
+    (_two_arguments, lambda v: (np.arange(3.0), np.zeros(2), np.array([v - 0.5]))),
+]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, len(RAISING) - 1), st.sampled_from([0.0, 0.2, 0.6, 1.0]))
+def test_the_arguments_after_a_raise_are_what_python_leaves(k, v):
+    f, make = RAISING[k]
+    jf = jc.jit(f)
+    for _ in range(3):  # traced, then the Python path, then the native call
+        py_args, jit_args = make(v), make(v)
+        expected, py_error = _run(f, py_args)
+        got, jit_error = _run(jf, jit_args)
+        assert type(jit_error) is type(py_error), (py_error, jit_error)
+        if py_error is None:
+            same(got, expected)
+        else:
+            assert str(jit_error) == str(py_error)
+        for a, b in zip(jit_args, py_args):
+            same(a, b)
