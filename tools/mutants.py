@@ -90,8 +90,8 @@ MUTANTS = [
            "a loop's steps held back for after its middle never run (x[i - 1:i + 2] windows)",
            ("tests/jitcore/test_loops_size_generic.py",)),
     Mutant("fresh-array-join-ignores-other-holders", "jitcore/autograph/aliasing.py",
-           "                if holds(v):\n                    return True",
-           "                if holds(v):\n                    return False",
+           "                if found is not None:\n                    return f\"'{found}'\"",
+           "                if found is not None:\n                    return None",
            "an array written in place on one path of a traced if and rebound on the other is "
            "joined by value while another name holds it (g = fs): that name misses the write",
            ("tests/jitcore/test_loop_consistency_46.py",)),
@@ -1790,6 +1790,17 @@ MUTANTS = [
            "raise_at_first(step < 0, 0,",
            "math.lcm past int64 wraps around instead of Python's exact int (OverflowError)",
            ("tests/jitcore/test_messages_46.py",)),
+    Mutant("kept-array-joined-as-before", "jitcore/autograph/statements.py",
+           "        if writes.wrote[i] and len(leaves) == 1 and first[0] is second[0] is init[i]:",
+           "        if False:",
+           "a traced if whose paths both keep an array, one writing it, leaves every name of it "
+           "holding its value from before the write (g = fs; fs[-1] = 7 under if: g misses it)",
+           ("tests/jitcore/test_alias_identity_47.py",)),
+    Mutant("raise-forgets-written-arguments", "jitcore/dispatch.py",
+           "        _HELD.values = dict(zip(positions, arrays))",
+           "        _HELD.values = {}",
+           "x[0] = 5 before a raise the compiled code makes is lost from the caller's x",
+           ("tests/jitcore/test_alias_identity_47.py",)),
 ]
 
 
