@@ -78,17 +78,20 @@ def hold_arguments(positions, arrays) -> None:
         _HELD.values = dict(zip(positions, arrays))
 
 
-def _write_back_held(targets) -> None:
-    """Into the caller's arrays, the values held for the raise now being made (then none).
-    ``targets``: the kernel's arguments, or the native call's descriptor's address (whose first
-    words are their objects' addresses; those held are arrays)."""
+def write_back_held(targets) -> None:
+    """Into the caller's arrays, the values held for the raise now being made (then none:
+    every raise of a compiled call drops them, so none is left for another call's).
+    ``targets``: the kernel's arguments, the native call's descriptor's address (whose first
+    words are their objects' addresses; those held are arrays), or None (drop them)."""
     values = getattr(_HELD, "values", None)
     _HELD.values = None
-    for i, value in (values or {}).items():
+    if targets is None or values is None:
+        return
+    for i, value in values.items():
         if isinstance(targets, int):
             target = ctypes.cast(ctypes.c_int64.from_address(targets + 8 * i).value, ctypes.py_object).value
         else:
-            target = targets[i] if targets is not None and i < len(targets) else None
+            target = targets[i] if i < len(targets) else None
         if isinstance(target, np.ndarray) and target.flags.writeable:
             np.copyto(target, value.reshape(target.shape), casting="unsafe")
 
@@ -479,8 +482,7 @@ class Executable:
     def _raise_status(self, status: np.ndarray, arguments=None) -> None:
         """Raise the error that the compiled code's status words record, the ``arguments``
         written as Python leaves them where it raised (``raise_state``)."""
-        if self.holds:
-            _write_back_held(arguments)
+        write_back_held(arguments if self.holds else None)
         flag, index, axis, size = status.tolist()
         if flag == CALLBACK_FAILED:
             self._trampoline.raise_error()

@@ -30,7 +30,7 @@ from jitcore.codegen.nvptx.plan import GpuPlan
 from jitcore.codegen.plan import Branch, Callback, Copy, ForLoop, Run, Storage, WhileLoop
 from jitcore.cuda.device_array import Allocation, DeviceArray, device_put
 from jitcore.cuda.driver import CudaError, Driver, driver
-from jitcore.dispatch import Trimmed, check_no_aliasing, run_callback, status_error
+from jitcore.dispatch import Trimmed, check_no_aliasing, run_callback, status_error, write_back_held
 from jitcore.ir.dialects import kernel
 
 SINGULAR_MATRIX = kernel.SINGULAR_MATRIX
@@ -235,6 +235,7 @@ class CudaExecutable:
         flag, index, axis, size, key = words.tolist()
         if flag == 0:
             return
+        write_back_held(None)  # (values held for the CPU's write-back: not read here)
         if flag == INDEX_ERROR and key:  # a parallel check's: the key names the check
             place = self.plan.check_places.get(((key >> 48) & 0x7FFF, key & 0xFF), "an unknown location")
             raise GpuIndexError(f"{status_error(flag, index, axis, size)} (at {place})")
