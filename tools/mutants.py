@@ -1013,8 +1013,8 @@ MUTANTS = [
            "another dtype runs the code compiled for the old one",
            ("tests/jitcore/test_dispatch_native_forms.py",)),
     Mutant("native-calltime-guards-dropped", "jitcore/native_call.py",
-           "    for read, value in inputs.guards:\n        where = _read_of(read)",
-           "    for read, value in ():\n        where = _read_of(read)",
+           "    for read, value in inputs.guards:\n        if type(read) is calltime.IsRead",
+           "    for read, value in ():\n        if type(read) is calltime.IsRead",
            "a global number the code was traced with is not compared on the native call: a new value "
            "runs the old code",
            ("tests/jitcore/test_dispatch_native_forms.py",)),
@@ -1790,6 +1790,12 @@ MUTANTS = [
            "raise_at_first(step < 0, 0,",
            "math.lcm past int64 wraps around instead of Python's exact int (OverflowError)",
            ("tests/jitcore/test_messages_46.py",)),
+    Mutant("native-list-guard-by-value", "jitcore/native_call.py",
+           'self.branch(b.icmp_unsigned("==", obj, expected), "same_object", mismatch)',
+           'self.branch(b.icmp_unsigned("==", obj, obj), "same_object", mismatch)',
+           "a global list bound anew passes the native call's identity guard: its items are read from "
+           "the old list",
+           ("tests/jitcore/test_call_time_item_reads_47.py",)),
 ]
 
 
