@@ -1796,6 +1796,12 @@ MUTANTS = [
            "a global list bound anew passes the native call's identity guard: its items are read from "
            "the old list",
            ("tests/jitcore/test_call_time_item_reads_47.py",)),
+    Mutant("int-range-ask-unnoted", "jitcore/primitives.py",
+           "        int_range_asked.yes = True\n",
+           "        pass\n",
+           "a Python int traced as any int64 is taken to fit an int8 array without tracing again with its "
+           "bounds: int8 + 300 wraps where NumPy 2 raises OverflowError",
+           ("tests/jitcore/test_int_arguments_one_compile_47.py",)),
 ]
 
 
