@@ -73,10 +73,6 @@ DROPPED_KEYS_LOGGED = 64  # signatures dropped lately that the compile log recog
 
 _NO_GENERATORS = nullcontext()  # a call without generator arguments
 
-
-class _IntRangeNeeded(Exception):
-    """A trace with a Python int as any int64 needed its bounds (``JitFunction._int_range``):
-    the call is keyed and traced again."""
 _UNSET = object()  # a key the native entries have not seen
 
 
@@ -291,11 +287,11 @@ class JitFunction:
                         self._offer_native(memo, known.executable, entry_key)
                 try:
                     return self._returned(known.run(args, kwargs), args, kwargs)
-                except _IntRangeNeeded:  # a variant's trace (a global's new dtype) needed the bounds
+                except prims.IntRangeNeeded:  # a variant's trace (a global's new dtype) needed the bounds
                     return self(*args, **kwargs)
         try:
             return self._traced_call(args, kwargs, short, memo)
-        except _IntRangeNeeded:
+        except prims.IntRangeNeeded:
             return self(*args, **kwargs)  # keyed and traced again with its ints' own bounds
         except JitcoreError as e:
             made = self._static_on_demand(e, args, kwargs)
@@ -566,7 +562,7 @@ class JitFunction:
                 key, leaves, _, call = self._signature_key(args, kwargs)
                 start = time.perf_counter()
                 lowered = Lowered(self, key, leaves, call)
-            except _IntRangeNeeded:
+            except prims.IntRangeNeeded:
                 lowered = None
             except JitcoreError as e:
                 if not self._static_on_demand(e, *given):
@@ -805,7 +801,7 @@ class JitFunction:
                                     verify=verify, star_items=star_items)
         except Exception as e:
             if self._int_range_asked(prims.int_range_asked.yes, specs):
-                raise _IntRangeNeeded from None
+                raise prims.IntRangeNeeded from None
             add_user_line(e, self.fun)
             if self.autograph:
                 e.__traceback__ = without_helper_frames(e.__traceback__)
@@ -815,7 +811,7 @@ class JitFunction:
             asked = prims.int_range_asked.yes
             prims.int_range_asked.yes = asked_before
         if self._int_range_asked(asked, specs):
-            raise _IntRangeNeeded
+            raise prims.IntRangeNeeded
         return traced
 
     def _int_range_asked(self, asked: bool, specs) -> bool:

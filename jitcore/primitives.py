@@ -422,6 +422,11 @@ ANY_INT64 = (-(2 ** 63), 2 ** 63 - 1)
 int_range_asked = threading.local()
 
 
+class IntRangeNeeded(Exception):
+    """A trace with a Python int as any int64 needed its bounds (``JitFunction._int_range``):
+    the call is keyed and traced again."""
+
+
 def int_fits(x, dtype: np.dtype) -> bool:
     """Whether ``x``, if a traced Python int argument (whose bounds the signature holds), fits
     in ``dtype`` as NumPy 2 requires of a Python int meeting an integer array."""
