@@ -44,6 +44,7 @@ from jitcore import (
     config,
     cuda,
     disk_cache,
+    formatting,
     generator_arguments,
     inlining,
     ir,
@@ -639,9 +640,11 @@ class JitFunction:
             # Converted on each trace (the conversion itself is cached per code object), so
             # the closure values are the current ones; compiled calls never get here.
             fun = converted(self.fun) if self.autograph else self.fun
+            unread = self.autograph and fun is self.fun and autograph_convert.source_unreadable(self.fun)
             before = [(k, v, argument_writes.static_state(v)) for k, v in static]
             try:
-                result = fun(*full_args, **full_kwargs)
+                with formatting.unconverted(self.__name__ if unread else None):
+                    result = fun(*full_args, **full_kwargs)
             except (TypeError, ValueError, IndexError) as error:
                 if fun is not self.fun or isinstance(error, JitcoreError) \
                         or not autograph_convert.source_unreadable(self.fun):

@@ -1598,8 +1598,8 @@ MUTANTS = [
            "(before session 42)",
            ("tests/jitcore/test_pitfalls.py",)),
     Mutant("str-of-tracer-is-its-description", "jitcore/tracer.py",
-           "        if is_user_file(sys._getframe(1).f_code.co_filename):  "
-           "# str(x): a float32's short digits",
+           "        if formatting.for_user(sys._getframe(1).f_code.co_filename, is_user_file):  "
+           "# str(x): float32's digits",
            "        if False:",
            "str(n) + '!' and repr(x.sum()) in the user's print gave 'Traced<i64[]>' (before session 42)",
            ("tests/jitcore/test_formatting.py",)),
@@ -1802,6 +1802,12 @@ MUTANTS = [
            "a Python int traced as any int64 is taken to fit an int8 array without tracing again with its "
            "bounds: int8 + 300 wraps where NumPy 2 raises OverflowError",
            ("tests/jitcore/test_int_arguments_one_compile_47.py",)),
+    Mutant("print-object-text-at-run-time", "jitcore/autograph/runtime.py",
+           "    with formatting.users_text():\n        return str(arg)",
+           "    return arg",
+           "print(obj) of the user's object makes its text when the compiled code runs: jitcore's "
+           "placeholders show in place of its traced values",
+           ("tests/jitcore/test_print_objects_47.py",)),
 ]
 
 
