@@ -333,6 +333,14 @@ class Static(tuple):
     equal after the same exact type (``STATIC_TYPES``), as the memo's key compares it."""
 
 
+class Same(Static):
+    """A guard's (value,) that a call-time read must give as that very object: a global or
+    closed-over list or tuple whose items the call reads (``calltime.IsRead``), bound anew
+    (even to an equal one) must send the call to the Python path, which traces again."""
+
+    __hash__ = None  # (compared by identity in C; never a key of a dict)
+
+
 _HEADER_WORDS = 8  # a number's stand-in array header: past NumPy's data, nd, dims, strides fields
 
 
@@ -439,10 +447,12 @@ def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = No
     contiguous, contiguous_items = {}, {}  # per C-contiguous array argument: its shape, its item's bytes
     for k, dtype, shape in zip(order, key[::2], key[1::2]):
         if isinstance(shape, Static):  # matched, not passed: the code was traced with its value
-            if k >= 0 or dtype not in GUARD_TYPES or type(shape[0]) is not dtype:
+            if k >= 0 or type(shape[0]) is not dtype or (
+                    dtype not in GUARD_TYPES and not (type(shape) is Same and dtype in (list, tuple))):
                 return None
             keep += [dtype, shape[0]]
-            nbytes = SCALAR_TYPES[dtype].itemsize if dtype in SCALAR_TYPES else 0
+            nbytes = (-1 if type(shape) is Same  # (by identity)
+                      else SCALAR_TYPES[dtype].itemsize if dtype in SCALAR_TYPES else 0)
             words += [id(dtype), STATIC, -1, id(shape[0]), nbytes]
             continue
         if k < 0 or (k in writes and (shape is None or dtype is int or isinstance(shape, Strided))):
@@ -676,7 +686,8 @@ def result_program(tree, n_outputs: int, chosen=(), trimmed=(), picked=()) -> tu
         return None
     return ops, keep
 MAX_READS = 16  # call-time inputs an entry may read
-READ_DICT, READ_CELL, READ_DEFAULT, READ_KWDEFAULT, READ_DRAW = range(5)  # how (see ``calltime_reads``)
+# how (see ``calltime_reads``)
+READ_DICT, READ_CELL, READ_DEFAULT, READ_KWDEFAULT, READ_DRAW, READ_LIST_ITEM, READ_TUPLE_ITEM = range(7)
 
 
 def entries(executable, key: tuple, keywords: tuple = (), order: tuple | None = None,
@@ -727,11 +738,15 @@ def calltime_reads(inputs, first: int, drawn: tuple | None = None) -> tuple | No
         return None  # a draw whose first values are not known yet, or a slot of another kind
     reads, key, order = [], [], []
     for read, value in inputs.guards:
+        if type(read) is calltime.IsRead and value is True:  # the list or tuple itself, by identity
+            read, value, shape = read.read, read.obj, Same((read.obj,))
+        else:
+            shape = Static((value,))
         where = _read_of(read)
-        if where is None or type(value) not in GUARD_TYPES:
+        if where is None or (type(value) not in GUARD_TYPES and type(shape) is not Same):
             return None
         reads.append(where)
-        key += [type(value), Static((value,))]
+        key += [type(value), shape]
         order.append(-1)
     for k in sorted(by_slot):
         read, dtype, shape, layout = by_slot[k]
@@ -780,6 +795,11 @@ def _read_of(read) -> tuple | None:
     """A call-time read (``calltime.GlobalRead``, ``CellRead``, ``DefaultRead``) as the native
     call makes it, or None where it cannot (a field its layout probes did not find)."""
     t = type(read)
+    if t is calltime.ItemRead and type(read.index) is int and read.index >= 0:
+        if type(read.container) is list and "list_items" in _LAYOUT:
+            return READ_LIST_ITEM, read.container, read.index
+        if type(read.container) is tuple:
+            return READ_TUPLE_ITEM, read.container, read.index
     if t is calltime.GlobalRead and type(read.namespace) is dict and type(read.name) is str:
         return READ_DICT, read.namespace, read.name
     if t is calltime.CellRead and "cell_ref" in _LAYOUT:
@@ -1216,7 +1236,7 @@ class _Emitter:
     def read_input(self, kind, container, name) -> ir.Value:
         """A call-time input's value, borrowed, or NULL where it is missing: ``container[name]``
         of a dict (a module's globals), a cell's value, a function's ``__defaults__[name]`` or
-        ``__kwdefaults__[name]``."""
+        ``__kwdefaults__[name]``, a list's or tuple's item ``name`` (past its end: missing)."""
         b, layout = self.b, _LAYOUT
         found = _local(b, _ptr)
         b.store(self.null, found)
@@ -1238,6 +1258,16 @@ class _Emitter:
                 defaults = b.load(self.at(container, layout["func_kwdefaults"], _ptr))  # a dict or NULL
                 with b.if_then(b.icmp_unsigned("!=", defaults, self.null)):
                     b.store(self.call("PyDict_GetItem", _ptr, defaults, b.inttoptr(name, _ptr)), found)
+        with b.if_then(b.icmp_signed("==", kind, _c(READ_TUPLE_ITEM))):
+            size = b.load(self.at(container, layout["tuple_size"], _i64))
+            with b.if_then(b.icmp_signed("<", name, size)):
+                b.store(b.load(b.gep(self.at(container, layout["tuple_items"], _ptr), [name])), found)
+        if "list_items" in layout:
+            with b.if_then(b.icmp_signed("==", kind, _c(READ_LIST_ITEM))):
+                size = b.load(self.at(container, layout["tuple_size"], _i64))  # (``ob_size``: the same word)
+                with b.if_then(b.icmp_signed("<", name, size)):
+                    items = b.load(self.at(container, layout["list_items"], _pptr))
+                    b.store(b.load(b.gep(items, [name])), found)
         return b.load(found)
 
     def same_name(self, name, expected, mismatch) -> None:
@@ -1318,20 +1348,25 @@ class _Emitter:
         """A static argument (of the entry's exact type) equals the entry's value, else
         ``mismatch``: its ``nbytes`` bytes of value (a float, complex or NumPy scalar: -0.0 is
         not 0.0, a NaN is a NaN), or with no bytes (an int, bool or str) by
-        ``PyObject_RichCompareBool`` (identity first), the comparison the keys make."""
+        ``PyObject_RichCompareBool`` (identity first), the comparison the keys make; with -1
+        bytes (``Same``), by identity alone."""
         b = self.b
-        with b.if_else(b.icmp_signed(">", nbytes, _c(0))) as (by_bytes, by_value):
-            with by_bytes:
-                mine, theirs = (b.gep(v, [_c(SCALAR_VALUE)]) for v in (obj, expected))
-                self.loop(nbytes, lambda k: self.branch(
-                    b.icmp_unsigned("==", b.load(b.gep(mine, [k])), b.load(b.gep(theirs, [k]))),
-                    "byte_same", mismatch))
-            with by_value:
-                py_eq = ir.Constant(_i32, 2)
-                equal = self.call("PyObject_RichCompareBool", _i32, obj, expected, py_eq)
-                with b.if_then(b.icmp_signed("<", equal, ir.Constant(_i32, 0))):  # never for these types
-                    self.call("PyErr_Clear", ir.VoidType())
-                self.branch(b.icmp_signed("==", equal, ir.Constant(_i32, 1)), "static_same", mismatch)
+        with b.if_else(b.icmp_signed("<", nbytes, _c(0))) as (by_identity, otherwise):
+            with by_identity:
+                self.branch(b.icmp_unsigned("==", obj, expected), "same_object", mismatch)
+            with otherwise:
+                with b.if_else(b.icmp_signed(">", nbytes, _c(0))) as (by_bytes, by_value):
+                    with by_bytes:
+                        mine, theirs = (b.gep(v, [_c(SCALAR_VALUE)]) for v in (obj, expected))
+                        self.loop(nbytes, lambda k: self.branch(
+                            b.icmp_unsigned("==", b.load(b.gep(mine, [k])), b.load(b.gep(theirs, [k]))),
+                            "byte_same", mismatch))
+                    with by_value:
+                        py_eq = ir.Constant(_i32, 2)
+                        equal = self.call("PyObject_RichCompareBool", _i32, obj, expected, py_eq)
+                        with b.if_then(b.icmp_signed("<", equal, ir.Constant(_i32, 0))):  # (never, for these)
+                            self.call("PyErr_Clear", ir.VoidType())
+                        self.branch(b.icmp_signed("==", equal, ir.Constant(_i32, 1)), "static_same", mismatch)
 
     def arguments(self, e, args, nargs, desc) -> None:
         """The descriptor's argument words, each at its kernel argument's place: an array's

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import operator
+import threading
 import warnings
 
 import numpy as np
@@ -435,6 +436,19 @@ def fortran_layout(operands, shape) -> bool:
         x.fortran if isinstance(x, Tracer) else x.flags.f_contiguous for x in deciding)
 
 
+# A Python int argument's bounds when the function has not yet needed them (``api``): every
+# int64. A trace that asks whether such an int fits a narrower integer dtype is answered yes,
+# and noted in ``int_range_asked``; ``api`` then traces again with the int's own bounds (one
+# of ``api.int_range``'s classes), and keys that function's ints by them from then on.
+ANY_INT64 = (-(2 ** 63), 2 ** 63 - 1)
+int_range_asked = threading.local()
+
+
+class IntRangeNeeded(Exception):
+    """A trace with a Python int as any int64 needed its bounds (``JitFunction._int_range``):
+    the call is keyed and traced again."""
+
+
 def int_fits(x, dtype: np.dtype) -> bool:
     """Whether ``x``, if a traced Python int argument (whose bounds the signature holds), fits
     in ``dtype`` as NumPy 2 requires of a Python int meeting an integer array."""
@@ -442,7 +456,11 @@ def int_fits(x, dtype: np.dtype) -> bool:
     if bounds is None or dtype.kind not in "iu":
         return True
     info = np.iinfo(dtype)
-    return info.min <= bounds[0] and bounds[1] <= info.max
+    fits = info.min <= bounds[0] and bounds[1] <= info.max
+    if not fits and bounds == ANY_INT64:
+        int_range_asked.yes = True
+        return True
+    return fits
 
 
 def int_overflow_message(x: Tracer, dtype: np.dtype) -> str:

@@ -364,12 +364,12 @@ class Tracer:
 
     def __repr__(self) -> str:
         # The user's code (repr(x), f"{x!r}"): a placeholder, as __format__'s
-        if is_user_file(sys._getframe(1).f_code.co_filename):
+        if formatting.for_user(sys._getframe(1).f_code.co_filename, is_user_file):
             return formatting.placeholder(self, formatting.REPR)
         return self.description()
 
     def __str__(self) -> str:
-        if is_user_file(sys._getframe(1).f_code.co_filename):  # str(x): a float32's short digits
+        if formatting.for_user(sys._getframe(1).f_code.co_filename, is_user_file):  # str(x): float32's digits
             return formatting.placeholder(self, formatting.STR)
         return self.description()
 
@@ -395,7 +395,7 @@ class Tracer:
     def __format__(self, spec: str) -> str:
         # The user's code (an f-string of theirs, not jitcore's messages): a placeholder,
         # filled in when the compiled code prints or raises it
-        if is_user_file(sys._getframe(1).f_code.co_filename):
+        if formatting.for_user(sys._getframe(1).f_code.co_filename, is_user_file):
             return formatting.placeholder(self, spec)
         if not spec:
             return self.description()

@@ -1013,8 +1013,8 @@ MUTANTS = [
            "another dtype runs the code compiled for the old one",
            ("tests/jitcore/test_dispatch_native_forms.py",)),
     Mutant("native-calltime-guards-dropped", "jitcore/native_call.py",
-           "    for read, value in inputs.guards:\n        where = _read_of(read)",
-           "    for read, value in ():\n        where = _read_of(read)",
+           "    for read, value in inputs.guards:\n        if type(read) is calltime.IsRead",
+           "    for read, value in ():\n        if type(read) is calltime.IsRead",
            "a global number the code was traced with is not compared on the native call: a new value "
            "runs the old code",
            ("tests/jitcore/test_dispatch_native_forms.py",)),
@@ -1598,8 +1598,8 @@ MUTANTS = [
            "(before session 42)",
            ("tests/jitcore/test_pitfalls.py",)),
     Mutant("str-of-tracer-is-its-description", "jitcore/tracer.py",
-           "        if is_user_file(sys._getframe(1).f_code.co_filename):  "
-           "# str(x): a float32's short digits",
+           "        if formatting.for_user(sys._getframe(1).f_code.co_filename, is_user_file):  "
+           "# str(x): float32's digits",
            "        if False:",
            "str(n) + '!' and repr(x.sum()) in the user's print gave 'Traced<i64[]>' (before session 42)",
            ("tests/jitcore/test_formatting.py",)),
@@ -1801,6 +1801,24 @@ MUTANTS = [
            "        _HELD.values = {}",
            "x[0] = 5 before a raise the compiled code makes is lost from the caller's x",
            ("tests/jitcore/test_alias_identity_47.py",)),
+    Mutant("native-list-guard-by-value", "jitcore/native_call.py",
+           'self.branch(b.icmp_unsigned("==", obj, expected), "same_object", mismatch)',
+           'self.branch(b.icmp_unsigned("==", obj, obj), "same_object", mismatch)',
+           "a global list bound anew passes the native call's identity guard: its items are read from "
+           "the old list",
+           ("tests/jitcore/test_call_time_item_reads_47.py",)),
+    Mutant("int-range-ask-unnoted", "jitcore/primitives.py",
+           "        int_range_asked.yes = True\n",
+           "        pass\n",
+           "a Python int traced as any int64 is taken to fit an int8 array without tracing again with its "
+           "bounds: int8 + 300 wraps where NumPy 2 raises OverflowError",
+           ("tests/jitcore/test_int_arguments_one_compile_47.py",)),
+    Mutant("print-object-text-at-run-time", "jitcore/autograph/runtime.py",
+           "    with formatting.users_text():\n        return str(arg)",
+           "    return arg",
+           "print(obj) of the user's object makes its text when the compiled code runs: jitcore's "
+           "placeholders show in place of its traced values",
+           ("tests/jitcore/test_print_objects_47.py",)),
 ]
 
 
