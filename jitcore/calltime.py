@@ -170,12 +170,15 @@ class LoopFrame:
     """A loop whose body is being traced: ``steps`` its range when the trip count is static,
     else None and ``bounds`` its traced bounds."""
 
-    __slots__ = ("block", "index", "steps", "depth", "group", "bounds", "starts")
+    __slots__ = ("block", "index", "steps", "depth", "group", "bounds", "starts", "key", "drawn")
 
-    def __init__(self, block, index: Tracer, steps: range | None, depth: int, bounds=(), starts=None):
+    def __init__(self, block, index: Tracer, steps: range | None, depth: int, bounds=(), starts=None,
+                 key=None):
         self.block, self.index, self.steps, self.depth = block, index, steps, depth
         self.bounds, self.starts = bounds, starts if starts is not None else {}
         self.group: LoopDraws | None = None
+        self.key = key  # the same object for each trace of this loop's body
+        self.drawn: set = set()  # the generators (``random.generator_key``) drawn for every step
 
 
 @dataclass
@@ -437,6 +440,11 @@ class Recorder:
         self._local: dict[int, tuple] = {}  # id -> (generator made while tracing (seeded), trace depth)
         self._loop_starts: dict = {}  # a loop's key -> its local generators as its first trace found them
         self.loops: list[LoopFrame] = []  # static-trip-count loop bodies being traced, innermost last
+        # Generators drawn from while the compiled code runs (``random``: a callback), from the
+        # first such draw in program order on: every later draw from one is made so too.
+        self._live: set = set()
+        self._live_from: dict = {}  # a loop's key -> the generators live from its body's start
+        self._again: set = set()  # the keys of loops whose body must be traced again
 
     @contextmanager
     def recording(self, trace, block):
@@ -767,6 +775,27 @@ class Recorder:
             set_state(generator, start)
         return starts
 
+    def is_live(self, key) -> bool:
+        return key in self._live
+
+    def go_live(self, key) -> None:
+        """From here on, ``key``'s draws are made while the code runs. A loop being traced that
+        drew from it for every step before the call would draw out of order: its body is traced
+        again with the generator live from its start (``body_again``)."""
+        self._live.add(key)
+        for frame in self.loops:
+            if key in frame.drawn and frame.key is not None:
+                self._live_from.setdefault(frame.key, set()).add(key)
+                self._again.add(frame.key)
+                break  # the outermost: the loops inside it are traced again with it
+
+    def body_again(self, key) -> bool:
+        """Whether the body of the loop ``key`` must be traced again (once per such draw)."""
+        if key in self._again:
+            self._again.discard(key)
+            return True
+        return False
+
     def _watch(self, generator) -> None:
         if id(generator) not in self._watched and id(generator) not in self._local:
             self._watched[id(generator)] = (generator, _state(generator))
@@ -814,7 +843,8 @@ def static_loop(trace, block, index: Tracer, steps: range | None, key=None, boun
         yield
         return
     starts = r.loop_starts(key) if key is not None else None
-    frame = LoopFrame(block, index, steps, trace.depth, bounds, starts)
+    r._live |= r._live_from.get(key, set())
+    frame = LoopFrame(block, index, steps, trace.depth, bounds, starts, key)
     r.loops.append(frame)
     try:
         yield
@@ -822,6 +852,13 @@ def static_loop(trace, block, index: Tracer, steps: range | None, key=None, boun
         r.loops.pop()
     if frame.group is not None:
         frame.group.advance_local()
+
+
+def body_again(key) -> bool:
+    """Whether the body of the static loop ``key`` must be traced again: a generator it drew
+    from for every step before the call went live in it (``Recorder.go_live``)."""
+    r = getattr(_ACTIVE, "recorder", None)
+    return r is not None and r.body_again(key)
 
 
 def recorder() -> Recorder | None:

@@ -77,6 +77,14 @@ def _read_array(address: int, shape: tuple[int, ...], dtype: np.dtype) -> np.nda
     return out
 
 
+def _result_array(address: int, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """The C-contiguous buffer at ``address`` as a writable array: a result the callback fills."""
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    if not nbytes:
+        return np.empty(shape, dtype)
+    return np.frombuffer((ctypes.c_char * nbytes).from_address(address), dtype).reshape(shape)
+
+
 class _Trampoline:
     """The C function an executable's compiled code calls back into Python through. An
     exception from the callback is kept (per thread: each thread's call is its own) for the
@@ -92,8 +100,8 @@ class _Trampoline:
     def _call(self, place, data) -> int:
         try:
             number = self.numbers[place]
-            arrays = [_read_array(data[k], shape, dtype)
-                      for k, (shape, dtype) in enumerate(self.types[number])]
+            arrays = [_read_array(data[k], *kind[:2]) if len(kind) == 2 else _result_array(data[k], *kind[:2])
+                      for k, kind in enumerate(self.types[number])]
             run_callback(number, arrays)
             return 0
         except BaseException as e:  # nothing may cross back into the native frames

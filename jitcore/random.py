@@ -37,10 +37,12 @@ import numpy as np
 
 from jitcore import calltime, pytree
 from jitcore import primitives as prims
-from jitcore.dtypes import SUPPORTED_DTYPES
+from jitcore.dispatch import register_callback
+from jitcore.dtypes import SUPPORTED_DTYPES, ir_type
 from jitcore.errors import UnsupportedError
 from jitcore.generator_arguments import GeneratorArgument, MadeGenerator, kind_of
-from jitcore.ir.dialects import kernel
+from jitcore.ir.dialects import array, kernel
+from jitcore.ir.types import TensorType
 from jitcore.primitives import constant, convert
 from jitcore.tracer import Tracer, current_trace, fresh, needs_static, user_location
 
@@ -99,8 +101,16 @@ def _label(owner, method: str) -> str:
     return f"{kind_of(owner).__name__}.{method}()"
 
 
+def generator_key(owner):
+    """What names one generator through a trace: a stand-in (the same for every call) or the object."""
+    return owner if isinstance(owner, GeneratorArgument) else id(owner)
+
+
 def _draw(owner, method: str, *args, **kwargs):
     recorder, trace = calltime.recorder(), current_trace()
+    if (method == "choice" and args and isinstance(args[0], Tracer) and args[0].ndim == 0
+            and _choice_weights(*args, **kwargs) is None and recorder is not None):
+        return _draw_running(recorder, owner, method, args, kwargs)  # choice(k): integers below k
     if method == "choice":
         weights = _choice_weights(*args, **kwargs)
         if isinstance(weights, Tracer):
@@ -121,6 +131,12 @@ def _draw(owner, method: str, *args, **kwargs):
         raise UnsupportedError(f"{label} {where} of a traced array: {method}() writes to its "
                                "argument; use permutation() (a shuffled copy) instead")
     if method == "seed":
+        if recorder.is_live(generator_key(owner)):
+            raise UnsupportedError(
+                f"{label} {where}, after a draw from it that the compiled code makes as it runs "
+                "(one with parameters computed in the function, or in a branch or a loop whose "
+                "trip count is traced): jitcore seeds before the call, so the draws would come "
+                "out of order. Seed before the first such draw, or make a new generator.")
         seed = np.random.seed if owner is np.random.mtrand._rand else owner.seed
         if trace.depth and (traced or _made(args, kwargs)):
             raise needs_static(UnsupportedError(f"{label} {where} with a traced seed in a loop "
@@ -135,6 +151,14 @@ def _draw(owner, method: str, *args, **kwargs):
             f"and {method}() is not one it supports (it writes to its argument, or to out=, or "
             f"returns no numbers). Call it outside the jitted function{instead}.")
     frame = recorder.loop_frame(trace) if trace.depth and method != "seed" else None
+    # A draw whose numbers depend on values computed in the function (a rejection sampler's
+    # bits: gamma, poisson, binomial, ...), or which runs a number of times only the data
+    # decides (a branch, a while loop), is made by NumPy's sampler as the code runs; so is
+    # every later draw from the same generator, to keep NumPy's order.
+    running = recorder.is_live(generator_key(owner)) or (traced and method not in _AFFINE) \
+        or (trace.depth and frame is None)
+    if running and not local:
+        return _draw_running(recorder, owner, method, args, kwargs)
     if trace.depth and frame is None:
         why = calltime.trips_why()
         raise needs_static(UnsupportedError(
@@ -209,6 +233,8 @@ def _call_time_draw(recorder, owner, method, label, where, args, kwargs, frame=N
         raise UnsupportedError(f"{label} {where} returns a {type(sample).__name__} of dtype "
                                f"{dtype}, which jitcore cannot use")
     fn = functools.partial(getattr(owner, method), *args, **kwargs)
+    if frame is not None:
+        frame.drawn.add(generator_key(owner))
     if frame is None:
         tracer = recorder.draw(fn, sample)
     else:  # in a loop's body: this step's row of every step's draws, a new array as NumPy's
@@ -228,12 +254,14 @@ def _affine(recorder, owner, method, label, where, args, kwargs, frame=None, eag
     """A draw with traced parameters, where NumPy computes it as arithmetic on a standard draw.
     ``eager``: a seeded local generator's, whose standard draw is made now, in program order."""
     spec = _AFFINE.get(method)
-    if spec is None:
+    if spec is None:  # (a generator made in the function with a seed: see _draw)
         raise needs_static(UnsupportedError(
-            f"{label} {where} with a traced argument: jitcore draws with NumPy's sampler before "
-            "the compiled code runs, so the arguments must be Python values or arrays known while "
-            "compiling (only normal(), uniform() and exponential() take traced parameters). Pass "
-            "the parameters as static arguments, or draw outside the jitted function."),
+            f"{label} {where} with a traced argument, from a generator made in the function "
+            "with a seed: jitcore gives its draws the same numbers on every call, made while "
+            "compiling, so the arguments must be Python values or arrays known then (only "
+            "normal(), uniform() and exponential() take traced parameters from it). Make the "
+            "generator outside the jitted function and pass it in (its draws then take any "
+            "parameters), or pass the parameters as static arguments."),
             *pytree.flatten((args, kwargs))[0])
     params, standard, formula = spec
     names = [p for p, _ in params] + ["size"]
@@ -264,6 +292,81 @@ def _affine(recorder, owner, method, label, where, args, kwargs, frame=None, eag
     if isinstance(z, float) or (isinstance(z, Tracer) and z.weak):  # no size: NumPy's is a Python float
         out = fresh(out, scalar=True, weak=True)
     return out
+
+
+# Values that stand for traced parameters in a draw made on a copy of the generator while
+# tracing, for the result's shape, dtype and Python type: the first two NumPy accepts (a
+# probability, a count, a shape > 1 for zipf, a bound above 0) are used, and must agree.
+_STAND_INS = (0.5, 1, 2, 3, 0.25)
+
+
+def _draw_running(recorder, owner, method: str, args, kwargs):
+    """A draw made by NumPy's own sampler while the compiled code runs: an ``array.callback``
+    that calls ``owner.method`` with the run-time values of the traced arguments and fills its
+    result. The numbers, the generator's state after it, and the errors NumPy raises for bad
+    parameters (``ValueError: lam < 0``) are NumPy's, since NumPy makes them."""
+    trace = current_trace()
+    label, where = _label(owner, method), f"inside {recorder.function_name}()"
+    leaves, tree = pytree.flatten((args, kwargs))
+    traced = [isinstance(x, Tracer) for x in leaves]
+    samples, errors = [], []
+    for c in _STAND_INS:
+        stand = [_stand_in(x, c) if t else x for x, t in zip(leaves, traced)]
+        a, k = pytree.unflatten(tree, stand)
+        try:
+            samples.append(getattr(copy.deepcopy(owner), method)(*a, **k))
+        except (ValueError, TypeError, OverflowError) as e:
+            errors.append(e)
+        if len(samples) == 2 or not any(traced):
+            break
+    if not samples:
+        raise UnsupportedError(f"{label} {where} (at {user_location()}): NumPy refuses every "
+                               f"stand-in for its traced arguments ({errors[0]}); jitcore "
+                               "cannot tell the shape of its result. Draw outside the jitted "
+                               "function, or pass the parameters as static arguments.")
+    sample = samples[0]
+    kinds = {(np.shape(x), np.asarray(x).dtype, type(x)) for x in samples}
+    if len(kinds) > 1:  # size=n, permutation(n) of a traced n
+        raise needs_static(UnsupportedError(
+            f"{label} {where} (at {user_location()}): the shape of its result depends on a "
+            "traced argument, and jitcore must know it while compiling. Pass that argument (a "
+            "size, a count) as a static argument."), *(x for x, t in zip(leaves, traced) if t))
+    dtype = np.asarray(sample).dtype
+    if not isinstance(sample, (np.ndarray, np.generic, bool, int, float)) or dtype not in SUPPORTED_DTYPES:
+        raise UnsupportedError(f"{label} {where} returns a {type(sample).__name__} of dtype "
+                               f"{dtype}, which jitcore cannot use")
+    kept = [None if t else (x.copy() if isinstance(x, np.ndarray) else x) for x, t in zip(leaves, traced)]
+    forms = [(x.weak, x.scalar) if t else None for x, t in zip(leaves, traced)]
+    sampler = getattr(owner, method)  # a stand-in's forwards to each call's generator
+
+    def run(arrays: list[np.ndarray]) -> None:
+        values = iter(arrays[:-1])
+        rebuilt = [_run_time_value(next(values), *form) if form else k for form, k in zip(forms, kept)]
+        a, k = pytree.unflatten(tree, rebuilt)
+        arrays[-1][...] = sampler(*a, **k)
+
+    operands = [x.value for x, t in zip(leaves, traced) if t]
+    result = TensorType(np.shape(sample), ir_type(dtype))
+    op = trace.builder.create(array.CallbackOp, operands, [result], {"callback": register_callback(run)})
+    sources = frozenset().union(*(x.sources for x, t in zip(leaves, traced) if t))
+    out = Tracer(op.results[0], trace, sources | {"a random draw"})
+    out.scalar = not isinstance(sample, np.ndarray)
+    out.weak = type(sample) in (bool, int, float)  # a Python number, as NumPy's scalar draw gives
+    recorder.go_live(generator_key(owner))
+    return out
+
+
+def _stand_in(x: Tracer, c):
+    """A value of ``x``'s kind (a Python number, a NumPy scalar, an array) holding ``c``."""
+    a = np.full(x.shape, c).astype(x.dtype)
+    return _run_time_value(a, x.weak, x.scalar)
+
+
+def _run_time_value(a: np.ndarray, weak: bool, scalar: bool):
+    """A traced argument's run-time value as the user's code holds it."""
+    if a.ndim == 0 and weak:
+        return a.item()
+    return a[()] if a.ndim == 0 and scalar else a
 
 
 def _check_parameters(method: str, generator: bool, values) -> None:
