@@ -10,10 +10,21 @@ its shape and dtype come from a draw on a copy of the generator, which leaves th
 untouched. ``seed`` is kept in that order too. In the body of a loop with a static trip count
 (``fori_loop``, or autograph's ``for i in range(N)`` that compiles), each draw is made for
 every step, in the program's order, into one array that the body indexes by its step
-(``calltime.LoopDraws``). Traced parameters are supported only where
+(``calltime.LoopDraws``; a generator's sites that are all one sequential sampler, as
+``rng.normal()``, are drawn for every step with one NumPy call). Traced parameters where
 NumPy's own formula is arithmetic on a standard draw (``normal``: ``loc + scale * z``,
-``uniform``: ``low + (high - low) * u``), which then runs compiled on a standard draw: the same
-bits. Anything else raises ``UnsupportedError`` naming the function.
+``uniform``: ``low + (high - low) * u``) run that formula compiled on a standard draw made so:
+the same bits.
+
+Any other draw that cannot be made before the call (parameters computed in the function for a
+sampler whose bits depend on them: ``gamma``, ``poisson``, ``binomial``, ``beta``,
+``dirichlet``, ...; or a draw in a branch, a while loop, a loop with a traced trip count) is
+made by NumPy's sampler as the compiled code runs (``_draw_running``: an ``array.callback``
+that fills its result), with the run-time values. From that draw on, the generator is *live*:
+every later draw from it, in program order, is made so too; a static loop that pre-drew from
+it for every step before meeting such a draw is traced again with it live from its start
+(``calltime.Recorder.go_live``). The numbers, the state after the call and NumPy's errors for
+bad parameters are then NumPy's own.
 
 A generator made inside the function with a seed (``np.random.default_rng(0)``) gives the same
 numbers on every call in NumPy: its draws are made while tracing and are constants, except in a
