@@ -57,11 +57,46 @@ _CALLBACKS: dict[int, object] = {}
 _numbers = itertools.count()  # next() is atomic under the GIL: tracing threads get distinct numbers
 
 
-def register_callback(fn) -> int:
-    """The number that ``array.callback`` uses to run ``fn(arrays)`` at run time."""
+_RAW: set[int] = set()  # the numbers whose functions take the data pointers themselves
+# A 0-d operand or result of these dtypes is read or written as a Python number in place.
+_CTYPES = {np.dtype(np.float64): ctypes.c_double, np.dtype(np.float32): ctypes.c_float,
+           np.dtype(np.int64): ctypes.c_int64, np.dtype(np.int32): ctypes.c_int32,
+           np.dtype(np.uint64): ctypes.c_uint64, np.dtype(np.bool_): ctypes.c_bool}
+
+
+def register_callback(fn, raw: bool = False) -> int:
+    """The number that ``array.callback`` uses to run ``fn(arrays)`` at run time; ``raw``:
+    ``fn(data)`` with the operands' and results' data pointers (``data[k]``), which reads and
+    fills them itself (``operand_reader``, ``result_writer``): a draw made per step of a loop
+    costs its sampler's call, not arrays made for each of its numbers."""
     number = next(_numbers)
     _CALLBACKS[number] = fn
+    if raw:
+        _RAW.add(number)
     return number
+
+
+def operand_reader(shape: tuple[int, ...], dtype: np.dtype):
+    """``read(address)``: a callback's operand, a 0-d one as a Python number, else a copy."""
+    c = _CTYPES.get(dtype) if shape == () else None
+    if c is not None:
+        return lambda address: c.from_address(address).value
+    return lambda address: _read_array(address, shape, dtype)
+
+
+def result_writer(shape: tuple[int, ...], dtype: np.dtype):
+    """``write(address, value)``: fills a callback's result with ``value`` (NumPy's casting)."""
+    c = _CTYPES.get(dtype) if shape == () else None
+    if c is not None:
+        kind = dtype.type
+
+        def write_number(address, value):
+            c.from_address(address).value = kind(value).item()
+        return write_number
+
+    def write(address, value):
+        _result_array(address, shape, dtype)[...] = value
+    return write
 
 
 def run_callback(number: int, arrays: list[np.ndarray]) -> None:
@@ -100,6 +135,9 @@ class _Trampoline:
     def _call(self, place, data) -> int:
         try:
             number = self.numbers[place]
+            if number in _RAW:
+                _CALLBACKS[number](data)
+                return 0
             arrays = [_read_array(data[k], *kind[:2]) if len(kind) == 2 else _result_array(data[k], *kind[:2])
                       for k, kind in enumerate(self.types[number])]
             run_callback(number, arrays)

@@ -48,7 +48,7 @@ import numpy as np
 
 from jitcore import calltime, pytree
 from jitcore import primitives as prims
-from jitcore.dispatch import register_callback
+from jitcore.dispatch import operand_reader, register_callback, result_writer
 from jitcore.dtypes import SUPPORTED_DTYPES, ir_type
 from jitcore.errors import UnsupportedError
 from jitcore.generator_arguments import GeneratorArgument, MadeGenerator, kind_of
@@ -306,7 +306,7 @@ def _affine(recorder, owner, method, label, where, args, kwargs, frame=None, eag
 
 
 # Values that stand for traced parameters in a draw made on a copy of the generator while
-# tracing, for the result's shape, dtype and Python type: the first two NumPy accepts (a
+# tracing, for the result's shape, dtype and Python type: the first two sets NumPy accepts (a
 # probability, a count, a shape > 1 for zipf, a bound above 0) are used, and must agree.
 _STAND_INS = (0.5, 1, 2, 3, 0.25)
 
@@ -321,8 +321,11 @@ def _draw_running(recorder, owner, method: str, args, kwargs):
     leaves, tree = pytree.flatten((args, kwargs))
     traced = [isinstance(x, Tracer) for x in leaves]
     samples, errors = [], []
-    for c in _STAND_INS:
-        stand = [_stand_in(x, c) if t else x for x, t in zip(leaves, traced)]
+    # each traced argument c times its place among them (low < high, left <= mode <= right),
+    # then all of them c (a probability and a count)
+    rising = [sum(traced[:i + 1]) for i in range(len(leaves))]
+    for c, rise in [(c, True) for c in _STAND_INS] + [(c, False) for c in _STAND_INS]:
+        stand = [_stand_in(x, c * r if rise else c) if t else x for x, t, r in zip(leaves, traced, rising)]
         a, k = pytree.unflatten(tree, stand)
         try:
             samples.append(getattr(copy.deepcopy(owner), method)(*a, **k))
@@ -347,18 +350,29 @@ def _draw_running(recorder, owner, method: str, args, kwargs):
         raise UnsupportedError(f"{label} {where} returns a {type(sample).__name__} of dtype "
                                f"{dtype}, which jitcore cannot use")
     kept = [None if t else (x.copy() if isinstance(x, np.ndarray) else x) for x, t in zip(leaves, traced)]
-    forms = [(x.weak, x.scalar) if t else None for x, t in zip(leaves, traced)]
+    reads = [(i, operand_reader(x.shape, x.dtype), _run_time_form(x))
+             for i, x in enumerate(leaves) if traced[i]]
+    write = result_writer(np.shape(sample), dtype)
+    last = len(reads)  # the result's place among the data pointers
     sampler = getattr(owner, method)  # a stand-in's forwards to each call's generator
+    # arguments that are no containers: rebuilt by position, without unflattening a tree
+    flat = len(leaves) == len(args) + len(kwargs)
+    names = list(kwargs)
 
-    def run(arrays: list[np.ndarray]) -> None:
-        values = iter(arrays[:-1])
-        rebuilt = [_run_time_value(next(values), *form) if form else k for form, k in zip(forms, kept)]
-        a, k = pytree.unflatten(tree, rebuilt)
-        arrays[-1][...] = sampler(*a, **k)
+    def run(data) -> None:
+        values = list(kept)
+        for k, (i, read, form) in enumerate(reads):
+            values[i] = form(read(data[k]))
+        if flat:
+            a, k = values[:len(args)], dict(zip(names, values[len(args):]))
+        else:
+            a, k = pytree.unflatten(tree, values)
+        write(data[last], sampler(*a, **k))
 
     operands = [x.value for x, t in zip(leaves, traced) if t]
     result = TensorType(np.shape(sample), ir_type(dtype))
-    op = trace.builder.create(array.CallbackOp, operands, [result], {"callback": register_callback(run)})
+    number = register_callback(run, raw=True)
+    op = trace.builder.create(array.CallbackOp, operands, [result], {"callback": number})
     sources = frozenset().union(*(x.sources for x, t in zip(leaves, traced) if t))
     out = Tracer(op.results[0], trace, sources | {"a random draw"})
     out.scalar = not isinstance(sample, np.ndarray)
@@ -371,6 +385,21 @@ def _stand_in(x: Tracer, c):
     """A value of ``x``'s kind (a Python number, a NumPy scalar, an array) holding ``c``."""
     a = np.full(x.shape, c).astype(x.dtype)
     return _run_time_value(a, x.weak, x.scalar)
+
+
+def _run_time_form(x: Tracer):
+    """What makes a traced argument's run-time value (a Python number for a 0-d one, else an
+    array) what the user's code holds: a Python number, a NumPy scalar or an array."""
+    if x.ndim:
+        return _same
+    if x.weak:
+        return _same
+    kind = x.dtype.type
+    return kind if x.scalar else (lambda v: np.array(v, dtype=kind))
+
+
+def _same(v):
+    return v
 
 
 def _run_time_value(a: np.ndarray, weak: bool, scalar: bool):

@@ -264,3 +264,14 @@ def test_scalar_normal_in_a_long_loop_matches_numpy():
         return s
 
     _check(walk, 3, 0.0)
+
+
+def test_parameters_of_every_kind_reach_numpys_sampler_as_they_are():
+    # a Python number, a NumPy scalar, a 0-d array, an int32 array: NumPy's result types follow
+    def f(rng, x, k):
+        return (rng.poisson(k * 2.5), rng.poisson(x.sum()), rng.gamma(np.asarray(x[0] + 1.0)),
+                rng.binomial(x.astype(np.int32) + 3, 0.5), rng.integers(k, k + 10, size=2),
+                rng.poisson(np.asarray(x.sum())))
+
+    for seed in (0, 1):
+        _check(f, seed, np.array([1.0, 2.0, 3.5]), 3)
