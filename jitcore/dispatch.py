@@ -100,7 +100,11 @@ def result_writer(shape: tuple[int, ...], dtype: np.dtype):
 
 
 def run_callback(number: int, arrays: list[np.ndarray]) -> None:
-    _CALLBACKS[number](arrays)
+    """Run callback ``number`` on host arrays (its results' among them, to fill)."""
+    if number in _RAW:
+        _CALLBACKS[number]([a.ctypes.data for a in arrays])
+    else:
+        _CALLBACKS[number](arrays)
 
 
 def _read_array(address: int, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:

@@ -275,3 +275,53 @@ def test_parameters_of_every_kind_reach_numpys_sampler_as_they_are():
 
     for seed in (0, 1):
         _check(f, seed, np.array([1.0, 2.0, 3.5]), 3)
+
+
+# -- samplers NumPy computes from several parameters, in nested loops and fori_loop -------------
+MORE = {
+    "multivariate_normal": lambda r, x: (r.multivariate_normal(x[:2], np.diag(x[2:4]) + 1.0),
+                                         r.gamma(x[0])),
+    "choice_p_after_live": lambda r, x: (r.gamma(x[0]), r.choice(3, size=4, p=x[:3] / x[:3].sum()),
+                                         r.permutation(x)),
+    "hypergeometric_triangular": lambda r, x: (
+        r.hypergeometric(*(x[:3] * 10).astype(np.int64)), r.triangular(x[0], x[1], x[2] + 5, size=3)),
+}
+
+
+def _nested(rng, x):
+    acc = 0
+    for i in range(40):
+        for j in range(30):
+            acc += rng.poisson(x[j % 4] * i * 0.01)
+    return acc, rng.standard_t(x[0])
+
+
+def _fori(rng, x):
+    return jc.fori_loop(0, STEPS, lambda i, c: c + rng.binomial(5, x[i % 4] / 4), 0), rng.random()
+
+
+@pytest.mark.parametrize("fn", [*(lambda r, x, d=d: d(r, x) for d in MORE.values()), _nested, _fori])
+def test_more_samplers_nested_loops_and_fori_loop(fn):
+    for seed in (0, 4):
+        _check(fn, seed, np.array([1.0, 2.0, 1.5, 4.0]))
+
+
+# -- the CUDA backend: the draw is made on the host, its result copied to the device -----------
+def test_draws_as_the_code_runs_on_the_emulated_device(monkeypatch):
+    from tests.gpu_emulator import emulate
+
+    emulate(monkeypatch)
+
+    def f(rng, x):
+        s = 0.0
+        for i in range(40):
+            s += rng.poisson(x[i % 3] * 2.0) * 0.5
+        return s, rng.gamma(x + 1.0), rng.normal()
+
+    r1, r2 = np.random.default_rng(2), np.random.default_rng(2)
+    x = np.array([0.5, 1.5, 3.0])
+    got = jc.jit(f, backend="cuda")(r1, x)
+    want = f(r2, x)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(np.asarray(g), w)
+    assert r1.random() == r2.random()
