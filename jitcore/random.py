@@ -119,14 +119,12 @@ def generator_key(owner):
 
 def _draw(owner, method: str, *args, **kwargs):
     recorder, trace = calltime.recorder(), current_trace()
-    if (method == "choice" and args and isinstance(args[0], Tracer) and args[0].ndim == 0
-            and _choice_weights(*args, **kwargs) is None and recorder is not None):
-        return _draw_running(recorder, owner, method, args, kwargs)  # choice(k): integers below k
     if method == "choice":
         weights = _choice_weights(*args, **kwargs)
         if isinstance(weights, Tracer):
             return _weighted_choice(owner, *args, **kwargs)
-    if method in ("permutation", "choice") and args and isinstance(args[0], Tracer):
+    if method in ("permutation", "choice") and args and isinstance(args[0], Tracer) \
+            and not (method == "choice" and args[0].ndim == 0):  # choice(k): a draw below k
         return _take_drawn(owner, method, *args, **kwargs)
     traced = [x for x in pytree.flatten((args, kwargs))[0] if isinstance(x, Tracer)]
     local = recorder is not None and recorder.is_local(owner)
@@ -308,7 +306,7 @@ def _affine(recorder, owner, method, label, where, args, kwargs, frame=None, eag
 # Values that stand for traced parameters in a draw made on a copy of the generator while
 # tracing, for the result's shape, dtype and Python type: the first two sets NumPy accepts (a
 # probability, a count, a shape > 1 for zipf, a bound above 0) are used, and must agree.
-_STAND_INS = (0.5, 1, 2, 3, 0.25)
+_STAND_INS = (0.5, 1, 2, 3, 0.25, 0.1)
 
 
 def _draw_running(recorder, owner, method: str, args, kwargs):
@@ -324,8 +322,13 @@ def _draw_running(recorder, owner, method: str, args, kwargs):
     # each traced argument c times its place among them (low < high, left <= mode <= right),
     # then all of them c (a probability and a count)
     rising = [sum(traced[:i + 1]) for i in range(len(leaves))]
+    tried = set()  # stand-ins that differ (0.25 and 0.5 are both 0 for an integer)
     for c, rise in [(c, True) for c in _STAND_INS] + [(c, False) for c in _STAND_INS]:
         stand = [_stand_in(x, c * r if rise else c) if t else x for x, t, r in zip(leaves, traced, rising)]
+        seen = tuple(np.asarray(v).tobytes() for v, t in zip(stand, traced) if t)
+        if seen in tried:
+            continue
+        tried.add(seen)
         a, k = pytree.unflatten(tree, stand)
         try:
             samples.append(getattr(copy.deepcopy(owner), method)(*a, **k))
@@ -333,11 +336,12 @@ def _draw_running(recorder, owner, method: str, args, kwargs):
             errors.append(e)
         if len(samples) == 2 or not any(traced):
             break
-    if not samples:
-        raise UnsupportedError(f"{label} {where} (at {user_location()}): NumPy refuses every "
-                               f"stand-in for its traced arguments ({errors[0]}); jitcore "
-                               "cannot tell the shape of its result. Draw outside the jitted "
-                               "function, or pass the parameters as static arguments.")
+    if len(samples) < (2 if any(traced) else 1):  # two that agree, or the shape is not known
+        raise needs_static(UnsupportedError(
+            f"{label} {where} (at {user_location()}): NumPy refuses the stand-ins jitcore tries "
+            f"for its traced arguments ({errors[0]}), so it cannot tell the shape of its "
+            "result while compiling. Pass the parameters as static arguments, or draw outside "
+            "the jitted function."), *(x for x, t in zip(leaves, traced) if t))
     sample = samples[0]
     kinds = {(np.shape(x), np.asarray(x).dtype, type(x)) for x in samples}
     if len(kinds) > 1:  # size=n, permutation(n) of a traced n

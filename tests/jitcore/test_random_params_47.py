@@ -325,3 +325,25 @@ def test_draws_as_the_code_runs_on_the_emulated_device(monkeypatch):
     for g, w in zip(got, want):
         np.testing.assert_array_equal(np.asarray(g), w)
     assert r1.random() == r2.random()
+
+
+def test_a_seeded_generator_made_inside_refuses_computed_parameters_with_advice():
+    def f(x):
+        return np.random.default_rng(0).gamma(x.sum())
+
+    with pytest.raises(jc.errors.UnsupportedError, match="Make the generator outside") as e:
+        jc.jit(f)(np.ones(3))
+    assert "Generator.gamma()" in str(e.value)
+
+
+def test_choice_of_a_traced_count_and_permutation_of_one(without_auto_static):
+    def f(rng, x, k):
+        return rng.choice(k, size=3), rng.choice(k + 2), x
+
+    _check(f, 6, np.ones(2), 5)
+
+    def g(rng, k):
+        return rng.permutation(k)
+
+    with pytest.raises(jc.errors.UnsupportedError, match="static"):
+        jc.jit(g)(np.random.default_rng(0), 4)
