@@ -89,9 +89,10 @@ def result_writer(shape: tuple[int, ...], dtype: np.dtype):
     c = _CTYPES.get(dtype) if shape == () else None
     if c is not None:
         kind = dtype.type
+        python = type(kind(0).item())  # what NumPy's scalar draw gives: set as it is
 
         def write_number(address, value):
-            c.from_address(address).value = kind(value).item()
+            c.from_address(address).value = value if type(value) is python else kind(value).item()
         return write_number
 
     def write(address, value):

@@ -354,24 +354,27 @@ def _draw_running(recorder, owner, method: str, args, kwargs):
         raise UnsupportedError(f"{label} {where} returns a {type(sample).__name__} of dtype "
                                f"{dtype}, which jitcore cannot use")
     kept = [None if t else (x.copy() if isinstance(x, np.ndarray) else x) for x, t in zip(leaves, traced)]
-    reads = [(i, operand_reader(x.shape, x.dtype), _run_time_form(x))
-             for i, x in enumerate(leaves) if traced[i]]
+    # per traced argument: (its data pointer's place, its place among the leaves, a reader)
+    reads = [(k, i, _run_time_reader(x)) for k, i in enumerate(i for i, t in enumerate(traced) if t)
+             for x in (leaves[i],)]
     write = result_writer(np.shape(sample), dtype)
     last = len(reads)  # the result's place among the data pointers
     sampler = getattr(owner, method)  # a stand-in's forwards to each call's generator
     # arguments that are no containers: rebuilt by position, without unflattening a tree
     flat = len(leaves) == len(args) + len(kwargs)
-    names = list(kwargs)
+    names, n = list(kwargs), len(args)
 
-    def run(data) -> None:
-        values = list(kept)
-        for k, (i, read, form) in enumerate(reads):
-            values[i] = form(read(data[k]))
-        if flat:
-            a, k = values[:len(args)], dict(zip(names, values[len(args):]))
+    def run(data) -> None:  # (runs once per draw: a loop's step pays for each line)
+        values = kept.copy()
+        for k, i, read in reads:
+            values[i] = read(data[k])
+        if not flat:
+            a, kw = pytree.unflatten(tree, values)
+            write(data[last], sampler(*a, **kw))
+        elif names:
+            write(data[last], sampler(*values[:n], **dict(zip(names, values[n:]))))
         else:
-            a, k = pytree.unflatten(tree, values)
-        write(data[last], sampler(*a, **k))
+            write(data[last], sampler(*values))
 
     operands = [x.value for x, t in zip(leaves, traced) if t]
     result = TensorType(np.shape(sample), ir_type(dtype))
@@ -391,19 +394,16 @@ def _stand_in(x: Tracer, c):
     return _run_time_value(a, x.weak, x.scalar)
 
 
-def _run_time_form(x: Tracer):
-    """What makes a traced argument's run-time value (a Python number for a 0-d one, else an
-    array) what the user's code holds: a Python number, a NumPy scalar or an array."""
-    if x.ndim:
-        return _same
-    if x.weak:
-        return _same
+def _run_time_reader(x: Tracer):
+    """``read(address)``: a traced argument's run-time value as the user's code holds it, a
+    Python number, a NumPy scalar or an array (``operand_reader`` gives a 0-d one as a number)."""
+    read = operand_reader(x.shape, x.dtype)
+    if x.ndim or x.weak:
+        return read
     kind = x.dtype.type
-    return kind if x.scalar else (lambda v: np.array(v, dtype=kind))
-
-
-def _same(v):
-    return v
+    if x.scalar:
+        return lambda address: kind(read(address))
+    return lambda address: np.array(read(address), dtype=kind)
 
 
 def _run_time_value(a: np.ndarray, weak: bool, scalar: bool):
