@@ -113,8 +113,12 @@ def _label(owner, method: str) -> str:
 
 
 def generator_key(owner):
-    """What names one generator through a trace: a stand-in (the same for every call) or the object."""
-    return owner if isinstance(owner, GeneratorArgument) else id(owner)
+    """What names one generator through a trace, for its liveness: the object, or for the
+    generators the call passes one name for them all (a call may pass one generator at two
+    places: f(rng, rng), with the same compiled code as for two)."""
+    if isinstance(owner, MadeGenerator):
+        return owner
+    return GeneratorArgument if isinstance(owner, GeneratorArgument) else id(owner)
 
 
 def _draw(owner, method: str, *args, **kwargs):

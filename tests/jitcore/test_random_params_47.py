@@ -347,3 +347,17 @@ def test_choice_of_a_traced_count_and_permutation_of_one(without_auto_static):
 
     with pytest.raises(jc.errors.UnsupportedError, match="static"):
         jc.jit(g)(np.random.default_rng(0), 4)
+
+
+def test_one_generator_passed_at_two_places_keeps_numpys_order():
+    def f(rng, other, x):
+        out = rng.gamma(x.sum()), other.normal(), rng.normal()
+        acc = 0.0
+        for _ in range(STEPS):
+            acc += other.random() + rng.poisson(x[0])
+        return out, acc
+
+    r1, r2 = np.random.default_rng(0), np.random.default_rng(0)
+    _same(jc.jit(f)(r1, r1, np.ones(3)), f(r2, r2, np.ones(3)))
+    assert r1.random() == r2.random()
+    _check(lambda r, x: f(r, np.random.default_rng(1), x), 0, np.ones(3))
