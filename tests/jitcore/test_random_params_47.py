@@ -361,3 +361,34 @@ def test_one_generator_passed_at_two_places_keeps_numpys_order():
     _same(jc.jit(f)(r1, r1, np.ones(3)), f(r2, r2, np.ones(3)))
     assert r1.random() == r2.random()
     _check(lambda r, x: f(r, np.random.default_rng(1), x), 0, np.ones(3))
+
+
+def test_an_error_in_a_loops_step_leaves_the_generator_where_numpys_loop_stopped():
+    def f(rng, x):
+        s = 0
+        for i in range(STEPS):
+            s += rng.poisson(x[0] - i * 0.1)  # lam < 0 from step 31 on
+        return s
+
+    r1, r2 = np.random.default_rng(3), np.random.default_rng(3)
+    with pytest.raises(ValueError, match="lam < 0") as want:
+        f(r2, np.array([3.0]))
+    with pytest.raises(ValueError) as got:
+        jc.jit(f)(r1, np.array([3.0]))
+    assert str(got.value) == str(want.value)
+    assert r1.random() == r2.random()
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), rows=st.integers(1, 4), cols=st.integers(1, 4),
+       scale=st.floats(0.1, 10.0), steps=st.sampled_from([3, 250]))
+def test_broadcast_parameters_and_loops_match_numpy(seed, rows, cols, scale, steps):
+    def f(rng, a, b):
+        total = np.zeros((rows, cols))
+        for _ in range(steps):  # 3: unrolled; 250: a compiled loop
+            total = total + rng.gamma(a[:, None] + total[:, :1] * 0, b * scale)
+        return total, rng.dirichlet(a + 1.0), rng.multinomial(int(steps), b / b.sum())
+
+    a = np.linspace(0.5, 3.0, rows)
+    b = np.linspace(1.0, 2.0, cols)
+    _check(f, seed, a, b)
