@@ -57,13 +57,25 @@ _CALLBACKS: dict[int, object] = {}
 _numbers = itertools.count()  # next() is atomic under the GIL: tracing threads get distinct numbers
 
 
-def register_callback(fn, holds: bool = False) -> int:
+_RAW: set[int] = set()  # the numbers whose functions take the data pointers themselves
+# A 0-d operand or result of these dtypes is read or written as a Python number in place.
+_CTYPES = {np.dtype(np.float64): ctypes.c_double, np.dtype(np.float32): ctypes.c_float,
+           np.dtype(np.int64): ctypes.c_int64, np.dtype(np.int32): ctypes.c_int32,
+           np.dtype(np.uint64): ctypes.c_uint64, np.dtype(np.bool_): ctypes.c_bool}
+
+
+def register_callback(fn, holds: bool = False, raw: bool = False) -> int:
     """The number that ``array.callback`` uses to run ``fn(arrays)`` at run time; ``holds``:
-    it holds arguments' values for a raise (``raise_state``)."""
+    it holds arguments' values for a raise (``raise_state``); ``raw``: ``fn(data)`` with the
+    operands' and results' data pointers (``data[k]``), which reads and fills them itself
+    (``operand_reader``, ``result_writer``): a draw made per step of a loop costs its sampler's
+    call, not arrays made for each of its numbers."""
     number = next(_numbers)
     _CALLBACKS[number] = fn
     if holds:
         _HOLDING.add(number)
+    if raw:
+        _RAW.add(number)
     return number
 
 
@@ -96,8 +108,36 @@ def write_back_held(targets) -> None:
             np.copyto(target, value.reshape(target.shape), casting="unsafe")
 
 
+def operand_reader(shape: tuple[int, ...], dtype: np.dtype):
+    """``read(address)``: a callback's operand, a 0-d one as a Python number, else a copy."""
+    c = _CTYPES.get(dtype) if shape == () else None
+    if c is not None:
+        return lambda address: c.from_address(address).value
+    return lambda address: _read_array(address, shape, dtype)
+
+
+def result_writer(shape: tuple[int, ...], dtype: np.dtype):
+    """``write(address, value)``: fills a callback's result with ``value`` (NumPy's casting)."""
+    c = _CTYPES.get(dtype) if shape == () else None
+    if c is not None:
+        kind = dtype.type
+        python = type(kind(0).item())  # what NumPy's scalar draw gives: set as it is
+
+        def write_number(address, value):
+            c.from_address(address).value = value if type(value) is python else kind(value).item()
+        return write_number
+
+    def write(address, value):
+        _result_array(address, shape, dtype)[...] = value
+    return write
+
+
 def run_callback(number: int, arrays: list[np.ndarray]) -> None:
-    _CALLBACKS[number](arrays)
+    """Run callback ``number`` on host arrays (its results' among them, to fill)."""
+    if number in _RAW:
+        _CALLBACKS[number]([a.ctypes.data for a in arrays])
+    else:
+        _CALLBACKS[number](arrays)
 
 
 def _read_array(address: int, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
@@ -107,6 +147,14 @@ def _read_array(address: int, shape: tuple[int, ...], dtype: np.dtype) -> np.nda
     if out.nbytes:
         ctypes.memmove(out.ctypes.data, address, out.nbytes)
     return out
+
+
+def _result_array(address: int, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """The C-contiguous buffer at ``address`` as a writable array: a result the callback fills."""
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    if not nbytes:
+        return np.empty(shape, dtype)
+    return np.frombuffer((ctypes.c_char * nbytes).from_address(address), dtype).reshape(shape)
 
 
 class _Trampoline:
@@ -124,8 +172,11 @@ class _Trampoline:
     def _call(self, place, data) -> int:
         try:
             number = self.numbers[place]
-            arrays = [_read_array(data[k], shape, dtype)
-                      for k, (shape, dtype) in enumerate(self.types[number])]
+            if number in _RAW:
+                _CALLBACKS[number](data)
+                return 0
+            arrays = [_read_array(data[k], *kind[:2]) if len(kind) == 2 else _result_array(data[k], *kind[:2])
+                      for k, kind in enumerate(self.types[number])]
             run_callback(number, arrays)
             return 0
         except BaseException as e:  # nothing may cross back into the native frames

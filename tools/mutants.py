@@ -1574,6 +1574,19 @@ MUTANTS = [
            "default_rng(seed) with seed an argument: every call's generator made from one seed, "
            "not the call's (before session 46 the seed was static, one compile per seed)",
            ("tests/jitcore/test_seed_arguments_46.py",)),
+    # session 47
+    Mutant("live-generator-loop-not-retraced", "jitcore/calltime.py",
+           "                self._again.add(frame.key)",
+           "                pass",
+           "a static loop that pre-drew rng.normal() for every step before the call, then met "
+           "rng.gamma(traced) made as the code runs: the normals come out of NumPy's order",
+           ("tests/jitcore/test_random_params_47.py",)),
+    Mutant("loop-draws-batched-across-samplers", "jitcore/calltime.py",
+           "            if key is None or len(calls) != 1 or None in calls:",
+           "            if key is None or None in calls:",
+           "a loop's rng.normal() and rng.random() of one generator drawn in one call of the first's "
+           "sampler: the second site gets normals, and the stream's order is lost",
+           ("tests/jitcore/test_random_params_47.py",)),
     Mutant("dict-keys-sorted", "jitcore/pytree.py",
            "        return TreeDef(\"dict\", tuple(_flatten(v, leaves) for v in tree.values()), tuple(tree))",
            "        return TreeDef(\"dict\", tuple(_flatten(tree[k], leaves) for k in sorted(tree)), "

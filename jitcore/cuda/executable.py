@@ -182,9 +182,13 @@ class CudaExecutable:
                 chosen = step.then if self._read(where[step.condition], np.bool_) else step.otherwise
                 self._steps(chosen, where, in_loop)
             elif isinstance(step, Callback):
-                arrays = [self._fetch(where[s], shape, dtype)
-                          for s, (shape, dtype) in zip(step.operands, self.plan.callbacks[step.number])]
+                kinds = self.plan.callbacks[step.number]  # results last: (shape, dtype, "out")
+                arrays = [self._fetch(where[s], *kind) if len(kind) == 2 else np.empty(*kind[:2])
+                          for s, kind in zip(step.operands, kinds)]
                 run_callback(step.number, arrays)
+                for s, kind, a in zip(step.operands, kinds, arrays):
+                    if len(kind) == 3 and a.nbytes:  # a result the callback filled (a random draw)
+                        self.cuda.to_device(where[s].pointer, a.ctypes.data, a.nbytes)
             else:
                 raise UnsupportedOnGpuError(f"jitcore's CUDA backend cannot run the step {step!r}")
 
