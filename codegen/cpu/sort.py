@@ -36,7 +36,7 @@ import threading
 
 from llvmlite import ir as ll
 
-from jitcore.codegen.cpu import runtime, sort_buckets, sort_lanes, sort_select, sort_short
+from jitcore.codegen.cpu import runtime, sort_buckets, sort_ints, sort_lanes, sort_select, sort_short
 from jitcore.codegen.cpu.sort_buckets import BucketSort, emit_address_table, load_address_table
 from jitcore.codegen.cpu.sort_keys import DIGIT_BITS, RADIX, SortKeys, restore_lost
 from jitcore.codegen.cpu.sort_keys import c64 as _c
@@ -87,7 +87,10 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
     x = op.operands[0]
     t = x.type.element
     n = x.type.shape[axis] if x.type.rank else 0
-    if axis != x.type.rank - 1 or not t.is_float or t.bitwidth not in (32, 64) or not 2 <= n < 2**31:
+    if axis != x.type.rank - 1 or t.bitwidth not in (32, 64) or not 2 <= n < 2**31:
+        return None
+    kind = "f" if t.is_float else "u" if t.is_unsigned else "i" if t.is_integer else None
+    if kind is None or (kind != "f" and argsort):  # an int argsort: the kernel's loops
         return None
     fn, operands, _, _ = kernel_function(module, name, [*op.operands, *op.results], strided)
     source = operands[0]
@@ -98,9 +101,14 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
     bucketed = MSD and not argsort and n >= BUCKETS_FROM[t.bitwidth]
     table_slots = 2 * op.results[-1].type.shape[-1]  # i32 counters in a lane of the i64 counts
     if bucketed:
-        sorter = BucketSort(module, name, b, t.bitwidth, n, table_slots)
+        sorter = BucketSort(module, name, b, t.bitwidth, n, table_slots, kind)
     else:
-        sorter = _LaneSort(module, name, b, t.bitwidth, argsort, n)
+        sorter = _LaneSort(module, name, b, t.bitwidth, argsort, n, kind)
+    keys = SortKeys(t.bitwidth, kind)
+    # ints close together are spread over the keys' width first (sort_ints.py): sorted as
+    # unsigned keys read from buffer B (the buckets' scatter reads it whole before B is scratch)
+    spread = BucketSort(module, name, b, t.bitwidth, n, table_slots, "u") \
+        if bucketed and kind != "f" else None
 
     def run_lane(ivs):
         zero = [*ivs, ll.Constant(I64, 0)]
@@ -116,7 +124,38 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
             bufs += [ll.Constant(PTR, None)] * 2
         sorter.sort(src, source.strides[-1], *bufs)
 
-    _nest(b, extents(x.type.shape[:-1]), run_lane)
+    def int_lane(ivs):  # close values counted (sort_ints.py), others by the radix above
+        zero = [*ivs, ll.Constant(I64, 0)]
+        src = element_pointer(b, source.pointer, zero, source.strides, elem)
+        counts = results[-1]
+        tables = element_pointer(b, counts.pointer, zero, counts.strides, I64)
+        lo, span = sort_ints.emit_key_range(b, keys, src, source.strides[-1], _c(n))
+        fits = b.icmp_unsigned("<", span, ll.Constant(keys.type, table_slots))
+        with b.if_else(fits) as (counted, wide):
+            with counted:
+                out = element_pointer(b, buffers[0].pointer, zero, buffers[0].strides, elem)
+                sort_ints.emit_counting_sort(b, module, keys, src, source.strides[-1], out,
+                                                 tables, lo, span, _c(n))
+            with wide:
+                if spread is None:
+                    run_lane(ivs)
+                else:
+                    spread_lane(ivs, src, tables, lo, span)
+
+    def spread_lane(ivs, src, tables, lo, span):
+        zero = [*ivs, ll.Constant(I64, 0)]
+        shift = sort_ints.spread_shift(b, module, span)
+        with b.if_else(b.icmp_unsigned("==", shift, ll.Constant(keys.type, 0))) as (whole, close):
+            with whole:
+                run_lane(ivs)
+            with close:
+                a_keys, b_keys = (element_pointer(b, r.pointer, zero, r.strides, elem) for r in buffers[:2])
+                sort_ints.emit_spread(b, keys, src, source.strides[-1], b_keys, lo, shift, _c(n))
+                spread.use_tables(tables)
+                spread.sort(b_keys, _c(1), a_keys, b_keys)
+                sort_ints.emit_gather_back(b, keys, a_keys, lo, shift, _c(n))
+
+    _nest(b, extents(x.type.shape[:-1]), run_lane if kind == "f" else int_lane)
     b.ret_void()
     return fn
 
@@ -132,24 +171,25 @@ def _nest(b: ll.IRBuilder, outer: list, body, ivs=()) -> None:
 # module of their own (``_LaneKernels``) whose symbols every sorting function's module declares
 # and calls (as ``sort_buckets.py``'s): the lane's length and pieces are their arguments.
 SYMBOL_PREFIX = "jitcore_cpu_sort_lsd"
-_SYMBOL = re.compile(SYMBOL_PREFIX + r"_f(32|64)_(sort|argsort)")
+_SYMBOL = re.compile(SYMBOL_PREFIX + r"_([fiu])(32|64)_(sort|argsort)")
 KERNELS = ("count", "scatter", "recount")
 _KERNEL_PARAMS = {"count": (3, 5), "scatter": (6, 8), "recount": (2, 5)}  # pointers, ints
 
 
-def shared_symbol(width: int, argsort: bool, kernel: str | None = None) -> str:
-    """The symbol of ``kernel`` of the shared LSD module of (``width``, ``argsort``), or (None)
-    of its table of the kernels' addresses (a prefix of theirs)."""
-    base = f"{SYMBOL_PREFIX}_f{width}_{'argsort' if argsort else 'sort'}"
+def shared_symbol(width: int, argsort: bool, kernel: str | None = None, kind: str = "f") -> str:
+    """The symbol of ``kernel`` of the shared LSD module of (``kind``, ``width``, ``argsort``),
+    or (None) of its table of the kernels' addresses (a prefix of theirs)."""
+    base = f"{SYMBOL_PREFIX}_{kind}{width}_{'argsort' if argsort else 'sort'}"
     return base if kernel is None else f"{base}_{kernel}"
 
 
 class _Lanes:
-    """Lanes of keys of ``width`` bits, counted per piece and pass (``DIGIT_BITS`` a pass)."""
+    """Lanes of keys of ``width`` bits (values of ``kind``), counted per piece and pass
+    (``DIGIT_BITS`` a pass)."""
 
-    def __init__(self, width: int, argsort: bool):
+    def __init__(self, width: int, argsort: bool, kind: str = "f"):
         self.argsort = argsort
-        self.k = SortKeys(width)
+        self.k = SortKeys(width, kind)
         self.passes = -(-width // DIGIT_BITS)
 
     def slot(self, b: ll.IRBuilder, counts, piece, p, digit) -> ll.Value:
@@ -167,12 +207,13 @@ class _LaneSort(_Lanes):
     scatter phases are the process's shared kernels (``_LaneKernels``; the runtime runs their
     pieces)."""
 
-    def __init__(self, module: ll.Module, name: str, b: ll.IRBuilder, width: int, argsort: bool, n: int):
-        super().__init__(width, argsort)
+    def __init__(self, module: ll.Module, name: str, b: ll.IRBuilder, width: int, argsort: bool, n: int,
+                 kind: str = "f"):
+        super().__init__(width, argsort, kind)
         self.module, self.b, self.n = module, b, n
         self.pieces = pieces(n)
         self.counter, self.scatterer, self.recounter = (
-            sort_buckets.declare_kernel(module, shared_symbol(width, argsort, kernel),
+            sort_buckets.declare_kernel(module, shared_symbol(width, argsort, kernel, kind),
                                         *_KERNEL_PARAMS[kernel])
             for kernel in KERNELS)
         if self.pieces == 1:
@@ -212,7 +253,7 @@ class _LaneSort(_Lanes):
             with some:
                 self.run_passes(m, src, stride, key_a, key_b, pos_a, pos_b)
         # 4. zeros and NaNs back in input order, with their signs and bits
-        if not self.argsort:
+        if not self.argsort and self.k.floats:
             with b.if_then(lost, likely=False):
                 restore_lost(b, self.k, src, stride, key_a, self.n)
 
@@ -281,13 +322,13 @@ class _LaneKernels(_Lanes):
     """The module of the LSD kernels that every lane sort of (``width``, ``argsort``) calls,
     external, and ``i64 table(i64 j)``: the address of kernel ``KERNELS[j]``."""
 
-    def __init__(self, width: int, argsort: bool):
-        super().__init__(width, argsort)
+    def __init__(self, width: int, argsort: bool, kind: str = "f"):
+        super().__init__(width, argsort, kind)
         self.module = ll.Module()
-        kernels = [self._count_kernel(shared_symbol(width, argsort, "count")),
-                   self._scatter_kernel(shared_symbol(width, argsort, "scatter")),
-                   self._recount_kernel(shared_symbol(width, argsort, "recount"))]
-        emit_address_table(self.module, shared_symbol(width, argsort), kernels)
+        kernels = [self._count_kernel(shared_symbol(width, argsort, "count", kind)),
+                   self._scatter_kernel(shared_symbol(width, argsort, "scatter", kind)),
+                   self._recount_kernel(shared_symbol(width, argsort, "recount", kind))]
+        emit_address_table(self.module, shared_symbol(width, argsort, None, kind), kernels)
 
     def bounds(self, b: ll.IRBuilder, piece: ll.Value, n, pieces) -> tuple[ll.Value, ll.Value]:
         """Elements ``[lo, hi)`` of ``piece`` of ``pieces`` of a lane of ``n``."""
@@ -433,11 +474,11 @@ def load_shared(llvm_ir: str, compile_and_load) -> None:
     ``sort_buckets.py``'s), once per process, before code calling it is loaded."""
     sort_buckets.load_shared(llvm_ir, compile_and_load)
     with _lock:
-        for width, kind in sorted(set(_SYMBOL.findall(llvm_ir))):
-            width, argsort = int(width), kind == "argsort"
-            if shared_symbol(width, argsort, KERNELS[0]) in _loaded:
+        for kind, width, sort_kind in sorted(set(_SYMBOL.findall(llvm_ir))):
+            width, argsort = int(width), sort_kind == "argsort"
+            if shared_symbol(width, argsort, KERNELS[0], kind) in _loaded:
                 continue
-            module = _LaneKernels(width, argsort).module
+            module = _LaneKernels(width, argsort, kind).module
             _loaded.update(load_address_table(
-                compile_and_load(str(module), shared_symbol(width, argsort)),
-                [shared_symbol(width, argsort, kernel) for kernel in KERNELS]))
+                compile_and_load(str(module), shared_symbol(width, argsort, None, kind)),
+                [shared_symbol(width, argsort, kernel, kind) for kernel in KERNELS]))
