@@ -57,6 +57,7 @@ PIECE = 1 << 17  # elements per piece, at least (a lane shorter than two pieces 
 # 8 pieces on 2 threads took 1.7x the CPU time of one piece (each pass after the first counts
 # its pieces again) and 1.7x the wall time; raise it where cores are idle.
 MAX_PIECES = 1
+_NO_OFFSET = _c(0)  # floats' keys, and ints' bucketed whole
 SORT_AXIS = "sort_axis"  # the attribute kernelize/sort.py marks its radix kernels with
 ENABLED = True  # False: the kernels' own scf loops (tools/bench_sort.py's baseline)
 
@@ -90,7 +91,10 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
     if axis != x.type.rank - 1 or t.bitwidth not in (32, 64) or not 2 <= n < 2**31:
         return None
     kind = "f" if t.is_float else "u" if t.is_unsigned else "i" if t.is_integer else None
-    if kind is None or (kind != "f" and argsort):  # an int argsort: the kernel's loops
+    # an int32 argsort stays the kernel's loops: their 11-bit digits (3 passes) beat these
+    # 8-bit ones (4) on 10^6 full-range int32 (41 against 43 ms CPU; int64 101 against 90,
+    # load 12: docs/performance.md, sort47)
+    if kind is None or (argsort and kind != "f" and t.bitwidth < 64):
         return None
     fn, operands, _, _ = kernel_function(module, name, [*op.operands, *op.results], strided)
     source = operands[0]
@@ -110,7 +114,7 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
     spread = BucketSort(module, name, b, t.bitwidth, n, table_slots, "u") \
         if bucketed and kind != "f" else None
 
-    def run_lane(ivs):
+    def run_lane(ivs, offset=_NO_OFFSET):
         zero = [*ivs, ll.Constant(I64, 0)]
         src = element_pointer(b, source.pointer, zero, source.strides, elem)
         bufs = [element_pointer(b, r.pointer, zero, r.strides, elem if k < 2 else I64)
@@ -122,7 +126,7 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
             return
         if not argsort:
             bufs += [ll.Constant(PTR, None)] * 2
-        sorter.sort(src, source.strides[-1], *bufs)
+        sorter.sort(src, source.strides[-1], *bufs, offset)
 
     def int_lane(ivs):  # close values counted (sort_ints.py), others by the radix above
         zero = [*ivs, ll.Constant(I64, 0)]
@@ -130,6 +134,10 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
         counts = results[-1]
         tables = element_pointer(b, counts.pointer, zero, counts.strides, I64)
         lo, span = sort_ints.emit_key_range(b, keys, src, source.strides[-1], _c(n))
+        offset = b.zext(lo, I64) if keys.width < 64 else lo  # for LSD passes (_LaneSort.sort)
+        if argsort:  # positions to keep: LSD passes, no counting, no spreading
+            run_lane(ivs, offset)
+            return
         fits = b.icmp_unsigned("<", span, ll.Constant(keys.type, table_slots))
         with b.if_else(fits) as (counted, wide):
             with counted:
@@ -138,7 +146,7 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
                                                  tables, lo, span, _c(n))
             with wide:
                 if spread is None:
-                    run_lane(ivs)
+                    run_lane(ivs, offset)
                 else:
                     spread_lane(ivs, src, tables, lo, span)
 
@@ -173,7 +181,7 @@ def _nest(b: ll.IRBuilder, outer: list, body, ivs=()) -> None:
 SYMBOL_PREFIX = "jitcore_cpu_sort_lsd"
 _SYMBOL = re.compile(SYMBOL_PREFIX + r"_([fiu])(32|64)_(sort|argsort)")
 KERNELS = ("count", "scatter", "recount")
-_KERNEL_PARAMS = {"count": (3, 5), "scatter": (6, 8), "recount": (2, 5)}  # pointers, ints
+_KERNEL_PARAMS = {"count": (3, 6), "scatter": (6, 9), "recount": (2, 5)}  # pointers, ints
 
 
 def shared_symbol(width: int, argsort: bool, kernel: str | None = None, kind: str = "f") -> str:
@@ -229,13 +237,16 @@ class _LaneSort(_Lanes):
     def launch(self, kernel: ll.Function, args: list) -> None:
         runtime.emit_launch(self.b, kernel, args, runtime.Split(self.pieces, self.n))
 
-    def sort(self, src, stride, key_a, key_b, pos_a, pos_b) -> None:
+    def sort(self, src, stride, key_a, key_b, pos_a, pos_b, offset: ll.Value = _NO_OFFSET) -> None:
+        """``offset`` (ints): a key less than or equal to the lane's smallest, subtracted from
+        every key, so that digits above the span's top bit are the same for every key and
+        skipped (ints of +-1000 differ in every byte of their sign-flipped keys)."""
         b = self.b
         memset = self.module.declare_intrinsic("llvm.memset", [PTR, I64])
         size = self.pieces * self.passes * RADIX
         b.call(memset, [self.counts, ll.Constant(I8, 0), _c(4 * size), ll.Constant(I1, 0)])
         # 1. count, per piece
-        self.launch(self.counter, [src, self.counts, self.lost, stride, *self.lane])
+        self.launch(self.counter, [src, self.counts, self.lost, stride, offset, *self.lane])
         lost = ll.Constant(I1, 0)
         for c in range(self.pieces):
             lost = b.or_(lost, b.trunc(b.load(b.gep(self.lost, [_c(c)], source_etype=I8), typ=I8), I1))
@@ -251,7 +262,7 @@ class _LaneSort(_Lanes):
             with none:  # every key equal: the lane is sorted as it is
                 self.copy_lane(src, stride, key_a, pos_a)
             with some:
-                self.run_passes(m, src, stride, key_a, key_b, pos_a, pos_b)
+                self.run_passes(m, src, stride, key_a, key_b, pos_a, pos_b, offset)
         # 4. zeros and NaNs back in input order, with their signs and bits
         if not self.argsort and self.k.floats:
             with b.if_then(lost, likely=False):
@@ -293,7 +304,7 @@ class _LaneSort(_Lanes):
 
         emit_loop(b, _c(self.n), copy)
 
-    def run_passes(self, m, src, stride, key_a, key_b, pos_a, pos_b) -> None:
+    def run_passes(self, m, src, stride, key_a, key_b, pos_a, pos_b, offset) -> None:
         b = self.b
         b.store(_c(0), self.j)
 
@@ -312,7 +323,7 @@ class _LaneSort(_Lanes):
                 first = b.zext(is_first, I64)
                 last = b.zext(b.icmp_unsigned("==", j, b.sub(m, _c(1))), I64)
                 self.launch(self.scatterer, [src, key_src, key_dst, pos_src, pos_dst, self.counts,
-                                             stride, p, first, last, *self.lane])
+                                             stride, p, first, last, offset, *self.lane])
                 b.store(b.add(j, _c(1)), self.j)
 
         emit_loop(b, _c(self.passes), one)
@@ -336,6 +347,18 @@ class _LaneKernels(_Lanes):
             return b.udiv(b.mul(c, n), pieces)
         return start(piece), start(b.add(piece, _c(1)))
 
+    def key(self, b: ll.IRBuilder, bits, offset) -> tuple[ll.Value, ll.Value]:
+        """``SortKeys.of`` less ``offset`` (an i64; ints only: floats' keys are their own)."""
+        key, lost = self.k.of(b, bits)
+        return (key, lost) if self.k.floats else (b.sub(key, self._narrow(b, offset)), lost)
+
+    def value(self, b: ll.IRBuilder, key, offset) -> ll.Value:
+        """The value of a key that ``key`` made."""
+        return self.k.back(b, key if self.k.floats else b.add(key, self._narrow(b, offset)))
+
+    def _narrow(self, b: ll.IRBuilder, offset) -> ll.Value:
+        return b.trunc(offset, self.k.type) if self.k.width < 64 else offset
+
     def digit(self, b: ll.IRBuilder, key: ll.Value, p: ll.Value) -> ll.Value:
         """Digit ``p`` of ``key`` as an i64 bucket number."""
         t = self.k.type
@@ -356,10 +379,10 @@ class _LaneKernels(_Lanes):
         emit_loop(b, b.sub(hi, lo), lambda c: body(b.add(lo, c)))
 
     def _count_kernel(self, name: str) -> ll.Function:
-        """``(src, counts, lost, stride, lo, hi)``: count every digit of each piece's keys, and
-        note a piece holding -0.0 or NaN."""
-        fn, b = self._kernel(name, 3, 1)
-        src, counts, lost, stride, n, count_of = fn.args[:6]
+        """``(src, counts, lost, stride, offset, lo, hi)``: count every digit of each piece's
+        keys (less ``offset``), and note a piece holding -0.0 or NaN."""
+        fn, b = self._kernel(name, 3, 2)
+        src, counts, lost, stride, offset, n, count_of = fn.args[:7]
 
         def piece(c):
             first, end = self.bounds(b, c, n, count_of)
@@ -368,7 +391,7 @@ class _LaneKernels(_Lanes):
             b.store(ll.Constant(I1, 0), flag)
 
             def count(i, step):
-                key, special = self.k.of(b, self.load(b, src, step, b.add(first, i)))
+                key, special = self.key(b, self.load(b, src, step, b.add(first, i)), offset)
                 b.store(b.or_(b.load(flag, typ=I1), special), flag)
                 for p in range(self.passes):
                     at = self.slot(b, counts, c, _c(p), self.digit(b, key, _c(p)))
@@ -404,11 +427,12 @@ class _LaneKernels(_Lanes):
         return fn
 
     def _scatter_kernel(self, name: str) -> ll.Function:
-        """``(src, key_src, key_dst, pos_src, pos_dst, counts, stride, p, first, last, lo, hi)``:
-        pass ``p`` of each piece, from the floats at ``src`` when ``first`` (else the keys at
-        ``key_src``), writing floats (argsort: positions only) when ``last``."""
-        fn, b = self._kernel(name, 6, 4)
-        src, key_src, key_dst, pos_src, pos_dst, counts, stride, p, first, last, n, count_of = fn.args[:12]
+        """``(src, key_src, key_dst, pos_src, pos_dst, counts, stride, p, first, last, offset,
+        lo, hi)``: pass ``p`` of each piece, from the values at ``src`` when ``first`` (else the
+        keys at ``key_src``), writing values (argsort: positions only) when ``last``."""
+        fn, b = self._kernel(name, 6, 5)
+        (src, key_src, key_dst, pos_src, pos_dst, counts, stride, p, first, last, offset, n,
+         count_of) = fn.args[:13]
 
         def variant(c, lo, hi, is_first: bool, is_last: bool):
             k = self.k
@@ -416,7 +440,7 @@ class _LaneKernels(_Lanes):
             def move(i, step):
                 i = b.add(lo, i)
                 if is_first:
-                    key, _ = k.of(b, self.load(b, src, step, i))
+                    key, _ = self.key(b, self.load(b, src, step, i), offset)
                 else:
                     key = b.load(b.gep(key_src, [i], inbounds=True, source_etype=k.type), typ=k.type)
                 at_slot = self.slot(b, counts, c, p, self.digit(b, key, p))
@@ -428,7 +452,7 @@ class _LaneKernels(_Lanes):
                                                     typ=I64)
                     b.store(pos, b.gep(pos_dst, [at], inbounds=True, source_etype=I64))
                 if not (self.argsort and is_last):
-                    value = k.back(b, key) if is_last else key
+                    value = self.value(b, key, offset) if is_last else key
                     b.store(value, b.gep(key_dst, [at], inbounds=True, source_etype=k.type))
 
             if is_first:

@@ -86,3 +86,27 @@ def test_long_int_sorts_are_native(dt):
     text = jc.jit(lambda a: np.sort(a)).lower(x).plan().llvm_ir
     kind = "u" if dt.startswith("u") else "i"
     assert re.search(rf"jitcore_cpu_sort_buckets_{kind}{np.dtype(dt).itemsize * 8}_s\d+_count", text)
+
+
+_argsort = jc.jit(lambda a: np.argsort(a))
+_argsort_stable = jc.jit(lambda a: np.argsort(a, kind="stable"))
+
+
+@pytest.mark.parametrize("dt", ["int64", "uint64"])
+@pytest.mark.parametrize("n", [3000, 70000])
+def test_long_int64_argsorts_match_numpy_stable(dt, n):
+    """The LSD passes of keys less the lane's smallest: NumPy's stable order (ties in input
+    order), for the default kind as for kind='stable'."""
+    rng = np.random.default_rng(n + 1)
+    for _, x in _spans(dt, n, rng):
+        want = np.argsort(x, kind="stable")
+        for fn in (_argsort, _argsort_stable):
+            got = fn(x)
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(_argsort(x[::2]), np.argsort(x[::2], kind="stable"))
+
+
+def test_long_int64_argsort_is_native():
+    text = jc.jit(lambda a: np.argsort(a)).lower(np.zeros(10**5, dtype=np.int64)).plan().llvm_ir
+    assert "jitcore_cpu_sort_lsd_i64_argsort_scatter" in text
