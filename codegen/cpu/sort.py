@@ -1,17 +1,18 @@
-"""Long float sorts as radix sorts emitted directly as LLVM IR.
+"""Long float and int sorts as radix sorts emitted directly as LLVM IR.
 
 ``passes/kernelize/sort.py`` marks the radix-sort kernels it builds with ``sort_axis``; their
 ``scf`` bodies sort correctly, but each pass goes through the kernel's indexed-result machinery
 (counters as an indexed result, the key recomputed from the value). For float32 and float64
 lanes along the last axis, ``emit_sort_kernel`` emits a routine of its own instead (measured on
-10^6 floats: docs/performance.md, "Sorting"). Keys are ``sort_keys.SortKeys``: -0.0 keys as
-0.0, every NaN as all ones, so the passes move keys, and a lane holding -0.0 or NaN ends with
-``sort_keys.restore_lost``, which puts back the signs and bits of its zeros and NaNs in input
-order: exactly NumPy's stable sort. Kernels of lanes up to 8192 long with enough lanes go to
-``sort_lanes.py`` first (groups of lanes in a sorting network). A float64 ``sort``, and a
-float32 one of 2^16 keys or more, goes by buckets (``sort_buckets.py``, ``sort_range.py``);
-shorter float32 sorts and every ``argsort`` by LSD passes over the whole lane (``_LaneSort``
-here):
+10^6 floats: docs/performance.md, "Sorting"), and for 32- and 64-bit ints (sorts, and 64-bit
+argsorts) after ``sort_ints.py``'s read of the lane's range (sort47). Keys are
+``sort_keys.SortKeys``: a float's -0.0 keys as 0.0, every NaN as all ones, so the passes move
+keys, and a lane holding -0.0 or NaN ends with ``sort_keys.restore_lost``, which puts back the
+signs and bits of its zeros and NaNs in input order: exactly NumPy's stable sort. Kernels of
+lanes up to 8192 long with enough lanes go to ``sort_lanes.py`` first (groups of lanes in a
+sorting network). A float64 ``sort``, and a float32 one of 2^16 keys or more, goes by buckets
+(``sort_buckets.py``, ``sort_range.py``); shorter float32 sorts and every ``argsort`` by LSD
+passes over the whole lane (``_LaneSort`` here):
 
 1. one read turns each float into its key and counts every digit (8 bits: 4 passes for
    float32, 8 for float64; 11 bits measured slower, as did write-combining buffers);
@@ -69,7 +70,8 @@ def pieces(n: int) -> int:
 def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[bool],
                      sizes=None) -> ll.Function | None:
     """``op`` as kernel ``name`` running this module's radix sort on each lane; None if ``op``
-    is not a radix-sort kernel of float32/float64 along its last axis (the caller emits its
+    is not a radix-sort kernel of 32- or 64-bit floats or ints along its last axis, or is an
+    int32 argsort (the caller emits its
     ``scf`` body). A partition's kernel selects instead (``sort_select.py``; ``sizes``: a
     size-generic function's run-time extents, which only it takes)."""
     selected = sort_select.emit_select_kernel(module, name, op, strided, sizes)

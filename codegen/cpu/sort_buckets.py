@@ -1,14 +1,15 @@
-"""Float sorts by buckets of their top bits first (``codegen/cpu/sort.py`` uses it for a
-``sort``, not an ``argsort``): one read counting the top digit of each key (the keys made a
-block at a time by a vectorized loop, then counted), one scatter of the
-keys by it into result A, then each bucket alone, where it lies (``sort_range.RangeSort``: a
-few LSD passes in the cache and an insertion pass, the keys turned back into floats), with
-scratch on the stack; only a bucket longer than that uses result B, so B's pages are usually
-never touched (a fresh buffer costs its page faults only where it is written). A lane holding
--0.0 or NaN ends with ``sort_keys.restore_lost``. The count and the scatter run in pieces of
-the lane, the buckets in chunks of about equal numbers of keys (each bucket sorted by the chunk
-holding its first key), on the runtime's threads (``runtime.emit_launch``) above its
-``parallel_threshold``: the result is the same on any number."""
+"""Float (and, since sort47, int: ``sort_ints.py``) sorts by buckets of their keys' top bits first
+(``codegen/cpu/sort.py`` uses it for a ``sort``, not an ``argsort``): one read counting the top
+digit of each key (the keys made a block at a time by a vectorized loop, then counted), one
+scatter of the keys by it into result A, then each bucket alone, where it lies
+(``sort_range.RangeSort``: a few LSD passes in the cache and an insertion pass, the keys turned
+back into floats), with scratch on the stack; only a bucket longer than that uses result B, so
+B's pages are usually never touched (a fresh buffer costs its page faults only where it is
+written). A lane holding -0.0 or NaN ends with ``sort_keys.restore_lost``. The count and the
+scatter run in pieces of the lane, the buckets in chunks of about equal numbers of keys (each
+bucket sorted by the chunk holding its first key), on the runtime's threads
+(``runtime.emit_launch``) above its ``parallel_threshold``: the result is the same on any
+number."""
 
 from __future__ import annotations
 
