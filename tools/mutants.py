@@ -402,6 +402,17 @@ MUTANTS = [
            "of itself and the pieces before it, not of those before it only: keys land in the "
            "next bucket or past the lane",
            ("tests/jitcore/test_sorting.py",)),
+    Mutant("int-spread-shifts-one-too-far", "codegen/cpu/sort_ints.py",
+           "    return b.call(ctlz, [span, ll.Constant(I1, 0)])",
+           "    return b.add(b.call(ctlz, [span, ll.Constant(I1, 0)]), ll.Constant(t, 1))",
+           "a long int lane's keys spread over the width shift one bit past the span's top bit: "
+           "the largest values' top bit is lost and they sort among the smallest",
+           ("tests/jitcore/test_sort_speed_47.py",)),
+    Mutant("int-counting-sort-from-zero", "codegen/cpu/sort_ints.py",
+           "        value = k.back(b, b.add(lo, b.trunc(s, t) if t.width < 64 else s))",
+           "        value = k.back(b, b.trunc(s, t) if t.width < 64 else s)",
+           "a counted int lane writes each counter's offset from the smallest key, not the value",
+           ("tests/jitcore/test_sort_speed_47.py",)),
     Mutant("select-equals-end-one-late", "codegen/cpu/sort_select.py",
            'b.cbranch(b.icmp_signed("<", k, equal), done, next_round)',
            'b.cbranch(b.icmp_signed("<=", k, equal), done, next_round)',
