@@ -56,7 +56,7 @@ from jitcore import calltime, kind_conversion, pytree
 from jitcore.argument_writes import ArgumentWrites
 from jitcore.call_memo import BY_IDENTITY, MAX_DEPTH, MAX_ITEMS, NUMPY_SCALARS
 from jitcore.call_memo import container as is_container
-from jitcore.dispatch import PYTHON_NUMBER, Executable, data_length_trim
+from jitcore.dispatch import PYTHON_NUMBER, Executable
 from jitcore.errors import UnsupportedError
 from jitcore.ir import layout_class
 from jitcore.random import BIT_GENERATORS
@@ -618,10 +618,10 @@ def result_program(tree, n_outputs: int, chosen=(), trimmed=()) -> tuple[list, l
     build (dict keys other than strings and ints, more than ``MAX_OPS`` nodes). A result whose
     type the data chose (``chosen``: its number and ``dispatch.ChosenType``) is its converter
     (``kind_conversion.converter``) called with it and its tag, an output after the results; one
-    whose length the data chose (``trimmed``: its number and its count's output) is
-    ``dispatch.data_length_trim`` called with it and its count."""
+    whose length the data chose (``trimmed``: its number and its ``dispatch.Trimmed``) is
+    the mark's trim (``dispatch.data_length_trim``) called with it and its count."""
     ops, keep, next_output = [], [], [0]
-    tags, counts = dict(chosen), dict(trimmed)
+    tags, marks = dict(chosen), dict(trimmed)
 
     def visit(node) -> bool:
         kind = node.kind
@@ -633,8 +633,8 @@ def result_program(tree, n_outputs: int, chosen=(), trimmed=()) -> tuple[list, l
                 convert = kind_conversion.converter(tags[k].kinds, np.dtype(tags[k].dtype))
                 keep.append(convert)
                 ops.extend((OP_OUTPUT, tags[k].tag, 0, OP_CALL, 2, id(convert)))
-            if k in counts:
-                ops.extend((OP_OUTPUT, counts[k], 0, OP_CALL, 2, id(data_length_trim)))
+            if k in marks:  # (module-level functions: their ids stay theirs)
+                ops.extend((OP_OUTPUT, marks[k].count, 0, OP_CALL, 2, id(marks[k].trim)))
             return True
         if kind in ("none", "constant"):
             value = pytree.constant_value(node)
@@ -662,7 +662,7 @@ def result_program(tree, n_outputs: int, chosen=(), trimmed=()) -> tuple[list, l
             return False
         return True
 
-    if not visit(tree) or next_output[0] + len(tags) + len(set(counts.values())) != n_outputs \
+    if not visit(tree) or next_output[0] + len(tags) + len({m.count for m in marks.values()}) != n_outputs \
             or len(ops) // 3 > MAX_OPS:
         return None
     return ops, keep

@@ -26,6 +26,7 @@ import jitcore.numpy as jnp
 from jitcore import primitives as prims
 from jitcore import view_layout
 from jitcore.autograph.local_arrays import refuse_shared, written_copy
+from jitcore.data_length import KeptList
 from jitcore.errors import TracerConversionError, UnsupportedError
 from jitcore.masked import MaskedSelection
 from jitcore.numpy import registry
@@ -49,8 +50,8 @@ def _traced_list(x) -> bool:
 
 def _holds_traced(x) -> bool:
     """A traced value, a list holding one, or a selection of data-dependent length
-    (``np.array(out[:k])``: another such selection)."""
-    return prims.holds_tracer(x) or isinstance(x, MaskedSelection)
+    (``np.array(out[:k])``: another such selection), or a list the data filled (``KeptList``)."""
+    return prims.holds_tracer(x) or isinstance(x, (MaskedSelection, KeptList))
 
 
 def _array(object, dtype=None, *args, **kwargs):
