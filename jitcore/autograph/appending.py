@@ -26,7 +26,7 @@ import numpy as np
 from jitcore.data_length import KeptList
 from jitcore.errors import ConcretizationError, JitTypeError, UnsupportedError
 from jitcore.primitives import as_tracer, broadcast_to, concatenate, constant, nested_array, reshape, slice_
-from jitcore.tracer import Tracer, current_trace, fresh
+from jitcore.tracer import Tracer, current_trace, fresh, user_location
 
 _NUMBERS = (bool, int, float, complex)
 
@@ -78,7 +78,7 @@ class _Probe:
     traced if append from the same row, ``appending_if``) and whether one is under a traced
     if (``conditional``)."""
 
-    __slots__ = ("name", "items", "count", "conditional", "last", "depth")
+    __slots__ = ("name", "items", "count", "conditional", "last", "depth", "refused")
 
     def __init__(self, name: str, before: list):
         self.name, self.items, self.count, self.conditional = name, [], 0, False
@@ -88,6 +88,7 @@ class _Probe:
         # through a helper or an alias) would run whatever the condition: no kind, so the
         # loop is not compiled so (the statement then refuses the append, as before)
         self.depth = None
+        self.refused = None  # a use the compiled list cannot have: the loop's error
 
     def append(self, value) -> None:
         if current_trace().depth != self.depth:
@@ -101,8 +102,11 @@ class _Probe:
         if key != -1:
             raise UnsupportedError(f"'{self.name}'[{key!r}] in a loop that appends to it")
         if self.conditional:
-            raise UnsupportedError(f"'{self.name}'[-1] in a loop that appends to it under a "
-                                   "traced if: which item is last depends on the data")
+            self.refused = UnsupportedError(
+                f"'{self.name}'[-1] in a loop that appends to it under a traced if (at "
+                f"{user_location()}): which item is last depends on the data. Keep the last "
+                "kept value in a variable of its own (last = v where you append v)")
+            raise self.refused
         if self.last is None:
             raise IndexError("list index out of range")
         return self.last
@@ -163,6 +167,9 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
 
     found = trial(probing, [probes.get(j, v) for j, v in enumerate(values)],
                   lambda after, _: _kinds(after, probes))
+    refused = next((p.refused for p in probes.values() if p.refused is not None), None)
+    if refused is not None:
+        raise refused
     if found is None or not (long or any(c for _, _, c in found.values())):
         return None
     start = {j: values[j] for j in slots}

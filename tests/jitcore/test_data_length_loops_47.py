@@ -111,3 +111,179 @@ def test_prefix_counted_from_the_end(m):
 def test_prefix_at_a_carried_count_any_data(x):
     _check(kept_prefix, x)
     _check(kept_rows_and_count, x)
+
+
+# -- lists appended under a traced if in a compiled loop -------------------------------------------
+def doubled_positives(x):
+    out = []
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            out.append(x[i] * 2)
+    return np.array(out)
+
+
+def two_lists(x):
+    kept, dropped = [], []
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            kept.append(x[i])
+        elif x[i] < -0.5:
+            dropped.append(i)
+            dropped.append(i + 1)
+    return kept, dropped, len(kept), len(dropped), np.asarray(dropped)
+
+
+def pairs(x):
+    out = []
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            out.append((i, x[i]))
+    return np.array(out), len(out)
+
+
+def rows_kept(a):
+    out = []
+    for i in range(a.shape[0]):
+        row = a[i]
+        if row.sum() > 0:
+            out.append(row * 2)
+    return np.array(out), out
+
+
+def nested(a):
+    out = []
+    for i in range(a.shape[0]):
+        for j in range(3):
+            if a[i, j] > 0:
+                out.append(a[i, j] + i)
+    return np.array(out), len(out)
+
+
+def over_items(x):
+    out = []
+    for v in x:
+        if v > 0:
+            out.append(v)
+    return out
+
+
+def ints_kept(x):
+    out = []
+    for i in range(x.shape[0]):
+        if x[i] % 3 == 0:
+            out.append(x[i])
+    return np.array(out), np.array(out, dtype=np.float32), out
+
+
+def after_items(x):
+    out = [x[0] * 0]
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            out.append(x[i])
+    return np.array(out)
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("fn", [doubled_positives, two_lists, pairs, over_items, after_items])
+def test_appends_under_a_traced_if(fn, n):
+    if fn is after_items and n == 0:
+        n = 1
+    _check(fn, _data(n))
+    _check(fn, np.abs(_data(n)) + 0.5)  # every element kept
+    _check(fn, -np.abs(_data(n)) - 0.5)  # none kept: np.array([]) is float64 of shape (0,)
+
+
+@pytest.mark.parametrize("n", [0, 5, UNROLL_LIMIT + 3])
+def test_rows_and_nested_loops(n):
+    a = np.random.default_rng(n).standard_normal((n, 3))
+    for fn in (rows_kept, nested):
+        _check(fn, a)
+        _check(fn, -np.abs(a) - 1)
+
+
+@pytest.mark.parametrize("n", [0, 9, 2 * UNROLL_LIMIT])
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint8])
+def test_int_items_and_empty_results(n, dtype):
+    x = (np.arange(n) * 7 % 11).astype(dtype)
+    _check(ints_kept, x)
+    _check(ints_kept, (x * 3 + 1).astype(dtype) if n else x)
+
+
+def while_appends(x):
+    out = []
+    i = 0
+    while i < x.shape[0] and x[i] < 10:
+        if x[i] > 0:
+            out.append(x[i])
+        i += 1
+    return np.array(out)
+
+
+def breaking_appends(x):
+    out = []
+    for i in range(x.shape[0]):
+        if x[i] > 3:
+            break
+        if x[i] > 0:
+            out.append(x[i])
+    return np.array(out)
+
+
+def last_item(x):
+    out = [0.0]
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            out.append(x[i])
+        x[i] = out[-1]
+    return x
+
+
+@pytest.mark.parametrize("fn", [while_appends, breaking_appends])
+def test_no_capacity_is_refused_saying_what_compiles(fn):
+    # the while loop refuses the append itself (its body is traced once), the for loop that
+    # breaks at its if; both advise the array and its count, which compiles (below)
+    x = _data(100)
+    with pytest.raises(jc.UnsupportedError, match=r"(?s)((the while loop at .*calls out\.append.*"
+                       r"out\[n\] = v; n \+= 1.*out\[:n\])|('out' is appended to under the if at .*"
+                       r"capacity.*for loop over a range or an array.*out\[k\] = v; k \+= 1.*out\[:k\]))"):
+        jc.jit(fn)(x)
+
+
+def test_the_advice_compiles():
+    # the refusal's advice, written out: the most rows, a count, the prefix returned
+    def advised(x):
+        out = np.empty(x.shape[0])
+        k = 0
+        i = 0
+        while i < x.shape[0] and x[i] < 10:
+            if x[i] > 0:
+                out[k] = x[i]
+                k += 1
+            i += 1
+        return out[:k]
+
+    for n in (0, 5, 100):
+        _check(advised, _data(n))
+        np.testing.assert_array_equal(jc.jit(advised)(_data(n)), while_appends(_data(n)))
+
+
+def test_the_last_item_of_a_list_the_data_fills_is_refused():
+    with pytest.raises(jc.UnsupportedError, match=r"'out'\[-1\].*under a traced if"):
+        jc.jit(last_item)(_data(100))
+
+
+def test_the_list_is_one_compiled_loop():
+    # the body is traced once whatever the trip count: no copy per step
+    f = jc.jit(doubled_positives)
+    for n in (200, 20000):
+        _check(doubled_positives, _data(n))
+    _same(f(_data(20000)), doubled_positives(_data(20000)))
+
+
+@settings(max_examples=examples(40, 15), deadline=None)
+@given(hnp.arrays(np.float64, st.integers(0, 3 * UNROLL_LIMIT),
+                  elements=st.floats(-10, 10, allow_nan=False)))
+def test_appends_any_data(x):
+    _check(doubled_positives, x)
+    _check(two_lists, x)
+    _check(pairs, x)
