@@ -46,7 +46,7 @@ class _Appender:
 
     def append(self, value) -> None:
         if self.count == self.per_step or _kind(value, self.kept is not None) != self.kind \
-                or current_trace().depth != self.depth:
+                or not _in_its_region(self):
             raise UnsupportedError(f"'{self.name}'.append: another count or type of rows than "
                                    "one run of the loop's body gave")
         trace = current_trace()
@@ -91,7 +91,7 @@ class _Probe:
         self.refused = None  # a use the compiled list cannot have: the loop's error
 
     def append(self, value) -> None:
-        if current_trace().depth != self.depth:
+        if not _in_its_region(self):
             self.items.append((None, None))
         # (kinds, not values: one appended in a branch exists only inside it)
         self.items.append((_kind(value), _kind(value, tuples=True)))
@@ -115,6 +115,13 @@ class _Probe:
         if attr.startswith("__"):  # (Python's own look-ups: ``__dict__``, ``__array__``)
             raise AttributeError(attr)
         raise UnsupportedError(f"'{self.name}'.{attr} in a loop that appends to it")
+
+
+def _in_its_region(appended) -> bool:
+    """Is an append traced in the region its list was given (the loop's body, or a branch of
+    a traced if that ``appending_if`` told it of)? One deeper, in an if that does not know the
+    list (an append through a helper, an alias, a path), would run whatever the condition."""
+    return current_trace().depth == appended.depth
 
 
 def _kind(v, tuples: bool = False) -> tuple | None:

@@ -621,14 +621,15 @@ def _len(obj):
     return obj.length() if isinstance(obj, KeptList) else len(obj)
 
 
-BUILTINS = {len: _len, int: _int, float: _float, bool: _bool, complex: _complex, range: _range, zip: _zip,
-            pow: _pow, enumerate: _enumerate, sorted: _sorted, type: _type, isinstance: _isinstance,
+BUILTINS = {int: _int, float: _float, bool: _bool, complex: _complex, range: _range, zip: _zip, pow: _pow,
+            enumerate: _enumerate, sorted: _sorted, type: _type, isinstance: _isinstance,
             max: _extreme(max, operator.gt), min: _extreme(min, operator.lt),
             any: _truth(any, True, np.logical_or), all: _truth(all, False, np.logical_and)}
 
 # NumPy calls that must see traced values inside lists (np.array([...]), np.sum([x, y])): their
 # traced-aware versions (autograph/arrays.py), kept apart from the builtins above.
 BUILTINS.update(ARRAY_CALLS)
+BUILTINS[len] = _len  # (a list the data filled: its count)
 BUILTINS[np.ndindex] = _ndindex
 BUILTINS[np.isscalar] = _isscalar
 BUILTINS.update(MATH_CALLS)  # math.exp(x) and friends of traced numbers (autograph/math_calls.py)
