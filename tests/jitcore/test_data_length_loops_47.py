@@ -287,3 +287,25 @@ def test_appends_any_data(x):
     _check(doubled_positives, x)
     _check(two_lists, x)
     _check(pairs, x)
+
+
+@pytest.mark.parametrize("n", [0, 5, UNROLL_LIMIT + 3])
+def test_on_the_emulated_gpu(monkeypatch, n):
+    """The CUDA backend: the list's kept rows read back and made NumPy's array or Python's list
+    by the host (np.array([]) where none is kept), an array prefix trimmed on the device (a
+    device array, as the backend's numbers are)."""
+    from tests.gpu_emulator import emulate
+
+    emulate(monkeypatch)
+    x = _data(n)
+    for fn in (two_lists, doubled_positives, kept_prefix):
+        got, want = jc.jit(fn, backend="cuda", cache=False)(x), fn(x)
+        if not isinstance(want, tuple):
+            got, want = (got,), (want,)
+        for g, w in zip(got, want):
+            if isinstance(w, list):
+                _same(g, w)
+            else:
+                g = np.asarray(g.to_numpy() if hasattr(g, "to_numpy") else g)
+                assert g.dtype == np.asarray(w).dtype and g.shape == np.shape(w)
+                np.testing.assert_array_equal(g, w)
