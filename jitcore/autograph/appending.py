@@ -141,6 +141,13 @@ def _kind(v, tuples: bool = False) -> tuple | None:
     return None
 
 
+def _shown(kind: tuple) -> str:
+    shape, dtype, weak, scalar = kind
+    what = "tuple" if scalar == "tuple" else "Python number" if weak else \
+        "NumPy scalar" if scalar else "array"
+    return f"{what} of {dtype}" + (f" and shape {shape}" if shape and scalar is not True else "")
+
+
 def _kinds(after, probes: dict) -> dict | None:
     """{slot: (rows per step, kind, conditional)} from one trial run of the body on the probes
     (``after``: the state after it); None where the loop cannot be compiled so (a name bound
@@ -177,6 +184,14 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
     refused = next((p.refused for p in probes.values() if p.refused is not None), None)
     if refused is not None:
         raise refused
+    for probe in probes.values():
+        kinds = {kind[1] for kind in probe.items}
+        if probe.conditional and len(kinds) > 1 and None not in kinds:
+            raise UnsupportedError(
+                f"'{probe.name}' is appended to under a traced if with values of more than one "
+                f"type or shape ({', '.join(sorted(_shown(k) for k in kinds))}): compiled, its "
+                "rows are one array of one dtype and shape. Append values of one type (float(v), "
+                "np.float64(1), arrays of one shape)")
     if found is None or not (long or any(c for _, _, c in found.values())):
         return None
     start = {j: values[j] for j in slots}
@@ -246,17 +261,21 @@ def _row(rows: Tracer, k: int, shape, weak: bool, scalar: bool) -> Tracer:
     return fresh(row, scalar=scalar, weak=weak)
 
 
-def appending_if(run_if, then_fn, else_fn, init, names, appends, where: str):
+def appending_if(run_if, then_fn, else_fn, init, names, appends, where: str, pred=None):
     """A traced if whose branches append to the lists ``appends`` (names of its state, each an
     appending loop's ``_Appender`` or trial ``_Probe``): ``run_if(then, else, init, names)``
     traces it with each appender's rows and marks as state in the list's place. Both branches
     append from the row the list is at (only one of them runs), and after the if the list is
     at the longer one's end: a step owns the rows of its longest path. A plain list here has
-    no capacity the compiler knows: refused, saying what compiles."""
+    no capacity the compiler knows: refused, saying what compiles. A condition on no argument's
+    data (``if i % 2 == 0``: traced only as the loop's index is) declines the loop in its trial:
+    unrolled, as before, its list stays a Python list that any code can use."""
     lists = {j: init[j] for j, name in enumerate(names) if name in appends}
     for j, obj in lists.items():
         if isinstance(obj, _Probe):
             obj.conditional = True
+            if not getattr(pred, "sources", True):
+                obj.items.append((None, None))
         elif not (isinstance(obj, _Appender) and obj.kept is not None):
             raise _no_capacity(names[j], where)
     carried = [j for j, obj in lists.items() if isinstance(obj, _Appender)]

@@ -369,7 +369,7 @@ def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, 
             lambda then, other, state, state_names: if_stmt(
                 pred, then, other, init=state, names=state_names, line=line, in_try=in_try,
                 then_defined=then_defined, else_defined=else_defined, dead=dead, fresh=fresh,
-                rebinds=rebinds), then_fn, else_fn, init, names, appends, where(line))
+                rebinds=rebinds), then_fn, else_fn, init, names, appends, where(line), pred)
     if pred.refines is not None:  # if t >= w: t's narrower bounds in each branch
         x, holds, fails = pred.refines
         then_fn, else_fn = index_forms.refining(then_fn, x, holds), index_forms.refining(else_fn, x, fails)

@@ -309,3 +309,51 @@ def test_on_the_emulated_gpu(monkeypatch, n):
                 g = np.asarray(g.to_numpy() if hasattr(g, "to_numpy") else g)
                 assert g.dtype == np.asarray(w).dtype and g.shape == np.shape(w)
                 np.testing.assert_array_equal(g, w)
+
+
+def evens(x):
+    out = []
+    for i in range(x.shape[0]):
+        if i % 2 == 0:  # on the index alone: the loop unrolls as before, out a Python list
+            out.append(x[i])
+    return out[0], out[-1], len(out)
+
+
+def mixed(x):
+    out = []
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            out.append(x[i])
+        else:
+            out.append(1)
+    return np.array(out)
+
+
+def printing(x):
+    out = []
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            out.append(x[i])
+        print("step", i)
+    print("kept", len(out))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("n", [6, UNROLL_LIMIT + 3])
+def test_a_condition_on_the_index_alone_keeps_a_python_list(n):
+    _check(evens, _data(n))
+
+
+def test_appends_of_two_types_are_refused_naming_them():
+    with pytest.raises(jc.UnsupportedError, match=r"'out' is appended to under a traced if with "
+                       r"values of more than one type.*NumPy scalar of float64, Python number of int64"):
+        jc.jit(mixed)(_data(100))
+
+
+@pytest.mark.parametrize("n", [5, UNROLL_LIMIT + 3])
+def test_printed_text(capsys, n):
+    x = _data(n)
+    want = printing(x)
+    expected = capsys.readouterr().out
+    _same(jc.jit(printing)(x), want)
+    assert capsys.readouterr().out == expected
