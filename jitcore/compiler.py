@@ -12,7 +12,7 @@ import numpy as np
 from jitcore import calltime, formatting, ir, passes, pytree
 from jitcore.codegen.backend import backend_for
 from jitcore.codegen.plan import CompiledFunction, LowerOptions
-from jitcore.data_length import compaction
+from jitcore.data_length import KeptList, ListSelection, compaction
 from jitcore.dispatch import ARRAY_HEADER, PYTHON_NUMBER, ChosenType, Picked, Trimmed
 from jitcore.dtypes import ir_type, np_dtype
 from jitcore.errors import JitTypeError, UnsupportedError
@@ -215,8 +215,13 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
                 raise needs_static(error, *(tracer for _, (tracer, _) in formatting.values_in([constant], t)))
         # A selection by a traced mask (x[x > 0], np.nonzero(x)): its rows compacted into a
         # buffer, their count an output after the results (one per mask), as the tags are
-        counts = {}
+        counts, made_of = {}, {}
         for k, leaf in enumerate(leaves):
+            if isinstance(leaf, KeptList):  # a list the data filled: the list, as Python's
+                made_of[k] = leaf.returned()
+                leaf = leaves[k] = leaf.selection()
+            elif isinstance(leaf, ListSelection):  # np.array(out): np.array([]) where empty
+                made_of[k] = leaf.empty
             if isinstance(leaf, MaskedSelection):
                 key = id(leaf.mask)
                 leaves[k], count = compaction(leaf)
@@ -233,7 +238,7 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
                 if at is None:
                     at = len(tags)
                     tags.append(count)
-                scalars.append(Trimmed(len(leaves) + at))
+                scalars.append(Trimmed(len(leaves) + at, made_of.get(k)))
             elif turn:  # written in C order transposed: the caller gets its Fortran-ordered transpose
                 values.append(transpose(leaf).value)
                 scalars.append(False)

@@ -327,9 +327,19 @@ class ChosenType:
 @dataclass(frozen=True)
 class Trimmed:
     """A result's mark where the data chose its length (``data_length``): the output (after the
-    results, before the arguments' new values) holding how many of its rows are returned."""
+    results, before the arguments' new values) holding how many of its rows are returned.
+    ``made_of``: None for an array; for a list appended under a traced ``if`` in a compiled
+    loop (``data_length.KeptList``) "array" (``np.array(out)``: NumPy's ``np.array([])``,
+    float64 of shape (0,), where nothing was kept; "typed": ``np.array(out, dtype)``, of that
+    dtype), "python" or "numpy" (the list itself, of
+    Python numbers, or of NumPy scalars or rows)."""
 
     count: int
+    made_of: str | None = None
+
+    @property
+    def trim(self):
+        return _TRIMS[self.made_of]
 
 
 @dataclass(frozen=True)
@@ -392,7 +402,7 @@ class Executable:
         # Results whose type the data chose: converted by their tags, which are dropped
         self._chosen = [(k, mark) for k, mark in enumerate(scalars) if isinstance(mark, ChosenType)]
         # Results whose length the data chose: their first rows, by their counts (dropped too)
-        self._trimmed = [(k, mark.count) for k, mark in enumerate(scalars) if isinstance(mark, Trimmed)]
+        self._trimmed = [(k, mark) for k, mark in enumerate(scalars) if isinstance(mark, Trimmed)]
         # A result computed transposed is returned as its (Fortran-ordered) transpose: NumPy's layout.
         self._transposed = [k for k, turn in enumerate(transposed) if turn]
         # A result that is an argument itself is the caller's array, as in NumPy (written back).
@@ -525,8 +535,8 @@ class Executable:
                                   None if mark.otherwise < 0 else outputs[mark.otherwise])
             for k, mark in self._chosen:
                 outputs[k] = kind_conversion.convert_by_tag(outputs[k], mark.kinds, outputs[mark.tag])
-            for k, count in self._trimmed:
-                outputs[k] = data_length_trim(outputs[k], outputs[count])
+            for k, mark in self._trimmed:
+                outputs[k] = mark.trim(outputs[k], outputs[mark.count])
             outputs = outputs[:self.out_tree.num_leaves]
         return pytree.unflatten(self.out_tree, outputs)
 
@@ -613,6 +623,30 @@ def data_length_trim(rows: np.ndarray, count) -> np.ndarray:
     compaction (10^5 rows: 50 us more a call)."""
     n = int(count)
     return rows[:n].copy() if 4 * n < len(rows) else rows[:n]
+
+
+def _trim_array(rows: np.ndarray, count) -> np.ndarray:
+    """``np.array(out)`` of a list the data filled: NumPy's ``np.array([])`` when it is empty."""
+    return data_length_trim(rows, count) if int(count) else np.array([])
+
+
+def _trim_typed(rows: np.ndarray, count) -> np.ndarray:
+    """``np.array(out, dtype)`` of a list the data filled: 1-d where it is empty, as NumPy's."""
+    return data_length_trim(rows, count) if int(count) else np.array([], rows.dtype)
+
+
+def _trim_python(rows: np.ndarray, count) -> list:
+    """A list the data filled with Python numbers (``out.append(i)``), as Python made it."""
+    return rows[:int(count)].tolist()
+
+
+def _trim_numpy(rows: np.ndarray, count) -> list:
+    """A list the data filled with NumPy scalars or rows (``out.append(x[i] * 2)``)."""
+    return list(rows[:int(count)].copy())
+
+
+_TRIMS = {None: data_length_trim, "array": _trim_array, "typed": _trim_typed, "python": _trim_python,
+          "numpy": _trim_numpy}
 
 
 def _as_scalar(out: np.ndarray, scalar):

@@ -56,7 +56,7 @@ from jitcore import calltime, kind_conversion, pytree
 from jitcore.argument_writes import ArgumentWrites
 from jitcore.call_memo import BY_IDENTITY, MAX_DEPTH, MAX_ITEMS, NUMPY_SCALARS
 from jitcore.call_memo import container as is_container
-from jitcore.dispatch import PYTHON_NUMBER, Executable, data_length_trim, pick
+from jitcore.dispatch import PYTHON_NUMBER, Executable, pick
 from jitcore.errors import UnsupportedError
 from jitcore.ir import layout_class
 from jitcore.random import BIT_GENERATORS
@@ -628,12 +628,13 @@ def result_program(tree, n_outputs: int, chosen=(), trimmed=(), picked=()) -> tu
     build (dict keys other than strings and ints, more than ``MAX_OPS`` nodes). A result whose
     type the data chose (``chosen``: its number and ``dispatch.ChosenType``) is its converter
     (``kind_conversion.converter``) called with it and its tag, an output after the results; one
-    whose length the data chose (``trimmed``: its number and its count's output) is
-    ``dispatch.data_length_trim`` called with it and its count; one that is an argument itself
-    on some paths (``picked``: its number and ``dispatch.Picked``) is ``dispatch.pick`` called
-    with it, whether such a path ran and the argument, two outputs after the results."""
+    whose length the data chose (``trimmed``: its number and its ``dispatch.Trimmed``) is
+    the mark's trim (``dispatch.data_length_trim``) called with it and its count; one that is
+    an argument itself on some paths (``picked``: its number and ``dispatch.Picked``) is
+    ``dispatch.pick`` called with it, whether such a path ran and the argument, two outputs
+    after the results."""
     ops, keep, next_output = [], [], [0]
-    tags, counts, picks = dict(chosen), dict(trimmed), dict(picked)
+    tags, marks, picks = dict(chosen), dict(trimmed), dict(picked)
 
     def visit(node) -> bool:
         kind = node.kind
@@ -645,8 +646,8 @@ def result_program(tree, n_outputs: int, chosen=(), trimmed=(), picked=()) -> tu
                 convert = kind_conversion.converter(tags[k].kinds, np.dtype(tags[k].dtype))
                 keep.append(convert)
                 ops.extend((OP_OUTPUT, tags[k].tag, 0, OP_CALL, 2, id(convert)))
-            if k in counts:
-                ops.extend((OP_OUTPUT, counts[k], 0, OP_CALL, 2, id(data_length_trim)))
+            if k in marks:  # (module-level functions: their ids stay theirs)
+                ops.extend((OP_OUTPUT, marks[k].count, 0, OP_CALL, 2, id(marks[k].trim)))
             if k in picks:
                 mark = picks[k]
                 ops.extend((OP_OUTPUT, mark.taken, 0, OP_OUTPUT, mark.argument, 0))
@@ -680,8 +681,8 @@ def result_program(tree, n_outputs: int, chosen=(), trimmed=(), picked=()) -> tu
             return False
         return True
 
-    after_results = len(tags) + len(set(counts.values())) + sum(2 + (m.otherwise >= 0)
-                                                               for m in picks.values())
+    after_results = len(tags) + len({m.count for m in marks.values()}) + sum(2 + (m.otherwise >= 0)
+                                                                          for m in picks.values())
     if not visit(tree) or next_output[0] + after_results != n_outputs or len(ops) // 3 > MAX_OPS:
         return None
     return ops, keep

@@ -1809,6 +1809,17 @@ MUTANTS = [
            "array.compact's dense loop counts every row, kept or not (x[mask] returns the "
            "first rows instead of the kept ones)",
            ("tests/test_data_dependent_length.py", "tests/test_data_dependent_length_b.py")),
+    Mutant("append-region-unchecked", "jitcore/autograph/appending.py",
+           "    return current_trace().depth == appended.depth",
+           "    return True",
+           "an append under a traced if that the if was not told of (through a path, hits['n']) "
+           "is compiled as if it ran at every step (3000 items where Python keeps 1902)",
+           ("tests/jitcore/test_traced_effects_round45.py", "tests/jitcore/test_data_length_loops_47.py")),
+    Mutant("counted-prefix-not-from-the-end", "jitcore/indexing.py",
+           "return start, prims.where(stop < 0, stop + size, stop)",
+           "return start, stop",
+           "out[:k] with a negative traced k keeps nothing (NumPy counts it from the end)",
+           ("tests/jitcore/test_data_length_loops_47.py",)),
     Mutant("lcm-overflow-unchecked", "jitcore/autograph/math_calls.py",
            "raise_at_first(step > np.iinfo(np.int64).max // np.maximum(np.abs(b), 1), 0,",
            "raise_at_first(step < 0, 0,",

@@ -279,7 +279,7 @@ def _refuse_changes(changes, what: str, line, *decided_by) -> None:
         f"the {what} at {where(line)} has {'traced bounds' if what == 'for loop' else 'a traced condition'} "
         f"and calls {changes}(...), "
         f"which changes a Python object: compiled, {runs}; write into an array instead "
-        f"(out[n] = v; n += 1 with a fixed-size out){instead}"), *decided_by)
+        f"(out[n] = v; n += 1 with a fixed-size out, then out[:n]){instead}"), *decided_by)
 
 
 def _carriable(value) -> bool:
@@ -353,17 +353,24 @@ def _keeping_containers(statement):
 
 @_keeping_containers
 def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, else_defined, dead=(),
-            fresh=(), changes=None, rebinds=None, holders=()):
+            fresh=(), changes=None, rebinds=None, holders=(), appends=()):
     if holders:
         attributes = AttributeState(holders, names, init)
         return attributes.finish(if_stmt(
             pred, attributes.body(then_fn), attributes.body(else_fn), init=attributes.init,
             names=attributes.names, line=line, in_try=in_try, then_defined=then_defined,
-            else_defined=else_defined, dead=dead, fresh=fresh, changes=changes, rebinds=rebinds))
+            else_defined=else_defined, dead=dead, fresh=fresh, changes=changes, rebinds=rebinds,
+            appends=appends))
     if not isinstance(pred, Tracer):
         return then_fn(*init) if pred else else_fn(*init)
     _refuse_in_try(in_try, "an if", line, pred)
     _refuse_changes(changes, "if", line, pred)
+    if appends:  # lists its branches append to: their rows and marks as state (``appending``)
+        return appending.appending_if(
+            lambda then, other, state, state_names: if_stmt(
+                pred, then, other, init=state, names=state_names, line=line, in_try=in_try,
+                then_defined=then_defined, else_defined=else_defined, dead=dead, fresh=fresh,
+                rebinds=rebinds), then_fn, else_fn, init, names, appends, where(line), pred)
     if pred.refines is not None:  # if t >= w: t's narrower bounds in each branch
         x, holds, fails = pred.refines
         then_fn, else_fn = index_forms.refining(then_fn, x, holds), index_forms.refining(else_fn, x, fails)
@@ -997,7 +1004,7 @@ def for_stmt(iterable, extra_test, body_fn, *, after=None, rebinds=None, holders
 
 
 def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targets, effects,
-              changes=None, appends=None, scratch=()):
+              changes=None, appends=None, scratch=(), appends_under_if=False):
     values = tuple(init)
     if isinstance(iterable, TracedRange):
         bounds = (iterable.start, iterable.stop, iterable.step)
@@ -1009,8 +1016,10 @@ def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targe
     sized = isinstance(iterable, (range, Tracer, Indexed))
     shaped = sized and _sized_range(iterable if isinstance(iterable, range) else range(len(iterable)))
     long = sized and (len(iterable) * _copies() > UNROLL_LIMIT or shaped)
-    if appends and long and not in_try and extra_test is None and current_trace() is not None:
-        filled = _appending_for(iterable, body_fn, values, names, line, targets, appends)
+    # (a list appended under an if: compiled as a loop at any length, where the if is traced)
+    if appends and (long or appends_under_if) and sized and not in_try and extra_test is None \
+            and current_trace() is not None:
+        filled = _appending_for(iterable, body_fn, values, names, line, targets, appends, long)
         if filled is not None:
             return filled
     if long and isinstance(iterable, (Tracer, Indexed)) and not effects and not in_try \
@@ -1031,7 +1040,7 @@ def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targe
                        in_try, long_range, len(iterable) if sized else 1, shaped, scratch)
 
 
-def _appending_for(iterable, body_fn, values, names, line, targets, appends):
+def _appending_for(iterable, body_fn, values, names, line, targets, appends, long):
     """A long loop whose body appends to lists (``ys.append(v)``), compiled as a loop with the
     rows carried as arrays (``appending``); None where it cannot be (then unrolled, as before)."""
     source = None if isinstance(iterable, range) else iterable
@@ -1047,8 +1056,8 @@ def _appending_for(iterable, body_fn, values, names, line, targets, appends):
     return appending.appending_loop(
         lambda body, state, state_names: _traced_for(rng, source, None, body, state, state_names,
                                                      line, targets),
-        lambda then: _trial(lambda *state: body_fn(first_item(), *state), values, then),
-        body_fn, values, names, appends, len(rng))
+        lambda body, state, then: _trial(lambda *state: body(first_item(), *state), state, then),
+        body_fn, values, names, appends, len(rng), long)
 
 
 def _sized(n) -> bool:

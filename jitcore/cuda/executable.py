@@ -105,7 +105,7 @@ class CudaExecutable:
         self._outputs = [(storage, shape[::-1] if turn else shape, turn)
                          for (storage, shape), turn in zip(plan.outputs, self.transposed)]
         # results whose length the data chose (jitcore/data_length.py): their count's output
-        self._trimmed = [(k, mark.count) for k, mark in enumerate(scalars) if isinstance(mark, Trimmed)]
+        self._trimmed = [(k, mark) for k, mark in enumerate(scalars) if isinstance(mark, Trimmed)]
 
     def call_flat(self, args: tuple):
         """The short path's call (``dispatch.fast_key``): positional C-contiguous NumPy arrays
@@ -149,9 +149,12 @@ class CudaExecutable:
             outputs = outputs[:results]
         # A result whose length the data chose is its buffer's first rows: the count is read
         # back (a wait for the launches), the rows stay where they are
-        for k, count in self._trimmed:
-            rows, kept = outputs[k], int(outputs[count].to_numpy())
-            outputs[k] = DeviceArray(rows.memory, (kept, *rows.shape[1:]), rows.dtype)
+        for k, mark in self._trimmed:
+            rows, kept = outputs[k], int(outputs[mark.count].to_numpy())
+            if mark.made_of is None:
+                outputs[k] = DeviceArray(rows.memory, (kept, *rows.shape[1:]), rows.dtype)
+            else:  # a list's items (or NumPy's empty array of one) are the host's
+                outputs[k] = mark.trim(rows.to_numpy()[:kept], kept)
         # (tags of results whose type the data chose, type_choice.py: a device array has one)
         return pytree.unflatten(self.out_tree, outputs[:self.out_tree.num_leaves])
 
