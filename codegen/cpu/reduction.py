@@ -1337,8 +1337,9 @@ class PairwiseRow(RowReduction):
     def _leaves(self, leaves: list) -> None:
         """Leaves ``(first, m)`` (``m <= 128``; several: one whole subtree's, in order) summed
         side by side into ``self.totals``: their groups of 8 in one loop, each into its own
-        lanes, the longer ones' last groups after; then each leaf's lane tree and tail (in
-        order), and the leaves added as the tree adds them (pairwise, left + right). A costly
+        lanes, the longer ones' last groups after; then their lane trees (all at once:
+        ``_lane_trees``) and each leaf's tail (in order), and the leaves added as the tree adds
+        them (pairwise, left + right). A costly
         body's elements (``self.elements``: the math library) are computed first, for every
         leaf at once, in one loop LLVM vectorizes at full width and interleaves
         (``_elements_into_temps``); the groups then add those. Each lane adds its elements in
