@@ -184,7 +184,7 @@ def _indexed_by_selection(x: Tracer, keys: tuple) -> masked.MaskedSelection:
     gather."""
     leading = [k for k in keys if isinstance(k, masked.MaskedSelection)]
     first = leading[0]
-    if (keys[:len(leading)] != tuple(leading)
+    if (any(k is not s for k, s in zip(keys, leading))
             or any(is_array_index(k) or k is None or k is Ellipsis for k in keys[len(leading):])
             or any(not masked.same_mask(k.mask, first.mask) or k.values.shape != first.values.shape
                    for k in leading)):
