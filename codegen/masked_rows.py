@@ -15,7 +15,15 @@ so the row is a plain reduction of contiguous reads. The terms left out are the 
 identity (a float sum's ``-0.0``, or ``0.0`` where the accumulator starts at ``+0.0``: a chain
 of round-to-nearest adds from ``+0.0`` is never ``-0.0``, so adding ``0.0`` changes nothing):
 the same value, with the row's lanes counted from ``lo`` (``reduction.RowReduction`` with
-``first``). Any target may use it; the CPU's schedule does.
+``first``); a float32 or float64 sum is summed in NumPy's pairwise order over the window
+alone (``reduction.PairwiseRow`` with ``first``: NumPy's tree over the kept count), and is not
+cut into pieces for threads (pieces are subtrees of the whole row's tree). Any target may use
+it; the CPU's schedule does.
+
+A bound may also be an integer input read at one element whatever the position (``Input``: a
+0-d operand, known only when the kernel runs): ``array.head_sum`` (``x[m].sum()`` of the
+compacted selection, ``jitcore/data_length.py``) is ``acc + select(d0 < count, x, -0.0)``, a
+window ``[0, count)`` whose terms past the count are never read.
 """
 
 from __future__ import annotations

@@ -1785,6 +1785,12 @@ MUTANTS = [
            "array.compact's dense loop counts every row, kept or not (x[mask] returns the "
            "first rows instead of the kept ones)",
            ("tests/test_data_dependent_length.py", "tests/test_data_dependent_length_b.py")),
+    Mutant("masked-row-run-time-bound-ignored", "codegen/masked_rows.py",
+           "    if id(v) in inputs:\n",
+           "    if False:\n",
+           "a window that ends at a run-time count (array.head_sum: x[m].sum()) is not seen, so "
+           "the kept terms are summed in NumPy's tree over the whole buffer, the rest as -0.0",
+           ("tests/jitcore/test_masked_reductions_47.py",)),
     Mutant("lcm-overflow-unchecked", "jitcore/autograph/math_calls.py",
            "raise_at_first(step > np.iinfo(np.int64).max // np.maximum(np.abs(b), 1), 0,",
            "raise_at_first(step < 0, 0,",
