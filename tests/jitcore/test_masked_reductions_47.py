@@ -210,3 +210,18 @@ def test_random_values_and_masks_give_numpys_bits(data, dtype, n):
         for name in ("sum", "mean", "var", "nansum-like", "sum-and-mean"):
             want, got = FORMS[name](x, m), JITTED[name](x, m)
             _same_all(want, got)
+
+
+@pytest.mark.parametrize("density", [0.0, 0.3, 1.0])
+def test_on_the_emulated_gpu(monkeypatch, density):
+    """The CUDA backend compacts and head-sums too: NumPy's value (its own order of the
+    window's terms, the identity after the count: within a few ulps of NumPy's)."""
+    from tests.gpu_emulator import emulate
+
+    emulate(monkeypatch)
+    x = np.random.default_rng(5).standard_normal(300)
+    m = np.random.default_rng(6).random(300) < density
+    f = jc.jit(lambda x, m: (x[m].sum(), x[m].mean()), backend="cuda", cache=False)
+    for g, w in zip(f(x, m), (x[m].sum(), x[m].mean() if m.any() else np.nan)):
+        assert np.asarray(g).dtype == np.float64
+        np.testing.assert_allclose(g, w, rtol=1e-13, atol=1e-13)
