@@ -15,7 +15,15 @@ so the row is a plain reduction of contiguous reads. The terms left out are the 
 identity (a float sum's ``-0.0``, or ``0.0`` where the accumulator starts at ``+0.0``: a chain
 of round-to-nearest adds from ``+0.0`` is never ``-0.0``, so adding ``0.0`` changes nothing):
 the same value, with the row's lanes counted from ``lo`` (``reduction.RowReduction`` with
-``first``). Any target may use it; the CPU's schedule does.
+``first``); a float32 or float64 sum is summed in NumPy's pairwise order over the window
+alone (``reduction.PairwiseRow`` with ``first``: NumPy's tree over the kept count), and is not
+cut into pieces for threads (pieces are subtrees of the whole row's tree). Any target may use
+it; the CPU's schedule does.
+
+A bound may also be an integer input read at one element whatever the position (``Input``: a
+0-d operand, known only when the kernel runs): ``array.head_sum`` (``x[m].sum()`` of the
+compacted selection, ``jitcore/data_length.py``) is ``acc + select(d0 < count, x, -0.0)``, a
+window ``[0, count)`` whose terms past the count are never read.
 """
 
 from __future__ import annotations
@@ -26,8 +34,17 @@ from dataclasses import dataclass
 from jitcore.ir.core import Operation, Value
 from jitcore.ir.dialects import kernel
 
-# An affine function of the positions: ({dim: coefficient}, constant).
-Affine = tuple[dict[int, int], int]
+
+@dataclass(frozen=True)
+class Input:
+    """An integer input the kernel reads at one element whatever the position (its map has
+    no dims): a bound known only at run time, as ``array.head_sum``'s count."""
+
+    operand: int
+
+
+# An affine function of the positions and of such inputs: ({dim or Input: coefficient}, constant).
+Affine = tuple[dict, int]
 
 # x >= 0 for x of each test; a test that is false holds its negation.
 _AT_LEAST_ZERO = {"sge": (1, 0), "sgt": (1, -1), "sle": (-1, 0), "slt": (-1, -1)}
@@ -54,8 +71,11 @@ def _constant(v: Value):
     return owner.attributes["value"].value
 
 
-def _affine(v: Value) -> Affine | None:
-    """``v`` as an affine function of the positions (``kernel.index``), or None."""
+def _affine(v: Value, inputs: dict[int, Input]) -> Affine | None:
+    """``v`` as an affine function of the positions (``kernel.index``) and of ``inputs`` (by
+    the id of their body argument), or None."""
+    if id(v) in inputs:
+        return {inputs[id(v)]: 1}, 0
     owner = getattr(v, "op", None)
     if owner is None:
         return None
@@ -66,9 +86,9 @@ def _affine(v: Value) -> Affine | None:
         value = _constant(v)
         return ({}, value) if isinstance(value, int) and not isinstance(value, bool) else None
     if name in ("arith.bitcast", "arith.index_cast"):
-        return _affine(owner.operands[0])
+        return _affine(owner.operands[0], inputs)
     if name in ("arith.addi", "arith.subi", "arith.muli"):
-        x, y = (_affine(u) for u in owner.operands)
+        x, y = (_affine(u, inputs) for u in owner.operands)
         if x is None or y is None:
             return None
         if name == "arith.muli":
@@ -84,7 +104,7 @@ def _affine(v: Value) -> Affine | None:
     return None
 
 
-def _holding(test: Value, truth: bool) -> list[Affine] | None:
+def _holding(test: Value, truth: bool, inputs: dict[int, Input]) -> list[Affine] | None:
     """Affine functions that are all >= 0 exactly where ``test`` is ``truth``, or None."""
     owner = getattr(test, "op", None)
     if owner is None:
@@ -95,19 +115,19 @@ def _holding(test: Value, truth: bool) -> list[Affine] | None:
         predicate = predicate if truth else _NEGATED.get(predicate)
         if predicate not in _AT_LEAST_ZERO:
             return None
-        x, y = (_affine(u) for u in owner.operands)
+        x, y = (_affine(u, inputs) for u in owner.operands)
         if x is None or y is None:
             return None
         sign, shift = _AT_LEAST_ZERO[predicate]
         dims = set(x[0]) | set(y[0])
         return [({d: sign * (x[0].get(d, 0) - y[0].get(d, 0)) for d in dims}, sign * (x[1] - y[1]) + shift)]
     if (name, truth) in (("arith.andi", True), ("arith.ori", False)):
-        parts = [_holding(u, truth) for u in owner.operands]
+        parts = [_holding(u, truth, inputs) for u in owner.operands]
         return None if any(p is None for p in parts) else parts[0] + parts[1]
     if name == "arith.xori":
         for x, y in (owner.operands, owner.operands[::-1]):
             if _constant(y) not in (None, False):  # (an i1's true)
-                return _holding(x, not truth)
+                return _holding(x, not truth, inputs)
     return None
 
 
@@ -151,7 +171,7 @@ def masked_row(op: kernel.GenericOp) -> MaskedRow | None:
         value = _constant(identity)
         if value is None or not _is_identity(combine, value, init):
             continue
-        bounds = _holding(test, kept)
+        bounds = _holding(test, kept, _invariant_inputs(op))
         if not bounds:
             continue
         lowers, uppers = [], []
@@ -167,3 +187,12 @@ def masked_row(op: kernel.GenericOp) -> MaskedRow | None:
         else:
             return MaskedRow(test, kept, tuple(lowers), tuple(uppers))
     return None
+
+
+def _invariant_inputs(op: kernel.GenericOp) -> dict[int, Input]:
+    """The integer inputs of ``op`` read at one element at every position, by the id of their
+    body argument."""
+    return {id(op.body.args[i]): Input(i) for i, (v, m) in enumerate(zip(op.operands, op.input_maps))
+            if i not in op.indexed and i not in op.clamped and v.type.element.is_integer
+            and all(e.dim is None for e in m.exprs)}
+

@@ -21,10 +21,10 @@ import numpy as np
 
 from jitcore import primitives as prims
 from jitcore.errors import UnsupportedError
-from jitcore.ir.dialects.array import CompactOp
+from jitcore.ir.dialects.array import CompactOp, HeadSumOp
 from jitcore.ir.types import TensorType, i64
 from jitcore.masked import MaskedSelection
-from jitcore.tracer import Tracer, fresh, user_location
+from jitcore.tracer import Tracer, as_scalar, fresh, user_location
 
 
 class Positions(MaskedSelection):
@@ -63,6 +63,22 @@ def compaction(selection: MaskedSelection) -> tuple[Tracer, Tracer]:
     indices = [_unravel(flat, mask.shape, d) for d in dims]
     result = np.stack(indices, axis=-1) if at == ROWS else indices[0]
     return prims.convert(result, values.dtype), count
+
+
+def kept_terms(selection: MaskedSelection) -> tuple[Tracer, Tracer]:
+    """The selected elements, flat and first in C order (``selection``'s compaction), and how
+    many there are (0-d int64): ``x[m].ravel()`` is ``terms[:count]``."""
+    buffer, count = compaction(selection)
+    row = int(np.prod(buffer.shape[1:], dtype=np.int64))
+    flat = prims.reshape(buffer, (int(np.prod(buffer.shape, dtype=np.int64)),))
+    return flat, count * row if row != 1 else count
+
+
+def head_sum(terms: Tracer, count: Tracer) -> Tracer:
+    """``terms[:count].sum()`` of float32 or float64 ``terms``, in NumPy's pairwise order over
+    ``count`` (``array.head_sum``): the bits NumPy gives the compacted selection."""
+    result = TensorType((), terms.value.type.element)
+    return as_scalar(prims._emit(terms.owner_trace, HeadSumOp, [terms, count], result))
 
 
 def _unravel(flat: Tracer, shape: tuple[int, ...], dim: int) -> Tracer:

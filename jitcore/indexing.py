@@ -24,6 +24,7 @@ import numpy as np
 
 from jitcore import index_forms, masked, python_arithmetic
 from jitcore import primitives as prims
+from jitcore.data_length import Positions
 from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.ir.dialects import array
 from jitcore.ir.dialects.array import DiagonalOp, GatherNdOp, GatherOp, ScatterNdOp, gather_nd_shape
@@ -183,6 +184,33 @@ def _positions_mask(trace, size: int, start, stop) -> Tracer:
     return mask
 
 
+_BY_SELECTION = (
+    "an index array selected by a traced mask (x[idx[mask]], at {where}) other than leading "
+    "selections by one mask (x[idx[mask]], x[np.nonzero(m)]): how many positions it names "
+    "depends on the data. Index first, then select, which names the same elements: "
+    "x[idx][mask] (its sum, mean, max, ... compile)")
+
+
+def _indexed_by_selection(x: Tracer, keys: tuple) -> masked.MaskedSelection:
+    """``x[idx[mask]]`` (``x[np.nonzero(m)]``): ``x[idx][mask]``, the same elements in the same
+    order, where the selections by one mask lead the key. ``np.nonzero(m)``'s positions of
+    every dim of ``x[m]``'s mask name the elements ``x[m]`` selects: that selection, with no
+    gather."""
+    leading = [k for k in keys if isinstance(k, masked.MaskedSelection)]
+    first = leading[0]
+    if (any(k is not s for k, s in zip(keys, leading))
+            or any(is_array_index(k) or k is None or k is Ellipsis for k in keys[len(leading):])
+            or any(not masked.same_mask(k.mask, first.mask) or k.values.shape != first.values.shape
+                   for k in leading)):
+        raise JitTypeError(_BY_SELECTION.format(where=user_location()))
+    rest = keys[len(leading):]
+    mask = first.mask
+    if (all(isinstance(k, Positions) and k.at == d for d, k in enumerate(leading))
+            and len(leading) == mask.ndim and mask.shape == x.shape[:mask.ndim]):
+        return masked.select(getitem(x, (slice(None),) * mask.ndim + rest) if rest else x, mask)
+    return masked.MaskedSelection(getitem(x, tuple(k.values for k in leading) + rest), mask)
+
+
 def _write_sliding(x: Tracer, sliding, value) -> Tracer:
     """``x`` with ``value`` written where the ``(axis, indices)`` pairs select, in turn."""
     (axis, idx), rest = sliding[0], sliding[1:]
@@ -195,10 +223,7 @@ def getitem(x: Tracer, key) -> Tracer:
     """The value of ``x[key]`` (no view): basic indexing with static ints, slices, None and
     Ellipsis; a key with integer arrays or constant boolean masks is advanced (``gather``)."""
     if any(isinstance(k, masked.MaskedSelection) for k in (key if isinstance(key, tuple) else (key,))):
-        raise JitTypeError(
-            f"an index array selected by a traced mask (x[idx[mask]], at {user_location()}): "
-            "how many positions it names depends on the data. Index first, then select, which "
-            "names the same elements: x[idx][mask] (its sum, mean, max, ... compile)")
+        raise JitTypeError(_BY_SELECTION.format(where=user_location()))
     split = _split_sliding(x, key)
     if split is not None:
         r = getitem(x, split[0])
@@ -572,6 +597,9 @@ def subscript(x: Tracer, key):
     mask = traced_mask(key)
     if mask is not None:
         return masked.select(x, mask)
+    keys = key if isinstance(key, tuple) else (key,)
+    if any(isinstance(k, masked.MaskedSelection) for k in keys):
+        return _indexed_by_selection(x, keys)
     selection = _masked_read(x, key)
     if selection is not None:  # v[m, 0]: a selection of v[:, 0]
         return selection

@@ -233,8 +233,27 @@ class MaskedSelection:
         out = np_fn(self.values, axis=axes, where=self._where(), **kwargs)
         return out if kept is None else prims.reshape(out, kept)
 
+    def _in_numpy_order(self, axis, dtype) -> bool:
+        """Whether a sum over this selection must be summed as NumPy sums the compacted
+        selection (pairwise over the kept elements, not over all of ``values``): a float32 or
+        float64 sum of all of it. Integer sums are exact in any order, and stay a masked
+        reduction (no compaction)."""
+        kind = self.dtype if dtype is None else np.dtype(dtype)
+        return (kind == self.dtype and kind in (np.float32, np.float64) and type(self) is MaskedSelection
+                and (axis is None or self.ndim == 1))
+
+    def _kept(self, keepdims: bool, statistic):
+        """``statistic(terms, count)`` of the compacted selection (``data_length.kept_terms``),
+        shaped for ``keepdims``."""
+        from jitcore import data_length  # it builds on this module
+
+        out = statistic(*data_length.kept_terms(self))
+        return prims.reshape(out, (1,) * self.ndim) if keepdims else out
+
     def sum(self, axis=None, dtype=None, out=None, keepdims=False):
         _no_out(out, "sum")
+        if self._in_numpy_order(axis, dtype):
+            return self._kept(keepdims, _head_sum)
         return self._reduce(np.sum, axis, keepdims, dtype=dtype)
 
     def prod(self, axis=None, dtype=None, out=None, keepdims=False):
@@ -251,6 +270,8 @@ class MaskedSelection:
 
     def mean(self, axis=None, dtype=None, out=None, keepdims=False):
         _no_out(out, "mean")
+        if self._in_numpy_order(axis, dtype):
+            return self._kept(keepdims, lambda terms, count: _head_sum(terms, count) / _as(count, terms))
         return self._reduce(np.mean, axis, keepdims, dtype=dtype)
 
     def max(self, axis=None, out=None, keepdims=False, initial=None):
@@ -277,6 +298,8 @@ class MaskedSelection:
 
     def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
         _no_out(out, "var")
+        if self._in_numpy_order(axis, dtype) and not isinstance(ddof, Tracer):
+            return self._kept(keepdims, lambda terms, count: _variance(terms, count, ddof))
         axes, kept = self._axes(axis, keepdims)
         where = self._where()
         if dtype is None and self.dtype.kind in "biu":
@@ -467,6 +490,23 @@ def _arange(n: int) -> np.ndarray:
             _ARANGES.clear()
         _ARANGES[n] = np.arange(n)
     return _ARANGES[n]
+
+
+def _head_sum(terms: Tracer, count: Tracer) -> Tracer:
+    from jitcore import data_length  # it builds on this module
+
+    return data_length.head_sum(terms, count)
+
+
+def _as(count: Tracer, like: Tracer) -> Tracer:
+    return prims.convert(count, like.dtype)
+
+
+def _variance(terms: Tracer, count: Tracer, ddof) -> Tracer:
+    """NumPy's ``_var`` of the first ``count`` of ``terms``: the mean, the squared deviations
+    summed, divided by ``max(count - ddof, 0)``, each sum pairwise over ``count``."""
+    d = terms - _head_sum(terms, count) / _as(count, terms)
+    return _head_sum(d * d, count) / prims.convert(np.maximum(count - ddof, 0), terms.dtype)
 
 
 def _no_out(out, name: str) -> None:

@@ -1831,6 +1831,12 @@ MUTANTS = [
            "return start, stop",
            "out[:k] with a negative traced k keeps nothing (NumPy counts it from the end)",
            ("tests/jitcore/test_data_length_loops_47.py",)),
+    Mutant("masked-row-run-time-bound-ignored", "codegen/masked_rows.py",
+           "    if id(v) in inputs:\n",
+           "    if False:\n",
+           "a window that ends at a run-time count (array.head_sum: x[m].sum()) is not seen, so "
+           "the kept terms are summed in NumPy's tree over the whole buffer, the rest as -0.0",
+           ("tests/jitcore/test_masked_reductions_47.py",)),
     Mutant("lcm-overflow-unchecked", "jitcore/autograph/math_calls.py",
            "raise_at_first(step > np.iinfo(np.int64).max // np.maximum(np.abs(b), 1), 0,",
            "raise_at_first(step < 0, 0,",

@@ -47,7 +47,7 @@ from jitcore.codegen.cpu import column_pieces, cost, full_reduction, pairwise_pi
 from jitcore.codegen.kernel_body import KernelBody, entry_builder, kernel_function, row_invariant_divisions
 from jitcore.codegen.llvm_types import I1, I8, I64, PTR, constant, memory_type
 from jitcore.codegen.loops import Sizes, element_pointer, emit_loop, emit_nest, extent, static_value
-from jitcore.codegen.masked_rows import masked_row
+from jitcore.codegen.masked_rows import Input, masked_row
 from jitcore.codegen.positions import breakpoints
 from jitcore.ir import layout_class
 from jitcore.ir.attributes import AffineExpr, AffineMap, numpy_dtype
@@ -753,8 +753,10 @@ class _Schedule:
         def at(bound):
             coefficients, c = bound
             value = extent(c)
-            for d, k in sorted(coefficients.items()):
-                value = b.add(value, b.mul(ivs[d], extent(k)))
+            for d, k in coefficients.items():
+                term = (self.body.load(d.operand, ivs, self.op.operands[d.operand])
+                        if isinstance(d, Input) else ivs[d])
+                value = b.add(value, b.mul(term, extent(k)))
             return value
 
         lo, hi = extent(0), self.domain[depth]
@@ -773,6 +775,8 @@ class _Schedule:
         merging = self._reassociation(-1)
         if merging is None:
             in_order()
+        elif reduction.numpy_pairwise(merging, self.op):  # NumPy's tree over the window alone
+            reduction.PairwiseRow(b, self.op, self.body, merging, count, ivs, first=lo).emit()
         else:
             least = extent(2 * reduction.lanes_for(self.op.results[-1].type.element))
             with b.if_else(b.icmp_signed("<", count, least), likely=False) as (short, long):
@@ -1076,6 +1080,8 @@ def _pieces(op: kernel.GenericOp, strided: list[bool], positional: bool,
     if merging is None:
         return None
     if reduction.numpy_pairwise(merging, op):  # NumPy's order: subtrees of its tree
+        if masked_row(op) is not None:  # the tree of its window, which pieces do not cut
+            return None
         if any(d in symbols for d in row):
             return pairwise_pieces.PairwisePieces(op, None)
         cut = pairwise_pieces.PairwisePieces(op, domain[-1])

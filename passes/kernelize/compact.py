@@ -22,6 +22,7 @@ from jitcore.ir.dialects import array, kernel, scf
 from jitcore.ir.types import i1, i64, index
 from jitcore.passes.kernelize.builder import KernelBuilder
 from jitcore.passes.kernelize.complex import ComplexEmitter
+from jitcore.passes.kernelize.scalar import reduction_init
 
 
 def _for(e: ComplexEmitter, ub: int, inits: list[Value], body) -> list[Value]:
@@ -126,4 +127,23 @@ def _copy_row(e: ComplexEmitter, rows: Value, element, i: Value, k: Value, row_s
     at(e, [])
 
 
-RULES = {array.CompactOp: compact}
+def head_sum(op: array.HeadSumOp) -> kernel.GenericOp:
+    """A sum over all of ``values`` whose terms from position ``count`` on are the identity
+    (``-0.0``, which adds exactly): a masked row whose window ends at the run-time ``count``
+    (``codegen/masked_rows.py``), which the code generator sums over the window alone, in
+    NumPy's order over ``count``, without reading what follows it."""
+    values, count = op.operands
+    kb = KernelBuilder(1)
+    x = kb.input(values, AffineMap.identity(1))
+    kept_terms = kb.input(count, AffineMap(1, ()))
+    e = kb.emit
+    position = e.op("arith.bitcast", kb.index(0), result=i64)
+    kept = e.op("arith.cmpi", position, kept_terms, result=i1, predicate="slt")
+    acc = kb.body.add_arg(op.result_type.element)
+    term = e.select(kept, x, e.const(-0.0, op.result_type.element))
+    total = e.combine("sum", acc, term)
+    return kb.finish(op, [op.result_type], [AffineMap(1, ())], [kernel.REDUCTION], [total],
+                     inits=[reduction_init("sum", op.result_type.element)], accumulators=[acc])
+
+
+RULES = {array.CompactOp: compact, array.HeadSumOp: head_sum}

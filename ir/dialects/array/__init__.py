@@ -61,6 +61,7 @@ from jitcore.ir.dialects.array.index import (  # noqa: F401  (re-exported)
     DiagonalOp,
     GatherNdOp,
     GatherOp,
+    HeadSumOp,
     ScatterNdOp,
     gather_nd_shape,
     numpy_gather_nd,

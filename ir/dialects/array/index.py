@@ -214,3 +214,25 @@ class CompactOp(ArrayOp):
             self.fail(f"needs values with {keep.shape[0]} rows, as many as the mask")
         if self.result_type != values:
             self.fail(f"must return {values}")
+
+
+class HeadSumOp(ArrayOp):
+    """The sum of the first ``count`` elements of ``values`` (1-d float32 or float64), in
+    NumPy's pairwise order over those ``count``: ``values[:count].sum()``. ``count`` (0-d
+    int64, at most the length) is known only at run time, as after ``array.compact``, whose
+    first ``count`` rows are ``x[mask]`` (what follows them is never read)."""
+
+    name = "array.head_sum"
+    traits = frozenset({PURE})
+    __slots__ = ()
+
+    def check(self) -> None:
+        if len(self.operands) != 2 or len(self.results) != 1:
+            self.fail("needs values, a count and one result")
+        values, count = self.operands[0].type, self.operands[1].type
+        if values.rank != 1 or values.element.name not in ("f32", "f64"):
+            self.fail("needs 1-d float32 or float64 values")
+        if count != TensorType((), i64):
+            self.fail("needs a 0-d i64 count")
+        if self.result_type != TensorType((), values.element):
+            self.fail(f"must return {TensorType((), values.element)}")
