@@ -1785,6 +1785,13 @@ MUTANTS = [
            "array.compact's dense loop counts every row, kept or not (x[mask] returns the "
            "first rows instead of the kept ones)",
            ("tests/test_data_dependent_length.py", "tests/test_data_dependent_length_b.py")),
+    Mutant("outside-arrays-read-concrete", "jitcore/calltime.py",
+           "        if not self.reads_as_inputs:\n            return value\n",
+           "        if True:\n            return value\n",
+           "a global array read by name stays NumPy's while tracing: -L, F.T, norm(W) computed "
+           "from it alone are the first call's, while L itself is read at each call (REPORT t47 "
+           "h1 W0)",
+           ("tests/jitcore/test_call_time_derived_47.py",)),
     Mutant("lcm-overflow-unchecked", "jitcore/autograph/math_calls.py",
            "raise_at_first(step > np.iinfo(np.int64).max // np.maximum(np.abs(b), 1), 0,",
            "raise_at_first(step < 0, 0,",
