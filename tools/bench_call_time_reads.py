@@ -1,6 +1,7 @@
 """The cost per call of values read from outside a jitted function (session 46): a tiny
 ``x * v`` with ``v`` reached by each access path, in microseconds (the best of 5 x 20000
-calls; session 47: arrays read directly and derived). Run it alternately on two trees (PYTHONPATH=...) and compare medians.
+calls; session 47: arrays read directly and derived). Run it alternately on two trees
+(PYTHONPATH=...) and compare medians.
 
     python tools/bench_call_time_reads.py
 """

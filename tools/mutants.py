@@ -1792,6 +1792,12 @@ MUTANTS = [
            "from it alone are the first call's, while L itself is read at each call (REPORT t47 "
            "h1 W0)",
            ("tests/jitcore/test_call_time_derived_47.py",)),
+    Mutant("retried-trace-inputs-not-guarded", "jitcore/calltime.py",
+           "            derived = not self.reads_as_inputs and id(value) in self.read\n",
+           "            derived = False\n",
+           "a trace retried with reads concrete (x[:int(N[0])] + N) keeps the first call's "
+           "int(N[0]) while N itself is read at each call",
+           ("tests/jitcore/test_call_time_derived_47.py",)),
     Mutant("lcm-overflow-unchecked", "jitcore/autograph/math_calls.py",
            "raise_at_first(step > np.iinfo(np.int64).max // np.maximum(np.abs(b), 1), 0,",
            "raise_at_first(step < 0, 0,",
