@@ -441,7 +441,7 @@ class Recorder:
         # what NumPy computes from them alone (-L, F.T) is computed at each call. Off for the
         # trace that compiler.trace retries when that one failed (a mask, an int read from one).
         self.reads_as_inputs = True
-        self.read: dict[int, np.ndarray] = {}  # id -> the outside arrays the code read by a name
+        self.read_arrays: dict[int, np.ndarray] = {}  # id -> the outside arrays the code read by a name
 
     @contextmanager
     def recording(self, trace, block):
@@ -456,7 +456,7 @@ class Recorder:
             yield self
         except BaseException as error:
             self.undo()  # a failed trace leaves the program's objects as they were
-            if self.reads_as_inputs and self.read and isinstance(error, Exception):
+            if self.reads_as_inputs and self.read_arrays and isinstance(error, Exception):
                 error.outside_arrays_read = True  # (compiler.trace: traced again, reads concrete)
             raise
         finally:
@@ -531,7 +531,7 @@ class Recorder:
         recompile. A larger one stays frozen (comparing it on each call would cost a pass)."""
         for value, read, _ in self._known.values():
             # retried with reads concrete: one also made an input may have given constants (-L)
-            derived = not self.reads_as_inputs and id(value) in self.read
+            derived = not self.reads_as_inputs and id(value) in self.read_arrays
             if (id(value) not in self._hidden or derived) and value.size <= FROZEN_GUARD_LIMIT \
                     and value.dtype.kind != "O":
                 self.inputs.contents.append((read, value.dtype, value.shape, value.tobytes()))
@@ -678,7 +678,7 @@ class Recorder:
         known = self._known.get(id(value))
         if known is None or known[0] is not value:
             return value
-        self.read[id(value)] = value
+        self.read_arrays[id(value)] = value
         if not self.reads_as_inputs:
             return value
         hidden = self.hidden_array(self.trace, value)

@@ -1793,7 +1793,7 @@ MUTANTS = [
            "h1 W0)",
            ("tests/jitcore/test_call_time_derived_47.py",)),
     Mutant("retried-trace-inputs-not-guarded", "jitcore/calltime.py",
-           "            derived = not self.reads_as_inputs and id(value) in self.read\n",
+           "            derived = not self.reads_as_inputs and id(value) in self.read_arrays\n",
            "            derived = False\n",
            "a trace retried with reads concrete (x[:int(N[0])] + N) keeps the first call's "
            "int(N[0]) while N itself is read at each call",
