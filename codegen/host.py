@@ -214,9 +214,12 @@ class _Planner:
         return True
 
     def callback(self, op: array.CallbackOp) -> Callback:
+        for r in op.results:  # filled by the Python function, in a buffer of its own
+            self.bind(r, self.buffer_for(r))
         self.plan.callbacks[op.callback] = tuple(
-            (tuple(v.type.shape), numpy_dtype(v.type.element)) for v in op.operands)
-        return Callback(op.callback, tuple(self.of(v) for v in op.operands))
+            (tuple(v.type.shape), numpy_dtype(v.type.element)) for v in op.operands) + tuple(
+            (tuple(r.type.shape), numpy_dtype(r.type.element), "out") for r in op.results)
+        return Callback(op.callback, tuple(self.of(v) for v in (*op.operands, *op.results)))
 
     def launch(self, op: kernel.GenericOp, block, position: int) -> Run:
         # Imported here: jitcore.codegen.cpu's package imports this module (through rowwise),

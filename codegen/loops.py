@@ -23,6 +23,17 @@ def static_value(v: ll.Value) -> int | None:
     return v.constant if isinstance(v, ll.Constant) and isinstance(v.constant, int) else None
 
 
+def freeze(b: ll.IRBuilder, value: ll.Value) -> ll.Value:
+    """``value`` behind LLVM's ``freeze``: the same value (it is never poison here), but a
+    plain unknown to scalar evolution, where a start built of many run-time splits was not:
+    the SLP vectorizer then sees ``start + k`` (``k`` 0..7) as consecutive elements and loads
+    them as one vector (``reduction.PairwiseRow._leaves``). LLVM drops a freeze it can prove
+    needless, so this helps only where the value depends on a loop's phi."""
+    frozen = ll.Instruction(b.block, value.type, "freeze", [value])
+    b._insert(frozen)
+    return frozen
+
+
 def emit_loop(b: ll.IRBuilder, trip_count: ll.Value, body, interleave: int = 0, unroll: bool = True,
               vectorize: bool = True, unroll_count: int = 0) -> None:
     """``for iv in range(trip_count): body(iv)`` at the builder's position; the builder ends

@@ -136,7 +136,7 @@ class Branch:
 class Callback:
     """A step: call the caller's callback trampoline with ``number``'s place in the plan's
     ``callbacks`` (which Python function) and the data pointers of ``operands`` (C-contiguous
-    storages), on the calling thread. A
+    storages; its results' last, which the function fills), on the calling thread. A
     nonzero return (the function raised) stops the call with status ``host.CALLBACK_FAILED``.
     The operands' shapes and dtypes are the plan's ``callbacks[number]``."""
 
@@ -170,9 +170,11 @@ class CompiledFunction:
     launches: list[Launch] = field(default_factory=list)
     program: list = field(default_factory=list)  # steps: Run, Copy, ForLoop, WhileLoop, Branch,
     # Callback
-    # callback number -> its operands' (shape, dtype); when not empty, the descriptor's last
-    # slot is the address of the caller's trampoline, ``int32 (int64 place, void **data)``: the
-    # code names a callback by its place in this dict, so it is the same at every size
+    # callback number -> its operands' (shape, dtype), then its results' (shape, dtype, "out"),
+    # which the Python function fills (the last storages of its Callback); when not empty,
+    # the descriptor's last slot is the address of the caller's trampoline,
+    # ``int32 (int64 place, void **data)``: the code names a callback by its place in this
+    # dict, so it is the same at every size
     callbacks: dict[int, tuple[tuple[tuple[int, ...], np.dtype], ...]] = field(default_factory=dict)
     # The entry times its launches into one more slot after all the others: the address of
     # int64 words [entry start, entry end, then per launch: first start, total ns, count]

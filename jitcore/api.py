@@ -44,6 +44,7 @@ from jitcore import (
     config,
     cuda,
     disk_cache,
+    formatting,
     generator_arguments,
     inlining,
     ir,
@@ -56,6 +57,7 @@ from jitcore import (
     static_on_demand,
     tracebacks,
 )
+from jitcore import primitives as prims
 from jitcore.autograph import convert as autograph_convert
 from jitcore.autograph import converted, refuse_generator, without_helper_frames
 from jitcore.codegen.backend import backend_for
@@ -71,6 +73,7 @@ from jitcore.tracer import Tracer, add_user_line, current_trace
 DROPPED_KEYS_LOGGED = 64  # signatures dropped lately that the compile log recognises
 
 _NO_GENERATORS = nullcontext()  # a call without generator arguments
+
 _UNSET = object()  # a key the native entries have not seen
 
 
@@ -186,6 +189,7 @@ class JitFunction:
             self._signature, static_argnums, static_argnames, self.__name__)
         self._statics = bool(self._static_nums or self._static_names)
         self._on_demand = static_on_demand.OnDemand()  # the arguments made static on demand
+        self._int_ranges_needed = False  # (``_int_range``)
 
     # -- as a class attribute, a copy, a pickle ------------------------------------------
     def __get__(self, instance, owner=None):
@@ -267,7 +271,7 @@ class JitFunction:
             short = None
         memo = None
         if short is None:  # scalars, keywords, strided arrays: the memo of the call's structure
-            memo = call_memo.key(args, kwargs, self._statics, int_range)
+            memo = call_memo.key(args, kwargs, self._statics, self._int_range)
             known = self._memo.get(memo) if memo is not None else None
             if known is not None:
                 self._hit()
@@ -277,14 +281,19 @@ class JitFunction:
                     pass
                 if (memo not in self._native_entries or type(known.executable) is CallTimeExecutable
                         and self._native_stale(memo, known.executable)) and native_call.AVAILABLE:
-                    entry_key = native_call.entry_key(args, kwargs, known, int_class)
+                    entry_key = native_call.entry_key(args, kwargs, known, self._int_class)
                     if entry_key is None:
                         self._native_entries.setdefault(memo, None)  # asked once: the Python path's call
                     else:
                         self._offer_native(memo, known.executable, entry_key)
-                return self._returned(known.run(args, kwargs), args, kwargs)
+                try:
+                    return self._returned(known.run(args, kwargs), args, kwargs)
+                except prims.IntRangeNeeded:  # a variant's trace (a global's new dtype) needed the bounds
+                    return self(*args, **kwargs)
         try:
             return self._traced_call(args, kwargs, short, memo)
+        except prims.IntRangeNeeded:
+            return self(*args, **kwargs)  # keyed and traced again with its ints' own bounds
         except JitcoreError as e:
             made = self._static_on_demand(e, args, kwargs)
             if not made:
@@ -554,6 +563,8 @@ class JitFunction:
                 key, leaves, _, call = self._signature_key(args, kwargs)
                 start = time.perf_counter()
                 lowered = Lowered(self, key, leaves, call)
+            except prims.IntRangeNeeded:
+                lowered = None
             except JitcoreError as e:
                 if not self._static_on_demand(e, *given):
                     raise
@@ -629,9 +640,11 @@ class JitFunction:
             # Converted on each trace (the conversion itself is cached per code object), so
             # the closure values are the current ones; compiled calls never get here.
             fun = converted(self.fun) if self.autograph else self.fun
+            unread = self.autograph and fun is self.fun and autograph_convert.source_unreadable(self.fun)
             before = [(k, v, argument_writes.static_state(v)) for k, v in static]
             try:
-                result = fun(*full_args, **full_kwargs)
+                with formatting.unconverted(self.__name__ if unread else None):
+                    result = fun(*full_args, **full_kwargs)
             except (TypeError, ValueError, IndexError) as error:
                 if fun is not self.fun or isinstance(error, JitcoreError) \
                         or not autograph_convert.source_unreadable(self.fun):
@@ -689,7 +702,7 @@ class JitFunction:
             except OverflowError:
                 raise JitOverflowError(f"{self.__name__}(): argument {self._paths(tree)[index]}: "
                                        f"Python integer {leaf} out of bounds for {dtype}") from None
-            bounds = int_range(leaf) if dtype.kind == "i" else None
+            bounds = self._int_range(leaf) if dtype.kind == "i" else None
             return ArgSpec((), dtype, weak=True, int_range=bounds, scalar=True), arr
         if type(leaf).__module__.startswith("dask"):  # a Dask array: __call__ makes a lazy one
             raise DaskArgument(f"{self.__name__}(): argument {self._paths(tree)[index]} is a "
@@ -783,17 +796,46 @@ class JitFunction:
         with self._lock:
             self._traces += 1
         storing = autograph_convert.storing.set(self.disk_cache)  # cache=False: no converted code either
+        asked_before = getattr(prims.int_range_asked, "yes", False)  # (an enclosing trace's)
+        prims.int_range_asked.yes = False
         try:
             paths, star_items = self._paths_and_positions(call.tree)
-            return compiler.trace(self.__name__, specs, paths, call, functions=(self.fun,),
-                                  verify=verify, star_items=star_items)
+            traced = compiler.trace(self.__name__, specs, paths, call, functions=(self.fun,),
+                                    verify=verify, star_items=star_items)
         except Exception as e:
+            if self._int_range_asked(prims.int_range_asked.yes, specs):
+                raise prims.IntRangeNeeded from None
             add_user_line(e, self.fun)
             if self.autograph:
                 e.__traceback__ = without_helper_frames(e.__traceback__)
             raise
         finally:
             autograph_convert.storing.reset(storing)
+            asked = prims.int_range_asked.yes
+            prims.int_range_asked.yes = asked_before
+        if self._int_range_asked(asked, specs):
+            raise prims.IntRangeNeeded
+        return traced
+
+    def _int_range_asked(self, asked: bool, specs) -> bool:
+        """Whether the trace just made asked a bound of an int traced as any int64: from now on
+        this function keys its ints by their own bounds (``api.int_range``), and the caller
+        traces again."""
+        if not asked or not any(
+                getattr(s, "int_range", None) == prims.ANY_INT64 for s in specs):
+            return False
+        with self._lock:
+            self._int_ranges_needed = True
+        return True
+
+    def _int_range(self, value: int) -> tuple[int, int]:
+        """A Python int argument's bounds in this function's signatures: every int64 until a
+        trace needs them (a Python int meeting an array of a narrower integer dtype, where NumPy
+        2's OverflowError depends on the value), then ``int_range``'s class of the value."""
+        return int_range(value) if self._int_ranges_needed else prims.ANY_INT64
+
+    def _int_class(self, value: int) -> tuple[int, int]:
+        return int_class(value) if self._int_ranges_needed else prims.ANY_INT64
 
     def _compile_once(self, key, specs, call) -> Executable:
         """The executable of ``key``, compiled by this thread unless another one is compiling

@@ -12,8 +12,8 @@ import numpy as np
 from jitcore import calltime, formatting, ir, passes, pytree
 from jitcore.codegen.backend import backend_for
 from jitcore.codegen.plan import CompiledFunction, LowerOptions
-from jitcore.data_length import compaction
-from jitcore.dispatch import ARRAY_HEADER, PYTHON_NUMBER, ChosenType, Trimmed
+from jitcore.data_length import KeptList, ListSelection, compaction
+from jitcore.dispatch import ARRAY_HEADER, PYTHON_NUMBER, ChosenType, Picked, Trimmed
 from jitcore.dtypes import ir_type, np_dtype
 from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.ir import layout_class
@@ -26,7 +26,7 @@ from jitcore.ir.types import FunctionType, TensorType
 from jitcore.masked import MaskedSelection
 from jitcore.primitives import as_tracer, transpose
 from jitcore.static_on_demand import python_value
-from jitcore.tracer import Trace, Tracer, needs_static
+from jitcore.tracer import Choice, Trace, Tracer, needs_static
 
 DEFAULT_PIPELINE = "canonicalize,cse,licm,dce,kernelize,fuse,interchange,licm,canonicalize,cse,dce"
 STAGES = ("traced", "optimized", "llvm", "llvm-opt", "asm")
@@ -192,6 +192,7 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
                for a, p, w in zip(arg_types, paths, weak)]
     for tracer in tracers:
         tracer.caller_sees = True
+    t.arguments = list(tracers)
     for tracer, bounds in zip(tracers, int_ranges or ()):
         tracer.int_range = bounds
     for tracer, layout in zip(tracers, layouts or ()):
@@ -227,8 +228,13 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
                 raise needs_static(error, *(tracer for _, (tracer, _) in formatting.values_in([constant], t)))
         # A selection by a traced mask (x[x > 0], np.nonzero(x)): its rows compacted into a
         # buffer, their count an output after the results (one per mask), as the tags are
-        counts = {}
+        counts, made_of = {}, {}
         for k, leaf in enumerate(leaves):
+            if isinstance(leaf, KeptList):  # a list the data filled: the list, as Python's
+                made_of[k] = leaf.returned()
+                leaf = leaves[k] = leaf.selection()
+            elif isinstance(leaf, ListSelection):  # np.array(out): np.array([]) where empty
+                made_of[k] = leaf.empty
             if isinstance(leaf, MaskedSelection):
                 key = id(leaf.mask)
                 leaves[k], count = compaction(leaf)
@@ -245,7 +251,7 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
                 if at is None:
                     at = len(tags)
                     tags.append(count)
-                scalars.append(Trimmed(len(leaves) + at))
+                scalars.append(Trimmed(len(leaves) + at, made_of.get(k)))
             elif turn:  # written in C order transposed: the caller gets its Fortran-ordered transpose
                 values.append(transpose(leaf).value)
                 scalars.append(False)
@@ -256,6 +262,13 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
                 tag, kinds = leaf.type_choice
                 scalars.append(ChosenType(kinds, len(leaves) + len(tags), leaf.dtype.name))
                 tags.append(tag)
+            elif (picked := _picked_arguments(leaf, tracers, t)) is not None:
+                # an argument itself on the paths that return it: whether they ran, and the
+                # arguments, come back after the results (``dispatch.pick``)
+                values.append(leaf.value)
+                at = len(leaves) + len(tags)
+                scalars.append(Picked(at, at + 1, -1 if len(picked) == 1 else at + 2))
+                tags += [leaf.view_of[1].taken, *picked]
             elif isinstance(leaf, Tracer):
                 values.append(leaf.value)
                 # a Python number's value (a counter, an int argument, n / 2): Python's number
@@ -279,13 +292,28 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
         tracers += recorder.tracers
     mutated = tuple(i for i, tracer in enumerate(tracers) if tracer.version)
     values += [tracers[i].value for i in mutated]
-    arguments = tuple(next((i for i, t in enumerate(tracers) if leaf is t), -1) for leaf in leaves)
+    arguments = tuple(next((i for i, t in enumerate(tracers) if leaf is t), -1) for leaf in [*leaves, *tags])
     specs = () if recorder is None else recorder.specs
     hidden = tuple(ArgSpec(shape, dtype, layout=layout) for shape, dtype, layout in specs)
     return values, Outputs(out_tree, mutated, tuple(scalars) + (False,) * (len(tags) + len(mutated)),
                            owners([*leaves, *tags], tracers) + mutated, arguments,
                            inputs=None if recorder is None else recorder.inputs, hidden=hidden,
                            transposed=transposed)
+
+
+def _picked_arguments(leaf, tracers: list[Tracer], trace: Trace) -> list[Tracer] | None:
+    """The arguments ``leaf`` is, itself, where a traced condition holds (and, where it is one
+    too, where it does not): a view ``aliasing.chosen`` made of whole arguments, its condition
+    a value of the function's own block. None where it is no such view."""
+    if not isinstance(leaf, Tracer) or leaf.view_of is None or leaf.scalar:
+        return None
+    choice = leaf.view_of[1]
+    if not isinstance(choice, Choice) or choice.arrays is None or choice.taken.level > trace.depth:
+        return None
+    picked = [a for a in choice.arrays if a is not None]
+    if not all(any(a is arg for arg in tracers) for a in picked):
+        return None
+    return picked
 
 
 def owners(leaves, tracers: list[Tracer]) -> tuple[int, ...]:

@@ -396,14 +396,16 @@ def _carry_mismatch(fun_name: str):
 
 
 def _trace_body(trace: Trace, api: str, fun_name: str, init_leaves, tree, extra_types, call,
-                python_types: bool = False):
+                python_types: bool = False, again=lambda: False):
     """Trace a loop body until its carries' types settle. ``call(block, carry_tree)`` runs the
     body in ``block`` (whose first args are ``extra_types``: a loop index), returning the carry
     it gives and anything else; a weak init leaf takes the dtype the body gives it, which needs
     one more trace with that carry. A carry whose kind the body changes (``best = 10.0`` before,
     ``best = min(best, x[i])`` in it) carries its tag too (``type_choice``): block args after
     the carries', which also needs one more trace. Returns the block, the final avals, the
-    body's carry leaves and the rest of what ``call`` returned, and the ``_LoopTags``."""
+    body's carry leaves and the rest of what ``call`` returned, and the ``_LoopTags``.
+    ``again()``: whether the body must be traced once more for another reason (a generator
+    went live in it: ``calltime.body_again``)."""
     where = user_location()
     paths = pytree.leaf_paths(tree, "carry")
     avals = [aval_of(leaf, api, path) for leaf, path in zip(init_leaves, paths)]
@@ -430,7 +432,8 @@ def _trace_body(trace: Trace, api: str, fun_name: str, init_leaves, tree, extra_
         joined = _join_leaves(api, paths, avals, out_avals, _carry_mismatch(fun_name), where)
         # a Python number the body makes a NumPy one (b = a after a = x[i]) is one from the
         # next step on: traced again, so what reads it promotes as NumPy's scalar does
-        if settled and [(j.dtype, j.weak) for j in joined] == [(a.dtype, a.weak) for a in avals]:
+        if settled and [(j.dtype, j.weak) for j in joined] == [(a.dtype, a.weak) for a in avals] \
+                and not again():
             tag_args = block.args[len(extra_types) + len(avals):]
             return block, joined, out_leaves, rest, _LoopTags(among, out_tags, fixed, tag_args)
         _discard(block)
@@ -545,7 +548,8 @@ def fori_loop(lower, upper, body_fun, init_val, *, step=1, python_types: bool = 
             return body_fun(index, carry), None
 
     body, avals, out_leaves, _, tags = _trace_body(trace, "jc.fori_loop", "body_fun", init_leaves, tree,
-                                                   (TensorType((), ir_type(INDEX)),), call, python_types)
+                                                   (TensorType((), ir_type(INDEX)),), call, python_types,
+                                                   again=lambda: calltime.body_again(loop_key))
     all_avals = [*avals, *tags.avals]
     _yield(trace, body, [*out_leaves, *tags.out], all_avals)
     init_tags = tags.init(trace, init_leaves)

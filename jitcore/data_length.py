@@ -20,10 +20,11 @@ from __future__ import annotations
 import numpy as np
 
 from jitcore import primitives as prims
+from jitcore.errors import UnsupportedError
 from jitcore.ir.dialects.array import CompactOp
 from jitcore.ir.types import TensorType, i64
 from jitcore.masked import MaskedSelection
-from jitcore.tracer import Tracer
+from jitcore.tracer import Tracer, fresh, user_location
 
 
 class Positions(MaskedSelection):
@@ -76,3 +77,78 @@ def positions(trace, shape: tuple[int, ...], axis: int) -> Tracer:
     (no constant of the size, as np.arange would be, so that other sizes reuse the code)."""
     ones = prims.broadcast_to(prims.constant(trace, np.ones((), np.intp)), shape)
     return np.cumsum(ones, axis=axis) - 1
+
+
+class ListSelection(MaskedSelection):
+    """``np.array(out)`` of a ``KeptList``: where nothing was kept NumPy's result is
+    ``np.array([])``, float64 of shape (0,) whatever the items (``empty`` "array"; "typed" with
+    a dtype given: of that dtype). An op on it is a plain selection (the rows' own dtype)."""
+
+    __slots__ = ("empty",)
+
+    def __init__(self, values: Tracer, mask: Tracer, empty: str):
+        super().__init__(values, mask)
+        self.empty = empty
+
+    def _like(self, values: Tracer) -> MaskedSelection:
+        return MaskedSelection(values, self.mask, self.factors)
+
+
+class KeptList:
+    """A list appended to under a traced ``if`` in a compiled loop (``autograph.appending``):
+    a buffer of every row the loop could append (its capacity: the trip count times the
+    appends of one step's longest path) and the mask of those it did. ``made_of`` is how the
+    items came: "python" (Python numbers), "numpy" (NumPy scalars or arrays), "tuple" (tuples
+    of numbers, each a row of ``np.array(out)``). Only its conversion, ``np.array(out)``
+    (``selection``), its length and returning it compile: its items are known when it runs."""
+
+    __slots__ = ("name", "rows", "kept", "made_of")
+
+    def __init__(self, name: str, rows: Tracer, kept: Tracer, made_of: str):
+        self.name, self.rows, self.kept, self.made_of = name, rows, kept, made_of
+
+    def selection(self, dtype=None) -> ListSelection:
+        """``np.array(out, dtype)``: the kept rows, a selection (compacted when returned)."""
+        rows = self.rows if dtype is None else prims.convert(self.rows, np.dtype(dtype))
+        return ListSelection(rows, self.kept, "array" if dtype is None else "typed")
+
+    def returned(self) -> str:
+        """How the host makes the list returned from the kept rows (``dispatch.Trimmed``)."""
+        if self.made_of == "tuple":
+            raise UnsupportedError(
+                f"'{self.name}', a list of tuples appended to under a traced if, is returned (at "
+                f"{user_location()}): jitcore returns it as np.array({self.name}) only, whose "
+                f"rows are the tuples; return that, or append the tuples' items to lists of their own")
+        return self.made_of
+
+    def length(self) -> Tracer:
+        """``len(out)``: a Python int, known when the function runs."""
+        count = prims.reduction("sum", prims.convert(self.kept, np.dtype(np.int64)))
+        return fresh(count, scalar=True, weak=True)
+
+    def _refusal(self, what: str) -> UnsupportedError:
+        return UnsupportedError(
+            f"'{self.name}' was appended to under an if whose condition is traced, in a compiled "
+            f"loop: how many items it holds is known only when the function runs, so {what} "
+            f"cannot be compiled (at {user_location()}). Convert it (np.array({self.name})), take "
+            f"len({self.name}), or return it; or reduce the kept values in the loop instead")
+
+    def __len__(self):  # (converted code's len() is ``length``: a bare len() is Python's own)
+        raise self._refusal("len() outside converted code")
+
+    def __iter__(self):
+        raise self._refusal("iterating over it")
+
+    def __getitem__(self, key):
+        raise self._refusal(f"{self.name}[{key!r}]")
+
+    def __getattr__(self, attr: str):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        raise self._refusal(f"{self.name}.{attr}")
+
+    def __array__(self, dtype=None, copy=None):
+        raise self._refusal("NumPy's own conversion of it")
+
+    def __repr__(self) -> str:
+        return f"<list '{self.name}', appended to under a traced if: its items known when it runs>"

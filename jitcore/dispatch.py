@@ -57,15 +57,87 @@ _CALLBACKS: dict[int, object] = {}
 _numbers = itertools.count()  # next() is atomic under the GIL: tracing threads get distinct numbers
 
 
-def register_callback(fn) -> int:
-    """The number that ``array.callback`` uses to run ``fn(arrays)`` at run time."""
+_RAW: set[int] = set()  # the numbers whose functions take the data pointers themselves
+# A 0-d operand or result of these dtypes is read or written as a Python number in place.
+_CTYPES = {np.dtype(np.float64): ctypes.c_double, np.dtype(np.float32): ctypes.c_float,
+           np.dtype(np.int64): ctypes.c_int64, np.dtype(np.int32): ctypes.c_int32,
+           np.dtype(np.uint64): ctypes.c_uint64, np.dtype(np.bool_): ctypes.c_bool}
+
+
+def register_callback(fn, holds: bool = False, raw: bool = False) -> int:
+    """The number that ``array.callback`` uses to run ``fn(arrays)`` at run time; ``holds``:
+    it holds arguments' values for a raise (``raise_state``); ``raw``: ``fn(data)`` with the
+    operands' and results' data pointers (``data[k]``), which reads and fills them itself
+    (``operand_reader``, ``result_writer``): a draw made per step of a loop costs its sampler's
+    call, not arrays made for each of its numbers."""
     number = next(_numbers)
     _CALLBACKS[number] = fn
+    if holds:
+        _HOLDING.add(number)
+    if raw:
+        _RAW.add(number)
     return number
 
 
+# The callbacks (by number) that hold the values of arguments written before a raise, and per
+# thread those values ({argument: value}, the first raise's), for the call to write back.
+_HOLDING: set[int] = set()
+_HELD = threading.local()
+
+
+def hold_arguments(positions, arrays) -> None:
+    if getattr(_HELD, "values", None) is None:  # (the first raise is the one Python makes)
+        _HELD.values = dict(zip(positions, arrays))
+
+
+def write_back_held(targets) -> None:
+    """Into the caller's arrays, the values held for the raise now being made (then none:
+    every raise of a compiled call drops them, so none is left for another call's).
+    ``targets``: the kernel's arguments, the native call's descriptor's address (whose first
+    words are their objects' addresses; those held are arrays), or None (drop them)."""
+    values = getattr(_HELD, "values", None)
+    _HELD.values = None
+    if targets is None or values is None:
+        return
+    for i, value in values.items():
+        if isinstance(targets, int):
+            target = ctypes.cast(ctypes.c_int64.from_address(targets + 8 * i).value, ctypes.py_object).value
+        else:
+            target = targets[i] if i < len(targets) else None
+        if isinstance(target, np.ndarray) and target.flags.writeable:
+            np.copyto(target, value.reshape(target.shape), casting="unsafe")
+
+
+def operand_reader(shape: tuple[int, ...], dtype: np.dtype):
+    """``read(address)``: a callback's operand, a 0-d one as a Python number, else a copy."""
+    c = _CTYPES.get(dtype) if shape == () else None
+    if c is not None:
+        return lambda address: c.from_address(address).value
+    return lambda address: _read_array(address, shape, dtype)
+
+
+def result_writer(shape: tuple[int, ...], dtype: np.dtype):
+    """``write(address, value)``: fills a callback's result with ``value`` (NumPy's casting)."""
+    c = _CTYPES.get(dtype) if shape == () else None
+    if c is not None:
+        kind = dtype.type
+        python = type(kind(0).item())  # what NumPy's scalar draw gives: set as it is
+
+        def write_number(address, value):
+            c.from_address(address).value = value if type(value) is python else kind(value).item()
+        return write_number
+
+    def write(address, value):
+        _result_array(address, shape, dtype)[...] = value
+    return write
+
+
 def run_callback(number: int, arrays: list[np.ndarray]) -> None:
-    _CALLBACKS[number](arrays)
+    """Run callback ``number`` on host arrays (its results' among them, to fill)."""
+    if number in _RAW:
+        _CALLBACKS[number]([a.ctypes.data for a in arrays])
+    else:
+        _CALLBACKS[number](arrays)
 
 
 def _read_array(address: int, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
@@ -75,6 +147,14 @@ def _read_array(address: int, shape: tuple[int, ...], dtype: np.dtype) -> np.nda
     if out.nbytes:
         ctypes.memmove(out.ctypes.data, address, out.nbytes)
     return out
+
+
+def _result_array(address: int, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """The C-contiguous buffer at ``address`` as a writable array: a result the callback fills."""
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    if not nbytes:
+        return np.empty(shape, dtype)
+    return np.frombuffer((ctypes.c_char * nbytes).from_address(address), dtype).reshape(shape)
 
 
 class _Trampoline:
@@ -92,8 +172,11 @@ class _Trampoline:
     def _call(self, place, data) -> int:
         try:
             number = self.numbers[place]
-            arrays = [_read_array(data[k], shape, dtype)
-                      for k, (shape, dtype) in enumerate(self.types[number])]
+            if number in _RAW:
+                _CALLBACKS[number](data)
+                return 0
+            arrays = [_read_array(data[k], *kind[:2]) if len(kind) == 2 else _result_array(data[k], *kind[:2])
+                      for k, kind in enumerate(self.types[number])]
             run_callback(number, arrays)
             return 0
         except BaseException as e:  # nothing may cross back into the native frames
@@ -244,9 +327,37 @@ class ChosenType:
 @dataclass(frozen=True)
 class Trimmed:
     """A result's mark where the data chose its length (``data_length``): the output (after the
-    results, before the arguments' new values) holding how many of its rows are returned."""
+    results, before the arguments' new values) holding how many of its rows are returned.
+    ``made_of``: None for an array; for a list appended under a traced ``if`` in a compiled
+    loop (``data_length.KeptList``) "array" (``np.array(out)``: NumPy's ``np.array([])``,
+    float64 of shape (0,), where nothing was kept; "typed": ``np.array(out, dtype)``, of that
+    dtype), "python" or "numpy" (the list itself, of
+    Python numbers, or of NumPy scalars or rows)."""
 
     count: int
+    made_of: str | None = None
+
+    @property
+    def trim(self):
+        return _TRIMS[self.made_of]
+
+
+@dataclass(frozen=True)
+class Picked:
+    """A result's mark where it is an argument itself on the paths that return it, chosen by a
+    traced condition (``return x if t > 0 else x * 2``; ``tracer.Choice``): the outputs (after
+    the results, before the arguments' new values) holding whether such a path ran and the
+    argument. Then the caller gets its own array, as from Python; else the computed value."""
+
+    taken: int
+    argument: int
+    otherwise: int = -1  # where it is an argument on the other paths too (x if t else y): that
+
+
+def pick(value, taken, argument, otherwise=None):
+    """A ``Picked`` result: the argument itself where the path that returns it ran (else the
+    other argument, where the other paths return one)."""
+    return argument if taken else value if otherwise is None else otherwise
 
 
 class Executable:
@@ -254,7 +365,7 @@ class Executable:
 
     __slots__ = ("plan", "out_tree", "mutated", "_fn", "_constants", "_buffers", "_allocate", "_outputs",
                  "_arguments", "_copy_args", "_strided", "_trampoline", "_transposed", "_flat",
-                 "_chosen", "_trimmed")
+                 "_chosen", "_trimmed", "_picked", "holds")
 
     def __init__(self, plan: CompiledFunction, out_tree: pytree.TreeDef, mutated: tuple[int, ...] = (),
                  scalars: tuple[bool, ...] = (), owners: tuple[int, ...] = (),
@@ -269,6 +380,8 @@ class Executable:
         self._trampoline = _Trampoline(plan.callbacks) if plan.callbacks else None
         if self._trampoline is not None:  # the descriptor's last slot (see codegen/plan.py)
             self._constants.append(self._trampoline.address)
+        # it holds the arguments' values where it raises, for ``_raise_status`` (``raise_state``)
+        self.holds = self._trampoline is not None and any(n in _HOLDING for n in self._trampoline.numbers)
         self._copy_args = [i for i, needs in enumerate(plan.arg_needs_contiguous) if needs]
         self._strided = [] if header else [i for i, s in enumerate(plan.arg_strided) if s]
         self._buffers = list(plan.buffers)
@@ -279,13 +392,17 @@ class Executable:
                           for i, (shape, dtype) in enumerate(self._buffers)]
         # A result NumPy would give as a scalar (np.sum(x) is np.float64) is returned as one.
         scalars = scalars or (False,) * len(plan.outputs)
+        # Results that are an argument itself on some paths: picked by their outputs after the call
+        self._picked = [(k, mark) for k, mark in enumerate(scalars) if isinstance(mark, Picked)]
+        if self._picked:
+            scalars = tuple(False if isinstance(mark, Picked) else mark for mark in scalars)
         copies = _copies(plan.outputs, owners, mutated) if owners else [False] * len(plan.outputs)
         self._outputs = [(s.kind, s.index, shape, scalar if scalar and shape == () else False, copy)
                          for (s, shape), scalar, copy in zip(plan.outputs, scalars, copies)]
         # Results whose type the data chose: converted by their tags, which are dropped
         self._chosen = [(k, mark) for k, mark in enumerate(scalars) if isinstance(mark, ChosenType)]
         # Results whose length the data chose: their first rows, by their counts (dropped too)
-        self._trimmed = [(k, mark.count) for k, mark in enumerate(scalars) if isinstance(mark, Trimmed)]
+        self._trimmed = [(k, mark) for k, mark in enumerate(scalars) if isinstance(mark, Trimmed)]
         # A result computed transposed is returned as its (Fortran-ordered) transpose: NumPy's layout.
         self._transposed = [k for k, turn in enumerate(transposed) if turn]
         # A result that is an argument itself is the caller's array, as in NumPy (written back).
@@ -302,7 +419,7 @@ class Executable:
         a fresh buffer of its own returned as it is, alone or in a flat tuple. Else None."""
         leaf = self.out_tree.kind == "leaf"
         flat_tuple = self.out_tree.kind == "tuple" and all(c.kind == "leaf" for c in self.out_tree.children)
-        if (self.plan.header is None or self.mutated or self._transposed or self._arguments
+        if (self.plan.header is None or self.mutated or self.holds or self._transposed or self._arguments
                 or self._trimmed or not (leaf or flat_tuple)):
             return None
         results = []
@@ -390,7 +507,7 @@ class Executable:
             desc = self._portable_descriptor(arrays, buffers)
         self._fn((ctypes.c_int64 * len(desc))(*desc))
         if self.plan.has_status and buffers[-1][0]:
-            self._raise_status(buffers[-1])
+            self._raise_status(buffers[-1], originals if callers is None else callers)
         outputs = []
         for kind, index, shape, scalar, copy in self._outputs:
             if kind == "constant":
@@ -412,16 +529,21 @@ class Executable:
             outputs[k] = _as_scalar(targets[i], self._outputs[k][3])
         for k in self._transposed:
             outputs[k] = outputs[k].T
-        if self._chosen or self._trimmed:
+        if self._chosen or self._trimmed or self._picked:
+            for k, mark in self._picked:
+                outputs[k] = pick(outputs[k], outputs[mark.taken], outputs[mark.argument],
+                                  None if mark.otherwise < 0 else outputs[mark.otherwise])
             for k, mark in self._chosen:
                 outputs[k] = kind_conversion.convert_by_tag(outputs[k], mark.kinds, outputs[mark.tag])
-            for k, count in self._trimmed:
-                outputs[k] = data_length_trim(outputs[k], outputs[count])
+            for k, mark in self._trimmed:
+                outputs[k] = mark.trim(outputs[k], outputs[mark.count])
             outputs = outputs[:self.out_tree.num_leaves]
         return pytree.unflatten(self.out_tree, outputs)
 
-    def _raise_status(self, status: np.ndarray) -> None:
-        """Raise the error that the compiled code's status words record."""
+    def _raise_status(self, status: np.ndarray, arguments=None) -> None:
+        """Raise the error that the compiled code's status words record, the ``arguments``
+        written as Python leaves them where it raised (``raise_state``)."""
+        write_back_held(arguments if self.holds else None)
         flag, index, axis, size = status.tolist()
         if flag == CALLBACK_FAILED:
             self._trampoline.raise_error()
@@ -501,6 +623,30 @@ def data_length_trim(rows: np.ndarray, count) -> np.ndarray:
     compaction (10^5 rows: 50 us more a call)."""
     n = int(count)
     return rows[:n].copy() if 4 * n < len(rows) else rows[:n]
+
+
+def _trim_array(rows: np.ndarray, count) -> np.ndarray:
+    """``np.array(out)`` of a list the data filled: NumPy's ``np.array([])`` when it is empty."""
+    return data_length_trim(rows, count) if int(count) else np.array([])
+
+
+def _trim_typed(rows: np.ndarray, count) -> np.ndarray:
+    """``np.array(out, dtype)`` of a list the data filled: 1-d where it is empty, as NumPy's."""
+    return data_length_trim(rows, count) if int(count) else np.array([], rows.dtype)
+
+
+def _trim_python(rows: np.ndarray, count) -> list:
+    """A list the data filled with Python numbers (``out.append(i)``), as Python made it."""
+    return rows[:int(count)].tolist()
+
+
+def _trim_numpy(rows: np.ndarray, count) -> list:
+    """A list the data filled with NumPy scalars or rows (``out.append(x[i] * 2)``)."""
+    return list(rows[:int(count)].copy())
+
+
+_TRIMS = {None: data_length_trim, "array": _trim_array, "typed": _trim_typed, "python": _trim_python,
+          "numpy": _trim_numpy}
 
 
 def _as_scalar(out: np.ndarray, scalar):

@@ -13,9 +13,11 @@ function returns) is refused; jitcore's own messages format values as before.
 
 from __future__ import annotations
 
+import contextlib
 import re
+import threading
 
-from jitcore.errors import ConcretizationError
+from jitcore.errors import ConcretizationError, UnsupportedError
 from jitcore.kind_conversion import convert_by_tag
 
 _OPEN, _MID, _CLOSE = "\ue000", "\ue001", "\ue002"
@@ -25,8 +27,49 @@ _PYTHON = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 _PLACEHOLDER = re.compile(f"{_OPEN}(\\d+){_MID}[^{_CLOSE}]*{_CLOSE}")
 
 
+_users_text = threading.local()
+
+
+@contextlib.contextmanager
+def users_text():
+    """Text made for the user's ``print`` by jitcore's own frame (``str([obj, x])``, whose
+    items' ``repr`` Python calls from C): traced values in it become placeholders, as in the
+    user's own code."""
+    before = getattr(_users_text, "on", False)
+    _users_text.on = True
+    try:
+        yield
+    finally:
+        _users_text.on = before
+
+
+def for_user(filename: str, is_user_file) -> bool:
+    """Whether a traced value formatted from a frame of ``filename`` gives a placeholder."""
+    return getattr(_users_text, "on", False) or is_user_file(filename)
+
+
+@contextlib.contextmanager
+def unconverted(name: str | None):
+    """While ``name``, a function whose source Python cannot give, is traced as is: its
+    ``print`` is Python's, run once while tracing, so a traced value it formats is refused
+    (its placeholder would be printed as it is)."""
+    before = getattr(_users_text, "unconverted", None)
+    _users_text.unconverted = name
+    try:
+        yield
+    finally:
+        _users_text.unconverted = before
+
+
 def placeholder(tracer, spec: str) -> str:
     """The text that stands for ``format(tracer, spec)`` until the compiled code runs."""
+    name = getattr(_users_text, "unconverted", None)
+    if name is not None:
+        raise UnsupportedError(
+            f"{name}() formats a traced value ({tracer.description()}), but Python could not give "
+            "jitcore this function's source (a function made by exec() or typed at 'python -'), so "
+            "its print and f-strings run once, while compiling, without the values. Define the "
+            "function in a file (a module or a script), or print with jitcore.debug_print")
     formatted = tracer.owner_trace.formatted
     formatted.append((tracer, spec))
     return f"{_OPEN}{len(formatted) - 1}{_MID}{tracer.description()}{_CLOSE}"

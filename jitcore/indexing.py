@@ -149,13 +149,27 @@ def _ranged_slice(x: Tracer, key):
         size = x.shape[j]
         if index_forms.static_slice(keys[j], size) is not None:
             return None  # a static length: a gather (_split_sliding)
-        bounds = index_forms.bounded_slice(keys[j], size)
+        bounds = index_forms.bounded_slice(keys[j], size) or _counted_prefix(keys[j], size)
         if bounds is None:
             return None
         masks.append(_positions_mask(x.owner_trace, size, *bounds))
         spans.append(bounds)
     plain = tuple(slice(None) if j in traced else k for j, k in enumerate(keys))
     return plain, masked.product_mask(masks), tuple(masks), tuple(spans)
+
+
+def _counted_prefix(k: slice, size: int):
+    """``(start, stop)`` of ``x[:n]`` (or ``x[2:n]``) whose stop is a traced int of unknown
+    bounds (a count a loop carried: ``out[k] = v; k += 1``): NumPy's stop for every value,
+    counted from the end where negative (the mask ``arange(size) < stop`` clamps the rest).
+    A traced start is not taken: only prefixes are results the host can trim."""
+    stop = k.stop
+    if k.step not in (None, 1) or not is_traced_int(stop) or stop.ndim:
+        return None
+    if k.start is not None and not isinstance(k.start, (int, np.integer)):
+        return None
+    start = slice(k.start, None).indices(size)[0]
+    return start, prims.where(stop < 0, stop + size, stop)
 
 
 def _positions_mask(trace, size: int, start, stop) -> Tracer:

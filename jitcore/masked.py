@@ -17,7 +17,7 @@ from jitcore import index_forms
 from jitcore import primitives as prims
 from jitcore.control_flow import cond
 from jitcore.errors import ConcretizationError, JitTypeError, UnsupportedError
-from jitcore.tracer import Tracer, user_location
+from jitcore.tracer import Tracer, fresh, user_location
 
 # The statistics of a selection (quantile, median, histogram_of, bincount_of), installed by
 # jitcore.numpy.selection_statistics: they build on jitcore.numpy, which imports this module.
@@ -182,6 +182,13 @@ class MaskedSelection:
 
     def astype(self, dtype, *args, **kwargs):
         return self._like(self.values.astype(dtype, *args, **kwargs))
+
+    def copy(self, order="C"):
+        """``x[m].copy()``: the same selection of values of its own, which later writes to
+        ``x`` do not reach (returned, it is compacted as any selection)."""
+        if order not in ("C", "K", "A"):
+            raise self._refusal(f".copy(order={order!r})")
+        return self._like(fresh(self.values))
 
     # -- reductions ------------------------------------------------------------------------------
     def __array_function__(self, func, types, args, kwargs):

@@ -56,7 +56,7 @@ from jitcore import calltime, kind_conversion, pytree
 from jitcore.argument_writes import ArgumentWrites
 from jitcore.call_memo import BY_IDENTITY, MAX_DEPTH, MAX_ITEMS, NUMPY_SCALARS
 from jitcore.call_memo import container as is_container
-from jitcore.dispatch import PYTHON_NUMBER, Executable, data_length_trim
+from jitcore.dispatch import PYTHON_NUMBER, Executable, pick
 from jitcore.errors import UnsupportedError
 from jitcore.ir import layout_class
 from jitcore.random import BIT_GENERATORS
@@ -333,6 +333,14 @@ class Static(tuple):
     equal after the same exact type (``STATIC_TYPES``), as the memo's key compares it."""
 
 
+class Same(Static):
+    """A guard's (value,) that a call-time read must give as that very object: a global or
+    closed-over list or tuple whose items the call reads (``calltime.IsRead``), bound anew
+    (even to an equal one) must send the call to the Python path, which traces again."""
+
+    __hash__ = None  # (compared by identity in C; never a key of a dict)
+
+
 _HEADER_WORDS = 8  # a number's stand-in array header: past NumPy's data, nd, dims, strides fields
 
 
@@ -389,7 +397,7 @@ def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = No
         return None
     n_results = len(executable._outputs) - len(executable.mutated)
     made_outputs = _outputs(executable, n_results)
-    program = result_program(tree, n_results, executable._chosen, executable._trimmed)
+    program = result_program(tree, n_results, executable._chosen, executable._trimmed, executable._picked)
     if made_outputs is None or program is None:
         return None
     outputs, output_keep = made_outputs
@@ -439,10 +447,12 @@ def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = No
     contiguous, contiguous_items = {}, {}  # per C-contiguous array argument: its shape, its item's bytes
     for k, dtype, shape in zip(order, key[::2], key[1::2]):
         if isinstance(shape, Static):  # matched, not passed: the code was traced with its value
-            if k >= 0 or dtype not in GUARD_TYPES or type(shape[0]) is not dtype:
+            if k >= 0 or type(shape[0]) is not dtype or (
+                    dtype not in GUARD_TYPES and not (type(shape) is Same and dtype in (list, tuple))):
                 return None
             keep += [dtype, shape[0]]
-            nbytes = SCALAR_TYPES[dtype].itemsize if dtype in SCALAR_TYPES else 0
+            nbytes = (-1 if type(shape) is Same  # (by identity)
+                      else SCALAR_TYPES[dtype].itemsize if dtype in SCALAR_TYPES else 0)
             words += [id(dtype), STATIC, -1, id(shape[0]), nbytes]
             continue
         if k < 0 or (k in writes and (shape is None or dtype is int or isinstance(shape, Strided))):
@@ -610,7 +620,7 @@ def _outputs(executable, n_results: int) -> tuple[list, list] | None:
 _TO_PYTHON = operator.methodcaller("item")  # a NumPy scalar's Python number
 
 
-def result_program(tree, n_outputs: int, chosen=(), trimmed=()) -> tuple[list, list] | None:
+def result_program(tree, n_outputs: int, chosen=(), trimmed=(), picked=()) -> tuple[list, list] | None:
     """The result's shape (``pytree.TreeDef``) as the native call builds it: ops of three words
     (op, count, address) in post-order, each output pushed in turn, each container made of the
     last ``count`` pushed (a dict with its keys, a table of their count and addresses; a named
@@ -618,10 +628,13 @@ def result_program(tree, n_outputs: int, chosen=(), trimmed=()) -> tuple[list, l
     build (dict keys other than strings and ints, more than ``MAX_OPS`` nodes). A result whose
     type the data chose (``chosen``: its number and ``dispatch.ChosenType``) is its converter
     (``kind_conversion.converter``) called with it and its tag, an output after the results; one
-    whose length the data chose (``trimmed``: its number and its count's output) is
-    ``dispatch.data_length_trim`` called with it and its count."""
+    whose length the data chose (``trimmed``: its number and its ``dispatch.Trimmed``) is
+    the mark's trim (``dispatch.data_length_trim``) called with it and its count; one that is
+    an argument itself on some paths (``picked``: its number and ``dispatch.Picked``) is
+    ``dispatch.pick`` called with it, whether such a path ran and the argument, two outputs
+    after the results."""
     ops, keep, next_output = [], [], [0]
-    tags, counts = dict(chosen), dict(trimmed)
+    tags, marks, picks = dict(chosen), dict(trimmed), dict(picked)
 
     def visit(node) -> bool:
         kind = node.kind
@@ -633,8 +646,14 @@ def result_program(tree, n_outputs: int, chosen=(), trimmed=()) -> tuple[list, l
                 convert = kind_conversion.converter(tags[k].kinds, np.dtype(tags[k].dtype))
                 keep.append(convert)
                 ops.extend((OP_OUTPUT, tags[k].tag, 0, OP_CALL, 2, id(convert)))
-            if k in counts:
-                ops.extend((OP_OUTPUT, counts[k], 0, OP_CALL, 2, id(data_length_trim)))
+            if k in marks:  # (module-level functions: their ids stay theirs)
+                ops.extend((OP_OUTPUT, marks[k].count, 0, OP_CALL, 2, id(marks[k].trim)))
+            if k in picks:
+                mark = picks[k]
+                ops.extend((OP_OUTPUT, mark.taken, 0, OP_OUTPUT, mark.argument, 0))
+                if mark.otherwise >= 0:
+                    ops.extend((OP_OUTPUT, mark.otherwise, 0))
+                ops.extend((OP_CALL, 3 + (mark.otherwise >= 0), id(pick)))
             return True
         if kind in ("none", "constant"):
             value = pytree.constant_value(node)
@@ -662,12 +681,14 @@ def result_program(tree, n_outputs: int, chosen=(), trimmed=()) -> tuple[list, l
             return False
         return True
 
-    if not visit(tree) or next_output[0] + len(tags) + len(set(counts.values())) != n_outputs \
-            or len(ops) // 3 > MAX_OPS:
+    after_results = len(tags) + len({m.count for m in marks.values()}) + sum(2 + (m.otherwise >= 0)
+                                                                          for m in picks.values())
+    if not visit(tree) or next_output[0] + after_results != n_outputs or len(ops) // 3 > MAX_OPS:
         return None
     return ops, keep
 MAX_READS = 16  # call-time inputs an entry may read
-READ_DICT, READ_CELL, READ_DEFAULT, READ_KWDEFAULT, READ_DRAW = range(5)  # how (see ``calltime_reads``)
+# how (see ``calltime_reads``)
+READ_DICT, READ_CELL, READ_DEFAULT, READ_KWDEFAULT, READ_DRAW, READ_LIST_ITEM, READ_TUPLE_ITEM = range(7)
 
 
 def entries(executable, key: tuple, keywords: tuple = (), order: tuple | None = None,
@@ -718,11 +739,15 @@ def calltime_reads(inputs, first: int, drawn: tuple | None = None) -> tuple | No
         return None  # a draw whose first values are not known yet, or a slot of another kind
     reads, key, order = [], [], []
     for read, value in inputs.guards:
+        if type(read) is calltime.IsRead and value is True:  # the list or tuple itself, by identity
+            read, value, shape = read.read, read.obj, Same((read.obj,))
+        else:
+            shape = Static((value,))
         where = _read_of(read)
-        if where is None or type(value) not in GUARD_TYPES:
+        if where is None or (type(value) not in GUARD_TYPES and type(shape) is not Same):
             return None
         reads.append(where)
-        key += [type(value), Static((value,))]
+        key += [type(value), shape]
         order.append(-1)
     for k in sorted(by_slot):
         read, dtype, shape, layout = by_slot[k]
@@ -771,6 +796,11 @@ def _read_of(read) -> tuple | None:
     """A call-time read (``calltime.GlobalRead``, ``CellRead``, ``DefaultRead``) as the native
     call makes it, or None where it cannot (a field its layout probes did not find)."""
     t = type(read)
+    if t is calltime.ItemRead and type(read.index) is int and read.index >= 0:
+        if type(read.container) is list and "list_items" in _LAYOUT:
+            return READ_LIST_ITEM, read.container, read.index
+        if type(read.container) is tuple:
+            return READ_TUPLE_ITEM, read.container, read.index
     if t is calltime.GlobalRead and type(read.namespace) is dict and type(read.name) is str:
         return READ_DICT, read.namespace, read.name
     if t is calltime.CellRead and "cell_ref" in _LAYOUT:
@@ -862,7 +892,8 @@ _ENV = ("ndarray", "None", "tuple", "dict", "str", "Table", "TRACING", "python_c
         "PyObject_Vectorcall", "PyLong_AsLongLongAndOverflow", "PyObject_RichCompareBool",
         "PyUnicode_Compare", "PyErr_Clear", "PyObject_GenericGetDict", "PyDict_Size", "PyDict_GetItem",
         "_PyType_Lookup", "PyDict_Next", "PyArray_Scalar", "PyList_New", "PyList_SetItem", "PyDict_New",
-        "PyDict_SetItem", "PyErr_SetString", "UnsupportedError", "PyArray_Newshape", "to_python")
+        "PyDict_SetItem", "PyErr_SetString", "UnsupportedError", "PyArray_Newshape", "to_python",
+        "PyLong_FromVoidPtr")
 ENV_SYMBOL = "jitcore_native_call_env"
 _NAME = "jitcore_native_call"
 _NOT_HANDLED = 1  # what the entries' search returns when no entry matched (never an object's address)
@@ -1206,7 +1237,7 @@ class _Emitter:
     def read_input(self, kind, container, name) -> ir.Value:
         """A call-time input's value, borrowed, or NULL where it is missing: ``container[name]``
         of a dict (a module's globals), a cell's value, a function's ``__defaults__[name]`` or
-        ``__kwdefaults__[name]``."""
+        ``__kwdefaults__[name]``, a list's or tuple's item ``name`` (past its end: missing)."""
         b, layout = self.b, _LAYOUT
         found = _local(b, _ptr)
         b.store(self.null, found)
@@ -1228,6 +1259,16 @@ class _Emitter:
                 defaults = b.load(self.at(container, layout["func_kwdefaults"], _ptr))  # a dict or NULL
                 with b.if_then(b.icmp_unsigned("!=", defaults, self.null)):
                     b.store(self.call("PyDict_GetItem", _ptr, defaults, b.inttoptr(name, _ptr)), found)
+        with b.if_then(b.icmp_signed("==", kind, _c(READ_TUPLE_ITEM))):
+            size = b.load(self.at(container, layout["tuple_size"], _i64))
+            with b.if_then(b.icmp_signed("<", name, size)):
+                b.store(b.load(b.gep(self.at(container, layout["tuple_items"], _ptr), [name])), found)
+        if "list_items" in layout:
+            with b.if_then(b.icmp_signed("==", kind, _c(READ_LIST_ITEM))):
+                size = b.load(self.at(container, layout["tuple_size"], _i64))  # (``ob_size``: the same word)
+                with b.if_then(b.icmp_signed("<", name, size)):
+                    items = b.load(self.at(container, layout["list_items"], _pptr))
+                    b.store(b.load(b.gep(items, [name])), found)
         return b.load(found)
 
     def same_name(self, name, expected, mismatch) -> None:
@@ -1308,20 +1349,25 @@ class _Emitter:
         """A static argument (of the entry's exact type) equals the entry's value, else
         ``mismatch``: its ``nbytes`` bytes of value (a float, complex or NumPy scalar: -0.0 is
         not 0.0, a NaN is a NaN), or with no bytes (an int, bool or str) by
-        ``PyObject_RichCompareBool`` (identity first), the comparison the keys make."""
+        ``PyObject_RichCompareBool`` (identity first), the comparison the keys make; with -1
+        bytes (``Same``), by identity alone."""
         b = self.b
-        with b.if_else(b.icmp_signed(">", nbytes, _c(0))) as (by_bytes, by_value):
-            with by_bytes:
-                mine, theirs = (b.gep(v, [_c(SCALAR_VALUE)]) for v in (obj, expected))
-                self.loop(nbytes, lambda k: self.branch(
-                    b.icmp_unsigned("==", b.load(b.gep(mine, [k])), b.load(b.gep(theirs, [k]))),
-                    "byte_same", mismatch))
-            with by_value:
-                py_eq = ir.Constant(_i32, 2)
-                equal = self.call("PyObject_RichCompareBool", _i32, obj, expected, py_eq)
-                with b.if_then(b.icmp_signed("<", equal, ir.Constant(_i32, 0))):  # never for these types
-                    self.call("PyErr_Clear", ir.VoidType())
-                self.branch(b.icmp_signed("==", equal, ir.Constant(_i32, 1)), "static_same", mismatch)
+        with b.if_else(b.icmp_signed("<", nbytes, _c(0))) as (by_identity, otherwise):
+            with by_identity:
+                self.branch(b.icmp_unsigned("==", obj, expected), "same_object", mismatch)
+            with otherwise:
+                with b.if_else(b.icmp_signed(">", nbytes, _c(0))) as (by_bytes, by_value):
+                    with by_bytes:
+                        mine, theirs = (b.gep(v, [_c(SCALAR_VALUE)]) for v in (obj, expected))
+                        self.loop(nbytes, lambda k: self.branch(
+                            b.icmp_unsigned("==", b.load(b.gep(mine, [k])), b.load(b.gep(theirs, [k]))),
+                            "byte_same", mismatch))
+                    with by_value:
+                        py_eq = ir.Constant(_i32, 2)
+                        equal = self.call("PyObject_RichCompareBool", _i32, obj, expected, py_eq)
+                        with b.if_then(b.icmp_signed("<", equal, ir.Constant(_i32, 0))):  # (never, for these)
+                            self.call("PyErr_Clear", ir.VoidType())
+                        self.branch(b.icmp_signed("==", equal, ir.Constant(_i32, 1)), "static_same", mismatch)
 
     def arguments(self, e, args, nargs, desc) -> None:
         """The descriptor's argument words, each at its kernel argument's place: an array's
@@ -1475,15 +1521,21 @@ class _Emitter:
         self.call("PyEval_RestoreThread", ir.VoidType(), thread)
         hits = b.inttoptr(self.word(tab, _c(2)), _wptr)
         b.store(b.add(b.load(hits), _c(1)), hits)
-        # An error the status words record: the executable's Python raises it.
+        # An error the status words record: the executable's Python raises it, given the
+        # descriptor's address too (the arguments' objects: those written before the raise
+        # get what Python leaves in them, ``raise_state``).
         raised = self.block("raised")
         with b.if_then(has_status):
             words = b.load(status)
             flag = b.load(b.load(self.at(words, _LAYOUT["data"], _wptr)))
             with b.if_then(b.icmp_signed("!=", flag, _c(0))):
-                argument = _local(b, _ptr)
-                b.store(words, argument)
-                back = self.call("PyObject_Vectorcall", _ptr, raiser, argument, _c(1), self.null)
+                with b.goto_entry_block():
+                    pair = b.alloca(_ptr, _c(2))
+                b.store(words, b.gep(pair, [_c(0)]))
+                where = self.call("PyLong_FromVoidPtr", _ptr, b.bitcast(desc, _ptr))
+                b.store(where, b.gep(pair, [_c(1)]))
+                back = self.call("PyObject_Vectorcall", _ptr, raiser, pair, _c(2), self.null)
+                self.call("Py_DecRef", ir.VoidType(), where)
                 self.call("Py_DecRef", ir.VoidType(), back)  # None, were it to return at all
                 b.store(n_buf, made)
                 b.branch(raised)

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import functools
 import operator
+import threading
 import warnings
 
 import numpy as np
 
-from jitcore import calltime, view_layout
+from jitcore import calltime, raise_state, view_layout
 from jitcore.dtypes import ir_type, refuse_text, resolve_ufunc, scalar_to_dtype
 from jitcore.errors import JitAxisError, JitOverflowError, JitTypeError, JitValueError, UnsupportedError
 from jitcore.ir.attributes import DenseAttr
@@ -86,8 +87,29 @@ def _emit(trace: Trace, op_cls, operands: list[Tracer], result_type: TensorType,
           sources=None) -> Tracer:
     if trace.catching and op_cls in _INDEXED_WHEN_RUN:
         _refuse_caught_index(trace, operands[1:])
+    if op_cls in _INDEXED_WHEN_RUN and any(a.version for a in trace.arguments):
+        _keep_where_out_of_range(trace, op_cls, operands, attributes)
     op = trace.builder.create(op_cls, [t.value for t in operands], [result_type], attributes)
     return Tracer(op.result, trace, _sources(*operands) if sources is None else sources)
+
+
+def _keep_where_out_of_range(trace: Trace, op_cls, operands: list[Tracer], attributes) -> None:
+    """Before a gather or scatter whose indices the compiled code checks when it runs: where one
+    is out of range (the call raises IndexError), the arguments written so far, as Python
+    leaves them (``raise_state``)."""
+    if op_cls is array.GatherOp:
+        indices, axes = operands[1:2], (attributes["axis"],)
+    else:
+        indices, axes = operands[2 if op_cls is array.ScatterNdOp else 1:], attributes["axes"]
+    bad = None
+    for index, axis in zip(indices, axes):
+        if isinstance(index.value.owner, array.ConstantOp):
+            continue  # (checked while tracing)
+        n = operands[0].shape[axis]
+        out = np.any(np.logical_or(index < -n, index >= n))
+        bad = out if bad is None else np.logical_or(bad, out)
+    if bad is not None:
+        raise_state.keep(trace, bad)
 
 
 def _refuse_caught_index(trace: Trace, indices) -> None:
@@ -122,6 +144,7 @@ def raise_if(bad: Tracer, code: int, words=()) -> None:
     where the 0-d ``bad`` holds when it runs, its message filled in from ``words`` (up to three
     0-d numbers, ints or a float64's bits: the status words after the code)."""
     trace = bad.owner_trace
+    raise_state.keep(trace, convert(bad, np.dtype(np.bool_)))  # the arguments written so far
     words = [w if isinstance(w, Tracer) else constant(trace, np.int64(w)) for w in words]
     words = [bitcast(w, np.dtype(np.int64)) if w.dtype == np.float64 else convert(w, np.dtype(np.int64))
              for w in words]
@@ -413,6 +436,19 @@ def fortran_layout(operands, shape) -> bool:
         x.fortran if isinstance(x, Tracer) else x.flags.f_contiguous for x in deciding)
 
 
+# A Python int argument's bounds when the function has not yet needed them (``api``): every
+# int64. A trace that asks whether such an int fits a narrower integer dtype is answered yes,
+# and noted in ``int_range_asked``; ``api`` then traces again with the int's own bounds (one
+# of ``api.int_range``'s classes), and keys that function's ints by them from then on.
+ANY_INT64 = (-(2 ** 63), 2 ** 63 - 1)
+int_range_asked = threading.local()
+
+
+class IntRangeNeeded(Exception):
+    """A trace with a Python int as any int64 needed its bounds (``JitFunction._int_range``):
+    the call is keyed and traced again."""
+
+
 def int_fits(x, dtype: np.dtype) -> bool:
     """Whether ``x``, if a traced Python int argument (whose bounds the signature holds), fits
     in ``dtype`` as NumPy 2 requires of a Python int meeting an integer array."""
@@ -420,7 +456,11 @@ def int_fits(x, dtype: np.dtype) -> bool:
     if bounds is None or dtype.kind not in "iu":
         return True
     info = np.iinfo(dtype)
-    return info.min <= bounds[0] and bounds[1] <= info.max
+    fits = info.min <= bounds[0] and bounds[1] <= info.max
+    if not fits and bounds == ANY_INT64:
+        int_range_asked.yes = True
+        return True
+    return fits
 
 
 def int_overflow_message(x: Tracer, dtype: np.dtype) -> str:

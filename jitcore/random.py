@@ -10,10 +10,21 @@ its shape and dtype come from a draw on a copy of the generator, which leaves th
 untouched. ``seed`` is kept in that order too. In the body of a loop with a static trip count
 (``fori_loop``, or autograph's ``for i in range(N)`` that compiles), each draw is made for
 every step, in the program's order, into one array that the body indexes by its step
-(``calltime.LoopDraws``). Traced parameters are supported only where
+(``calltime.LoopDraws``; a generator's sites that are all one sequential sampler, as
+``rng.normal()``, are drawn for every step with one NumPy call). Traced parameters where
 NumPy's own formula is arithmetic on a standard draw (``normal``: ``loc + scale * z``,
-``uniform``: ``low + (high - low) * u``), which then runs compiled on a standard draw: the same
-bits. Anything else raises ``UnsupportedError`` naming the function.
+``uniform``: ``low + (high - low) * u``) run that formula compiled on a standard draw made so:
+the same bits.
+
+Any other draw that cannot be made before the call (parameters computed in the function for a
+sampler whose bits depend on them: ``gamma``, ``poisson``, ``binomial``, ``beta``,
+``dirichlet``, ...; or a draw in a branch, a while loop, a loop with a traced trip count) is
+made by NumPy's sampler as the compiled code runs (``_draw_running``: an ``array.callback``
+that fills its result), with the run-time values. From that draw on, the generator is *live*:
+every later draw from it, in program order, is made so too; a static loop that pre-drew from
+it for every step before meeting such a draw is traced again with it live from its start
+(``calltime.Recorder.go_live``). The numbers, the state after the call and NumPy's errors for
+bad parameters are then NumPy's own.
 
 A generator made inside the function with a seed (``np.random.default_rng(0)``) gives the same
 numbers on every call in NumPy: its draws are made while tracing and are constants, except in a
@@ -37,10 +48,12 @@ import numpy as np
 
 from jitcore import calltime, pytree
 from jitcore import primitives as prims
-from jitcore.dtypes import SUPPORTED_DTYPES
+from jitcore.dispatch import operand_reader, register_callback, result_writer
+from jitcore.dtypes import SUPPORTED_DTYPES, ir_type
 from jitcore.errors import UnsupportedError
 from jitcore.generator_arguments import GeneratorArgument, MadeGenerator, kind_of
-from jitcore.ir.dialects import kernel
+from jitcore.ir.dialects import array, kernel
+from jitcore.ir.types import TensorType
 from jitcore.primitives import constant, convert
 from jitcore.tracer import Tracer, current_trace, fresh, needs_static, user_location
 
@@ -99,13 +112,23 @@ def _label(owner, method: str) -> str:
     return f"{kind_of(owner).__name__}.{method}()"
 
 
+def generator_key(owner):
+    """What names one generator through a trace, for its liveness: the object, or for the
+    generators the call passes one name for them all (a call may pass one generator at two
+    places: f(rng, rng), with the same compiled code as for two)."""
+    if isinstance(owner, MadeGenerator):
+        return owner
+    return GeneratorArgument if isinstance(owner, GeneratorArgument) else id(owner)
+
+
 def _draw(owner, method: str, *args, **kwargs):
     recorder, trace = calltime.recorder(), current_trace()
     if method == "choice":
         weights = _choice_weights(*args, **kwargs)
         if isinstance(weights, Tracer):
             return _weighted_choice(owner, *args, **kwargs)
-    if method in ("permutation", "choice") and args and isinstance(args[0], Tracer):
+    if method in ("permutation", "choice") and args and isinstance(args[0], Tracer) \
+            and not (method == "choice" and args[0].ndim == 0):  # choice(k): a draw below k
         return _take_drawn(owner, method, *args, **kwargs)
     traced = [x for x in pytree.flatten((args, kwargs))[0] if isinstance(x, Tracer)]
     local = recorder is not None and recorder.is_local(owner)
@@ -121,6 +144,12 @@ def _draw(owner, method: str, *args, **kwargs):
         raise UnsupportedError(f"{label} {where} of a traced array: {method}() writes to its "
                                "argument; use permutation() (a shuffled copy) instead")
     if method == "seed":
+        if recorder.is_live(generator_key(owner)):
+            raise UnsupportedError(
+                f"{label} {where}, after a draw from it that the compiled code makes as it runs "
+                "(one with parameters computed in the function, or in a branch or a loop whose "
+                "trip count is traced): jitcore seeds before the call, so the draws would come "
+                "out of order. Seed before the first such draw, or make a new generator.")
         seed = np.random.seed if owner is np.random.mtrand._rand else owner.seed
         if trace.depth and (traced or _made(args, kwargs)):
             raise needs_static(UnsupportedError(f"{label} {where} with a traced seed in a loop "
@@ -135,6 +164,14 @@ def _draw(owner, method: str, *args, **kwargs):
             f"and {method}() is not one it supports (it writes to its argument, or to out=, or "
             f"returns no numbers). Call it outside the jitted function{instead}.")
     frame = recorder.loop_frame(trace) if trace.depth and method != "seed" else None
+    # A draw whose numbers depend on values computed in the function (a rejection sampler's
+    # bits: gamma, poisson, binomial, ...), or which runs a number of times only the data
+    # decides (a branch, a while loop), is made by NumPy's sampler as the code runs; so is
+    # every later draw from the same generator, to keep NumPy's order.
+    running = recorder.is_live(generator_key(owner)) or (traced and method not in _AFFINE) \
+        or (trace.depth and frame is None)
+    if running and not local:
+        return _draw_running(recorder, owner, method, args, kwargs)
     if trace.depth and frame is None:
         why = calltime.trips_why()
         raise needs_static(UnsupportedError(
@@ -209,6 +246,8 @@ def _call_time_draw(recorder, owner, method, label, where, args, kwargs, frame=N
         raise UnsupportedError(f"{label} {where} returns a {type(sample).__name__} of dtype "
                                f"{dtype}, which jitcore cannot use")
     fn = functools.partial(getattr(owner, method), *args, **kwargs)
+    if frame is not None:
+        frame.drawn.add(generator_key(owner))
     if frame is None:
         tracer = recorder.draw(fn, sample)
     else:  # in a loop's body: this step's row of every step's draws, a new array as NumPy's
@@ -228,12 +267,14 @@ def _affine(recorder, owner, method, label, where, args, kwargs, frame=None, eag
     """A draw with traced parameters, where NumPy computes it as arithmetic on a standard draw.
     ``eager``: a seeded local generator's, whose standard draw is made now, in program order."""
     spec = _AFFINE.get(method)
-    if spec is None:
+    if spec is None:  # (a generator made in the function with a seed: see _draw)
         raise needs_static(UnsupportedError(
-            f"{label} {where} with a traced argument: jitcore draws with NumPy's sampler before "
-            "the compiled code runs, so the arguments must be Python values or arrays known while "
-            "compiling (only normal(), uniform() and exponential() take traced parameters). Pass "
-            "the parameters as static arguments, or draw outside the jitted function."),
+            f"{label} {where} with a traced argument, from a generator made in the function "
+            "with a seed: jitcore gives its draws the same numbers on every call, made while "
+            "compiling, so the arguments must be Python values or arrays known then (only "
+            "normal(), uniform() and exponential() take traced parameters from it). Make the "
+            "generator outside the jitted function and pass it in (its draws then take any "
+            "parameters), or pass the parameters as static arguments."),
             *pytree.flatten((args, kwargs))[0])
     params, standard, formula = spec
     names = [p for p, _ in params] + ["size"]
@@ -264,6 +305,116 @@ def _affine(recorder, owner, method, label, where, args, kwargs, frame=None, eag
     if isinstance(z, float) or (isinstance(z, Tracer) and z.weak):  # no size: NumPy's is a Python float
         out = fresh(out, scalar=True, weak=True)
     return out
+
+
+# Values that stand for traced parameters in a draw made on a copy of the generator while
+# tracing, for the result's shape, dtype and Python type: the first two sets NumPy accepts (a
+# probability, a count, a shape > 1 for zipf, a bound above 0) are used, and must agree.
+_STAND_INS = (0.5, 1, 2, 3, 0.25, 0.1)
+
+
+def _draw_running(recorder, owner, method: str, args, kwargs):
+    """A draw made by NumPy's own sampler while the compiled code runs: an ``array.callback``
+    that calls ``owner.method`` with the run-time values of the traced arguments and fills its
+    result. The numbers, the generator's state after it, and the errors NumPy raises for bad
+    parameters (``ValueError: lam < 0``) are NumPy's, since NumPy makes them."""
+    trace = current_trace()
+    label, where = _label(owner, method), f"inside {recorder.function_name}()"
+    leaves, tree = pytree.flatten((args, kwargs))
+    traced = [isinstance(x, Tracer) for x in leaves]
+    samples, errors = [], []
+    # each traced argument c times its place among them (low < high, left <= mode <= right),
+    # then all of them c (a probability and a count)
+    rising = [sum(traced[:i + 1]) for i in range(len(leaves))]
+    tried = set()  # stand-ins that differ (0.25 and 0.5 are both 0 for an integer)
+    for c, rise in [(c, True) for c in _STAND_INS] + [(c, False) for c in _STAND_INS]:
+        stand = [_stand_in(x, c * r if rise else c) if t else x for x, t, r in zip(leaves, traced, rising)]
+        seen = tuple(np.asarray(v).tobytes() for v, t in zip(stand, traced) if t)
+        if seen in tried:
+            continue
+        tried.add(seen)
+        a, k = pytree.unflatten(tree, stand)
+        try:
+            samples.append(getattr(copy.deepcopy(owner), method)(*a, **k))
+        except (ValueError, TypeError, OverflowError) as e:
+            errors.append(e)
+        if len(samples) == 2 or not any(traced):
+            break
+    if len(samples) < (2 if any(traced) else 1):  # two that agree, or the shape is not known
+        raise needs_static(UnsupportedError(
+            f"{label} {where} (at {user_location()}): NumPy refuses the stand-ins jitcore tries "
+            f"for its traced arguments ({errors[0]}), so it cannot tell the shape of its "
+            "result while compiling. Pass the parameters as static arguments, or draw outside "
+            "the jitted function."), *(x for x, t in zip(leaves, traced) if t))
+    sample = samples[0]
+    kinds = {(np.shape(x), np.asarray(x).dtype, type(x)) for x in samples}
+    if len(kinds) > 1:  # size=n, permutation(n) of a traced n
+        raise needs_static(UnsupportedError(
+            f"{label} {where} (at {user_location()}): the shape of its result depends on a "
+            "traced argument, and jitcore must know it while compiling. Pass that argument (a "
+            "size, a count) as a static argument."), *(x for x, t in zip(leaves, traced) if t))
+    dtype = np.asarray(sample).dtype
+    if not isinstance(sample, (np.ndarray, np.generic, bool, int, float)) or dtype not in SUPPORTED_DTYPES:
+        raise UnsupportedError(f"{label} {where} returns a {type(sample).__name__} of dtype "
+                               f"{dtype}, which jitcore cannot use")
+    kept = [None if t else (x.copy() if isinstance(x, np.ndarray) else x) for x, t in zip(leaves, traced)]
+    # per traced argument: (its data pointer's place, its place among the leaves, a reader)
+    reads = [(k, i, _run_time_reader(x)) for k, i in enumerate(i for i, t in enumerate(traced) if t)
+             for x in (leaves[i],)]
+    write = result_writer(np.shape(sample), dtype)
+    last = len(reads)  # the result's place among the data pointers
+    sampler = getattr(owner, method)  # a stand-in's forwards to each call's generator
+    # arguments that are no containers: rebuilt by position, without unflattening a tree
+    flat = len(leaves) == len(args) + len(kwargs)
+    names, n = list(kwargs), len(args)
+
+    def run(data) -> None:  # (runs once per draw: a loop's step pays for each line)
+        values = kept.copy()
+        for k, i, read in reads:
+            values[i] = read(data[k])
+        if not flat:
+            a, kw = pytree.unflatten(tree, values)
+            write(data[last], sampler(*a, **kw))
+        elif names:
+            write(data[last], sampler(*values[:n], **dict(zip(names, values[n:]))))
+        else:
+            write(data[last], sampler(*values))
+
+    operands = [x.value for x, t in zip(leaves, traced) if t]
+    result = TensorType(np.shape(sample), ir_type(dtype))
+    number = register_callback(run, raw=True)
+    op = trace.builder.create(array.CallbackOp, operands, [result], {"callback": number})
+    sources = frozenset().union(*(x.sources for x, t in zip(leaves, traced) if t))
+    out = Tracer(op.results[0], trace, sources | {"a random draw"})
+    out.scalar = not isinstance(sample, np.ndarray)
+    out.weak = type(sample) in (bool, int, float)  # a Python number, as NumPy's scalar draw gives
+    recorder.go_live(generator_key(owner))
+    return out
+
+
+def _stand_in(x: Tracer, c):
+    """A value of ``x``'s kind (a Python number, a NumPy scalar, an array) holding ``c``."""
+    a = np.full(x.shape, c).astype(x.dtype)
+    return _run_time_value(a, x.weak, x.scalar)
+
+
+def _run_time_reader(x: Tracer):
+    """``read(address)``: a traced argument's run-time value as the user's code holds it, a
+    Python number, a NumPy scalar or an array (``operand_reader`` gives a 0-d one as a number)."""
+    read = operand_reader(x.shape, x.dtype)
+    if x.ndim or x.weak:
+        return read
+    kind = x.dtype.type
+    if x.scalar:
+        return lambda address: kind(read(address))
+    return lambda address: np.array(read(address), dtype=kind)
+
+
+def _run_time_value(a: np.ndarray, weak: bool, scalar: bool):
+    """A traced argument's run-time value as the user's code holds it."""
+    if a.ndim == 0 and weak:
+        return a.item()
+    return a[()] if a.ndim == 0 and scalar else a
 
 
 def _check_parameters(method: str, generator: bool, values) -> None:

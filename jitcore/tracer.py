@@ -61,7 +61,8 @@ class Trace:
     builder: a tracer made at a smaller depth is from outside the current region."""
 
     __slots__ = ("builder", "function_name", "constants", "depth", "derived", "scalar_arguments",
-                 "star_items", "extents", "formatted", "appended", "catching", "local_copies")
+                 "star_items", "extents", "formatted", "appended", "catching", "local_copies",
+                 "arguments")
 
     def __init__(self, builder: Builder, function_name: str):
         self.builder = LocatingBuilder(builder.block, builder.before)
@@ -89,6 +90,9 @@ class Trace:
         # a traced value was written into, which every later write and read of it goes to
         # (autograph.local_arrays.written_copy)
         self.local_copies: dict[int, tuple] = {}
+        # The function's arguments, as traced (their versions count the writes so far): what a
+        # raise leaves in the caller's arrays (``raise_state``)
+        self.arguments: list[Tracer] = []
 
     @contextmanager
     def running(self):
@@ -360,12 +364,12 @@ class Tracer:
 
     def __repr__(self) -> str:
         # The user's code (repr(x), f"{x!r}"): a placeholder, as __format__'s
-        if is_user_file(sys._getframe(1).f_code.co_filename):
+        if formatting.for_user(sys._getframe(1).f_code.co_filename, is_user_file):
             return formatting.placeholder(self, formatting.REPR)
         return self.description()
 
     def __str__(self) -> str:
-        if is_user_file(sys._getframe(1).f_code.co_filename):  # str(x): a float32's short digits
+        if formatting.for_user(sys._getframe(1).f_code.co_filename, is_user_file):  # str(x): float32's digits
             return formatting.placeholder(self, formatting.STR)
         return self.description()
 
@@ -391,7 +395,7 @@ class Tracer:
     def __format__(self, spec: str) -> str:
         # The user's code (an f-string of theirs, not jitcore's messages): a placeholder,
         # filled in when the compiled code prints or raises it
-        if is_user_file(sys._getframe(1).f_code.co_filename):
+        if formatting.for_user(sys._getframe(1).f_code.co_filename, is_user_file):
             return formatting.placeholder(self, spec)
         if not spec:
             return self.description()
@@ -493,6 +497,22 @@ def as_scalar(x: Tracer) -> Tracer:
     if not isinstance(x, Tracer) or x.scalar or x.ndim:
         return x
     return fresh(x, True, x.weak)
+
+
+class Choice:
+    """The ``forward`` of a view that a traced condition chose (``aliasing.chosen``): ``read``
+    gives its value, ``arrays`` the arrays from outside it is where ``taken`` holds and where
+    it does not (None: a value of its own there), or None where it is a part of one. Kept as
+    data so that a result which is an argument itself on a path comes back as the caller's
+    array when that path ran (``compiler``: ``dispatch.Picked``)."""
+
+    __slots__ = ("read", "taken", "arrays")
+
+    def __init__(self, read, taken: Tracer, arrays: tuple | None):
+        self.read, self.taken, self.arrays = read, taken, arrays
+
+    def __call__(self, base: Tracer) -> Tracer:
+        return self.read(base)
 
 
 def make_view(base: Tracer, forward, backward, model=None) -> Tracer:

@@ -81,6 +81,17 @@ MUTANTS = [
            "return b.and_(b.lshr(n, extent(1)), extent(-2 * PAIRWISE_LANES))",
            "a float sum's halves split at a multiple of 16, not NumPy's 8: last bits differ",
            ("tests/jitcore/test_numpy_summation_order.py",)),
+    Mutant("pairwise-leaf-start-not-frozen", "codegen/cpu/reduction.py",
+           "firsts = [freeze(b, self._at(first)) for first, _ in leaves]",
+           "firsts = [self._at(first) for first, _ in leaves]",
+           "side-by-side leaves read from their starts as sums of splits: the SLP vectorizer "
+           "gathers the 2nd-4th leaf of sum(x * y) element by element (float64 2x slower)",
+           ("tests/jitcore/test_pairwise_speed_47.py",)),
+    Mutant("pairwise-leaf-start-of-the-first", "codegen/cpu/reduction.py",
+           "self._group(b.add(firsts[s], b.mul(g, width)), sets[s])",
+           "self._group(b.add(firsts[0], b.mul(g, width)), sets[s])",
+           "every side-by-side leaf of a cheap body reads the first leaf's elements",
+           ("tests/jitcore/test_pairwise_speed_47.py",)),
     Mutant("derived-extent-off-by-one", "codegen/loops.py",
            'return s, 1, 1, n - s\n    for scale', 'return s, 1, 1, n - s + 1\n    for scale',
            "an extent near a symbol (n - 2) derived one too large: a loop's bound, a read's offset",
@@ -90,8 +101,8 @@ MUTANTS = [
            "a loop's steps held back for after its middle never run (x[i - 1:i + 2] windows)",
            ("tests/jitcore/test_loops_size_generic.py",)),
     Mutant("fresh-array-join-ignores-other-holders", "jitcore/autograph/aliasing.py",
-           "                if holds(v):\n                    return True",
-           "                if holds(v):\n                    return False",
+           "                if found is not None:\n                    return f\"'{found}'\"",
+           "                if found is not None:\n                    return None",
            "an array written in place on one path of a traced if and rebound on the other is "
            "joined by value while another name holds it (g = fs): that name misses the write",
            ("tests/jitcore/test_loop_consistency_46.py",)),
@@ -402,6 +413,17 @@ MUTANTS = [
            "of itself and the pieces before it, not of those before it only: keys land in the "
            "next bucket or past the lane",
            ("tests/jitcore/test_sorting.py",)),
+    Mutant("int-spread-shifts-one-too-far", "codegen/cpu/sort_ints.py",
+           "    return b.call(ctlz, [span, ll.Constant(I1, 0)])",
+           "    return b.add(b.call(ctlz, [span, ll.Constant(I1, 0)]), ll.Constant(t, 1))",
+           "a long int lane's keys spread over the width shift one bit past the span's top bit: "
+           "the largest values' top bit is lost and they sort among the smallest",
+           ("tests/jitcore/test_sort_speed_47.py",)),
+    Mutant("int-counting-sort-from-zero", "codegen/cpu/sort_ints.py",
+           "        value = k.back(b, b.add(lo, b.trunc(s, t) if t.width < 64 else s))",
+           "        value = k.back(b, b.trunc(s, t) if t.width < 64 else s)",
+           "a counted int lane writes each counter's offset from the smallest key, not the value",
+           ("tests/jitcore/test_sort_speed_47.py",)),
     Mutant("select-equals-end-one-late", "codegen/cpu/sort_select.py",
            'b.cbranch(b.icmp_signed("<", k, equal), done, next_round)',
            'b.cbranch(b.icmp_signed("<=", k, equal), done, next_round)',
@@ -1013,8 +1035,8 @@ MUTANTS = [
            "another dtype runs the code compiled for the old one",
            ("tests/jitcore/test_dispatch_native_forms.py",)),
     Mutant("native-calltime-guards-dropped", "jitcore/native_call.py",
-           "    for read, value in inputs.guards:\n        where = _read_of(read)",
-           "    for read, value in ():\n        where = _read_of(read)",
+           "    for read, value in inputs.guards:\n        if type(read) is calltime.IsRead",
+           "    for read, value in ():\n        if type(read) is calltime.IsRead",
            "a global number the code was traced with is not compared on the native call: a new value "
            "runs the old code",
            ("tests/jitcore/test_dispatch_native_forms.py",)),
@@ -1574,6 +1596,19 @@ MUTANTS = [
            "default_rng(seed) with seed an argument: every call's generator made from one seed, "
            "not the call's (before session 46 the seed was static, one compile per seed)",
            ("tests/jitcore/test_seed_arguments_46.py",)),
+    # session 47
+    Mutant("live-generator-loop-not-retraced", "jitcore/calltime.py",
+           "                self._again.add(frame.key)",
+           "                pass",
+           "a static loop that pre-drew rng.normal() for every step before the call, then met "
+           "rng.gamma(traced) made as the code runs: the normals come out of NumPy's order",
+           ("tests/jitcore/test_random_params_47.py",)),
+    Mutant("loop-draws-batched-across-samplers", "jitcore/calltime.py",
+           "            if key is None or len(calls) != 1 or None in calls:",
+           "            if key is None or None in calls:",
+           "a loop's rng.normal() and rng.random() of one generator drawn in one call of the first's "
+           "sampler: the second site gets normals, and the stream's order is lost",
+           ("tests/jitcore/test_random_params_47.py",)),
     Mutant("dict-keys-sorted", "jitcore/pytree.py",
            "        return TreeDef(\"dict\", tuple(_flatten(v, leaves) for v in tree.values()), tuple(tree))",
            "        return TreeDef(\"dict\", tuple(_flatten(tree[k], leaves) for k in sorted(tree)), "
@@ -1598,8 +1633,8 @@ MUTANTS = [
            "(before session 42)",
            ("tests/jitcore/test_pitfalls.py",)),
     Mutant("str-of-tracer-is-its-description", "jitcore/tracer.py",
-           "        if is_user_file(sys._getframe(1).f_code.co_filename):  "
-           "# str(x): a float32's short digits",
+           "        if formatting.for_user(sys._getframe(1).f_code.co_filename, is_user_file):  "
+           "# str(x): float32's digits",
            "        if False:",
            "str(n) + '!' and repr(x.sum()) in the user's print gave 'Traced<i64[]>' (before session 42)",
            ("tests/jitcore/test_formatting.py",)),
@@ -1798,11 +1833,51 @@ MUTANTS = [
            "a trace retried with reads concrete (x[:int(N[0])] + N) keeps the first call's "
            "int(N[0]) while N itself is read at each call",
            ("tests/jitcore/test_call_time_derived_47.py",)),
+    Mutant("append-region-unchecked", "jitcore/autograph/appending.py",
+           "    return current_trace().depth == appended.depth",
+           "    return True",
+           "an append under a traced if that the if was not told of (through a path, hits['n']) "
+           "is compiled as if it ran at every step (3000 items where Python keeps 1902)",
+           ("tests/jitcore/test_traced_effects_round45.py", "tests/jitcore/test_data_length_loops_47.py")),
+    Mutant("counted-prefix-not-from-the-end", "jitcore/indexing.py",
+           "return start, prims.where(stop < 0, stop + size, stop)",
+           "return start, stop",
+           "out[:k] with a negative traced k keeps nothing (NumPy counts it from the end)",
+           ("tests/jitcore/test_data_length_loops_47.py",)),
     Mutant("lcm-overflow-unchecked", "jitcore/autograph/math_calls.py",
            "raise_at_first(step > np.iinfo(np.int64).max // np.maximum(np.abs(b), 1), 0,",
            "raise_at_first(step < 0, 0,",
            "math.lcm past int64 wraps around instead of Python's exact int (OverflowError)",
            ("tests/jitcore/test_messages_46.py",)),
+    Mutant("kept-array-joined-as-before", "jitcore/autograph/statements.py",
+           "        if writes.wrote[i] and len(leaves) == 1 and first[0] is second[0] is init[i]:",
+           "        if False:",
+           "a traced if whose paths both keep an array, one writing it, leaves every name of it "
+           "holding its value from before the write (g = fs; fs[-1] = 7 under if: g misses it)",
+           ("tests/jitcore/test_alias_identity_47.py",)),
+    Mutant("raise-forgets-written-arguments", "jitcore/dispatch.py",
+           "        _HELD.values = dict(zip(positions, arrays))",
+           "        _HELD.values = {}",
+           "x[0] = 5 before a raise the compiled code makes is lost from the caller's x",
+           ("tests/jitcore/test_alias_identity_47.py",)),
+    Mutant("native-list-guard-by-value", "jitcore/native_call.py",
+           'self.branch(b.icmp_unsigned("==", obj, expected), "same_object", mismatch)',
+           'self.branch(b.icmp_unsigned("==", obj, obj), "same_object", mismatch)',
+           "a global list bound anew passes the native call's identity guard: its items are read from "
+           "the old list",
+           ("tests/jitcore/test_call_time_item_reads_47.py",)),
+    Mutant("int-range-ask-unnoted", "jitcore/primitives.py",
+           "        int_range_asked.yes = True\n",
+           "        pass\n",
+           "a Python int traced as any int64 is taken to fit an int8 array without tracing again with its "
+           "bounds: int8 + 300 wraps where NumPy 2 raises OverflowError",
+           ("tests/jitcore/test_int_arguments_one_compile_47.py",)),
+    Mutant("print-object-text-at-run-time", "jitcore/autograph/runtime.py",
+           "    with formatting.users_text():\n        return str(arg)",
+           "    return arg",
+           "print(obj) of the user's object makes its text when the compiled code runs: jitcore's "
+           "placeholders show in place of its traced values",
+           ("tests/jitcore/test_print_objects_47.py",)),
 ]
 
 

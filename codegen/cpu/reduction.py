@@ -92,7 +92,7 @@ from jitcore.codegen.cpu import cost
 from jitcore.codegen.cpu.block_order import reads_from_memory
 from jitcore.codegen.cpu.strided_copy import StridedCopy
 from jitcore.codegen.llvm_types import I8, I64, constant, i64, value_type
-from jitcore.codegen.loops import emit_loop, extent, static_value
+from jitcore.codegen.loops import emit_loop, extent, freeze, static_value
 from jitcore.ir.attributes import numpy_dtype
 from jitcore.ir.core import Operation, Value
 from jitcore.ir.dialects import kernel
@@ -1337,8 +1337,9 @@ class PairwiseRow(RowReduction):
     def _leaves(self, leaves: list) -> None:
         """Leaves ``(first, m)`` (``m <= 128``; several: one whole subtree's, in order) summed
         side by side into ``self.totals``: their groups of 8 in one loop, each into its own
-        lanes, the longer ones' last groups after; then each leaf's lane tree and tail (in
-        order), and the leaves added as the tree adds them (pairwise, left + right). A costly
+        lanes, the longer ones' last groups after; then their lane trees (all at once:
+        ``_lane_trees``) and each leaf's tail (in order), and the leaves added as the tree adds
+        them (pairwise, left + right). A costly
         body's elements (``self.elements``: the math library) are computed first, for every
         leaf at once, in one loop LLVM vectorizes at full width and interleaves
         (``_elements_into_temps``); the groups then add those. Each lane adds its elements in
@@ -1361,23 +1362,29 @@ class PairwiseRow(RowReduction):
             for k in range(len(types)):  # -0.0 + x is x, bit for bit: r[j] = a[j]
                 self.store_lanes(k, ll.Constant(self._vector_type(k), [-0.0] * self.lanes), arrays[k])
 
+        # A cheap body reads each leaf in place from its start frozen (``loops.freeze``), so
+        # that LLVM's SLP vectorizer loads a group of 8 as one vector, where from the start's
+        # sum of splits it took them for scattered elements and gathered them (float64
+        # sum(x * y) 2x slower).
+        firsts = [freeze(b, self._at(first)) for first, _ in leaves]
+
         def group(s, g):
-            at = b.add(offsets[s], b.mul(g, width))
             if not costly:
-                self._group(b.add(start, at), sets[s])
+                self._group(b.add(firsts[s], b.mul(g, width)), sets[s])
                 return
+            at = b.add(offsets[s], b.mul(g, width))
             for k, c in enumerate(self.merging.combiners):
                 x = self.load_lanes(k, self._temp(k, at))
                 self.store_lanes(k, combine(b, c, self.load_lanes(k, sets[s][k]), x), sets[s][k])
 
         emit_loop(b, common, lambda g: [group(s, g) for s in range(len(leaves))])
-        for s, g in enumerate(groups):
-            emit_loop(b, b.sub(g, common), lambda i, s=s: group(s, b.add(common, i)))
+        for s, g in enumerate(groups):  # a longer leaf's last groups (unrolled, SLP gathered them)
+            emit_loop(b, b.sub(g, common), lambda i, s=s: group(s, b.add(common, i)), unroll=costly)
         sums = []
-        for s, ((_, m), arrays, total) in enumerate(zip(leaves, sets, totals)):
-            with self._lanes_in(arrays):
-                for slot, value in zip(total, self._lane_tree()):
-                    b.store(value, slot)
+        trees = self._lane_trees(sets)
+        for s, ((_, m), total) in enumerate(zip(leaves, totals)):
+            for slot, value in zip(total, trees[s]):
+                b.store(value, slot)
             whole = b.add(offsets[s], b.shl(groups[s], extent(3)))
             rest = b.sub(m, b.shl(groups[s], extent(3)))
             if costly:
@@ -1443,18 +1450,37 @@ class PairwiseRow(RowReduction):
         with self._copied(self._at(first), m):
             self._leaves([(first, m)])
 
-    def _lane_tree(self) -> list[ll.Value]:
-        """The lanes combined ((0 + 1) + (2 + 3)) + ((4 + 5) + (6 + 7)): even + odd, halving."""
-        b = self.b
-        parts = [self.load_lanes(k, self.arrays[k]) for k in range(len(self.types))]
-        width = self.lanes
-        while width > 1:
-            width //= 2
-            picks = ll.VectorType(ll.IntType(32), width)
-            even, odd = (ll.Constant(picks, list(range(first, 2 * width, 2))) for first in (0, 1))
-            parts = self.merging.merge(b, [b.shuffle_vector(v, v, even) for v in parts],
-                                       [b.shuffle_vector(v, v, odd) for v in parts])
-        return [b.extract_element(v, ll.Constant(ll.IntType(32), 0)) for v in parts]
+    def _lane_trees(self, sets: list) -> list[list[ll.Value]]:
+        """Each leaf's lanes (``sets``: a leaf's lane arrays each) combined as NumPy combines
+        its 8 accumulators, ``((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))`` (adjacent
+        lanes, halving), every leaf at once: two leaves' vectors become one of their
+        adjacent lanes' sums (the evens + the odds of the two side by side), so each level is
+        one add for every leaf, not one a leaf (4 leaves: 3 shuffled adds in all, where a tree
+        of 3 levels per leaf, each a chain of extracts and horizontal adds, took 30% of a
+        float32 sum of 10^5). The same pairs in the same order: the same bits. A leaf's total
+        per result, leaf by leaf."""
+        b, ks = self.b, range(len(self.types))
+        parts = [[self.load_lanes(k, arrays[k]) for k in ks] for arrays in sets]
+        i32 = ll.IntType(32)
+
+        def picks(width, first):
+            return ll.Constant(ll.VectorType(i32, width), list(range(first, 2 * width, 2)))
+
+        per = self.lanes  # lanes of each leaf, adjacent in its vector
+        while per > 1:
+            if len(parts) > 1:
+                width = parts[0][0].type.count
+                pairs = zip(parts[::2], parts[1::2])
+            else:
+                width = parts[0][0].type.count // 2
+                pairs = [(parts[0], parts[0])]
+            parts = [self.merging.merge(b, [b.shuffle_vector(u, v, picks(width, 0)) for u, v in zip(x, y)],
+                                        [b.shuffle_vector(u, v, picks(width, 1)) for u, v in zip(x, y)])
+                     for x, y in pairs]
+            per //= 2
+        width = parts[0][0].type.count
+        return [[b.extract_element(parts[s // width][k], ll.Constant(i32, s % width)) for k in ks]
+                for s in range(len(sets))]
 
     def finish(self) -> None:
         """result + the row's pairwise total."""

@@ -1,17 +1,18 @@
-"""Long float sorts as radix sorts emitted directly as LLVM IR.
+"""Long float and int sorts as radix sorts emitted directly as LLVM IR.
 
 ``passes/kernelize/sort.py`` marks the radix-sort kernels it builds with ``sort_axis``; their
 ``scf`` bodies sort correctly, but each pass goes through the kernel's indexed-result machinery
 (counters as an indexed result, the key recomputed from the value). For float32 and float64
 lanes along the last axis, ``emit_sort_kernel`` emits a routine of its own instead (measured on
-10^6 floats: docs/performance.md, "Sorting"). Keys are ``sort_keys.SortKeys``: -0.0 keys as
-0.0, every NaN as all ones, so the passes move keys, and a lane holding -0.0 or NaN ends with
-``sort_keys.restore_lost``, which puts back the signs and bits of its zeros and NaNs in input
-order: exactly NumPy's stable sort. Kernels of lanes up to 8192 long with enough lanes go to
-``sort_lanes.py`` first (groups of lanes in a sorting network). A float64 ``sort``, and a
-float32 one of 2^16 keys or more, goes by buckets (``sort_buckets.py``, ``sort_range.py``);
-shorter float32 sorts and every ``argsort`` by LSD passes over the whole lane (``_LaneSort``
-here):
+10^6 floats: docs/performance.md, "Sorting"), and for 32- and 64-bit ints (sorts, and 64-bit
+argsorts) after ``sort_ints.py``'s read of the lane's range (sort47). Keys are
+``sort_keys.SortKeys``: a float's -0.0 keys as 0.0, every NaN as all ones, so the passes move
+keys, and a lane holding -0.0 or NaN ends with ``sort_keys.restore_lost``, which puts back the
+signs and bits of its zeros and NaNs in input order: exactly NumPy's stable sort. Kernels of
+lanes up to 8192 long with enough lanes go to ``sort_lanes.py`` first (groups of lanes in a
+sorting network). A float64 ``sort``, and a float32 one of 2^16 keys or more, goes by buckets
+(``sort_buckets.py``, ``sort_range.py``); shorter float32 sorts and every ``argsort`` by LSD
+passes over the whole lane (``_LaneSort`` here):
 
 1. one read turns each float into its key and counts every digit (8 bits: 4 passes for
    float32, 8 for float64; 11 bits measured slower, as did write-combining buffers);
@@ -36,7 +37,7 @@ import threading
 
 from llvmlite import ir as ll
 
-from jitcore.codegen.cpu import runtime, sort_buckets, sort_lanes, sort_select, sort_short
+from jitcore.codegen.cpu import runtime, sort_buckets, sort_ints, sort_lanes, sort_select, sort_short
 from jitcore.codegen.cpu.sort_buckets import BucketSort, emit_address_table, load_address_table
 from jitcore.codegen.cpu.sort_keys import DIGIT_BITS, RADIX, SortKeys, restore_lost
 from jitcore.codegen.cpu.sort_keys import c64 as _c
@@ -57,6 +58,7 @@ PIECE = 1 << 17  # elements per piece, at least (a lane shorter than two pieces 
 # 8 pieces on 2 threads took 1.7x the CPU time of one piece (each pass after the first counts
 # its pieces again) and 1.7x the wall time; raise it where cores are idle.
 MAX_PIECES = 1
+_NO_OFFSET = _c(0)  # floats' keys, and ints' bucketed whole
 SORT_AXIS = "sort_axis"  # the attribute kernelize/sort.py marks its radix kernels with
 ENABLED = True  # False: the kernels' own scf loops (tools/bench_sort.py's baseline)
 
@@ -68,7 +70,8 @@ def pieces(n: int) -> int:
 def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[bool],
                      sizes=None) -> ll.Function | None:
     """``op`` as kernel ``name`` running this module's radix sort on each lane; None if ``op``
-    is not a radix-sort kernel of float32/float64 along its last axis (the caller emits its
+    is not a radix-sort kernel of 32- or 64-bit floats or ints along its last axis, or is an
+    int32 argsort (the caller emits its
     ``scf`` body). A partition's kernel selects instead (``sort_select.py``; ``sizes``: a
     size-generic function's run-time extents, which only it takes)."""
     selected = sort_select.emit_select_kernel(module, name, op, strided, sizes)
@@ -87,7 +90,13 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
     x = op.operands[0]
     t = x.type.element
     n = x.type.shape[axis] if x.type.rank else 0
-    if axis != x.type.rank - 1 or not t.is_float or t.bitwidth not in (32, 64) or not 2 <= n < 2**31:
+    if axis != x.type.rank - 1 or t.bitwidth not in (32, 64) or not 2 <= n < 2**31:
+        return None
+    kind = "f" if t.is_float else "u" if t.is_unsigned else "i" if t.is_integer else None
+    # an int32 argsort stays the kernel's loops: their 11-bit digits (3 passes) beat these
+    # 8-bit ones (4) on 10^6 full-range int32 (41 against 43 ms CPU; int64 101 against 90,
+    # load 12: docs/performance.md, sort47)
+    if kind is None or (argsort and kind != "f" and t.bitwidth < 64):
         return None
     fn, operands, _, _ = kernel_function(module, name, [*op.operands, *op.results], strided)
     source = operands[0]
@@ -98,11 +107,16 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
     bucketed = MSD and not argsort and n >= BUCKETS_FROM[t.bitwidth]
     table_slots = 2 * op.results[-1].type.shape[-1]  # i32 counters in a lane of the i64 counts
     if bucketed:
-        sorter = BucketSort(module, name, b, t.bitwidth, n, table_slots)
+        sorter = BucketSort(module, name, b, t.bitwidth, n, table_slots, kind)
     else:
-        sorter = _LaneSort(module, name, b, t.bitwidth, argsort, n)
+        sorter = _LaneSort(module, name, b, t.bitwidth, argsort, n, kind)
+    keys = SortKeys(t.bitwidth, kind)
+    # ints close together are spread over the keys' width first (sort_ints.py): sorted as
+    # unsigned keys read from buffer B (the buckets' scatter reads it whole before B is scratch)
+    spread = BucketSort(module, name, b, t.bitwidth, n, table_slots, "u") \
+        if bucketed and kind != "f" else None
 
-    def run_lane(ivs):
+    def run_lane(ivs, offset=_NO_OFFSET):
         zero = [*ivs, ll.Constant(I64, 0)]
         src = element_pointer(b, source.pointer, zero, source.strides, elem)
         bufs = [element_pointer(b, r.pointer, zero, r.strides, elem if k < 2 else I64)
@@ -114,9 +128,44 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
             return
         if not argsort:
             bufs += [ll.Constant(PTR, None)] * 2
-        sorter.sort(src, source.strides[-1], *bufs)
+        sorter.sort(src, source.strides[-1], *bufs, offset)
 
-    _nest(b, extents(x.type.shape[:-1]), run_lane)
+    def int_lane(ivs):  # close values counted (sort_ints.py), others by the radix above
+        zero = [*ivs, ll.Constant(I64, 0)]
+        src = element_pointer(b, source.pointer, zero, source.strides, elem)
+        counts = results[-1]
+        tables = element_pointer(b, counts.pointer, zero, counts.strides, I64)
+        lo, span = sort_ints.emit_key_range(b, keys, src, source.strides[-1], _c(n))
+        offset = b.zext(lo, I64) if keys.width < 64 else lo  # for LSD passes (_LaneSort.sort)
+        if argsort:  # positions to keep: LSD passes, no counting, no spreading
+            run_lane(ivs, offset)
+            return
+        fits = b.icmp_unsigned("<", span, ll.Constant(keys.type, table_slots))
+        with b.if_else(fits) as (counted, wide):
+            with counted:
+                out = element_pointer(b, buffers[0].pointer, zero, buffers[0].strides, elem)
+                sort_ints.emit_counting_sort(b, module, keys, src, source.strides[-1], out,
+                                                 tables, lo, span, _c(n))
+            with wide:
+                if spread is None:
+                    run_lane(ivs, offset)
+                else:
+                    spread_lane(ivs, src, tables, lo, span)
+
+    def spread_lane(ivs, src, tables, lo, span):
+        zero = [*ivs, ll.Constant(I64, 0)]
+        shift = sort_ints.spread_shift(b, module, span)
+        with b.if_else(b.icmp_unsigned("==", shift, ll.Constant(keys.type, 0))) as (whole, close):
+            with whole:
+                run_lane(ivs)
+            with close:
+                a_keys, b_keys = (element_pointer(b, r.pointer, zero, r.strides, elem) for r in buffers[:2])
+                sort_ints.emit_spread(b, keys, src, source.strides[-1], b_keys, lo, shift, _c(n))
+                spread.use_tables(tables)
+                spread.sort(b_keys, _c(1), a_keys, b_keys)
+                sort_ints.emit_gather_back(b, keys, a_keys, lo, shift, _c(n))
+
+    _nest(b, extents(x.type.shape[:-1]), run_lane if kind == "f" else int_lane)
     b.ret_void()
     return fn
 
@@ -132,24 +181,25 @@ def _nest(b: ll.IRBuilder, outer: list, body, ivs=()) -> None:
 # module of their own (``_LaneKernels``) whose symbols every sorting function's module declares
 # and calls (as ``sort_buckets.py``'s): the lane's length and pieces are their arguments.
 SYMBOL_PREFIX = "jitcore_cpu_sort_lsd"
-_SYMBOL = re.compile(SYMBOL_PREFIX + r"_f(32|64)_(sort|argsort)")
+_SYMBOL = re.compile(SYMBOL_PREFIX + r"_([fiu])(32|64)_(sort|argsort)")
 KERNELS = ("count", "scatter", "recount")
-_KERNEL_PARAMS = {"count": (3, 5), "scatter": (6, 8), "recount": (2, 5)}  # pointers, ints
+_KERNEL_PARAMS = {"count": (3, 6), "scatter": (6, 9), "recount": (2, 5)}  # pointers, ints
 
 
-def shared_symbol(width: int, argsort: bool, kernel: str | None = None) -> str:
-    """The symbol of ``kernel`` of the shared LSD module of (``width``, ``argsort``), or (None)
-    of its table of the kernels' addresses (a prefix of theirs)."""
-    base = f"{SYMBOL_PREFIX}_f{width}_{'argsort' if argsort else 'sort'}"
+def shared_symbol(width: int, argsort: bool, kernel: str | None = None, kind: str = "f") -> str:
+    """The symbol of ``kernel`` of the shared LSD module of (``kind``, ``width``, ``argsort``),
+    or (None) of its table of the kernels' addresses (a prefix of theirs)."""
+    base = f"{SYMBOL_PREFIX}_{kind}{width}_{'argsort' if argsort else 'sort'}"
     return base if kernel is None else f"{base}_{kernel}"
 
 
 class _Lanes:
-    """Lanes of keys of ``width`` bits, counted per piece and pass (``DIGIT_BITS`` a pass)."""
+    """Lanes of keys of ``width`` bits (values of ``kind``), counted per piece and pass
+    (``DIGIT_BITS`` a pass)."""
 
-    def __init__(self, width: int, argsort: bool):
+    def __init__(self, width: int, argsort: bool, kind: str = "f"):
         self.argsort = argsort
-        self.k = SortKeys(width)
+        self.k = SortKeys(width, kind)
         self.passes = -(-width // DIGIT_BITS)
 
     def slot(self, b: ll.IRBuilder, counts, piece, p, digit) -> ll.Value:
@@ -167,12 +217,13 @@ class _LaneSort(_Lanes):
     scatter phases are the process's shared kernels (``_LaneKernels``; the runtime runs their
     pieces)."""
 
-    def __init__(self, module: ll.Module, name: str, b: ll.IRBuilder, width: int, argsort: bool, n: int):
-        super().__init__(width, argsort)
+    def __init__(self, module: ll.Module, name: str, b: ll.IRBuilder, width: int, argsort: bool, n: int,
+                 kind: str = "f"):
+        super().__init__(width, argsort, kind)
         self.module, self.b, self.n = module, b, n
         self.pieces = pieces(n)
         self.counter, self.scatterer, self.recounter = (
-            sort_buckets.declare_kernel(module, shared_symbol(width, argsort, kernel),
+            sort_buckets.declare_kernel(module, shared_symbol(width, argsort, kernel, kind),
                                         *_KERNEL_PARAMS[kernel])
             for kernel in KERNELS)
         if self.pieces == 1:
@@ -188,13 +239,16 @@ class _LaneSort(_Lanes):
     def launch(self, kernel: ll.Function, args: list) -> None:
         runtime.emit_launch(self.b, kernel, args, runtime.Split(self.pieces, self.n))
 
-    def sort(self, src, stride, key_a, key_b, pos_a, pos_b) -> None:
+    def sort(self, src, stride, key_a, key_b, pos_a, pos_b, offset: ll.Value = _NO_OFFSET) -> None:
+        """``offset`` (ints): a key less than or equal to the lane's smallest, subtracted from
+        every key, so that digits above the span's top bit are the same for every key and
+        skipped (ints of +-1000 differ in every byte of their sign-flipped keys)."""
         b = self.b
         memset = self.module.declare_intrinsic("llvm.memset", [PTR, I64])
         size = self.pieces * self.passes * RADIX
         b.call(memset, [self.counts, ll.Constant(I8, 0), _c(4 * size), ll.Constant(I1, 0)])
         # 1. count, per piece
-        self.launch(self.counter, [src, self.counts, self.lost, stride, *self.lane])
+        self.launch(self.counter, [src, self.counts, self.lost, stride, offset, *self.lane])
         lost = ll.Constant(I1, 0)
         for c in range(self.pieces):
             lost = b.or_(lost, b.trunc(b.load(b.gep(self.lost, [_c(c)], source_etype=I8), typ=I8), I1))
@@ -210,9 +264,9 @@ class _LaneSort(_Lanes):
             with none:  # every key equal: the lane is sorted as it is
                 self.copy_lane(src, stride, key_a, pos_a)
             with some:
-                self.run_passes(m, src, stride, key_a, key_b, pos_a, pos_b)
+                self.run_passes(m, src, stride, key_a, key_b, pos_a, pos_b, offset)
         # 4. zeros and NaNs back in input order, with their signs and bits
-        if not self.argsort:
+        if not self.argsort and self.k.floats:
             with b.if_then(lost, likely=False):
                 restore_lost(b, self.k, src, stride, key_a, self.n)
 
@@ -252,7 +306,7 @@ class _LaneSort(_Lanes):
 
         emit_loop(b, _c(self.n), copy)
 
-    def run_passes(self, m, src, stride, key_a, key_b, pos_a, pos_b) -> None:
+    def run_passes(self, m, src, stride, key_a, key_b, pos_a, pos_b, offset) -> None:
         b = self.b
         b.store(_c(0), self.j)
 
@@ -271,7 +325,7 @@ class _LaneSort(_Lanes):
                 first = b.zext(is_first, I64)
                 last = b.zext(b.icmp_unsigned("==", j, b.sub(m, _c(1))), I64)
                 self.launch(self.scatterer, [src, key_src, key_dst, pos_src, pos_dst, self.counts,
-                                             stride, p, first, last, *self.lane])
+                                             stride, p, first, last, offset, *self.lane])
                 b.store(b.add(j, _c(1)), self.j)
 
         emit_loop(b, _c(self.passes), one)
@@ -281,19 +335,31 @@ class _LaneKernels(_Lanes):
     """The module of the LSD kernels that every lane sort of (``width``, ``argsort``) calls,
     external, and ``i64 table(i64 j)``: the address of kernel ``KERNELS[j]``."""
 
-    def __init__(self, width: int, argsort: bool):
-        super().__init__(width, argsort)
+    def __init__(self, width: int, argsort: bool, kind: str = "f"):
+        super().__init__(width, argsort, kind)
         self.module = ll.Module()
-        kernels = [self._count_kernel(shared_symbol(width, argsort, "count")),
-                   self._scatter_kernel(shared_symbol(width, argsort, "scatter")),
-                   self._recount_kernel(shared_symbol(width, argsort, "recount"))]
-        emit_address_table(self.module, shared_symbol(width, argsort), kernels)
+        kernels = [self._count_kernel(shared_symbol(width, argsort, "count", kind)),
+                   self._scatter_kernel(shared_symbol(width, argsort, "scatter", kind)),
+                   self._recount_kernel(shared_symbol(width, argsort, "recount", kind))]
+        emit_address_table(self.module, shared_symbol(width, argsort, None, kind), kernels)
 
     def bounds(self, b: ll.IRBuilder, piece: ll.Value, n, pieces) -> tuple[ll.Value, ll.Value]:
         """Elements ``[lo, hi)`` of ``piece`` of ``pieces`` of a lane of ``n``."""
         def start(c):
             return b.udiv(b.mul(c, n), pieces)
         return start(piece), start(b.add(piece, _c(1)))
+
+    def key(self, b: ll.IRBuilder, bits, offset) -> tuple[ll.Value, ll.Value]:
+        """``SortKeys.of`` less ``offset`` (an i64; ints only: floats' keys are their own)."""
+        key, lost = self.k.of(b, bits)
+        return (key, lost) if self.k.floats else (b.sub(key, self._narrow(b, offset)), lost)
+
+    def value(self, b: ll.IRBuilder, key, offset) -> ll.Value:
+        """The value of a key that ``key`` made."""
+        return self.k.back(b, key if self.k.floats else b.add(key, self._narrow(b, offset)))
+
+    def _narrow(self, b: ll.IRBuilder, offset) -> ll.Value:
+        return b.trunc(offset, self.k.type) if self.k.width < 64 else offset
 
     def digit(self, b: ll.IRBuilder, key: ll.Value, p: ll.Value) -> ll.Value:
         """Digit ``p`` of ``key`` as an i64 bucket number."""
@@ -315,10 +381,10 @@ class _LaneKernels(_Lanes):
         emit_loop(b, b.sub(hi, lo), lambda c: body(b.add(lo, c)))
 
     def _count_kernel(self, name: str) -> ll.Function:
-        """``(src, counts, lost, stride, lo, hi)``: count every digit of each piece's keys, and
-        note a piece holding -0.0 or NaN."""
-        fn, b = self._kernel(name, 3, 1)
-        src, counts, lost, stride, n, count_of = fn.args[:6]
+        """``(src, counts, lost, stride, offset, lo, hi)``: count every digit of each piece's
+        keys (less ``offset``), and note a piece holding -0.0 or NaN."""
+        fn, b = self._kernel(name, 3, 2)
+        src, counts, lost, stride, offset, n, count_of = fn.args[:7]
 
         def piece(c):
             first, end = self.bounds(b, c, n, count_of)
@@ -327,7 +393,7 @@ class _LaneKernels(_Lanes):
             b.store(ll.Constant(I1, 0), flag)
 
             def count(i, step):
-                key, special = self.k.of(b, self.load(b, src, step, b.add(first, i)))
+                key, special = self.key(b, self.load(b, src, step, b.add(first, i)), offset)
                 b.store(b.or_(b.load(flag, typ=I1), special), flag)
                 for p in range(self.passes):
                     at = self.slot(b, counts, c, _c(p), self.digit(b, key, _c(p)))
@@ -363,11 +429,12 @@ class _LaneKernels(_Lanes):
         return fn
 
     def _scatter_kernel(self, name: str) -> ll.Function:
-        """``(src, key_src, key_dst, pos_src, pos_dst, counts, stride, p, first, last, lo, hi)``:
-        pass ``p`` of each piece, from the floats at ``src`` when ``first`` (else the keys at
-        ``key_src``), writing floats (argsort: positions only) when ``last``."""
-        fn, b = self._kernel(name, 6, 4)
-        src, key_src, key_dst, pos_src, pos_dst, counts, stride, p, first, last, n, count_of = fn.args[:12]
+        """``(src, key_src, key_dst, pos_src, pos_dst, counts, stride, p, first, last, offset,
+        lo, hi)``: pass ``p`` of each piece, from the values at ``src`` when ``first`` (else the
+        keys at ``key_src``), writing values (argsort: positions only) when ``last``."""
+        fn, b = self._kernel(name, 6, 5)
+        (src, key_src, key_dst, pos_src, pos_dst, counts, stride, p, first, last, offset, n,
+         count_of) = fn.args[:13]
 
         def variant(c, lo, hi, is_first: bool, is_last: bool):
             k = self.k
@@ -375,7 +442,7 @@ class _LaneKernels(_Lanes):
             def move(i, step):
                 i = b.add(lo, i)
                 if is_first:
-                    key, _ = k.of(b, self.load(b, src, step, i))
+                    key, _ = self.key(b, self.load(b, src, step, i), offset)
                 else:
                     key = b.load(b.gep(key_src, [i], inbounds=True, source_etype=k.type), typ=k.type)
                 at_slot = self.slot(b, counts, c, p, self.digit(b, key, p))
@@ -387,7 +454,7 @@ class _LaneKernels(_Lanes):
                                                     typ=I64)
                     b.store(pos, b.gep(pos_dst, [at], inbounds=True, source_etype=I64))
                 if not (self.argsort and is_last):
-                    value = k.back(b, key) if is_last else key
+                    value = self.value(b, key, offset) if is_last else key
                     b.store(value, b.gep(key_dst, [at], inbounds=True, source_etype=k.type))
 
             if is_first:
@@ -433,11 +500,11 @@ def load_shared(llvm_ir: str, compile_and_load) -> None:
     ``sort_buckets.py``'s), once per process, before code calling it is loaded."""
     sort_buckets.load_shared(llvm_ir, compile_and_load)
     with _lock:
-        for width, kind in sorted(set(_SYMBOL.findall(llvm_ir))):
-            width, argsort = int(width), kind == "argsort"
-            if shared_symbol(width, argsort, KERNELS[0]) in _loaded:
+        for kind, width, sort_kind in sorted(set(_SYMBOL.findall(llvm_ir))):
+            width, argsort = int(width), sort_kind == "argsort"
+            if shared_symbol(width, argsort, KERNELS[0], kind) in _loaded:
                 continue
-            module = _LaneKernels(width, argsort).module
+            module = _LaneKernels(width, argsort, kind).module
             _loaded.update(load_address_table(
-                compile_and_load(str(module), shared_symbol(width, argsort)),
-                [shared_symbol(width, argsort, kernel) for kernel in KERNELS]))
+                compile_and_load(str(module), shared_symbol(width, argsort, None, kind)),
+                [shared_symbol(width, argsort, kernel, kind) for kernel in KERNELS]))

@@ -1,14 +1,15 @@
-"""Float sorts by buckets of their top bits first (``codegen/cpu/sort.py`` uses it for a
-``sort``, not an ``argsort``): one read counting the top digit of each key (the keys made a
-block at a time by a vectorized loop, then counted), one scatter of the
-keys by it into result A, then each bucket alone, where it lies (``sort_range.RangeSort``: a
-few LSD passes in the cache and an insertion pass, the keys turned back into floats), with
-scratch on the stack; only a bucket longer than that uses result B, so B's pages are usually
-never touched (a fresh buffer costs its page faults only where it is written). A lane holding
--0.0 or NaN ends with ``sort_keys.restore_lost``. The count and the scatter run in pieces of
-the lane, the buckets in chunks of about equal numbers of keys (each bucket sorted by the chunk
-holding its first key), on the runtime's threads (``runtime.emit_launch``) above its
-``parallel_threshold``: the result is the same on any number."""
+"""Float (and, since sort47, int: ``sort_ints.py``) sorts by buckets of their keys' top bits first
+(``codegen/cpu/sort.py`` uses it for a ``sort``, not an ``argsort``): one read counting the top
+digit of each key (the keys made a block at a time by a vectorized loop, then counted), one
+scatter of the keys by it into result A, then each bucket alone, where it lies
+(``sort_range.RangeSort``: a few LSD passes in the cache and an insertion pass, the keys turned
+back into floats), with scratch on the stack; only a bucket longer than that uses result B, so
+B's pages are usually never touched (a fresh buffer costs its page faults only where it is
+written). A lane holding -0.0 or NaN ends with ``sort_keys.restore_lost``. The count and the
+scatter run in pieces of the lane, the buckets in chunks of about equal numbers of keys (each
+bucket sorted by the chunk holding its first key), on the runtime's threads
+(``runtime.emit_launch``) above its ``parallel_threshold``: the result is the same on any
+number."""
 
 from __future__ import annotations
 
@@ -35,6 +36,10 @@ I8, I32 = ll.IntType(8), ll.IntType(32)
 # else sign and exponent (float32: and 3 more bits), with the tables on the stack.
 WIDE_MSD_BITS = {64: 16, 32: 14}
 MSD_BITS = 12
+# Ints' keys (sort_ints.py spreads close ones over the width) are not bunched by an exponent:
+# 10^6 uniform int64 took 15.9 ms CPU by 10 bits, 17.6 by 12, 34 by 16 (NumPy 10.3; 2 cores,
+# load 9); int32 9.4 by 10, 11.2 by 12, 13.9 by 14 (NumPy 4.6).
+INT_MSD_BITS = 10
 # Scratch for one bucket, on the stack of the thread sorting it (a bucket longer than this
 # uses result B); within L2 with the bucket itself.
 STACK_SCRATCH_BYTES = 128 << 10
@@ -57,22 +62,22 @@ BLOCK = 256  # keys made a block at a time before they are counted or scattered
 # declares and calls: their LLVM time, most of a sorting function's, is then paid once (or
 # not at all: the object cache keeps them). The lane's length and pieces are their arguments.
 SYMBOL_PREFIX = "jitcore_cpu_sort_buckets"
-_SYMBOL = re.compile(SYMBOL_PREFIX + r"_f(32|64)_s(\d+)")
+_SYMBOL = re.compile(SYMBOL_PREFIX + r"_([fiu])(32|64)_s(\d+)")
 KERNELS = ("count", "scatter", "buckets")
 
 
-def shared_symbol(width: int, shift: int, kernel: str | None = None) -> str:
-    """The symbol of ``kernel`` of the shared module of (``width``, ``shift``), or (None) of
-    the module's table of its kernels' addresses (a prefix of theirs)."""
-    base = f"{SYMBOL_PREFIX}_f{width}_s{shift}"
+def shared_symbol(width: int, shift: int, kernel: str | None = None, kind: str = "f") -> str:
+    """The symbol of ``kernel`` of the shared module of (``kind``, ``width``, ``shift``), or
+    (None) of the module's table of its kernels' addresses (a prefix of theirs)."""
+    base = f"{SYMBOL_PREFIX}_{kind}{width}_s{shift}"
     return base if kernel is None else f"{base}_{kernel}"
 
 
 class _Digits:
-    """Keys of ``width`` bits bucketed by their bits from ``shift`` up."""
+    """Keys of ``width`` bits (of values of ``kind``) bucketed by their bits from ``shift`` up."""
 
-    def __init__(self, width: int, shift: int):
-        self.k = SortKeys(width)
+    def __init__(self, width: int, shift: int, kind: str = "f"):
+        self.k = SortKeys(width, kind)
         self.shift = shift
         self.buckets = 1 << (width - shift)
 
@@ -98,15 +103,15 @@ class BucketSort(_Digits):
     ones (``_SharedKernels``), declared here."""
 
     def __init__(self, module: ll.Module, name: str, b: ll.IRBuilder, width: int, n: int,
-                 table_slots: int):
+                 table_slots: int, kind: str = "f"):
         self.wide = table_slots >= 2 << WIDE_MSD_BITS[width]
-        bits = WIDE_MSD_BITS[width] if self.wide else MSD_BITS
-        super().__init__(width, width - bits)
+        bits = (WIDE_MSD_BITS[width] if kind == "f" else INT_MSD_BITS) if self.wide else MSD_BITS
+        super().__init__(width, width - bits, kind)
         self.module, self.b, self.n = module, b, n
         self.pieces = pieces(width, n, self.wide)
         assert not self.wide or self.pieces * self.buckets <= table_slots
         self.counter, self.scatterer, self.bucket_kernel = (
-            declare_kernel(module, shared_symbol(width, self.shift, kernel), pointers, ints)
+            declare_kernel(module, shared_symbol(width, self.shift, kernel, kind), pointers, ints)
             for kernel, pointers, ints in zip(KERNELS, (3, 3, 3), (5, 5, 2)))
         with b.goto_entry_block():
             if not self.wide:
@@ -137,6 +142,8 @@ class BucketSort(_Digits):
         # many keys whichever buckets the data fill (10^6 normals fill 1,000 of 16,384)
         runtime.emit_launch(b, self.bucket_kernel, [key_a, key_b, ends],
                             runtime.Split(self.n, self.n))
+        if not k.floats:  # an int's key is its value: nothing lost
+            return
         with b.if_then(lost, likely=False):
             restore_lost(b, k, src, stride, key_a, self.n)
 
@@ -190,14 +197,15 @@ class _SharedKernels(_Digits):
     """The module of the kernels that every bucketed sort of (``width``, ``shift``) calls,
     external, and ``i64 table(i64 j)``: the address of kernel ``KERNELS[j]``."""
 
-    def __init__(self, width: int, shift: int):
-        super().__init__(width, shift)
+    def __init__(self, width: int, shift: int, kind: str = "f"):
+        super().__init__(width, shift, kind)
         self.module = ll.Module()
-        self.ranger = RangeSort(self.module, shared_symbol(width, shift, "range"), self.k, shift).function
-        kernels = [self._count_kernel(shared_symbol(width, shift, "count")),
-                   self._scatter_kernel(shared_symbol(width, shift, "scatter")),
-                   self._buckets_kernel(shared_symbol(width, shift, "buckets"))]
-        emit_address_table(self.module, shared_symbol(width, shift), kernels)
+        self.ranger = RangeSort(self.module, shared_symbol(width, shift, "range", kind), self.k,
+                                shift).function
+        kernels = [self._count_kernel(shared_symbol(width, shift, "count", kind)),
+                   self._scatter_kernel(shared_symbol(width, shift, "scatter", kind)),
+                   self._buckets_kernel(shared_symbol(width, shift, "buckets", kind))]
+        emit_address_table(self.module, shared_symbol(width, shift, None, kind), kernels)
 
     def bounds(self, b: ll.IRBuilder, piece, n, pieces) -> tuple[ll.Value, ll.Value]:
         """Elements ``[lo, hi)`` of ``piece`` of ``pieces`` of a lane of ``n``."""
@@ -380,14 +388,14 @@ def load_shared(llvm_ir: str, compile_and_load) -> None:
     address``), each shared module that ``llvm_ir`` calls, once per process, and give its
     kernels' addresses to LLVM before code calling them is loaded."""
     with _lock:
-        for width, shift in sorted(set(_SYMBOL.findall(llvm_ir))):
+        for kind, width, shift in sorted(set(_SYMBOL.findall(llvm_ir))):
             width, shift = int(width), int(shift)
-            if shared_symbol(width, shift, KERNELS[0]) in _loaded:
+            if shared_symbol(width, shift, KERNELS[0], kind) in _loaded:
                 continue
-            module = _SharedKernels(width, shift).module
+            module = _SharedKernels(width, shift, kind).module
             _loaded.update(load_address_table(
-                compile_and_load(str(module), shared_symbol(width, shift)),
-                [shared_symbol(width, shift, kernel) for kernel in KERNELS]))
+                compile_and_load(str(module), shared_symbol(width, shift, None, kind)),
+                [shared_symbol(width, shift, kernel, kind) for kernel in KERNELS]))
 
 
 def emit_address_table(module: ll.Module, name: str, kernels: list[ll.Function]) -> None:

@@ -1,7 +1,8 @@
-"""Sort keys of floats for the native radix sorts (``codegen/cpu/sort.py``,
+"""Sort keys for the native radix sorts (``codegen/cpu/sort.py``,
 ``codegen/cpu/sort_buckets.py``): a float's bits as an unsigned integer that orders as NumPy
 sorts (-0.0 as 0.0, every NaN after +inf, all NaNs equal), back, and the one read that gives
-back the signs of zeros and the bits of NaNs that the keys lost."""
+back the signs of zeros and the bits of NaNs that the keys lost; a signed int's bits with the
+sign bit flipped, an unsigned int's as they are (ints lose nothing: a key is its value)."""
 
 from __future__ import annotations
 
@@ -21,20 +22,30 @@ def c64(v: int) -> ll.Constant:
 _INF_BITS = {16: 0x7C00, 32: 0x7F800000, 64: 0x7FF0000000000000}
 
 
-class SortKeys:
-    """Order-preserving unsigned keys of ``width``-bit floats, and back."""
+KINDS = "fiu"  # float, signed int, unsigned int: the letter in the shared kernels' symbols
 
-    def __init__(self, width: int):
-        self.width = width
+
+class SortKeys:
+    """Order-preserving unsigned keys of ``width``-bit values of ``kind`` (``KINDS``), and back."""
+
+    def __init__(self, width: int, kind: str = "f"):
+        assert kind in KINDS, kind
+        self.width, self.kind = width, kind
+        self.floats = kind == "f"  # keys that may lose a -0.0's sign or a NaN's bits
         self.type = ll.IntType(width)
         self.sign = ll.Constant(self.type, 1 << (width - 1))
         self.ones = ll.Constant(self.type, (1 << width) - 1)
-        self.inf = ll.Constant(self.type, _INF_BITS[width])
-        self.float = {16: ll.HalfType(), 32: ll.FloatType(), 64: ll.DoubleType()}[width]
+        self.inf = ll.Constant(self.type, _INF_BITS.get(width, 0))
+        floats = {16: ll.HalfType(), 32: ll.FloatType(), 64: ll.DoubleType()}
+        self.float = floats[width] if self.floats else None
 
     def of(self, b: ll.IRBuilder, bits: ll.Value) -> tuple[ll.Value, ll.Value]:
         """The key of a float's ``bits``, and i1: the float is -0.0 or a NaN (its key loses it).
         ``bits`` may be a vector of them (``sort_lanes.py``'s rows): so are the results."""
+        if not self.floats:
+            lost = ll.Constant(ll.VectorType(ll.IntType(1), bits.type.count), None) \
+                if isinstance(bits.type, ll.VectorType) else ll.Constant(ll.IntType(1), 0)
+            return self.plain(b, bits), lost
         sign = constant_like(bits, self.sign.constant)
         magnitude = b.and_(bits, constant_like(bits, self.sign.constant - 1))
         key = self.plain(b, bits)
@@ -46,11 +57,16 @@ class SortKeys:
 
     def plain(self, b: ll.IRBuilder, bits: ll.Value) -> ll.Value:
         """The key of a float with no -0.0 or NaN but ``back``'s (the inverse of ``back``)."""
+        if not self.floats:  # an int's: its sign bit flipped (unsigned: as it is)
+            return b.xor(bits, constant_like(bits, self.sign.constant)) if self.kind == "i" else bits
         shifted = b.ashr(bits, constant_like(bits, self.width - 1))
         return b.xor(bits, b.or_(shifted, constant_like(bits, self.sign.constant)))
 
     def back(self, b: ll.IRBuilder, key: ll.Value) -> ll.Value:
-        """The float bits of ``key`` (a NaN's key gives a NaN, a zero's +0.0), scalar or vector."""
+        """The float bits of ``key`` (a NaN's key gives a NaN, a zero's +0.0), scalar or vector;
+        an int's bits."""
+        if not self.floats:
+            return self.plain(b, key)
         shifted = b.ashr(key, constant_like(key, self.width - 1))
         flip = b.or_(b.xor(shifted, constant_like(key, self.ones.constant)),
                      constant_like(key, self.sign.constant))

@@ -24,16 +24,18 @@ one path is a view of it that writes it there (``chosen``).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import sys
 import threading
+import types
 
 import numpy as np
 
 from jitcore import primitives as prims
 from jitcore import tracer
 from jitcore.errors import JitTypeError, UnsupportedError
-from jitcore.tracer import Tracer, current_trace, fresh, make_view, user_location
+from jitcore.tracer import Choice, Tracer, current_trace, fresh, make_view, user_location
 
 # Versions given to a root while a region is traced: above any count of writes before, so
 # that every view of it, derived before the region, is derived again from the region's value.
@@ -84,22 +86,63 @@ def aliased(value, shared: SharedArrays) -> bool:
                                      or any(value.root() is r for r in shared.roots))
 
 
-def held_elsewhere(value: Tracer, name: str) -> bool:
-    """Whether a variable other than ``name`` of the innermost converted function (or body)
-    running, or any variable of the converted functions that called it, holds ``value``'s
-    array (it, a view of it, or in a list, tuple or dict): a write in place to ``value`` would
-    reach that holder in Python. (False: the function made the array and only ``name`` holds
-    it, so a region that writes it on one path and rebinds it on another may join it by value.)
-    An array as a loop or branch region is given it (``Tracer.region_input``) counts as held:
-    what it stands for (the caller's array, in a loop's first pass) is not known here."""
-    root = value.root()
-    if root.region_input:
-        return True
+# While a traced ``if``'s branch runs: id(the copy it was given) -> the variable's array outside
+# it, which the copy stands for (a write to the copy is Python's write to that array).
+_GIVEN: dict[int, Tracer] = {}
 
-    def holds(v) -> bool:
-        items = v if isinstance(v, (list, tuple)) else v.values() if isinstance(v, dict) else (v,)
-        return any(isinstance(x, Tracer) and x.root() is root for x in items)
 
+@contextlib.contextmanager
+def branch_given(pairs):
+    """While a branch is traced, each ``(copy, outer)`` pair's copy stands for ``outer``, so
+    that ``held_by`` follows it out of the branch to the names that hold that array."""
+    pairs = [(c, o) for c, o in pairs if isinstance(c, Tracer) and c is not o]
+    for c, o in pairs:
+        _GIVEN[id(c)] = o
+    try:
+        yield
+    finally:
+        for c, _ in pairs:
+            _GIVEN.pop(id(c), None)
+
+
+_HOLDER_DEPTH = 3  # containers and attributes looked into, from a variable
+
+
+def _holding(v, roots, label: str, depth: int = 0) -> str | None:
+    """``label`` extended down to the place in ``v`` that holds one of ``roots``' arrays."""
+    if isinstance(v, Tracer):
+        return label if any(v.root() is r for r in roots) else None
+    if depth >= _HOLDER_DEPTH:
+        return None
+    if isinstance(v, (list, tuple)):
+        items = ((f"{label}[{i}]", x) for i, x in enumerate(v[:64]))
+    elif isinstance(v, dict):
+        items = ((f"{label}[{k!r}]", x) for k, x in itertools.islice(v.items(), 64))
+    elif type(v).__module__ not in ("builtins", "numpy") and isinstance(getattr(v, "__dict__", None), dict) \
+            and not isinstance(v, (types.ModuleType, types.FunctionType, type)):
+        items = ((f"{label}.{k}", x) for k, x in itertools.islice(vars(v).items(), 64))
+    else:
+        return None
+    for sub, x in items:
+        found = _holding(x, roots, sub, depth + 1)
+        if found is not None:
+            return found
+    return None
+
+
+def held_by(value: Tracer, name: str) -> str | None:
+    """What else holds ``value``'s array, in words (``"'g'"``, ``"'h.a'"``), or None: a
+    variable other than ``name`` of the innermost converted function (or body) running, or any
+    variable of the converted functions that called it (the array, a view of it, or in a list,
+    tuple, dict or object's attribute), whose view a write in place to ``value`` would reach in
+    Python. (None: the function made the array and only ``name`` holds it, so a region that
+    writes it on one path and rebinds it on another may join it by value.) A copy a traced
+    branch was given stands for the array outside it (``branch_given``); any other array a loop
+    or branch region is given (``Tracer.region_input``) counts as held: what it stands for (the
+    caller's array, in a loop's first pass) is not known here."""
+    roots = [value.root()]
+    while id(roots[-1]) in _GIVEN:
+        roots.append(_GIVEN[id(roots[-1])].root())
     own = True  # in the function running (its bodies, then it): ``name`` is the variable
     frame = sys._getframe(1)
     while frame is not None:
@@ -108,12 +151,15 @@ def held_elsewhere(value: Tracer, name: str) -> bool:
             for var, v in frame.f_locals.items():
                 if var.startswith("__ag") or (own and var == name):
                     continue
-                if holds(v):
-                    return True
+                found = _holding(v, roots, var)
+                if found is not None:
+                    return f"'{found}'"
             if not code.co_name.startswith("__agf_"):
                 own = False
         frame = frame.f_back
-    return False
+    if roots[-1].region_input:
+        return "whatever held the array the loop or branch around it was given"
+    return None
 
 
 def refuse_first_write(name: str, what: str, at: str) -> UnsupportedError:
@@ -278,13 +324,16 @@ def chosen(pred: Tracer, first, second, selected):
     if first is None and second is None:
         return selected
     if first is not None and second is not None:
-        return _read_only_choice(selected)
+        arrays = (first[0], second[0]) if not first[1] and not second[1] else None
+        return _read_only_choice(selected, pred, arrays)
     (root, steps), pred_taken = (first, pred) if first is not None else \
         (second, np.logical_not(pred))
     other = fresh(selected)  # the other side's value, written where pred does not hold
 
-    def forward(base):
+    def read(base):
         return prims.where(pred_taken, _down(base, steps), other)
+
+    forward = Choice(read, pred_taken, None if steps else (root, None))
 
     def backward(base, new):
         other.rebind(prims.where(pred_taken, other, new))
@@ -293,8 +342,8 @@ def chosen(pred: Tracer, first, second, selected):
     return make_view(root, forward, backward)
 
 
-def _read_only_choice(selected):
-    def forward(base):
+def _read_only_choice(selected, pred: Tracer, arrays):
+    def read(base):
         return base
 
     def backward(base, new):
@@ -305,7 +354,7 @@ def _read_only_choice(selected):
             "(a[...] = np.where(cond, v, a[...]); b[...] = np.where(cond, b[...], v)), or copy "
             "first (x = (a if cond else b).copy())")
 
-    return make_view(fresh(selected), forward, backward)
+    return make_view(fresh(selected), Choice(read, pred, arrays), backward)
 
 
 def first_pass_view(entry: Tracer, carried: Tracer, first: Tracer, name: str, what: str, at: str) -> Tracer:

@@ -487,6 +487,17 @@ def appended_lists(stmts, own: set[str]) -> tuple[str, ...] | None:
     return tuple(sorted(appended))
 
 
+def appends_under_if(stmts, names) -> bool:
+    """Whether a ``name.append(v)`` of ``names`` in ``stmts`` is inside an ``if`` (whose
+    condition may be traced: the loop is then compiled at any trip count, ``appending``)."""
+    for n in (m for s in stmts for m in ast.walk(s)):
+        if isinstance(n, ast.If) and any(
+                isinstance(f, ast.Attribute) and f.attr == "append" and isinstance(f.value, ast.Name)
+                and f.value.id in names for _, f in _calls(n.body + n.orelse)):
+            return True
+    return False
+
+
 def _path_root(node) -> ast.Name | None:
     """The root name of ``log["E"]``, ``self.hist`` or ``lists[0]`` (a chain of attributes and
     subscripts by a constant, as the conversion writes them), or None."""

@@ -8,49 +8,126 @@ appended values have one shape and dtype, the rows go into an array the loop car
 writes one row at a time, like a preallocated ``out[i] = v``. After the loop the list holds
 those rows (each a row of that array), and ``np.array(ys)`` of it is that array itself
 (``primitives.appended_stack``, by ``Trace.appended``): no stack of thousands of operands.
+
+An append under an ``if`` whose condition is traced (``if x[i] > 0: out.append(x[i] * 2)``)
+is compiled the same way, with a mask: each step owns the rows of its longest path's appends
+(the two branches of an if append from the same row on, ``appending_if``), the branch that
+runs writes its rows and marks them kept, and the loop carries rows and marks, as the if does
+inside it. The capacity is the trip count times those rows: known when compiling, for a for
+loop over a range or an array with no break. After the loop the list is a
+``data_length.KeptList``: ``np.array(out)`` the kept rows (compacted when returned), ``len(out)``
+their count, ``return out`` a list of them.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from jitcore.data_length import KeptList
 from jitcore.errors import ConcretizationError, JitTypeError, UnsupportedError
-from jitcore.primitives import as_tracer, broadcast_to, constant, reshape, slice_
-from jitcore.tracer import Tracer, current_trace, fresh
+from jitcore.primitives import as_tracer, broadcast_to, concatenate, constant, nested_array, reshape, slice_
+from jitcore.tracer import Tracer, current_trace, fresh, user_location
 
 _NUMBERS = (bool, int, float, complex)
 
 
 class _Appender:
     """Stands for an appended list in the traced body: each ``append`` writes the next row;
-    ``ys[-1]`` is the last row (``last``, carried by the loop)."""
+    ``ys[-1]`` is the last row (``last``, carried by the loop). With ``kept`` (appends under a
+    traced if) the row is also marked kept, and ``ys[-1]`` is refused: the data chooses it."""
 
-    def __init__(self, name: str, rows: Tracer, first, last, per_step: int, kind: tuple):
+    __slots__ = ("name", "rows", "first", "last", "per_step", "kind", "count", "kept", "depth")
+
+    def __init__(self, name: str, rows: Tracer, first, last, per_step: int, kind: tuple, kept=None):
         self.name, self.rows, self.first, self.last = name, rows, first, last
-        self.per_step, self.kind = per_step, kind
+        self.per_step, self.kind, self.kept = per_step, kind, kept
         self.count = 0
+        self.depth = current_trace().depth  # (the body's region: see ``_Probe.depth``)
 
     def append(self, value) -> None:
-        if self.count == self.per_step or _kind(value) != self.kind:
+        if self.count == self.per_step or _kind(value, self.kept is not None) != self.kind \
+                or not _in_its_region(self):
             raise UnsupportedError(f"'{self.name}'.append: another count or type of rows than "
                                    "one run of the loop's body gave")
         trace = current_trace()
-        self.rows[self.first + self.count] = as_tracer(trace, value, self.kind[1])
+        at = self.first + self.count
+        self.rows[at] = nested_array(value, self.kind[1]) if isinstance(value, tuple) \
+            else as_tracer(trace, value, self.kind[1])
+        if self.kept is None:
+            self.last = value
+        else:
+            self.kept[at] = True
+        self.count += 1
+
+    def __getitem__(self, key):
+        if not isinstance(key, int) or key != -1 or self.kept is not None:
+            raise UnsupportedError(f"'{self.name}'[{key!r}] in a loop that appends to it"
+                                   + (" under a traced if: which item is last depends on the data"
+                                      if self.kept is not None else ""))
+        return self.last
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):  # (Python's own look-ups: ``__dict__``, ``__array__``)
+            raise AttributeError(attr)
+        raise UnsupportedError(f"'{self.name}'.{attr} in a loop that appends to it")
+
+
+class _Probe:
+    """Stands for an appended list in the trial run of a loop's body: keeps what is appended
+    (``items``), how many rows the step's longest path appends (``count``: the branches of a
+    traced if append from the same row, ``appending_if``) and whether one is under a traced
+    if (``conditional``)."""
+
+    __slots__ = ("name", "items", "count", "conditional", "last", "depth", "refused")
+
+    def __init__(self, name: str, before: list):
+        self.name, self.items, self.count, self.conditional = name, [], 0, False
+        self.last = before[-1] if before else None
+        # The region appends are traced in: the body's, or a branch's that ``appending_if``
+        # traces. One in another region (an if that does not know the list: it appends
+        # through a helper or an alias) would run whatever the condition: no kind, so the
+        # loop is not compiled so (the statement then refuses the append, as before)
+        self.depth = None
+        self.refused = None  # a use the compiled list cannot have: the loop's error
+
+    def append(self, value) -> None:
+        if not _in_its_region(self):
+            self.items.append((None, None))
+        # (kinds, not values: one appended in a branch exists only inside it)
+        self.items.append((_kind(value), _kind(value, tuples=True)))
         self.last = value
         self.count += 1
 
     def __getitem__(self, key):
-        if not isinstance(key, int) or key != -1:
+        if key != -1:
             raise UnsupportedError(f"'{self.name}'[{key!r}] in a loop that appends to it")
+        if self.conditional:
+            self.refused = UnsupportedError(
+                f"'{self.name}'[-1] in a loop that appends to it under a traced if (at "
+                f"{user_location()}): which item is last depends on the data. Keep the last "
+                "kept value in a variable of its own (last = v where you append v)")
+            raise self.refused
+        if self.last is None:
+            raise IndexError("list index out of range")
         return self.last
 
     def __getattr__(self, attr):
+        if attr.startswith("__"):  # (Python's own look-ups: ``__dict__``, ``__array__``)
+            raise AttributeError(attr)
         raise UnsupportedError(f"'{self.name}'.{attr} in a loop that appends to it")
 
 
-def _kind(v) -> tuple | None:
+def _in_its_region(appended) -> bool:
+    """Is an append traced in the region its list was given (the loop's body, or a branch of
+    a traced if that ``appending_if`` told it of)? One deeper, in an if that does not know the
+    list (an append through a helper, an alias, a path), would run whatever the condition."""
+    return current_trace().depth == appended.depth
+
+
+def _kind(v, tuples: bool = False) -> tuple | None:
     """An appended value's (shape, dtype, weak, scalar), or None for one that is no number or
-    array (a string, a tuple): such a list stays Python's."""
+    array (a string, a tuple): such a list stays Python's. With ``tuples`` (a list the data
+    fills, which only ``np.array`` reads) a tuple of numbers is the row ``np.array`` makes."""
     if isinstance(v, Tracer):
         return v.shape, v.dtype, v.weak, v.scalar
     if isinstance(v, _NUMBERS):
@@ -59,52 +136,84 @@ def _kind(v) -> tuple | None:
         return (), v.dtype, False, True
     if isinstance(v, np.ndarray):
         return v.shape, v.dtype, False, False
+    if tuples and isinstance(v, tuple) and v and all(_kind(x) is not None and not np.shape(x) for x in v):
+        return (len(v),), np.result_type(*(_kind(x)[1] for x in v)), False, "tuple"
     return None
 
 
-def _kinds(after, copies, values, slots) -> dict | None:
-    """{slot: (rows per step, kind)} from one trial run of the body: the state after it
-    (``after``) and the copies of the state it ran on, whose lists hold what it appended; None
-    where the loop cannot be compiled so (a name bound to something else, no append, rows that
-    vary, items that are no number or array)."""
+def _shown(kind: tuple) -> str:
+    shape, dtype, weak, scalar = kind
+    what = "tuple" if scalar == "tuple" else "Python number" if weak else \
+        "NumPy scalar" if scalar else "array"
+    return f"{what} of {dtype}" + (f" and shape {shape}" if shape and scalar is not True else "")
+
+
+def _kinds(after, probes: dict) -> dict | None:
+    """{slot: (rows per step, kind, conditional)} from one trial run of the body on the probes
+    (``after``: the state after it); None where the loop cannot be compiled so (a name bound
+    to something else, no append, rows that vary, items that are no number or array)."""
     found = {}
-    for j in slots:
-        new = copies[j][len(values[j]):]
-        kinds = {_kind(v) for v in new}
-        if after[j] is not copies[j] or len(kinds) != 1 or None in kinds:
+    for j, probe in probes.items():
+        kinds = {kind[probe.conditional] for kind in probe.items}
+        if after[j] is not probe or len(kinds) != 1 or None in kinds:
             return None
-        found[j] = len(new), kinds.pop()
+        found[j] = probe.count, kinds.pop(), probe.conditional
     return found
 
 
-def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int):
+def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int, long: bool = True):
     """The state after a loop of ``trips`` steps whose body appends to the lists ``appends``
     (names of the state), compiled as a loop: ``run_loop(body, values, names)`` traces it (a
-    ``fori_loop`` over the range) with the lists' rows carried as arrays; ``trial(then)`` runs
-    the body once on copies of the state (``statements._trial``). None where it cannot be (the
-    appends vary, the loop needs a Python int): the caller then runs the loop as before."""
+    ``fori_loop`` over the range) with the lists' rows carried as arrays; ``trial(body, state, then)``
+    runs the body once on ``state`` (``statements._trial``). None where it cannot be (the
+    appends vary, the loop needs a Python int), or where the loop is short (not ``long``) and
+    appends under no traced if: the caller then runs the loop as before."""
     trace = current_trace()
     slots = [j for j, n in enumerate(names) if n in appends and isinstance(values[j], list)]
     if trace is None or not slots or trips < 1:
         return None
-    found = trial(lambda after, copies: _kinds(after, copies, values, slots))
-    if found is None:
+    probes = {j: _Probe(names[j], values[j]) for j in slots}
+
+    def probing(item, *state):
+        for probe in probes.values():
+            probe.depth = current_trace().depth
+        return body_fn(item, *state)
+
+    found = trial(probing, [probes.get(j, v) for j, v in enumerate(values)],
+                  lambda after, _: _kinds(after, probes))
+    refused = next((p.refused for p in probes.values() if p.refused is not None), None)
+    if refused is not None:
+        raise refused
+    for probe in probes.values():
+        kinds = {kind[1] for kind in probe.items}
+        if probe.conditional and len(kinds) > 1 and None not in kinds:
+            raise UnsupportedError(
+                f"'{probe.name}' is appended to under a traced if with values of more than one "
+                f"type or shape ({', '.join(sorted(_shown(k) for k in kinds))}): compiled, its "
+                "rows are one array of one dtype and shape. Append values of one type (float(v), "
+                "np.float64(1), arrays of one shape)")
+    if found is None or not (long or any(c for _, _, c in found.values())):
         return None
     start = {j: values[j] for j in slots}
     # each list's rows, then its last item (ys[-1]: before the loop, the list's own; a zero row
-    # where it is empty, which the body then appends before it reads), then the step
-    carried, lasts = list(values), []
-    for j, (per_step, (shape, dtype, weak, scalar)) in found.items():
+    # where it is empty, which the body then appends before it reads), then the marks of the
+    # rows kept of the lists appended under a traced if, then the step
+    carried, lasts, marks = list(values), [], []
+    for j, (per_step, (shape, dtype, weak, scalar), conditional) in found.items():
         zero = constant(trace, np.zeros((), dtype))
         carried[j] = fresh(broadcast_to(zero, (trips * per_step, *shape)))
         lasts.append(start[j][-1] if start[j] else
-                     fresh(broadcast_to(zero, shape), scalar=scalar, weak=weak))
-    carried += [*lasts, 0]
-    n = len(values)
+                     fresh(broadcast_to(zero, shape), scalar=scalar is True, weak=weak))
+        if conditional:
+            marks.append(fresh(broadcast_to(constant(trace, np.zeros((), bool)), (trips * per_step,))))
+    kept_slots = [j for j in slots if found[j][2]]
+    carried += [*lasts, *marks, 0]
+    n, m = len(values), len(slots)
 
     def body(item, *state):
-        state, lasts, step = list(state[:n]), state[n:-1], state[-1]
-        appenders = {j: _Appender(names[j], state[j], step * found[j][0], last, *found[j])
+        state, lasts, marks, step = list(state[:n]), state[n:n + m], state[n + m:-1], state[-1]
+        kept = dict(zip(kept_slots, marks))
+        appenders = {j: _Appender(names[j], state[j], step * found[j][0], last, *found[j][:2], kept.get(j))
                      for j, last in zip(slots, lasts)}
         state = [appenders.get(j, v) for j, v in enumerate(state)]
         out = list(body_fn(item, *state))
@@ -112,17 +221,23 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int)
             if out[j] is not a or a.count != a.per_step:
                 raise UnsupportedError(f"'{names[j]}' appended to a varying number of times")
             out[j] = a.rows
-        return (*out, *(appenders[j].last for j in slots), step + 1)
+        return (*out, *(appenders[j].last for j in slots), *(appenders[j].kept for j in kept_slots),
+                step + 1)
 
-    state_names = (*names, *(f"{names[j]}[-1]" for j in slots), "__jc_appended_steps")
+    state_names = (*names, *(f"{names[j]}[-1]" for j in slots), *(f"{names[j]} kept" for j in kept_slots),
+                   "__jc_appended_steps")
     try:
         out = run_loop(body, tuple(carried), state_names)
     except (ConcretizationError, JitTypeError, UnsupportedError):
         return None
+    marks = dict(zip(kept_slots, out[n + m:-1]))
     out = list(out[:n])
     for j in slots:
-        rows, (per_step, (shape, dtype, weak, scalar)) = out[j], found[j]
+        rows, (per_step, (shape, dtype, weak, scalar), conditional) = out[j], found[j]
         rows = fresh(rows)
+        if conditional:
+            out[j] = _kept_list(names[j], start[j], rows, marks[j], dtype, weak, scalar)
+            continue
         made = [_row(rows, k, shape, weak, scalar) for k in range(trips * per_step)]
         start[j].extend(made)
         if made:  # (np.array of the list, or of a copy, finds the rows by their first)
@@ -131,6 +246,86 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int)
     return tuple(out)
 
 
+def _kept_list(name: str, before: list, rows: Tracer, kept: Tracer, dtype, weak: bool, scalar) -> KeptList:
+    """The list after the loop: its items before it (kept rows, first), then the loop's."""
+    if before:
+        trace = current_trace()
+        rows = concatenate([nested_array(before, dtype), rows], 0)
+        kept = concatenate([constant(trace, np.ones(len(before), bool)), kept], 0)
+    made_of = "tuple" if scalar == "tuple" else "python" if weak and scalar is True else "numpy"
+    return KeptList(name, rows, kept, made_of)
+
+
 def _row(rows: Tracer, k: int, shape, weak: bool, scalar: bool) -> Tracer:
     row = reshape(slice_(rows, (k,) + (0,) * len(shape), (1,) * (len(shape) + 1), (1, *shape)), shape)
     return fresh(row, scalar=scalar, weak=weak)
+
+
+def appending_if(run_if, then_fn, else_fn, init, names, appends, where: str, pred=None):
+    """A traced if whose branches append to the lists ``appends`` (names of its state, each an
+    appending loop's ``_Appender`` or trial ``_Probe``): ``run_if(then, else, init, names)``
+    traces it with each appender's rows and marks as state in the list's place. Both branches
+    append from the row the list is at (only one of them runs), and after the if the list is
+    at the longer one's end: a step owns the rows of its longest path. A plain list here has
+    no capacity the compiler knows: refused, saying what compiles. A condition on no argument's
+    data (``if i % 2 == 0``: traced only as the loop's index is) declines the loop in its trial:
+    unrolled, as before, its list stays a Python list that any code can use."""
+    lists = {j: init[j] for j, name in enumerate(names) if name in appends}
+    for j, obj in lists.items():
+        if isinstance(obj, _Probe):
+            obj.conditional = True
+            if not getattr(pred, "sources", True):
+                obj.items.append((None, None))
+        elif not (isinstance(obj, _Appender) and obj.kept is not None):
+            raise _no_capacity(names[j], where)
+    carried = [j for j, obj in lists.items() if isinstance(obj, _Appender)]
+    keep = [j for j in range(len(names)) if j not in lists]
+    first = {j: obj.count for j, obj in lists.items()}
+    ends = {j: {} for j in lists}
+
+    def branch(fn, which: int):
+        def run(*state):
+            full = list(init)
+            for j, v in zip(keep, state):
+                full[j] = v
+            marks = state[len(keep):]
+            for k, j in enumerate(carried):
+                lists[j].rows, lists[j].kept = marks[2 * k], marks[2 * k + 1]
+            depths = {j: obj.depth for j, obj in lists.items()}
+            for j, obj in lists.items():
+                obj.count, obj.depth = first[j], current_trace().depth
+            try:
+                out = list(fn(*full))
+            finally:
+                for j, obj in lists.items():
+                    obj.depth = depths[j]
+            for j, obj in lists.items():
+                if out[j] is not obj:
+                    raise UnsupportedError(f"'{names[j]}' is appended to and assigned in the if at "
+                                           f"{where}, whose condition is traced: append to it only")
+                ends[j][which] = obj.count
+            return (*(out[j] for j in keep), *(x for j in carried for x in (lists[j].rows, lists[j].kept)))
+        return run
+
+    state = (*(init[j] for j in keep), *(x for j in carried for x in (lists[j].rows, lists[j].kept)))
+    state_names = (*(names[j] for j in keep),
+                   *(f"{names[j]} {part}" for j in carried for part in ("rows", "kept")))
+    out = run_if(branch(then_fn, 0), branch(else_fn, 1), state, state_names)
+    for k, j in enumerate(carried):
+        lists[j].rows, lists[j].kept = out[len(keep) + 2 * k], out[len(keep) + 2 * k + 1]
+    for j, obj in lists.items():
+        obj.count = max(ends[j].values(), default=first[j])
+    result = list(init)
+    for j, v in zip(keep, out):
+        result[j] = v
+    return tuple(result)
+
+
+def _no_capacity(name: str, where: str) -> UnsupportedError:
+    return UnsupportedError(
+        f"'{name}' is appended to under the if at {where}, whose condition is traced: compiled, "
+        "the list needs a capacity known when compiling, which jitcore has for appends in a for "
+        "loop over a range or an array (the trip count times the appends of one step), not in a "
+        "while loop, a loop that can break or return, or outside a loop. Write it as such a for "
+        f"loop, or write into an array of the most rows and count them ({name} = np.empty(n); "
+        f"k = 0; ... {name}[k] = v; k += 1; then {name}[:k]), or use np.where")

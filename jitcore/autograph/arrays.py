@@ -26,7 +26,9 @@ import jitcore.numpy as jnp
 from jitcore import primitives as prims
 from jitcore import view_layout
 from jitcore.autograph.local_arrays import refuse_shared, written_copy
+from jitcore.data_length import KeptList
 from jitcore.errors import TracerConversionError, UnsupportedError
+from jitcore.masked import MaskedSelection
 from jitcore.numpy import registry
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, UFUNCS, WRITES_OUT
 from jitcore.tracer import Tracer, as_scalar, current_trace, fresh, refuse_traced, user_location
@@ -46,9 +48,15 @@ def _traced_list(x) -> bool:
     return isinstance(x, (list, tuple)) and prims.holds_tracer(x)
 
 
+def _holds_traced(x) -> bool:
+    """A traced value, a list holding one, or a selection of data-dependent length
+    (``np.array(out[:k])``: another such selection), or a list the data filled (``KeptList``)."""
+    return prims.holds_tracer(x) or isinstance(x, (MaskedSelection, KeptList))
+
+
 def _array(object, dtype=None, *args, **kwargs):
     """``np.array``: a traced array (a copy of a traced one) when ``object`` holds traced values."""
-    if not prims.holds_tracer(object):
+    if not _holds_traced(object):
         return np.array(object, dtype, *args, **kwargs)
     return jnp.array(object, dtype, copy=kwargs.get("copy", True), ndmin=kwargs.get("ndmin", 0))
 
@@ -57,7 +65,7 @@ def _asarray(np_fn):
     def asarray(a, dtype=None, *args, **kwargs):
         """``np.asarray`` and friends: a traced value itself (converted to ``dtype``), or the
         traced array of a list holding traced values."""
-        if not prims.holds_tracer(a):
+        if not _holds_traced(a):
             return np_fn(a, dtype, *args, **kwargs)
         # ascontiguousarray copies what NumPy would not lay out in C order (g.T)
         copy = bool(kwargs.get("copy")) or (np_fn is np.ascontiguousarray and isinstance(a, Tracer)

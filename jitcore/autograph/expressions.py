@@ -20,6 +20,7 @@ from jitcore.autograph.arrays import ARRAY_CALLS, traced_copy
 from jitcore.autograph.float_errors import FLOAT_ERROR_CALLS
 from jitcore.autograph.math_calls import MATH_CALLS
 from jitcore.autograph.sequence_items import item_at, set_item_at
+from jitcore.data_length import KeptList
 from jitcore.errors import JitcoreError, JitTypeError, JitValueError, UnsupportedError
 from jitcore.indexing import is_traced_int
 from jitcore.numpy import index_concatenation
@@ -177,7 +178,7 @@ def _joined(test, a, b, made_a, made_b):
     """The side ``test`` picks of ``a`` and ``b``; tuples and lists of one length side by side
     (``lo, hi = (p, q) if p < q else (q, p)``)."""
     if isinstance(a, (tuple, list)) and type(a) is type(b) and len(a) == len(b):
-        parts = [_joined(test, x, y, x, y) for x, y in zip(a, b)]
+        parts = [_joined(test, x, y, mx, my) for x, y, mx, my in zip(a, b, made_a, made_b)]
         return type(a)(*parts) if hasattr(a, "_fields") else type(a)(parts)
     if (a is None) != (b is None):
         raise needs_static(JitTypeError(
@@ -616,6 +617,12 @@ def _pow(base, exp, mod=None):
     return pow(base, exp) if mod is None else pow(base, exp, mod)
 
 
+def _len(obj):
+    """``len``; of a list appended to under a traced if in a compiled loop
+    (``data_length.KeptList``), the count of its kept items, a Python int when it runs."""
+    return obj.length() if isinstance(obj, KeptList) else len(obj)
+
+
 BUILTINS = {int: _int, float: _float, bool: _bool, complex: _complex, range: _range, zip: _zip, pow: _pow,
             enumerate: _enumerate, sorted: _sorted, type: _type, isinstance: _isinstance,
             max: _extreme(max, operator.gt), min: _extreme(min, operator.lt),
@@ -624,6 +631,7 @@ BUILTINS = {int: _int, float: _float, bool: _bool, complex: _complex, range: _ra
 # NumPy calls that must see traced values inside lists (np.array([...]), np.sum([x, y])): their
 # traced-aware versions (autograph/arrays.py), kept apart from the builtins above.
 BUILTINS.update(ARRAY_CALLS)
+BUILTINS[len] = _len  # (a list the data filled: its count)
 BUILTINS[np.ndindex] = _ndindex
 BUILTINS[np.isscalar] = _isscalar
 BUILTINS.update(MATH_CALLS)  # math.exp(x) and friends of traced numbers (autograph/math_calls.py)

@@ -18,7 +18,7 @@ import traceback
 import numpy as np
 
 from jitcore import control_flow as cf
-from jitcore import formatting
+from jitcore import formatting, raise_state
 from jitcore.autograph.aliasing import Rebound, Unheld
 from jitcore.errors import JitcoreError
 from jitcore.tracer import current_trace, is_user_file, user_location
@@ -74,6 +74,7 @@ def raise_where_taken(pred, branch: BranchRaised, fn, init) -> None:
                 raise
             error = e
         formatted, fill = formatting.filler(error.args, current_trace())  # f"negative at {i}"
+        raise_state.keep(current_trace())  # the arguments written before the raise
 
         def fail(_, values):
             again = _copy(error)

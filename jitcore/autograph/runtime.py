@@ -269,10 +269,11 @@ def _print(*args, sep=" ", end="\n", file=None, flush=False):
     printed ``Traced<f64[]>`` once, while compiling; before session 42 a print of Python values
     only printed then (JAX's rule), so a compiled ``if``'s two branches both printed once."""
     trace = current_trace()
-    texts = [a for a in args if formatting.holds(a)]
     if trace is None:
         builtins.print(*args, sep=sep, end=end, file=file, flush=flush)
         return
+    args = tuple(_as_text(a) for a in args)
+    texts = [a for a in args if formatting.holds(a)]
     formatted, fill = formatting.filler(texts, trace)  # f"{loss:.3f}": filled in at each call
     options = print_options()
     # Python numbers among the values (float(v), x.tolist()'s items) print as Python's
@@ -294,6 +295,24 @@ def _print(*args, sep=" ", end="\n", file=None, flush=False):
 
 
 BUILTINS[builtins.print] = _print
+
+# What ``print`` shows of a value at each call by itself: the values and containers of them it
+# passes to its callback and shows with that call's data.
+_SHOWN_AS_DATA = (Tracer, np.ndarray, np.generic, bool, int, float, complex, str, bytes, type(None))
+
+
+def _as_text(arg):
+    """``arg`` as ``print`` shows it: an object of the user's (its ``__str__``/``__repr__``
+    formats traced attributes, a dataclass holding an array), or a container of one, as its
+    text made now, while tracing, so that its traced values become placeholders filled in at
+    each call (made at the call, the text held ``Traced<...>`` and grew the trace's list)."""
+    if isinstance(arg, str):
+        return arg
+    leaves, _ = pytree.flatten(arg)
+    if all(isinstance(leaf, _SHOWN_AS_DATA) for leaf in leaves):
+        return arg
+    with formatting.users_text():
+        return str(arg)
 
 
 def setitem_outer(base, key, value) -> None:

@@ -27,9 +27,10 @@ from jitcore.autograph.aliasing import (
     SharedArrays,
     Unheld,
     aliased,
+    branch_given,
     chosen,
     first_pass_view,
-    held_elsewhere,
+    held_by,
     refuse_first_write,
     settled,
 )
@@ -278,7 +279,7 @@ def _refuse_changes(changes, what: str, line, *decided_by) -> None:
         f"the {what} at {where(line)} has {'traced bounds' if what == 'for loop' else 'a traced condition'} "
         f"and calls {changes}(...), "
         f"which changes a Python object: compiled, {runs}; write into an array instead "
-        f"(out[n] = v; n += 1 with a fixed-size out){instead}"), *decided_by)
+        f"(out[n] = v; n += 1 with a fixed-size out, then out[:n]){instead}"), *decided_by)
 
 
 def _carriable(value) -> bool:
@@ -352,17 +353,24 @@ def _keeping_containers(statement):
 
 @_keeping_containers
 def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, else_defined, dead=(),
-            fresh=(), changes=None, rebinds=None, holders=()):
+            fresh=(), changes=None, rebinds=None, holders=(), appends=()):
     if holders:
         attributes = AttributeState(holders, names, init)
         return attributes.finish(if_stmt(
             pred, attributes.body(then_fn), attributes.body(else_fn), init=attributes.init,
             names=attributes.names, line=line, in_try=in_try, then_defined=then_defined,
-            else_defined=else_defined, dead=dead, fresh=fresh, changes=changes, rebinds=rebinds))
+            else_defined=else_defined, dead=dead, fresh=fresh, changes=changes, rebinds=rebinds,
+            appends=appends))
     if not isinstance(pred, Tracer):
         return then_fn(*init) if pred else else_fn(*init)
     _refuse_in_try(in_try, "an if", line, pred)
     _refuse_changes(changes, "if", line, pred)
+    if appends:  # lists its branches append to: their rows and marks as state (``appending``)
+        return appending.appending_if(
+            lambda then, other, state, state_names: if_stmt(
+                pred, then, other, init=state, names=state_names, line=line, in_try=in_try,
+                then_defined=then_defined, else_defined=else_defined, dead=dead, fresh=fresh,
+                rebinds=rebinds), then_fn, else_fn, init, names, appends, where(line), pred)
     if pred.refines is not None:  # if t >= w: t's narrower bounds in each branch
         x, holds, fails = pred.refines
         then_fn, else_fn = index_forms.refining(then_fn, x, holds), index_forms.refining(else_fn, x, fails)
@@ -453,7 +461,8 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
                 full[i] = init[i] if i in originals else v
             shared.enter()
             try:
-                out = list(fn(*full))
+                with branch_given((full[i], init[i]) for i in carried):
+                    out = list(fn(*full))
             except BaseException as e:
                 shared.leave()
                 if raises.is_users(e):  # a raise: at run time, where this branch is taken
@@ -495,9 +504,9 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
         for i, (name, v) in enumerate(zip(names, out)):
             if name in local or i in shared.held:
                 continue
-            if isinstance(v, Tracer):  # (``chosen`` keeps the ones the caller sees)
-                sides[0 if first else 1][i] = copies.get(id(v), v)
             leaves, tree = pytree.flatten(v)
+            if any(isinstance(leaf, Tracer) for leaf in leaves):  # (``chosen``: those the caller sees)
+                sides[0 if first else 1][i] = (tree, [copies.get(id(leaf), leaf) for leaf in leaves])
             given[name] = pytree.unflatten(tree, [settled(leaf, shared) for leaf in leaves]) if shared else v
         given.update(shared.current())
         return given
@@ -515,8 +524,15 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
     # a variable that one branch binds to an array the caller sees holds that array there
     for i in set(sides[0]) | set(sides[1]):
         name = names[i]
-        if name in out:
-            out[name] = chosen(first_pred, sides[0].get(i), sides[1].get(i), out[name])
+        if name not in out:
+            continue
+        leaves, tree = pytree.flatten(out[name])
+        first, second = ([None] * len(leaves) if side.get(i, (None,))[0] != tree else side[i][1]
+                         for side in sides)
+        if writes.wrote[i] and len(leaves) == 1 and first[0] is second[0] is init[i]:
+            continue  # both paths keep the array, one writes it: ``writes`` writes it in place
+        out[name] = pytree.unflatten(tree, [chosen(first_pred, a, b, leaf)
+                                            for a, b, leaf in zip(first, second, leaves)])
     return writes.result(tuple(init[i] if i in shared.held else out.get(name, v)
                                for i, (name, v) in enumerate(zip(names, init))))
 
@@ -548,13 +564,14 @@ class _InPlace:
             if not self.wrote[i] or not isinstance(orig, Tracer) or orig.scalar:
                 continue  # a NumPy scalar is immutable: its ``s += 1`` rebinds s
             if not self.kept[i]:
-                if not held_elsewhere(orig, self.names[i]):
+                holder = held_by(orig, self.names[i])
+                if holder is None:
                     continue  # (its own array: no one sees the write but it; joined by value)
                 raise UnsupportedError(
                     f"'{self.names[i]}' is written in place on one path of the {self.what} at "
                     f"{where(self.line)} and assigned a new array on another, and its array is "
-                    "also held elsewhere (another variable, a view, the caller's argument), "
-                    "which Python's write would reach on that path only; the condition is "
+                    f"also held elsewhere (by {holder}), which Python's write would reach on "
+                    "that path only; the condition is "
                     "traced, so write it the same way on every path, or make it an array of its "
                     f"own just before the if ({self.names[i]} = {self.names[i]}.copy(), in the "
                     "loop's body where the if is in a loop) if no one else should see the write")
@@ -987,7 +1004,7 @@ def for_stmt(iterable, extra_test, body_fn, *, after=None, rebinds=None, holders
 
 
 def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targets, effects,
-              changes=None, appends=None, scratch=()):
+              changes=None, appends=None, scratch=(), appends_under_if=False):
     values = tuple(init)
     if isinstance(iterable, TracedRange):
         bounds = (iterable.start, iterable.stop, iterable.step)
@@ -999,8 +1016,10 @@ def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targe
     sized = isinstance(iterable, (range, Tracer, Indexed))
     shaped = sized and _sized_range(iterable if isinstance(iterable, range) else range(len(iterable)))
     long = sized and (len(iterable) * _copies() > UNROLL_LIMIT or shaped)
-    if appends and long and not in_try and extra_test is None and current_trace() is not None:
-        filled = _appending_for(iterable, body_fn, values, names, line, targets, appends)
+    # (a list appended under an if: compiled as a loop at any length, where the if is traced)
+    if appends and (long or appends_under_if) and sized and not in_try and extra_test is None \
+            and current_trace() is not None:
+        filled = _appending_for(iterable, body_fn, values, names, line, targets, appends, long)
         if filled is not None:
             return filled
     if long and isinstance(iterable, (Tracer, Indexed)) and not effects and not in_try \
@@ -1021,7 +1040,7 @@ def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targe
                        in_try, long_range, len(iterable) if sized else 1, shaped, scratch)
 
 
-def _appending_for(iterable, body_fn, values, names, line, targets, appends):
+def _appending_for(iterable, body_fn, values, names, line, targets, appends, long):
     """A long loop whose body appends to lists (``ys.append(v)``), compiled as a loop with the
     rows carried as arrays (``appending``); None where it cannot be (then unrolled, as before)."""
     source = None if isinstance(iterable, range) else iterable
@@ -1037,8 +1056,8 @@ def _appending_for(iterable, body_fn, values, names, line, targets, appends):
     return appending.appending_loop(
         lambda body, state, state_names: _traced_for(rng, source, None, body, state, state_names,
                                                      line, targets),
-        lambda then: _trial(lambda *state: body_fn(first_item(), *state), values, then),
-        body_fn, values, names, appends, len(rng))
+        lambda body, state, then: _trial(lambda *state: body(first_item(), *state), state, then),
+        body_fn, values, names, appends, len(rng), long)
 
 
 def _sized(n) -> bool:

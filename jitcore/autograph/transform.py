@@ -662,6 +662,10 @@ class ControlFlow(ast.NodeTransformer):
         return site
 
     def visit_If(self, node):
+        # lists the branches only append to (read before the branches are converted, whose
+        # nested statements name them as their state): carried as state, for a traced if in
+        # an appending loop (``statements.if_stmt``, ``appending.appending_if``)
+        appends = analysis.appended_lists(node.body + node.orelse, self.own - self.declared)
         self.generic_visit(node)
         # A name a branch assigns and reads first (``v = f(v)``) is state even if dead after
         # the if: assigned in the branch's function, it is local there and needs its value.
@@ -677,7 +681,7 @@ class ControlFlow(ast.NodeTransformer):
             # J[p, q] = s``): with no value before the if, no caller or view can see its writes.
             fresh = written - live
             live = live | first_read
-        state = self._state(node.body + node.orelse, live)
+        state = sorted(set(self._state(node.body + node.orelse, live)) | set(appends or ()))
         then_fn, else_fn = self.fresh("then"), self.fresh("else")
         defs = [self._function(then_fn, state, node.body, state, node),
                 self._function(else_fn, state, node.orelse, state, node)]
@@ -686,8 +690,11 @@ class ControlFlow(ast.NodeTransformer):
         site["else_defined"] = _strings(sorted(_defined(node.orelse, state)))
         site["dead"] = _strings(sorted(dead & set(state)))
         site["fresh"] = _strings(sorted(fresh & set(state)))
-        site["changes"] = ast.Constant(analysis.changed_python_object(node.body + node.orelse, self.own))
+        site["changes"] = ast.Constant(None if appends else
+                                       analysis.changed_python_object(node.body + node.orelse, self.own))
         site["rebinds"] = _strings(sorted(analysis.rebound(node.body + node.orelse) & set(state)))
+        if appends:
+            site["appends"] = _strings(appends)
         call = _call(_helper("if_stmt"), node.test, _load(then_fn), _load(else_fn), **site)
         return self._finish(defs, call, state, node)
 
@@ -746,13 +753,18 @@ class ControlFlow(ast.NodeTransformer):
         return self._finish(defs, call, state, node)
 
     def visit_For(self, node):
+        # lists appended under an if of the body (read before it is converted: its converted
+        # ifs name them as their state): compiled as a loop at any trip count (``appending``)
+        appended = analysis.appended_lists(node.body, self.own - self.declared)
+        under_if = bool(appended) and analysis.appends_under_if(node.body, appended)
         self.generic_visit(node)
         bind = ast.Assign(targets=[node.target], value=_load(ITER))
         body = [_locate(bind, node), *node.body]
         state = self._state(body, self.live.live_in.get(id(node)))
         hoisted, shown = self._name_appended_paths(node)
         # a list the body only appends to is state too: compiled, its rows are carried
-        appends = analysis.appended_lists(node.body, self.own - self.declared)
+        appends = analysis.appended_lists(node.body, self.own - self.declared) \
+            or (appended if under_if else None)
         state = sorted(set(state) | set(appends or ()))
         body_fn = self.fresh("body")
         defs = [self._function(body_fn, [ITER, *state], body, state, node)]
@@ -774,6 +786,8 @@ class ControlFlow(ast.NodeTransformer):
             changes = f"{shown[changes.split('.')[0]]}.{changes.split('.', 1)[1]}"
         site["changes"] = ast.Constant(changes)
         site["appends"] = ast.Constant(appends)
+        if under_if:
+            site["appends_under_if"] = ast.Constant(True)
         site["after"] = self._after(node, state)
         site["rebinds"] = _strings(sorted(analysis.rebound(body) & set(state)))
         call = _call(_helper("for_stmt"), node.iter, test, _load(body_fn), **site)

@@ -30,7 +30,7 @@ from jitcore.codegen.nvptx.plan import GpuPlan
 from jitcore.codegen.plan import Branch, Callback, Copy, ForLoop, Run, Storage, WhileLoop
 from jitcore.cuda.device_array import Allocation, DeviceArray, device_put
 from jitcore.cuda.driver import CudaError, Driver, driver
-from jitcore.dispatch import Trimmed, check_no_aliasing, run_callback, status_error
+from jitcore.dispatch import Trimmed, check_no_aliasing, run_callback, status_error, write_back_held
 from jitcore.ir.dialects import kernel
 
 SINGULAR_MATRIX = kernel.SINGULAR_MATRIX
@@ -105,7 +105,7 @@ class CudaExecutable:
         self._outputs = [(storage, shape[::-1] if turn else shape, turn)
                          for (storage, shape), turn in zip(plan.outputs, self.transposed)]
         # results whose length the data chose (jitcore/data_length.py): their count's output
-        self._trimmed = [(k, mark.count) for k, mark in enumerate(scalars) if isinstance(mark, Trimmed)]
+        self._trimmed = [(k, mark) for k, mark in enumerate(scalars) if isinstance(mark, Trimmed)]
 
     def call_flat(self, args: tuple):
         """The short path's call (``dispatch.fast_key``): positional C-contiguous NumPy arrays
@@ -149,9 +149,12 @@ class CudaExecutable:
             outputs = outputs[:results]
         # A result whose length the data chose is its buffer's first rows: the count is read
         # back (a wait for the launches), the rows stay where they are
-        for k, count in self._trimmed:
-            rows, kept = outputs[k], int(outputs[count].to_numpy())
-            outputs[k] = DeviceArray(rows.memory, (kept, *rows.shape[1:]), rows.dtype)
+        for k, mark in self._trimmed:
+            rows, kept = outputs[k], int(outputs[mark.count].to_numpy())
+            if mark.made_of is None:
+                outputs[k] = DeviceArray(rows.memory, (kept, *rows.shape[1:]), rows.dtype)
+            else:  # a list's items (or NumPy's empty array of one) are the host's
+                outputs[k] = mark.trim(rows.to_numpy()[:kept], kept)
         # (tags of results whose type the data chose, type_choice.py: a device array has one)
         return pytree.unflatten(self.out_tree, outputs[:self.out_tree.num_leaves])
 
@@ -182,9 +185,13 @@ class CudaExecutable:
                 chosen = step.then if self._read(where[step.condition], np.bool_) else step.otherwise
                 self._steps(chosen, where, in_loop)
             elif isinstance(step, Callback):
-                arrays = [self._fetch(where[s], shape, dtype)
-                          for s, (shape, dtype) in zip(step.operands, self.plan.callbacks[step.number])]
+                kinds = self.plan.callbacks[step.number]  # results last: (shape, dtype, "out")
+                arrays = [self._fetch(where[s], *kind) if len(kind) == 2 else np.empty(*kind[:2])
+                          for s, kind in zip(step.operands, kinds)]
                 run_callback(step.number, arrays)
+                for s, kind, a in zip(step.operands, kinds, arrays):
+                    if len(kind) == 3 and a.nbytes:  # a result the callback filled (a random draw)
+                        self.cuda.to_device(where[s].pointer, a.ctypes.data, a.nbytes)
             else:
                 raise UnsupportedOnGpuError(f"jitcore's CUDA backend cannot run the step {step!r}")
 
@@ -235,6 +242,7 @@ class CudaExecutable:
         flag, index, axis, size, key = words.tolist()
         if flag == 0:
             return
+        write_back_held(None)  # (values held for the CPU's write-back: not read here)
         if flag == INDEX_ERROR and key:  # a parallel check's: the key names the check
             place = self.plan.check_places.get(((key >> 48) & 0x7FFF, key & 0xFF), "an unknown location")
             raise GpuIndexError(f"{status_error(flag, index, axis, size)} (at {place})")

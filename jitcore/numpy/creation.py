@@ -11,7 +11,9 @@ import operator
 import numpy as np
 
 from jitcore import primitives as prims
+from jitcore.data_length import KeptList
 from jitcore.errors import JitValueError, UnsupportedError
+from jitcore.masked import MaskedSelection
 from jitcore.numpy.manipulation import stack
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, implements, traced
 from jitcore.tracer import Tracer, current_trace, fresh, refuse_traced, user_location
@@ -218,6 +220,12 @@ def array(object, dtype=None, *, copy=True, order="K", ndmin=0):
         out = object if dtype is None else prims.convert(object, np.dtype(dtype))
         # A copy when asked for; a NumPy scalar (x[0], x.sum()) becomes a 0-d array either way.
         out = fresh(out) if (copy or object.scalar) and out is object else out
+    elif isinstance(object, KeptList) and not ndmin:  # a list the data filled
+        return object.selection(dtype)
+    elif isinstance(object, MaskedSelection) and ndmin <= object.ndim:
+        # np.array(out[:k]): a selection still, of values of its own (compacted when returned)
+        values = object.values if dtype is None else prims.convert(object.values, np.dtype(dtype))
+        return object._like(fresh(values) if copy and values is object.values else values)
     elif isinstance(object, (list, tuple)) and prims.holds_tracer(object):
         out = prims.nested_array(object, dtype)
     else:

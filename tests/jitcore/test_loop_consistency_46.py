@@ -215,8 +215,6 @@ def test_the_advised_copy_before_the_if_compiles():
         check(f, np.array([1.0, 2.0]), 0.25, n)
 
 
-@pytest.mark.xfail(strict=True, reason="a silent wrong answer already on main (81bd4d2): "
-                   "g misses the write made under the inner if (g + fs gives 4.0 for 14.0)")
 def test_nested_if_on_an_array_another_name_holds_is_right_or_refused():
     def f(x, a, b):
         fs = x * 1.0

@@ -13,7 +13,6 @@ import pytest
 
 import jitcore as jc
 from jitcore import index_forms
-from jitcore.errors import ConcretizationError
 
 
 def traced(f, *args, **static):
@@ -137,15 +136,20 @@ def test_forms_are_proved_or_absent():
     assert index_forms.static_slice(slice(i, other), 99) is None
 
 
-def test_a_traced_length_still_asks_for_a_concrete_value(without_auto_static):
+def test_a_traced_length_is_a_prefix_mask(without_auto_static):
+    # x[i:i + n] with n traced (no loop's bounds): the mask i <= arange(8) < stop with NumPy's
+    # stop for every n, negative ones counted from the end (session 47; it asked for a
+    # concrete value before)
     def head(x, n):
         s = 0.0
         for i in range(3):
             s = s + x[i:i + n].sum()
         return s
 
-    with pytest.raises(ConcretizationError):
-        jc.jit(head)(np.ones(8), 2)
+    x = np.arange(8.0) + 1
+    f = jc.jit(head)
+    for n in (2, 0, -3, -20, 9, 100):
+        assert f(x, n) == head(x, n), n
 
 
 # -- slices of traced length (x[:i], L[i, :i], x[i:]): masks, reduced or written --------------------

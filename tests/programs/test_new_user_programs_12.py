@@ -1287,9 +1287,7 @@ def _peaks_by_list_append(x):
 
 # What jitcore refuses on purpose: (function, arguments, error, words the message must hold).
 REFUSED = {
-    "list.append in a branch of a traced if (it would run whatever the condition)": (
-        _peaks_by_list_append, (np.array([0.0, 2.0, 1.0, 3.0, 4.0, 1.0]),), jc.UnsupportedError,
-        r"calls peaks\.append"),
+    # list.append in a branch of a traced if: compiled since session 47 (below)
     # (its u.size is the number of groups: still refused, though np.unique itself compiles)
     "np.unique with return_inverse and return_counts (as many groups as the data holds)": (
         _group_stats_by_unique, (np.array([7, 3, 7, 1]), normal(4)), jc.JitTypeError, "depends on the data"),
@@ -1315,6 +1313,16 @@ REFUSED = {
 @pytest.mark.parametrize("case", list(REFUSED))
 def test_refusals_are_jitcores_errors(case):
     check_refusal(*REFUSED[case])
+
+
+def test_peaks_by_list_append_compile():
+    # appended under a traced if: the kept rows, NumPy's float64 np.array([]) where none is
+    # (session 47, tests/jitcore/test_data_length_loops_47.py)
+    f = jc.jit(_peaks_by_list_append)
+    for x in (np.array([0.0, 2.0, 1.0, 3.0, 4.0, 1.0]), np.arange(5.0), normal(200)):
+        got, want = f(x), _peaks_by_list_append(x)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("x, error, words", [(math.nan, ValueError, "cannot convert float NaN"),

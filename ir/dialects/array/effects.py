@@ -2,9 +2,10 @@
 ``array.raise_if``.
 
 ``array.callback`` hands its operands to a Python function at run time (``jc.debug_print``,
-``jc.debug_callback``). It has no results and is not ``Pure``, so passes keep it, never merge
-two of them, and never move work across it out of a loop: what it prints or records is its
-effect. The function itself is not in the IR; ``callback`` is its number in the frontend's
+``jc.debug_callback``), which may fill its results (a random draw with parameters computed in
+the function: ``jitcore/random.py``). It is not ``Pure``, so passes keep it, never merge
+two of them, and never move work across it out of a loop: what it prints, records or draws is
+its effect. The function itself is not in the IR; ``callback`` is its number in the frontend's
 table (``jitcore/dispatch.py``), which the compiled code passes back when it calls out.
 """
 
@@ -22,8 +23,8 @@ class CallbackOp(ArrayOp):
     callback = attr(of(int, ": the callback's number"))
 
     def check(self) -> None:
-        if self.results:
-            self.fail("has no results")
+        if any(not isinstance(r.type, TensorType) for r in self.results):
+            self.fail("gives tensors only")
         if self.callback < 0:
             self.fail("needs a callback number of at least 0")
 

@@ -1,0 +1,359 @@
+"""Results of data-dependent length built in a compiled loop (session 47), against plain
+Python + NumPy: values, dtypes, Python types, the arguments after the call.
+
+``out[:k]`` returned with ``k`` a count the loop carried (``out[k] = v; k += 1``) is the prefix
+mask ``arange(n) < k`` (NumPy's stop for every ``k``), compacted and trimmed by the host as
+``x[:i]`` is (``indexing._counted_prefix``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import jitcore as jc
+from jitcore.autograph.statements import UNROLL_LIMIT
+from tests.budget import examples
+
+# trip counts below and above the unroll limit (a loop run in Python, and a compiled loop)
+SIZES = (0, 1, 7, UNROLL_LIMIT - 1, UNROLL_LIMIT + 1, 3 * UNROLL_LIMIT)
+
+
+def _same(got, want):
+    """The same pytree of results: types, dtypes, shapes and values."""
+    assert type(got) is type(want), (type(got), type(want))
+    if isinstance(want, (tuple, list)):
+        assert len(got) == len(want)
+        for a, b in zip(got, want):
+            _same(a, b)
+    elif isinstance(want, dict):
+        assert got.keys() == want.keys()
+        for key in want:
+            _same(got[key], want[key])
+    elif isinstance(want, np.ndarray):
+        assert (got.dtype, got.shape) == (want.dtype, want.shape)
+        np.testing.assert_array_equal(got, want)
+    else:
+        assert got == want or (got != got and want != want), (got, want)
+
+
+def _check(fn, *args):
+    given_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    want = fn(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+    got = jc.jit(fn)(*given_args)
+    _same(got, want)
+    for a, b in zip(given_args, args):  # the arguments after the call: untouched, as NumPy's
+        if isinstance(b, np.ndarray):
+            np.testing.assert_array_equal(a, b)
+
+
+def _data(n, seed=0, dtype=np.float64):
+    return np.random.default_rng(seed + n).standard_normal(n).astype(dtype)
+
+
+# -- out[:k] with k carried by the loop --------------------------------------------------------------
+def kept_prefix(x):
+    out = np.empty_like(x)
+    k = 0
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            out[k] = x[i]
+            k += 1
+    return out[:k]
+
+
+def kept_rows_and_count(x):
+    out = np.zeros((x.shape[0] + 1, 2))
+    k = 0
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            out[k, 0] = x[i]
+            out[k, 1] = i
+            k += 1
+    first = out[0:k].copy()
+    as32 = np.asarray(out[:k], dtype=np.float32)
+    out[0, 0] = 99.0  # (after the copies: they keep the values they had)
+    return first, k, {"rows": np.array(out[:k])}, [out[:k], as32]
+
+
+def counted_from_the_end(x, m):
+    k = (x > m).sum() - 5  # negative where fewer than 5 are above m: NumPy counts from the end
+    return x[:k], x[2:k]
+
+
+def while_prefix(x):
+    i = 0
+    while i < x.shape[0] and x[i] > 0:
+        i += 1
+    return x[:i], i
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("fn", [kept_prefix, kept_rows_and_count, while_prefix])
+def test_prefix_at_a_carried_count(fn, n):
+    _check(fn, _data(n))
+    _check(fn, np.abs(_data(n)) + 0.5)  # every element kept
+    _check(fn, -np.abs(_data(n)) - 0.5)  # none kept
+
+
+@pytest.mark.parametrize("m", [-10.0, 0.0, 0.5, 10.0])
+def test_prefix_counted_from_the_end(m):
+    for n in (0, 3, 12):
+        _check(counted_from_the_end, _data(n), m)
+
+
+@settings(max_examples=examples(40, 15), deadline=None)
+@given(hnp.arrays(np.float64, st.integers(0, 3 * UNROLL_LIMIT),
+                  elements=st.floats(-10, 10, allow_nan=False)))
+def test_prefix_at_a_carried_count_any_data(x):
+    _check(kept_prefix, x)
+    _check(kept_rows_and_count, x)
+
+
+# -- lists appended under a traced if in a compiled loop -------------------------------------------
+def doubled_positives(x):
+    out = []
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            out.append(x[i] * 2)
+    return np.array(out)
+
+
+def two_lists(x):
+    kept, dropped = [], []
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            kept.append(x[i])
+        elif x[i] < -0.5:
+            dropped.append(i)
+            dropped.append(i + 1)
+    return kept, dropped, len(kept), len(dropped), np.asarray(dropped)
+
+
+def pairs(x):
+    out = []
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            out.append((i, x[i]))
+    return np.array(out), len(out)
+
+
+def rows_kept(a):
+    out = []
+    for i in range(a.shape[0]):
+        row = a[i]
+        if row.sum() > 0:
+            out.append(row * 2)
+    return np.array(out), out
+
+
+def nested(a):
+    out = []
+    for i in range(a.shape[0]):
+        for j in range(3):
+            if a[i, j] > 0:
+                out.append(a[i, j] + i)
+    return np.array(out), len(out)
+
+
+def over_items(x):
+    out = []
+    for v in x:
+        if v > 0:
+            out.append(v)
+    return out
+
+
+def ints_kept(x):
+    out = []
+    for i in range(x.shape[0]):
+        if x[i] % 3 == 0:
+            out.append(x[i])
+    return np.array(out), np.array(out, dtype=np.float32), out
+
+
+def after_items(x):
+    out = [x[0] * 0]
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            out.append(x[i])
+    return np.array(out)
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("fn", [doubled_positives, two_lists, pairs, over_items, after_items])
+def test_appends_under_a_traced_if(fn, n):
+    if fn is after_items and n == 0:
+        n = 1
+    _check(fn, _data(n))
+    _check(fn, np.abs(_data(n)) + 0.5)  # every element kept
+    _check(fn, -np.abs(_data(n)) - 0.5)  # none kept: np.array([]) is float64 of shape (0,)
+
+
+@pytest.mark.parametrize("n", [0, 5, UNROLL_LIMIT + 3])
+def test_rows_and_nested_loops(n):
+    a = np.random.default_rng(n).standard_normal((n, 3))
+    for fn in (rows_kept, nested):
+        _check(fn, a)
+        _check(fn, -np.abs(a) - 1)
+
+
+@pytest.mark.parametrize("n", [0, 9, 2 * UNROLL_LIMIT])
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint8])
+def test_int_items_and_empty_results(n, dtype):
+    x = (np.arange(n) * 7 % 11).astype(dtype)
+    _check(ints_kept, x)
+    _check(ints_kept, (x * 3 + 1).astype(dtype) if n else x)
+
+
+def while_appends(x):
+    out = []
+    i = 0
+    while i < x.shape[0] and x[i] < 10:
+        if x[i] > 0:
+            out.append(x[i])
+        i += 1
+    return np.array(out)
+
+
+def breaking_appends(x):
+    out = []
+    for i in range(x.shape[0]):
+        if x[i] > 3:
+            break
+        if x[i] > 0:
+            out.append(x[i])
+    return np.array(out)
+
+
+def last_item(x):
+    out = [0.0]
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            out.append(x[i])
+        x[i] = out[-1]
+    return x
+
+
+@pytest.mark.parametrize("fn", [while_appends, breaking_appends])
+def test_no_capacity_is_refused_saying_what_compiles(fn):
+    # the while loop refuses the append itself (its body is traced once), the for loop that
+    # breaks at its if; both advise the array and its count, which compiles (below)
+    x = _data(100)
+    with pytest.raises(jc.UnsupportedError, match=r"(?s)((the while loop at .*calls out\.append.*"
+                       r"out\[n\] = v; n \+= 1.*out\[:n\])|('out' is appended to under the if at .*"
+                       r"capacity.*for loop over a range or an array.*out\[k\] = v; k \+= 1.*out\[:k\]))"):
+        jc.jit(fn)(x)
+
+
+def test_the_advice_compiles():
+    # the refusal's advice, written out: the most rows, a count, the prefix returned
+    def advised(x):
+        out = np.empty(x.shape[0])
+        k = 0
+        i = 0
+        while i < x.shape[0] and x[i] < 10:
+            if x[i] > 0:
+                out[k] = x[i]
+                k += 1
+            i += 1
+        return out[:k]
+
+    for n in (0, 5, 100):
+        _check(advised, _data(n))
+        np.testing.assert_array_equal(jc.jit(advised)(_data(n)), while_appends(_data(n)))
+
+
+def test_the_last_item_of_a_list_the_data_fills_is_refused():
+    with pytest.raises(jc.UnsupportedError, match=r"'out'\[-1\].*under a traced if"):
+        jc.jit(last_item)(_data(100))
+
+
+def test_the_list_is_one_compiled_loop():
+    # the body is traced once whatever the trip count: no copy per step
+    f = jc.jit(doubled_positives)
+    for n in (200, 20000):
+        _check(doubled_positives, _data(n))
+    _same(f(_data(20000)), doubled_positives(_data(20000)))
+
+
+@settings(max_examples=examples(40, 15), deadline=None)
+@given(hnp.arrays(np.float64, st.integers(0, 3 * UNROLL_LIMIT),
+                  elements=st.floats(-10, 10, allow_nan=False)))
+def test_appends_any_data(x):
+    _check(doubled_positives, x)
+    _check(two_lists, x)
+    _check(pairs, x)
+
+
+@pytest.mark.parametrize("n", [0, 5, UNROLL_LIMIT + 3])
+def test_on_the_emulated_gpu(monkeypatch, n):
+    """The CUDA backend: the list's kept rows read back and made NumPy's array or Python's list
+    by the host (np.array([]) where none is kept), an array prefix trimmed on the device (a
+    device array, as the backend's numbers are)."""
+    from tests.gpu_emulator import emulate
+
+    emulate(monkeypatch)
+    x = _data(n)
+    for fn in (two_lists, doubled_positives, kept_prefix):
+        got, want = jc.jit(fn, backend="cuda", cache=False)(x), fn(x)
+        if not isinstance(want, tuple):
+            got, want = (got,), (want,)
+        for g, w in zip(got, want):
+            if isinstance(w, list):
+                _same(g, w)
+            else:
+                g = np.asarray(g.to_numpy() if hasattr(g, "to_numpy") else g)
+                assert g.dtype == np.asarray(w).dtype and g.shape == np.shape(w)
+                np.testing.assert_array_equal(g, w)
+
+
+def evens(x):
+    out = []
+    for i in range(x.shape[0]):
+        if i % 2 == 0:  # on the index alone: the loop unrolls as before, out a Python list
+            out.append(x[i])
+    return out[0], out[-1], len(out)
+
+
+def mixed(x):
+    out = []
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            out.append(x[i])
+        else:
+            out.append(1)
+    return np.array(out)
+
+
+def printing(x):
+    out = []
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            out.append(x[i])
+        print("step", i)
+    print("kept", len(out))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("n", [6, UNROLL_LIMIT + 3])
+def test_a_condition_on_the_index_alone_keeps_a_python_list(n):
+    _check(evens, _data(n))
+
+
+def test_appends_of_two_types_are_refused_naming_them():
+    with pytest.raises(jc.UnsupportedError, match=r"'out' is appended to under a traced if with "
+                       r"values of more than one type.*NumPy scalar of float64, Python number of int64"):
+        jc.jit(mixed)(_data(100))
+
+
+@pytest.mark.parametrize("n", [5, UNROLL_LIMIT + 3])
+def test_printed_text(capsys, n):
+    x = _data(n)
+    want = printing(x)
+    expected = capsys.readouterr().out
+    _same(jc.jit(printing)(x), want)
+    assert capsys.readouterr().out == expected
