@@ -503,6 +503,11 @@ class Recorder:
         self._local: dict[int, tuple] = {}  # id -> (generator made while tracing (seeded), trace depth)
         self._loop_starts: dict = {}  # a loop's key -> its local generators as its first trace found them
         self.loops: list[LoopFrame] = []  # static-trip-count loop bodies being traced, innermost last
+        # Arrays from outside are traced inputs where the code reads them (read_input), so that
+        # what NumPy computes from them alone (-L, F.T) is computed at each call. Off for the
+        # trace that compiler.trace retries when that one failed (a mask, an int read from one).
+        self.reads_as_inputs = True
+        self.read_arrays: dict[int, np.ndarray] = {}  # id -> the outside arrays the code read by a name
         # Generators drawn from while the compiled code runs (``random``: a callback), from the
         # first such draw in program order on: every later draw from one is made so too.
         self._live: set = set()
@@ -520,8 +525,10 @@ class Recorder:
         _ACTIVE.recorder = self
         try:
             yield self
-        except BaseException:
+        except BaseException as error:
             self.undo()  # a failed trace leaves the program's objects as they were
+            if self.reads_as_inputs and self.read_arrays and isinstance(error, Exception):
+                error.outside_arrays_read = True  # (compiler.trace: traced again, reads concrete)
             raise
         finally:
             _ACTIVE.recorder = previous
@@ -594,7 +601,10 @@ class Recorder:
         NumPy work on it ran while tracing (``W.sum()``, a mask's count), so a change must
         recompile. A larger one stays frozen (comparing it on each call would cost a pass)."""
         for value, read, _ in self._known.values():
-            if id(value) not in self._hidden and value.size <= FROZEN_GUARD_LIMIT and value.dtype.kind != "O":
+            # retried with reads concrete: one also made an input may have given constants (-L)
+            derived = not self.reads_as_inputs and id(value) in self.read_arrays
+            if (id(value) not in self._hidden or derived) and value.size <= FROZEN_GUARD_LIMIT \
+                    and value.dtype.kind != "O":
                 self.inputs.contents.append((read, value.dtype, value.shape, value.tobytes()))
 
     def check_generators(self) -> None:
@@ -730,6 +740,20 @@ class Recorder:
                 self.inputs.guards.append((read, value))
             if isinstance(value, _GENERATORS):
                 self._watch(value)
+
+    def read_input(self, value):
+        """``value`` as the traced code reads it by a name, an attribute or an item: an outside
+        array (a global's, a cell's, a default's, an outside object's) becomes its hidden
+        argument there, before any NumPy work on it, so that ``-L``, ``F.T``, ``norm(W)`` are
+        traced from the call's array rather than computed once while tracing and frozen."""
+        known = self._known.get(id(value))
+        if known is None or known[0] is not value:
+            return value
+        self.read_arrays[id(value)] = value
+        if not self.reads_as_inputs:
+            return value
+        hidden = self.hidden_array(self.trace, value)
+        return value if hidden is None else hidden
 
     def hidden_array(self, trace, value: np.ndarray) -> Tracer | None:
         """The hidden argument standing for ``value`` when it is a global or closed-over array
@@ -933,6 +957,14 @@ def hidden_array(trace, value) -> Tracer | None:
     """``value``'s hidden argument in ``trace``, if it is a call-time array there."""
     r = getattr(_ACTIVE, "recorder", None)
     return None if r is None else r.hidden_array(trace, value)
+
+
+def read_input(value):
+    """``Recorder.read_input`` of this thread's trace, or ``value`` when none runs."""
+    r = getattr(_ACTIVE, "recorder", None)
+    if r is None or type(value) is not np.ndarray:
+        return value
+    return r.read_input(value)
 
 
 def register(fun) -> None:

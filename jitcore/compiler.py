@@ -117,11 +117,24 @@ def trace(name: str, specs: list[ArgSpec], paths: list[str], rebuild, functions=
     compiled (``jit``'s compile: the pass manager verifies its input), so that a module whose
     code comes from the disk cache, compiled from the same text in a process that verified it,
     is not verified again (a quarter of a millisecond of a process's first call)."""
+    try:
+        return _trace(name, specs, paths, rebuild, functions, verify, star_items, reads_as_inputs=True)
+    except Exception as error:  # noqa: BLE001  (retried as before, else raised unchanged)
+        if not getattr(error, "outside_arrays_read", False):
+            raise
+    # The trace that read outside arrays as inputs failed, maybe because the code needs one's
+    # data while tracing (a mask's count, int(L[0]), a library call): trace with them concrete
+    # (computed from while tracing), as before; small ones are compared by content on each call.
+    return _trace(name, specs, paths, rebuild, functions, verify, star_items, reads_as_inputs=False)
+
+
+def _trace(name, specs, paths, rebuild, functions, verify, star_items, reads_as_inputs):
     module = ModuleOp.build()
     func = FuncOp.build(name, FunctionType((), ()))
     module.body.append(func)
     arg_types = tuple(TensorType(s.shape, ir_type(s.dtype)) for s in specs)
     recorder = calltime.Recorder(name)
+    recorder.reads_as_inputs = reads_as_inputs
     for f in functions:
         recorder.register(f)
 

@@ -1,6 +1,7 @@
 """The cost per call of values read from outside a jitted function (session 46): a tiny
 ``x * v`` with ``v`` reached by each access path, in microseconds (the best of 5 x 20000
-calls). Run it alternately on two trees (PYTHONPATH=...) and compare medians.
+calls; session 47: arrays read directly and derived). Run it alternately on two trees
+(PYTHONPATH=...) and compare medians.
 
     python tools/bench_call_time_reads.py
 """
@@ -27,6 +28,8 @@ class Cfg:
 
 L = [0.5]
 T = 0.5
+LIM = np.array([1.0, 1.0, 1.0, 1.0])  # session 47: an array used directly and derived (-LIM)
+F = np.array([[1.0, 0.1], [0.0, 1.0]])
 
 
 def helper(x):
@@ -50,6 +53,9 @@ CASES = {
     "settings.THR": lambda x: x * settings.THR,
     "L[0]": lambda x: x * L[0],
     "gain(x)": lambda x: gain(x),
+    "x * LIM": lambda x: x * LIM,
+    "clip -LIM LIM": lambda x: np.clip(x, -LIM, LIM),
+    "F @ P @ F.T": lambda x: F @ x.reshape(2, 2) @ F.T,
 }
 
 

@@ -1820,6 +1820,19 @@ MUTANTS = [
            "array.compact's dense loop counts every row, kept or not (x[mask] returns the "
            "first rows instead of the kept ones)",
            ("tests/test_data_dependent_length.py", "tests/test_data_dependent_length_b.py")),
+    Mutant("outside-arrays-read-concrete", "jitcore/calltime.py",
+           "        if not self.reads_as_inputs:\n            return value\n",
+           "        if True:\n            return value\n",
+           "a global array read by name stays NumPy's while tracing: -L, F.T, norm(W) computed "
+           "from it alone are the first call's, while L itself is read at each call (REPORT t47 "
+           "h1 W0)",
+           ("tests/jitcore/test_call_time_derived_47.py",)),
+    Mutant("retried-trace-inputs-not-guarded", "jitcore/calltime.py",
+           "            derived = not self.reads_as_inputs and id(value) in self.read_arrays\n",
+           "            derived = False\n",
+           "a trace retried with reads concrete (x[:int(N[0])] + N) keeps the first call's "
+           "int(N[0]) while N itself is read at each call",
+           ("tests/jitcore/test_call_time_derived_47.py",)),
     Mutant("append-region-unchecked", "jitcore/autograph/appending.py",
            "    return current_trace().depth == appended.depth",
            "    return True",

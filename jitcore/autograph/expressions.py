@@ -264,6 +264,8 @@ def getitem(base, key):
         return constant(tracer.owner_trace, base)[key]
     if isinstance(base, (tuple, list)) and is_traced_int(key):  # dx[d], lams[int(np.argmin(s))]
         return item_at(base, key)
+    if type(base) in (list, tuple, dict):  # DH[0], PARAMS["K"]: an outside array is an input
+        return calltime.read_input(base[key])
     return base[key]
 
 

@@ -109,6 +109,8 @@ def call(f):
         return ufunc_method(f)
     if type(owner) is np.ndarray and getattr(f, "__name__", None) == "fill":
         return _fill_outer(owner)
+    if type(owner) is np.ndarray and (read := calltime.read_input(owner)) is not owner:
+        return getattr(read, f.__name__)  # self.K.sum(): traced from the call's array
     made_later = outputs.at_run_time(f)  # sys.stdout.write, warnings.warn, logging: as print
     if made_later is not None:
         return made_later
@@ -370,12 +372,14 @@ def outer_read(value):
 
 
 def outer_value(value):
-    """Any other global or closure value: a written array's hidden argument once a write to it
-    was traced (a helper reading what its caller wrote), else the value itself."""
+    """Any other global, closure, default or attribute value: a written array's hidden argument
+    once a write to it was traced (a helper reading what its caller wrote), an outside array's
+    hidden argument (``calltime.read_input``: ``-L`` is then traced, not frozen), else the
+    value itself."""
     if type(value) is not np.ndarray:
         return value
     hidden = calltime.written_array(current_trace(), value, create=False)
-    return local_arrays.resolved(value) if hidden is None else hidden
+    return calltime.read_input(local_arrays.resolved(value)) if hidden is None else hidden
 
 
 def aug_attribute(obj, name: str, op: str, value) -> None:

@@ -873,6 +873,7 @@ class OuterReads(_LinedTransformer):
 
     def __init__(self, top, own, written):
         self.top, self.own, self.written = top, own, written
+        self.kept = _kept_paths(top)
 
     def visit_FunctionDef(self, node):  # a nested function gets its own conversion
         if node is self.top:
@@ -881,10 +882,14 @@ class OuterReads(_LinedTransformer):
 
     def visit_Attribute(self, node):
         """An object's attribute the function writes by subscript (``self.buf``): read through
-        ``outer_read`` as a written global is."""
+        ``outer_read`` as a written global is; any other read as a value (``self.lim``,
+        ``Cfg.K``, not a method called nor a target written) through ``outer_value``, which
+        makes an outside array an input where it is read (``-self.lim`` is traced)."""
         if isinstance(node.ctx, ast.Load) and _object_attribute(node) and ast.unparse(node) in self.written:
             return ast.copy_location(_call(_helper("outer_read"), node), node)
         self.generic_visit(node)
+        if isinstance(node.ctx, ast.Load) and id(node) not in self.kept and not _from_helpers(node):
+            return ast.copy_location(_call(_helper("outer_value"), node), node)
         return node
 
     def visit_Name(self, node):
@@ -895,6 +900,56 @@ class OuterReads(_LinedTransformer):
         if hasattr(builtins, node.id):
             return node
         return ast.copy_location(_call(_helper("outer_value"), node), node)
+
+
+def _from_helpers(node) -> bool:
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id.startswith("__ag")
+
+
+def _kept_paths(fn) -> set[int]:
+    """The ids of the attribute and subscript nodes that ``OuterReads`` leaves as they are: the
+    path of a method called (``obj.items.append``: the analyses match it by its shape; an
+    array's method is made an input by ``runtime.call``), of a target written, and the
+    arguments of autograph's helpers other than ``call`` and ``getitem`` (``setitem_outer``'s
+    base is the array itself)."""
+    kept: set[int] = set()
+
+    def path(n):
+        while isinstance(n, (ast.Attribute, ast.Subscript)):
+            kept.add(id(n))
+            n = n.value
+
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Call):
+            f = n.func
+            if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == AG:
+                if f.attr == "call":
+                    for a in n.args[:1]:
+                        path(a)
+                elif f.attr != "getitem":
+                    for a in n.args:
+                        path(a)
+            else:
+                path(f)
+        elif isinstance(n, (ast.Attribute, ast.Subscript)) and not isinstance(n.ctx, ast.Load):
+            path(n.value)
+        elif isinstance(n, ast.AugAssign):
+            path(n.target)
+    return kept
+
+
+def _defaults_read(fn: ast.FunctionDef) -> list[ast.stmt]:
+    """``p = __ag__.outer_value(p)`` for each parameter with a default: a default array
+    (``def f(x, lim=np.ones(2))``) is an input where the body starts, as a global is where it is
+    read, so ``-lim`` is traced from the call's array."""
+    a = fn.args
+    named = (a.posonlyargs + a.args)[len(a.posonlyargs) + len(a.args) - len(a.defaults):]
+    named += [k for k, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None]
+    return [ast.copy_location(ast.Assign(targets=[ast.Name(id=p.arg, ctx=ast.Store())],
+                                         value=_call(_helper("outer_value"), _load(p.arg))), fn)
+            for p in named]
 
 
 def convert_function(fn: ast.FunctionDef) -> ast.FunctionDef:
@@ -920,6 +975,7 @@ def convert_function(fn: ast.FunctionDef) -> ast.FunctionDef:
     converter.nonlocals = nonlocals
     converter.following = {id(s): fn.body[k + 1:] for k, s in enumerate(fn.body)}
     fn.body = [out for s in fn.body for out in _as_list(converter.visit(s))]
+    fn.body[:0] = _defaults_read(fn)
     fn.decorator_list = []
     return fn
 

@@ -460,7 +460,12 @@ def test_pytree_structure_is_part_of_the_key():
 
 def test_closed_over_constant_is_a_fresh_array_each_call():
     table = np.array([1.0, 2.0, 3.0], dtype=np.float32)
-    f = jc.jit(lambda x: table)
+    # a closed-over array is an input where the code reads it: returned, it is the array
+    # itself, as NumPy's function returns it (session 47; it was a copy made while tracing)
+    same = jc.jit(lambda x: table)
+    assert same(f32(3)) is table
+    # an array made from it while tracing is a constant: a fresh array for each call
+    f = jc.jit(lambda x: np.array([1.0, 2.0, 3.0], dtype=np.float32))
     first = f(f32(3))
     assert_matches(first, table)
     first[:] = -7  # callers may write to what they get back

@@ -209,7 +209,7 @@ def masked(x):
 
 
 def plus_sum(x):
-    return x + OFFSETS.sum()  # NumPy computes the sum while tracing
+    return x + OFFSETS.sum()  # a read of OFFSETS is an input: the sum is traced (session 47)
 
 
 def test_a_small_array_read_only_while_tracing_is_guarded_by_content():
@@ -221,7 +221,10 @@ def test_a_small_array_read_only_while_tracing_is_guarded_by_content():
     OFFSETS[:] = [1.0, 2.0, 4.0]
     np.testing.assert_array_equal(f(x), masked(x))
     np.testing.assert_array_equal(g(x), plus_sum(x))
-    assert f.cache_info().compiles == g.cache_info().compiles == 2
+    # the mask's count decides a shape: compared by content, a change compiles; OFFSETS is an
+    # input where it is read, so its sum is computed at each call without a compile
+    assert f.cache_info().compiles == 2
+    assert g.cache_info().compiles == 1
 
 
 def test_an_unaligned_global_is_passed_as_a_copy_and_written_back():

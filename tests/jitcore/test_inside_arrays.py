@@ -247,8 +247,21 @@ def test_out_into_an_attribute_or_a_global_is_refused_with_what_to_write():
         np.add(a, 1, out=bufs.tmp)
         return a
 
+    # an outside object's array is an input where it is read (session 47): written at each
+    # call, as NumPy writes it
+    jc.jit(f)(np.ones(3))
+    np.testing.assert_array_equal(bufs.tmp, [2.0, 2.0, 2.0])
+    jc.jit(f)(np.full(3, 4.0))
+    np.testing.assert_array_equal(bufs.tmp, [5.0, 5.0, 5.0])
+
+    def g(a):
+        made = Buffers()
+        made.own = np.zeros(3)  # made while tracing: a constant, which out= cannot rebind
+        np.add(a, 1, out=made.own)
+        return made.own
+
     with pytest.raises(jc.UnsupportedError, match=r"tmp = np.add\(a, b\)"):
-        jc.jit(f)(np.ones(3))
+        jc.jit(g)(np.ones(3))
 
 
 def test_out_into_a_local_outside_jit_is_numpy():
@@ -509,9 +522,16 @@ def test_lookup_tables_read_at_traced_positions():
     table = np.arange(6.0).reshape(3, 2)
 
     def write_row(i):
-        local = table * 1.0  # made while compiling: its rows read, not written
+        local = np.arange(6.0).reshape(3, 2) * 1.0  # made while compiling: its rows read, not written
         row = local[i]
         row[0] = 5.0
         return local
     with pytest.raises(jc.JitcoreError, match="made while compiling"):
         jc.jit(write_row)(1)
+
+    def write_row_of_copy(i):
+        local = table * 1.0  # table is an input where it is read: local is traced (session 47)
+        row = local[i]
+        row[0] = 5.0
+        return local
+    np.testing.assert_array_equal(jc.jit(write_row_of_copy)(1), write_row_of_copy(1))
