@@ -12,7 +12,8 @@ import numpy as np
 from jitcore import calltime, formatting, ir, passes, pytree
 from jitcore.codegen.backend import backend_for
 from jitcore.codegen.plan import CompiledFunction, LowerOptions
-from jitcore.data_length import KeptList, ListSelection, compaction
+from jitcore.compaction import compaction
+from jitcore.data_length import KeptList, ListSelection
 from jitcore.dispatch import ARRAY_HEADER, PYTHON_NUMBER, ChosenType, Picked, Trimmed
 from jitcore.dtypes import ir_type, np_dtype
 from jitcore.errors import JitTypeError, UnsupportedError

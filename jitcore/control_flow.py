@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from jitcore import calltime, index_forms, pytree, type_choice
+from jitcore import calltime, index_forms, pytree, raise_state, type_choice
 from jitcore import primitives as prims
 from jitcore.dtypes import ir_type
 from jitcore.errors import JitTypeError
@@ -715,3 +715,6 @@ def _eager_scan(f, init, xs_leaves, xs_tree, n: int, reverse: bool):
     if reverse:
         rows.reverse()
     return val, pytree.unflatten(y_tree, [np.stack([r[k] for r in rows]) for k in range(len(rows[0]))])
+
+
+raise_state.conditional = cond  # (raise_state's checks under a traced condition)

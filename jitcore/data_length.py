@@ -21,10 +21,8 @@ import numpy as np
 
 from jitcore import primitives as prims
 from jitcore.errors import UnsupportedError
-from jitcore.ir.dialects.array import CompactOp, HeadSumOp
-from jitcore.ir.types import TensorType, i64
 from jitcore.masked import MaskedSelection
-from jitcore.tracer import Tracer, as_scalar, fresh, user_location
+from jitcore.tracer import Tracer, fresh, user_location
 
 
 class Positions(MaskedSelection):
@@ -40,52 +38,6 @@ class Positions(MaskedSelection):
     def __init__(self, values: Tracer, mask: Tracer, factors: tuple | None = None, at=None):
         super().__init__(values, mask, factors)
         self.at = at
-
-
-ROWS = "rows"
-
-
-def compaction(selection: MaskedSelection) -> tuple[Tracer, Tracer]:
-    """The buffer of ``selection``'s rows, the kept ones first in C order, and their count (0-d
-    int64): ``values[mask]`` is ``buffer[:count]``."""
-    values, mask = selection.values, selection.mask
-    trace = values.owner_trace
-    k = mask.ndim
-    n = int(np.prod(values.shape[:k], dtype=np.int64))
-    kept = prims.reshape(prims.broadcast_to(mask, values.shape[:k]), (n,))
-    count = prims.reduction("sum", prims.convert(kept, np.dtype(np.int64)))
-    at = selection.at if isinstance(selection, Positions) else None
-    if at is None:
-        rows = prims.reshape(values, (n, *values.shape[k:]))
-        return prims._emit(trace, CompactOp, [kept, count, rows], rows.value.type), count
-    flat = prims._emit(trace, CompactOp, [kept, count], TensorType((n,), i64))
-    dims = range(k) if at == ROWS else (at,)
-    indices = [_unravel(flat, mask.shape, d) for d in dims]
-    result = np.stack(indices, axis=-1) if at == ROWS else indices[0]
-    return prims.convert(result, values.dtype), count
-
-
-def kept_terms(selection: MaskedSelection) -> tuple[Tracer, Tracer]:
-    """The selected elements, flat and first in C order (``selection``'s compaction), and how
-    many there are (0-d int64): ``x[m].ravel()`` is ``terms[:count]``."""
-    buffer, count = compaction(selection)
-    row = int(np.prod(buffer.shape[1:], dtype=np.int64))
-    flat = prims.reshape(buffer, (int(np.prod(buffer.shape, dtype=np.int64)),))
-    return flat, count * row if row != 1 else count
-
-
-def head_sum(terms: Tracer, count: Tracer) -> Tracer:
-    """``terms[:count].sum()`` of float32 or float64 ``terms``, in NumPy's pairwise order over
-    ``count`` (``array.head_sum``): the bits NumPy gives the compacted selection."""
-    result = TensorType((), terms.value.type.element)
-    return as_scalar(prims._emit(terms.owner_trace, HeadSumOp, [terms, count], result))
-
-
-def _unravel(flat: Tracer, shape: tuple[int, ...], dim: int) -> Tracer:
-    """The index along ``dim`` of each C-order flat position in ``flat`` of an array of ``shape``."""
-    inner = int(np.prod(shape[dim + 1:], dtype=np.int64))
-    index = flat // inner if inner != 1 else flat
-    return index % shape[dim] if dim > 0 else index
 
 
 def positions(trace, shape: tuple[int, ...], axis: int) -> Tracer:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from jitcore import pytree
-from jitcore.dispatch import register_callback
+from jitcore.callbacks import register_callback
 from jitcore.errors import JitTypeError
 from jitcore.ir.dialects import array
 from jitcore.tracer import Tracer, current_trace, user_location

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jitcore import index_forms
+from jitcore import compaction, index_forms
 from jitcore import primitives as prims
 from jitcore.control_flow import cond
 from jitcore.errors import ConcretizationError, JitTypeError, UnsupportedError
@@ -39,6 +39,7 @@ class MaskedSelection:
     __slots__ = ("values", "mask", "factors")
     __array_priority__ = 2000  # above Tracer's: ``tracer + selection`` asks the selection
     __hash__ = None
+    at = None  # the values themselves (``data_length.Positions``: which of their indices)
 
     def __init__(self, values: Tracer, mask: Tracer, factors: tuple | None = None):
         self.values, self.mask = values, mask
@@ -243,11 +244,9 @@ class MaskedSelection:
                 and (axis is None or self.ndim == 1))
 
     def _kept(self, keepdims: bool, statistic):
-        """``statistic(terms, count)`` of the compacted selection (``data_length.kept_terms``),
+        """``statistic(terms, count)`` of the compacted selection (``compaction.kept_terms``),
         shaped for ``keepdims``."""
-        from jitcore import data_length  # it builds on this module
-
-        out = statistic(*data_length.kept_terms(self))
+        out = statistic(*compaction.kept_terms(self))
         return prims.reshape(out, (1,) * self.ndim) if keepdims else out
 
     def sum(self, axis=None, dtype=None, out=None, keepdims=False):
@@ -493,9 +492,7 @@ def _arange(n: int) -> np.ndarray:
 
 
 def _head_sum(terms: Tracer, count: Tracer) -> Tracer:
-    from jitcore import data_length  # it builds on this module
-
-    return data_length.head_sum(terms, count)
+    return compaction.head_sum(terms, count)
 
 
 def _as(count: Tracer, like: Tracer) -> Tracer:

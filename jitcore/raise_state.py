@@ -13,14 +13,18 @@ A call that does not raise runs no callback: its cost is the check of the condit
 
 from __future__ import annotations
 
-from jitcore.dispatch import hold_arguments, register_callback
+from jitcore.callbacks import hold_arguments, register_callback
 from jitcore.ir.dialects import array
 from jitcore.tracer import Trace, Tracer
+
+# ``control_flow.cond``, which that module sets here when it is imported: it imports
+# ``primitives``, whose checks call ``keep``, so this module does not import it.
+conditional = None
 
 
 def keep(trace: Trace, bad: Tracer | None = None) -> None:
     """Where ``bad`` holds (None: here, in a branch taken only to raise), hold the values of
-    the arguments written so far for the raise that follows (``dispatch.hold_arguments``)."""
+    the arguments written so far for the raise that follows (``callbacks.hold_arguments``)."""
     written = [(i, a) for i, a in enumerate(trace.arguments) if a.version and not a.scalar]
     if not written:
         return
@@ -33,5 +37,4 @@ def keep(trace: Trace, bad: Tracer | None = None) -> None:
     if bad is None:
         emit()
     else:
-        from jitcore import control_flow as cf  # (it imports primitives, whose checks call here)
-        cf.cond(bad, emit, lambda: None)
+        conditional(bad, emit, lambda: None)

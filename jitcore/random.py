@@ -48,7 +48,7 @@ import numpy as np
 
 from jitcore import calltime, pytree
 from jitcore import primitives as prims
-from jitcore.dispatch import operand_reader, register_callback, result_writer
+from jitcore.callbacks import operand_reader, register_callback, result_writer
 from jitcore.dtypes import SUPPORTED_DTYPES, ir_type
 from jitcore.errors import UnsupportedError
 from jitcore.generator_arguments import GeneratorArgument, MadeGenerator, kind_of

@@ -1861,7 +1861,7 @@ MUTANTS = [
            "a traced if whose paths both keep an array, one writing it, leaves every name of it "
            "holding its value from before the write (g = fs; fs[-1] = 7 under if: g misses it)",
            ("tests/jitcore/test_alias_identity_47.py",)),
-    Mutant("raise-forgets-written-arguments", "jitcore/dispatch.py",
+    Mutant("raise-forgets-written-arguments", "jitcore/callbacks.py",
            "        _HELD.values = dict(zip(positions, arrays))",
            "        _HELD.values = {}",
            "x[0] = 5 before a raise the compiled code makes is lost from the caller's x",

@@ -20,6 +20,7 @@ import threading
 import numpy as np
 
 from jitcore import pytree
+from jitcore.callbacks import run_callback, write_back_held
 from jitcore.codegen.host import STATUS
 from jitcore.codegen.kernel_body import INDEX_ERROR, ZERO_STEP
 from jitcore.codegen.mathlib import TRIG_ARGUMENT_LIMITS
@@ -30,7 +31,7 @@ from jitcore.codegen.nvptx.plan import GpuPlan
 from jitcore.codegen.plan import Branch, Callback, Copy, ForLoop, Run, Storage, WhileLoop
 from jitcore.cuda.device_array import Allocation, DeviceArray, device_put
 from jitcore.cuda.driver import CudaError, Driver, driver
-from jitcore.dispatch import Trimmed, check_no_aliasing, run_callback, status_error, write_back_held
+from jitcore.dispatch import Trimmed, check_no_aliasing, status_error
 from jitcore.ir.dialects import kernel
 
 SINGULAR_MATRIX = kernel.SINGULAR_MATRIX

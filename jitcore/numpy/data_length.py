@@ -10,7 +10,8 @@ import numpy as np
 
 from jitcore import indexing
 from jitcore import primitives as prims
-from jitcore.data_length import ROWS, Positions, positions
+from jitcore.compaction import ROWS
+from jitcore.data_length import Positions, positions
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.masked import MaskedSelection
 from jitcore.numpy.registry import implements, traced
