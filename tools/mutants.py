@@ -1884,6 +1884,11 @@ MUTANTS = [
            "print(obj) of the user's object makes its text when the compiled code runs: jitcore's "
            "placeholders show in place of its traced values",
            ("tests/jitcore/test_print_objects_47.py",)),
+    Mutant("user-operator-unconverted", "jitcore/autograph/operators.py",
+           "        result = call(own)(left, right)",
+           "        result = own(left, right)",
+           "q1 * q2 of the user's class runs its __mul__ unconverted: a traced if in it is refused",
+           ("tests/jitcore/test_user_operators_47.py",)),
 ]
 
 

@@ -34,6 +34,7 @@ from jitcore.autograph.expressions import (
 )
 from jitcore.autograph.filtered import comprehension_test, filtered
 from jitcore.autograph.local_arrays import refuse_shared
+from jitcore.autograph.operators import binary, unary  # noqa: F401  (converted code calls them)
 from jitcore.autograph.printf import percent
 from jitcore.autograph.statements import carried, for_stmt, holders, if_stmt, result, state, while_stmt
 from jitcore.debugging import debug_callback

@@ -499,7 +499,11 @@ class Expressions(_LinedTransformer):
     def visit_UnaryOp(self, node):
         self.generic_visit(node)
         if not isinstance(node.op, ast.Not):
-            return node
+            if isinstance(node.operand, ast.Constant):  # -1.5: a number
+                return node
+            # -q: a user's class's __neg__ converted (operators.py)
+            return ast.copy_location(_call(_helper("unary"), ast.Constant(type(node.op).__name__),
+                                           node.operand), node)
         return ast.copy_location(_call(_helper("not_"), node.operand), node)
 
     def visit_BinOp(self, node):
@@ -508,7 +512,11 @@ class Expressions(_LinedTransformer):
                 node.left, ast.Constant) and isinstance(node.left.value, str)):
             # "%.3f" % loss: a traced value's conversion is filled in at each call, as f-strings'
             return ast.copy_location(_call(_helper("percent"), node.left, node.right), node)
-        return node
+        if isinstance(node.left, ast.Constant) and isinstance(node.right, ast.Constant):
+            return node
+        # q1 * q2: a user's class's __mul__ (or __rmul__) converted (operators.py)
+        return ast.copy_location(_call(_helper("binary"), ast.Constant(type(node.op).__name__),
+                                       node.left, node.right), node)
 
     def visit_Compare(self, node):
         self.generic_visit(node)
