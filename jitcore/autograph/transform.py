@@ -920,8 +920,8 @@ def _kept_paths(fn) -> set[int]:
     """The ids of the attribute and subscript nodes that ``OuterReads`` leaves as they are: the
     path of a method called (``obj.items.append``: the analyses match it by its shape; an
     array's method is made an input by ``runtime.call``), of a target written, and the
-    arguments of autograph's helpers other than ``call`` and ``getitem`` (``setitem_outer``'s
-    base is the array itself)."""
+    arguments of autograph's helpers other than ``call``, ``getitem`` and the operators'
+    ``binary``/``unary`` (``setitem_outer``'s base is the array itself)."""
     kept: set[int] = set()
 
     def path(n):
@@ -936,7 +936,7 @@ def _kept_paths(fn) -> set[int]:
                 if f.attr == "call":
                     for a in n.args[:1]:
                         path(a)
-                elif f.attr != "getitem":
+                elif f.attr not in ("getitem", "binary", "unary"):  # (an operator's operands are values)
                     for a in n.args:
                         path(a)
             else:
