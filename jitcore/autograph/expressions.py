@@ -22,6 +22,7 @@ from jitcore.autograph.math_calls import MATH_CALLS
 from jitcore.autograph.sequence_items import item_at, set_item_at
 from jitcore.errors import JitcoreError, JitTypeError, JitValueError, UnsupportedError
 from jitcore.indexing import is_traced_int
+from jitcore.masked import MaskedSelection, RangedSelection
 from jitcore.numpy import index_concatenation
 from jitcore.numpy.orthogonal_series import BASIS_CALLS
 from jitcore.numpy.power_series import SERIES_CALLS
@@ -594,6 +595,14 @@ def _isinstance(x, classes, /):
     return issubclass(stand_in_type(x), classes)
 
 
+def _len(x):
+    """``len``; of a selection by a traced mask (``len(np.flatnonzero(m))``), its traced count,
+    a Python int (``__len__`` cannot return one)."""
+    if isinstance(x, MaskedSelection) and not isinstance(x, RangedSelection):
+        return x.count()  # a ranged slice's asks for a concrete value (its loop is unrolled)
+    return len(x)
+
+
 def _isscalar(element):
     """``np.isscalar`` of a traced value as of the value it stands for: True for a NumPy scalar
     (``x[0]``, ``x.sum()``) and a Python number, False for an array (a 0-d one too)."""
@@ -615,7 +624,7 @@ def _pow(base, exp, mod=None):
 
 
 BUILTINS = {int: _int, float: _float, bool: _bool, complex: _complex, range: _range, zip: _zip, pow: _pow,
-            enumerate: _enumerate, sorted: _sorted, type: _type, isinstance: _isinstance,
+            enumerate: _enumerate, sorted: _sorted, len: _len, type: _type, isinstance: _isinstance,
             max: _extreme(max, operator.gt), min: _extreme(min, operator.lt),
             any: _truth(any, True, np.logical_or), all: _truth(all, False, np.logical_and)}
 
