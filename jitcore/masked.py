@@ -117,7 +117,7 @@ class MaskedSelection:
     def __getattr__(self, name: str):
         """Any other array attribute (``.T``, ``.cumsum``): the selection's refusal, not a bare
         AttributeError (a ranged slice's asks for a concrete value: its loop is unrolled)."""
-        if name.startswith("__") or name in MaskedSelection.__slots__ or name == "index_form":
+        if name.startswith("__") or name in MaskedSelection.__slots__ or name in ("index_form", "weak"):
             raise AttributeError(name)
         raise self._refusal(f".{name}")
 
@@ -230,10 +230,10 @@ class MaskedSelection:
                                 "rows'); give an axis")
         message = f"attempt to get {name} of an empty sequence"
         rest = self.values.shape[self.mask.ndim:]
-        if 0 in rest and axis is None:
+        n = int(np.prod(self.mask.shape, dtype=np.int64))
+        if n == 0 or (0 in rest and axis is None):  # empty whatever the mask
             raise ValueError(message)
         _raise_if_none_selected(self.mask, message)
-        n = int(np.prod(self.mask.shape, dtype=np.int64))
         r = int(np.prod(rest, dtype=np.int64))
         lanes = (n * r,) if axis is None else (n, *rest)  # the positions argmax runs over
         v = prims.reshape(self.values, lanes)
@@ -430,7 +430,9 @@ class MaskedSelection:
         """``np_fn`` along axes that keep the selected dim: each row's reduction, whoever keeps
         it, as a selection by the same mask (``x[m].sum(axis=1)`` is ``x.sum(axis=1)[m]``)."""
         axes = self._user_axes(axis)
-        values = np_fn(self.values, axis=self._value_axes(axes), keepdims=keepdims, **kwargs)
+        along = self._value_axes(axes)  # one as an int: argmax takes no tuple
+        values = np_fn(self.values, axis=along[0] if len(along) == 1 else along, keepdims=keepdims,
+                       **kwargs)
         position = self.position if keepdims else self.position - sum(j < self.position for j in axes)
         if position == self.position:
             return self._like(values)

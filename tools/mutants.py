@@ -1790,6 +1790,11 @@ MUTANTS = [
            "raise_at_first(step < 0, 0,",
            "math.lcm past int64 wraps around instead of Python's exact int (OverflowError)",
            ("tests/jitcore/test_messages_46.py",)),
+    Mutant("selection-nan-count-keeps-nan", "jitcore/masked.py",
+           "return self._like(np.logical_not(np.isnan(self.values))).sum(axis, np.intp, None, keepdims)",
+           "return self._like(np.isfinite(self.values) | True).sum(axis, np.intp, None, keepdims)",
+           "np.nanmean(x[m]) and np.nanvar(x[m]) count the selected NaNs they skipped",
+           ("tests/jitcore/test_masked_selection_reductions_47.py",)),
 ]
 
 

@@ -624,7 +624,7 @@ def _pow(base, exp, mod=None):
 
 
 BUILTINS = {int: _int, float: _float, bool: _bool, complex: _complex, range: _range, zip: _zip, pow: _pow,
-            enumerate: _enumerate, sorted: _sorted, len: _len, type: _type, isinstance: _isinstance,
+            enumerate: _enumerate, sorted: _sorted, type: _type, isinstance: _isinstance,
             max: _extreme(max, operator.gt), min: _extreme(min, operator.lt),
             any: _truth(any, True, np.logical_or), all: _truth(all, False, np.logical_and)}
 
@@ -632,6 +632,7 @@ BUILTINS = {int: _int, float: _float, bool: _bool, complex: _complex, range: _ra
 # traced-aware versions (autograph/arrays.py), kept apart from the builtins above.
 BUILTINS.update(ARRAY_CALLS)
 BUILTINS[np.ndindex] = _ndindex
+BUILTINS[len] = _len  # a selection's traced count
 BUILTINS[np.isscalar] = _isscalar
 BUILTINS.update(MATH_CALLS)  # math.exp(x) and friends of traced numbers (autograph/math_calls.py)
 BUILTINS.update(SERIES_CALLS)  # numpy.polynomial.polynomial's polyval, polyder, polyfit

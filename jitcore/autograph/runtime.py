@@ -38,6 +38,7 @@ from jitcore.autograph.printf import percent
 from jitcore.autograph.statements import carried, for_stmt, holders, if_stmt, result, state, while_stmt
 from jitcore.debugging import debug_callback
 from jitcore.errors import ConcretizationError, TracerConversionError, UnsupportedError
+from jitcore.masked import MaskedSelection
 from jitcore.numpy.orthogonal_series import call_series
 from jitcore.tracer import Tracer, current_trace, print_options, user_location
 
@@ -273,6 +274,10 @@ def _print(*args, sep=" ", end="\n", file=None, flush=False):
         return
     formatted, fill = formatting.filler(texts, trace)  # f"{loss:.3f}": filled in at each call
     options = print_options()
+    for leaf in pytree.flatten(args)[0]:  # its text needs its length: say what prints instead
+        if isinstance(leaf, MaskedSelection):
+            raise leaf._refusal("print(); return it and print it outside, or print "
+                                "jitcore.numpy.where(mask, x, np.nan)")
     # Python numbers among the values (float(v), x.tolist()'s items) print as Python's
     python = [formatting.python_type(leaf) for leaf in pytree.flatten(args)[0]]
     # and a value whose type the data chose as the path taken gives it (type_choice.py)

@@ -254,3 +254,31 @@ def test_messages_name_what_the_user_wrote():
         jc.jit(unique_counts_list)(np.array([3, 1, 3]))
     assert "np.unique(...)'s counts" in str(e.value) and "np.bincount(x, minlength=K)" in str(e.value)
     assert "[mask]" not in str(e.value)
+
+
+# -- np.histogram2d / histogramdd with edges passed in (h2 3.4) --------------------------------
+
+def grid_hist(la, lo, v, le, ne): return np.histogram2d(la, lo, bins=[le, ne], weights=v)
+def grid_density(la, lo, le, ne): return np.histogram2d(la, lo, bins=[le, ne], density=True)
+def grid_dd(s, le): return np.histogramdd(s, bins=[le, 4, np.linspace(0, 1, 5)])
+
+
+@settings(max_examples=10, deadline=None)
+@given(n=st.sampled_from([0, 1, 50]), seed=st.integers(0, 2**32 - 1), nan=st.booleans())
+def test_histogram2d_with_edges_as_arguments_matches_numpy(n, seed, nan):
+    r = np.random.default_rng(seed)
+    la, lo, v = r.uniform(-100, 100, n), r.uniform(-10, 370, n), r.normal(size=n)
+    if nan and n:
+        la[0] = np.nan
+    le, ne = np.sort(r.uniform(-90, 90, 7)), np.linspace(0, 360, 13)
+    le[2] = le[3]  # an empty bin
+    _check(grid_hist, jc.jit(grid_hist), la, lo, v, le, ne)
+    _check(grid_dd, jc.jit(grid_dd), r.random((n, 3)), np.sort(r.random(6)))
+    if n > 1 and not nan:
+        _check(grid_density, jc.jit(grid_density), la, lo, le, ne)
+
+
+def test_histogram2d_with_decreasing_edges_raises_numpy_error():
+    la = np.zeros(3)
+    with pytest.raises(ValueError, match="must be monotonically increasing"):
+        jc.jit(grid_hist)(la, la, la, np.array([1.0, 0.0]), np.array([0.0, 1.0]))
