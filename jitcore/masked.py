@@ -231,9 +231,14 @@ class MaskedSelection:
         message = f"attempt to get {name} of an empty sequence"
         rest = self.values.shape[self.mask.ndim:]
         n = int(np.prod(self.mask.shape, dtype=np.int64))
-        if n == 0 or (0 in rest and axis is None):  # empty whatever the mask
-            raise ValueError(message)
         _raise_if_none_selected(self.mask, message)
+        if n == 0 or (0 in rest and axis is None):  # empty whatever the mask: raised by the call,
+            _, shape = self._axes(axis, True)      # in program order with other run-time errors
+            shape = (1,) * self.ndim if axis is None else shape
+            zero = prims.constant(self.values.owner_trace, np.zeros(shape if keepdims else
+                                  tuple(d for j, d in enumerate(shape) if j != self.position)
+                                  if axis is not None else (), np.intp))
+            return as_scalar(zero) if zero.ndim == 0 else zero
         r = int(np.prod(rest, dtype=np.int64))
         lanes = (n * r,) if axis is None else (n, *rest)  # the positions argmax runs over
         v = prims.reshape(self.values, lanes)

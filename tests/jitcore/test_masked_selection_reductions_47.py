@@ -45,8 +45,8 @@ def _check(f, jitted, *args):
 
 
 def _same(expected, got):
-    if isinstance(expected, tuple):
-        assert type(got) is tuple and len(got) == len(expected)
+    if isinstance(expected, (tuple, list)):
+        assert type(got) is type(expected) and len(got) == len(expected)
         for e, g in zip(expected, got):
             _same(e, g)
         return
