@@ -90,7 +90,9 @@ class MaskedSelection:
     def count(self) -> Tracer:
         """How many of the mask's positions are kept, a Python int as NumPy's len() (traced)."""
         kept = prims.reduction("sum", prims.convert(self.mask, np.dtype(np.int64)))
-        return fresh(kept, scalar=True, weak=True)
+        out = fresh(kept, scalar=True, weak=True)
+        out.counts = (self.origin.format(values=self.values), self.advice)
+        return out
 
     def __len__(self):  # len() must give an int: autograph's len (expressions._len) gives count()
         raise self._refusal("len() outside autograph; np.count_nonzero(mask) counts it")

@@ -282,3 +282,16 @@ def test_histogram2d_with_decreasing_edges_raises_numpy_error():
     la = np.zeros(3)
     with pytest.raises(ValueError, match="must be monotonically increasing"):
         jc.jit(grid_hist)(la, la, la, np.array([1.0, 0.0]), np.array([0.0, 1.0]))
+
+
+def zeros_per_unique(x):
+    u, inv = np.unique(x, return_inverse=True)
+    return np.zeros((u.shape[0], 3))
+
+
+def test_a_selections_length_as_a_shape_names_it():
+    """h1 R5: np.zeros((u.shape[0], 3)) after np.unique: the count is traced, refused where
+    the shape needs it, the message naming np.unique and np.bincount(..., minlength=K)."""
+    with pytest.raises(jc.ConcretizationError) as e:
+        jc.jit(zeros_per_unique)(np.array([3, 1, 3]))
+    assert "length of np.unique(...)" in str(e.value) and "minlength=K" in str(e.value)
