@@ -785,8 +785,9 @@ def _masked_read(x: Tracer, key):
     found = _masked_selection(x, key)
     if found is None:
         return None
-    values, mask, _, _, _, front = found
-    return masked.MaskedSelection(values, mask) if front else masked.MovedSelection(values, mask)
+    values, mask, _, _, position, front = found
+    return masked.MaskedSelection(values, mask) if front else \
+        masked.MovedSelection(values, mask, position=position)
 
 
 def _masked_selection(x: Tracer, key):

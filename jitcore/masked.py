@@ -17,26 +17,31 @@ from jitcore import compaction, index_forms
 from jitcore import primitives as prims
 from jitcore.control_flow import cond
 from jitcore.errors import ConcretizationError, JitTypeError, UnsupportedError
-from jitcore.tracer import Tracer, fresh, user_location
+from jitcore.tracer import Tracer, as_scalar, fresh, user_location
 
 # The statistics of a selection (quantile, median, histogram_of, bincount_of), installed by
 # jitcore.numpy.selection_statistics: they build on jitcore.numpy, which imports this module.
 SELECTION_STATISTICS: dict = {}
 
 
-def refused(x, what: str = "") -> str:
-    """The message for a use of ``x[mask]`` that needs the selection's data-dependent shape."""
+def refused(x, what: str = "", origin: str = "{values!r}[mask]", advice: str = "") -> str:
+    """The message for a use of ``x[mask]`` (or of ``origin``, what the user wrote: np.unique(x),
+    np.argwhere(a)) that needs the selection's data-dependent shape."""
     use = f" ({what})" if what else ""
-    return (f"{x!r}[mask] with a traced boolean mask has a shape that depends on the data, which a "
-            f"compiled function cannot have{use}, at {user_location()}. Reduce it at once "
-            "(x[mask].sum(), .max(), .any(), np.mean(x[mask]), elementwise ufuncs first), write "
-            "through it (x[mask] = v), or use jitcore.numpy.where(mask, x, fill) instead")
+    written = origin.format(values=x)
+    return (f"{written} has a length that depends on the data (the elements a traced condition "
+            f"keeps), which a compiled function cannot have{use}, at {user_location()}. "
+            + (advice or "Reduce it at once (x[mask].sum(), .max(), np.nanmean(x[mask]), "
+               "np.median(x[mask]), len(x[mask]) or np.count_nonzero(mask) for its length; "
+               "elementwise ufuncs first), write through it (x[mask] = v), return it, or use "
+               "jitcore.numpy.where(mask, x, fill) instead"))
 
 
 class MaskedSelection:
     """``values[mask]``: ``mask`` a traced boolean array of ``values``' leading dims' shape."""
 
-    __slots__ = ("values", "mask", "factors")
+    __slots__ = ("values", "mask", "factors", "described")
+    position = 0  # where the selected dim sits among the selection's (a[:, m]'s is 1)
     __array_priority__ = 2000  # above Tracer's: ``tracer + selection`` asks the selection
     __hash__ = None
     at = None  # the values themselves (``data_length.Positions``: which of their indices)
@@ -45,6 +50,21 @@ class MaskedSelection:
         self.values, self.mask = values, mask
         # The 1-d masks whose product the mask is, one per dim (product_mask), when known.
         self.factors = factors if factors is not None else (mask,) if mask.ndim == 1 else None
+        # (what the user wrote, what to write instead) for messages, where not x[mask] (describe)
+        self.described = None
+
+    @property
+    def origin(self) -> str:
+        return self.described[0] if self.described else "{values!r}[mask]"
+
+    @property
+    def advice(self) -> str:
+        return self.described[1] if self.described else ""
+
+    def describe(self, origin: str, advice: str = "") -> MaskedSelection:
+        """This selection, its messages naming ``origin`` (``np.unique(x)``) and ``advice``."""
+        self.described = (origin, advice)
+        return self
 
     # -- what is static --------------------------------------------------------------------------
     @property
@@ -57,12 +77,26 @@ class MaskedSelection:
 
     @property
     def shape(self):
-        raise self._refusal("its shape")
+        """NumPy's shape, the selected dim's extent a traced count (``x[m].shape[0]`` is
+        ``np.count_nonzero(m)``): a shape that needs it (``np.zeros((n, 3))``) is refused there."""
+        dims = list(self.values.shape[self.mask.ndim:])
+        dims.insert(self.position, self.count())
+        return tuple(dims)
 
-    size = shape
+    @property
+    def size(self):
+        rest = int(np.prod(self.values.shape[self.mask.ndim:], dtype=np.int64))
+        return self.count() * rest if rest != 1 else self.count()
 
-    def __len__(self):
-        raise self._refusal("len()")
+    def count(self) -> Tracer:
+        """How many of the mask's positions are kept, a Python int as NumPy's len() (traced)."""
+        kept = prims.reduction("sum", prims.convert(self.mask, np.dtype(np.int64)))
+        out = fresh(kept, scalar=True, weak=True)
+        out.counts = (self.origin.format(values=self.values), self.advice)
+        return out
+
+    def __len__(self):  # len() must give an int: autograph's len (expressions._len) gives count()
+        raise self._refusal("len() outside autograph; np.count_nonzero(mask) counts it")
 
     def __iter__(self):
         raise self._refusal("iteration")
@@ -81,17 +115,19 @@ class MaskedSelection:
 
     def _refusal(self, what: str) -> Exception:
         """The error for a use that needs the selection's shape."""
-        return JitTypeError(refused(self.values, what))
+        return JitTypeError(refused(self.values, what, self.origin, self.advice))
 
     def __getattr__(self, name: str):
         """Any other array attribute (``.T``, ``.cumsum``): the selection's refusal, not a bare
         AttributeError (a ranged slice's asks for a concrete value: its loop is unrolled)."""
-        if name.startswith("__") or name in MaskedSelection.__slots__ or name == "index_form":
+        if name.startswith("__") or name in MaskedSelection.__slots__ or name in ("index_form", "weak"):
             raise AttributeError(name)
         raise self._refusal(f".{name}")
 
     def _like(self, values: Tracer) -> MaskedSelection:
-        return type(self)(values, self.mask, self.factors)
+        out = type(self)(values, self.mask, self.factors)
+        out.described = self.described
+        return out
 
     def __repr__(self) -> str:
         return (f"{self.values!r}[mask], a selection by a traced mask whose size depends on the data: "
@@ -179,7 +215,168 @@ class MaskedSelection:
         return self._arg(np.argmax, axis, out, keepdims)
 
     def _arg(self, np_fn, axis, out, keepdims):
-        raise self._refusal(f"numpy.{np_fn.__name__}: its index among the selected elements")
+        """``np.argmax(x[m])``: the index among the selected elements, as NumPy gives it for
+        the compacted array. The first selected element equal to the extreme (or the first
+        selected NaN, as NumPy's) is found in ``values``; its index in the selection is the
+        number of kept rows before its row (an exclusive running count of the mask), times the
+        row's length, plus its place in the row. An empty selection raises NumPy's ValueError
+        from the call."""
+        name = np_fn.__name__
+        _no_out(out, name)
+        if axis is not None and not self._covers(axis):
+            return self._per_row(np_fn, axis, keepdims)
+        if self.dtype.kind == "c":
+            raise UnsupportedError(f"numpy.{name} of a complex selection is not supported under "
+                                   f"jit yet (at {user_location()})")
+        if axis is None and self.position != 0:
+            raise self._refusal(f"numpy.{name} of all of a[:, mask] (its flat order is not the "
+                                "rows'); give an axis")
+        message = f"attempt to get {name} of an empty sequence"
+        rest = self.values.shape[self.mask.ndim:]
+        n = int(np.prod(self.mask.shape, dtype=np.int64))
+        _raise_if_none_selected(self.mask, message)
+        if n == 0 or (0 in rest and axis is None):  # empty whatever the mask: raised by the call,
+            _, shape = self._axes(axis, True)      # in program order with other run-time errors
+            shape = (1,) * self.ndim if axis is None else shape
+            zero = prims.constant(self.values.owner_trace, np.zeros(shape if keepdims else
+                                  tuple(d for j, d in enumerate(shape) if j != self.position)
+                                  if axis is not None else (), np.intp))
+            return as_scalar(zero) if zero.ndim == 0 else zero
+        r = int(np.prod(rest, dtype=np.int64))
+        lanes = (n * r,) if axis is None else (n, *rest)  # the positions argmax runs over
+        v = prims.reshape(self.values, lanes)
+        keep = prims.reshape(self._where(), lanes)
+        extreme = np.max if np_fn is np.argmax else np.min
+        best = extreme(v, axis=0, where=keep, initial=_lowest(self.dtype, np_fn is np.argmax),
+                       keepdims=True)
+        hit = v == best
+        if self.dtype.kind == "f":  # NumPy's extreme is its first NaN where there is one
+            hit = hit | np.isnan(v)
+        first = np.argmax(hit & keep, axis=0)  # the first True
+        kept = prims.convert(prims.reshape(self.mask, (n,)), np.dtype(np.intp))
+        before = np.cumsum(kept) - kept  # kept rows before each row
+        if axis is None:
+            index = np.take(before, first // r) * r + first % r if r != 1 else np.take(before, first)
+            index = as_scalar(prims.convert(index, np.dtype(np.intp)))
+            return prims.reshape(index, (1,) * self.ndim) if keepdims else index
+        index = np.take(before, first)
+        _, shape = self._axes(axis, True)
+        return prims.reshape(index, shape) if keepdims else index
+
+    # -- NumPy's nan- reductions: NaNs replaced (or skipped) as NumPy's own code does ------------
+    def _skips_nan(self) -> bool:
+        return self.dtype.kind in "fc"
+
+    def _nan_free(self, fill) -> MaskedSelection:
+        """NumPy's ``_replace_nan``: this selection with its NaNs as ``fill``."""
+        v = self.values
+        return self._like(prims.where(np.isnan(v), prims.as_tracer(v.owner_trace, fill, v.dtype), v))
+
+    def nansum(self, axis=None, dtype=None, out=None, keepdims=False):
+        return (self._nan_free(0) if self._skips_nan() else self).sum(axis, dtype, out, keepdims)
+
+    def nanprod(self, axis=None, dtype=None, out=None, keepdims=False):
+        return (self._nan_free(1) if self._skips_nan() else self).prod(axis, dtype, out, keepdims)
+
+    def _kept_count(self, axis, keepdims: bool) -> Tracer:
+        """How many selected elements are not NaN, per result element (intp)."""
+        return self._like(np.logical_not(np.isnan(self.values))).sum(axis, np.intp, None, keepdims)
+
+    def nanmean(self, axis=None, dtype=None, out=None, keepdims=False):
+        """NumPy's: the sum with NaNs as 0 over the count of the others (NaN where none)."""
+        if not self._skips_nan():
+            return self.mean(axis, dtype, out, keepdims)
+        _no_out(out, "nanmean")
+        if not self._covers(axis):
+            return self._per_row(np.nanmean, axis, keepdims, dtype=dtype)
+        if dtype is not None and not np.issubdtype(dtype, np.inexact):
+            raise TypeError("If a is inexact, then dtype must be inexact")
+        total = self._nan_free(0).sum(axis, dtype, None, keepdims)
+        return _by_count(total, self._kept_count(axis, keepdims))
+
+    def nanvar(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        """NumPy's: the mean of the non-NaN, their squared deviations summed (NaNs as 0), over
+        ``count - ddof``; NaN where that is not positive."""
+        if not self._skips_nan():
+            return self.var(axis, dtype, out, ddof, keepdims)
+        _no_out(out, "nanvar")
+        if not self._covers(axis):
+            return self._per_row(np.nanvar, axis, keepdims, dtype=dtype, ddof=ddof)
+        axes, kept = self._axes(axis, True)
+        nan = np.isnan(self.values)
+        count = self._kept_count(axis, True)
+        arr = self._nan_free(0)
+        mean = _by_count(arr.sum(axis, dtype, None, True), count)
+        lanes = tuple(1 if j in axes else n for j, n in enumerate(self.values.shape))
+        # NumPy subtracts into arr (casting='unsafe'), so the deviations keep arr's dtype
+        d = prims.convert(arr.values - prims.reshape(mean, lanes), self.dtype)
+        d = prims.where(nan, prims.as_tracer(d.owner_trace, 0, d.dtype), d)
+        squares = (d * np.conj(d)).real if d.dtype.kind == "c" else d * d
+        total = self._like(squares).sum(axis, dtype, None, keepdims)
+        dof = prims.reshape(count, np.shape(total)) - ddof
+        var = _by_count(total, dof)
+        bad = np.where(dof <= 0, np.array(np.nan, var.dtype), var)
+        return as_scalar(bad) if np.ndim(bad) == 0 else bad
+
+    def nanstd(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        if not self._skips_nan():
+            return self.std(axis, dtype, out, ddof, keepdims)
+        if not self._covers(axis):
+            _no_out(out, "nanstd")
+            return self._per_row(np.nanstd, axis, keepdims, dtype=dtype, ddof=ddof)
+        return np.sqrt(self.nanvar(axis, dtype, out, ddof, keepdims))
+
+    def nanmax(self, axis=None, out=None, keepdims=False, initial=None):
+        return self._nan_extreme(np.max, "fmax", axis, out, keepdims, initial)
+
+    def nanmin(self, axis=None, out=None, keepdims=False, initial=None):
+        return self._nan_extreme(np.min, "fmin", axis, out, keepdims, initial)
+
+    def _nan_extreme(self, np_fn, name: str, axis, out, keepdims, initial):
+        """NumPy's ``fmax.reduce``: the extreme of the selected non-NaN elements, NaN where a
+        lane holds only NaNs, NumPy's ValueError (naming fmax) when nothing is selected."""
+        if not self._skips_nan():
+            return self._extreme(np_fn, name, axis, out, keepdims, initial)
+        _no_out(out, f"nan{np_fn.__name__}")
+        if not self._covers(axis):
+            extra = {} if initial is None else {"initial": initial}
+            return self._per_row(getattr(np, f"nan{np_fn.__name__}"), axis, keepdims, **extra)
+        if self.dtype.kind == "c":
+            raise UnsupportedError(f"numpy.nan{np_fn.__name__} of a complex selection is not "
+                                   f"supported under jit yet (at {user_location()})")
+        axes, kept = self._axes(axis, keepdims)
+        keep = self._where() & np.logical_not(np.isnan(self.values))
+        if initial is not None:  # fmax(initial, NaN) is initial: no NaN, no error
+            out = np_fn(self.values, axis=axes, where=keep, initial=initial)
+            return out if kept is None else prims.reshape(out, kept)
+        message = f"zero-size array to reduction operation {name} which has no identity"
+        if 0 in self.values.shape[self.mask.ndim:] and axis is None:
+            raise ValueError(message)
+        _raise_if_none_selected(self.mask, message)
+        best = np_fn(self.values, axis=axes, where=keep, initial=_lowest(self.dtype, np_fn is np.max))
+        out = np.where(np.any(keep, axis=axes), best, np.array(np.nan, self.dtype))
+        out = as_scalar(out) if np.ndim(out) == 0 else out
+        return out if kept is None else prims.reshape(out, kept)
+
+    def nanargmax(self, axis=None, out=None, *, keepdims=False):
+        return self._nan_arg(np.argmax, axis, out, keepdims)
+
+    def nanargmin(self, axis=None, out=None, *, keepdims=False):
+        return self._nan_arg(np.argmin, axis, out, keepdims)
+
+    def _nan_arg(self, np_fn, axis, out, keepdims):
+        """NumPy's: NaNs as the value that never wins, after raising its ValueError from the
+        call where a lane of a non-empty selection holds only NaNs."""
+        if not self._skips_nan() or self.dtype.kind == "c":
+            return self._arg(np_fn, axis, out, keepdims)
+        if axis is not None and not self._covers(axis):
+            _no_out(out, f"nan{np_fn.__name__}")
+            return self._per_row(getattr(np, f"nan{np_fn.__name__}"), axis, keepdims)
+        axes = self._value_axes(self._user_axes(axis))
+        keep = self._where() & np.logical_not(np.isnan(self.values))
+        only_nan = np.any(self.mask) & np.any(np.logical_not(np.any(keep, axis=axes)))
+        _raise_at_run_time(only_nan, lambda: ValueError("All-NaN slice encountered"))
+        return self._nan_free(_lowest(self.dtype, np_fn is np.argmax))._arg(np_fn, axis, out, keepdims)
 
     def astype(self, dtype, *args, **kwargs):
         return self._like(self.values.astype(dtype, *args, **kwargs))
@@ -211,17 +408,53 @@ class MaskedSelection:
             raise self._refusal(f"numpy.{name}")
         return reduce(self, *args[1:], **kwargs)
 
+    # -- axes: the selection's (NumPy's) against values' (the mask's dims first) ---------------
+    def _user_axes(self, axis) -> tuple:
+        """``axis`` of the selection normalized (all of them for None)."""
+        if axis is None:
+            return tuple(range(self.ndim))
+        return tuple(prims.normalize_axes(axis, self.ndim, "reduction"))
+
+    def _covers(self, axis) -> bool:
+        """Whether ``axis`` reduces the selected dim: else each kept row reduces on its own,
+        and the result is a selection by the same mask (``_per_row``)."""
+        return self.position in self._user_axes(axis)
+
+    def _value_axes(self, axes) -> tuple:
+        """The axes of ``values`` that the selection's ``axes`` stand for."""
+        k, out = self.mask.ndim, []
+        for j in axes:
+            if j == self.position:
+                out += range(k)
+            else:
+                out.append(k + (j if j < self.position else j - 1))
+        return tuple(sorted(out))
+
     def _axes(self, axis, keepdims: bool):
-        """The axes of ``values`` that ``axis`` of the selection reduces, and the shape that
-        ``keepdims`` gives the result (None: as reduced)."""
-        k, rest = self.mask.ndim, self.values.shape[self.mask.ndim:]
-        if axis is not None:
-            (axis,) = prims.normalize_axes(axis, self.ndim, "reduction")
-            if axis != 0:
-                raise self._refusal("a reduction along a kept axis")
-        axes = tuple(range(self.values.ndim)) if axis is None else tuple(range(k))
-        kept = (1,) * self.ndim if axis is None else (1, *rest)
-        return axes, kept if keepdims else None
+        """The axes of ``values`` that ``axis`` of the selection reduces (one of them the
+        selected dim), and the shape that ``keepdims`` gives the result (None: as reduced)."""
+        axes = self._user_axes(axis)
+        if self.position not in axes:
+            raise self._refusal("a reduction along a kept axis")
+        dims = list(self.values.shape[self.mask.ndim:])
+        dims.insert(self.position, 1)
+        kept = tuple(1 if j in axes else n for j, n in enumerate(dims))
+        return self._value_axes(axes), kept if keepdims else None
+
+    def _per_row(self, np_fn, axis, keepdims, **kwargs) -> MaskedSelection:
+        """``np_fn`` along axes that keep the selected dim: each row's reduction, whoever keeps
+        it, as a selection by the same mask (``x[m].sum(axis=1)`` is ``x.sum(axis=1)[m]``)."""
+        axes = self._user_axes(axis)
+        along = self._value_axes(axes)  # one as an int: argmax takes no tuple
+        values = np_fn(self.values, axis=along[0] if len(along) == 1 else along, keepdims=keepdims,
+                       **kwargs)
+        position = self.position if keepdims else self.position - sum(j < self.position for j in axes)
+        if position == self.position:
+            return self._like(values)
+        out = MaskedSelection(values, self.mask) if position == 0 else \
+            MovedSelection(values, self.mask, position=position)
+        out.described = self.described
+        return out
 
     def _where(self):
         """The mask broadcast over ``values``' trailing dims."""
@@ -230,6 +463,8 @@ class MaskedSelection:
                                   self.values.shape)
 
     def _reduce(self, np_fn, axis, keepdims, **kwargs):
+        if not self._covers(axis):
+            return self._per_row(np_fn, axis, keepdims, **kwargs)
         axes, kept = self._axes(axis, keepdims)
         out = np_fn(self.values, axis=axes, where=self._where(), **kwargs)
         return out if kept is None else prims.reshape(out, kept)
@@ -284,6 +519,9 @@ class MaskedSelection:
         value, and a call that selected nothing raises NumPy's ValueError; with ``initial``, the
         masked-out elements are it, and nothing selected gives it, as in NumPy."""
         _no_out(out, np_fn.__name__)
+        if not self._covers(axis):
+            extra = {} if initial is None else {"initial": initial}
+            return self._per_row(np_fn, axis, keepdims, **extra)
         if self.dtype.kind == "c":
             raise UnsupportedError(f"x[mask].{np_fn.__name__}() of complex numbers is not supported "
                                    f"under jit yet (at {user_location()})")
@@ -297,6 +535,8 @@ class MaskedSelection:
 
     def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
         _no_out(out, "var")
+        if not self._covers(axis):
+            return self._per_row(np.var, axis, keepdims, dtype=dtype, ddof=ddof)
         if self._in_numpy_order(axis, dtype) and not isinstance(ddof, Tracer):
             return self._kept(keepdims, lambda terms, count: _variance(terms, count, ddof))
         axes, kept = self._axes(axis, keepdims)
@@ -312,6 +552,9 @@ class MaskedSelection:
         return out if kept is None else prims.reshape(out, kept)
 
     def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        if not self._covers(axis):
+            _no_out(out, "std")
+            return self._per_row(np.std, axis, keepdims, dtype=dtype, ddof=ddof)
         return np.sqrt(self.var(axis, dtype, out, ddof, keepdims))
 
     def count_nonzero(self, axis=None, keepdims=False):
@@ -323,11 +566,18 @@ class MaskedSelection:
         _no_out(out, name)
         if weights is not None or interpolation is not None:
             raise self._refusal(f"numpy.{name} with weights= or interpolation=")
+        if not self._covers(axis):
+            if np.ndim(q) != 0:  # q's dims would come first, before the selected one
+                raise self._refusal(f"numpy.{name} of several q along a kept axis")
+            return self._per_row(lambda v, **k: getattr(np, name)(v, q, method=method, **k),
+                                 axis, keepdims)
         axes, kept = self._axes(axis, keepdims)
         return SELECTION_STATISTICS["quantile"](self.values, self._where(), axes, kept, q, method, name)
 
     def _median(self, name: str, axis=None, out=None, overwrite_input=False, keepdims=False):
         _no_out(out, name)
+        if not self._covers(axis):
+            return self._per_row(getattr(np, name), axis, keepdims)
         axes, kept = self._axes(axis, keepdims)
         return SELECTION_STATISTICS["median"](self.values, self._where(), axes, kept, name)
 
@@ -366,6 +616,12 @@ class RangedSelection(MaskedSelection):
         # (start, stop) of each sliced axis, a static int or a traced index each (or None)
         self.spans = spans
 
+    @property
+    def shape(self):  # a concrete value, asked for: the loop that needs it is unrolled
+        raise self._refusal("its shape")
+
+    size = shape
+
     def _like(self, values: Tracer) -> RangedSelection:
         return RangedSelection(values, self.mask, self.factors, self.spans)
 
@@ -402,19 +658,21 @@ class RangedSelection(MaskedSelection):
 
 
 class MovedSelection(MaskedSelection):
-    """``a[:, m]``: a selection whose dim NumPy keeps after others, held with the mask's dims
-    first; elementwise ops, writes back and reductions of all of it are the same, a reduction
-    along an axis (or a product) is refused: its axes would not be NumPy's."""
+    """``a[:, m]``: a selection whose dim NumPy keeps after others (at ``position``), held with
+    the mask's dims first; elementwise ops, writes back and reductions along any axes are the
+    same (``_value_axes`` maps them), products are refused: their dims would not be NumPy's."""
 
-    def __init__(self, values: Tracer, mask: Tracer, factors: tuple | None = None):
+    __slots__ = ("position",)
+
+    def __init__(self, values: Tracer, mask: Tracer, factors: tuple | None = None, position: int = 1):
         super().__init__(values, mask)
         self.factors = None  # no products: their operands' dims would not be NumPy's
+        self.position = position
 
-    def _axes(self, axis, keepdims: bool):
-        if axis is not None:
-            raise self._refusal("a reduction along an axis of a[:, mask]; reduce all of it, or "
-                                "use jitcore.numpy.where(mask, a, fill)")
-        return super()._axes(axis, keepdims)
+    def _like(self, values: Tracer) -> MovedSelection:
+        out = MovedSelection(values, self.mask, position=self.position)
+        out.described = self.described
+        return out
 
 
 def product_mask(masks) -> Tracer:
@@ -522,17 +780,29 @@ def _lowest(dtype: np.dtype, for_max: bool):
 
 
 def _raise_if_none_selected(mask: Tracer, message: str) -> None:
-    """At run time, when ``mask`` selects nothing: NumPy's ValueError, raised by the call (a
-    callback on the branch that is taken only then)."""
-    def fail(count):
-        raise ValueError(message)
+    """At run time, when ``mask`` selects nothing: NumPy's ValueError, raised by the call."""
+    _raise_at_run_time(np.logical_not(np.any(mask)), lambda: ValueError(message))
+
+
+def _raise_at_run_time(condition: Tracer, error) -> None:
+    """``error()`` raised by the call where ``condition`` holds (a callback on the branch that
+    is taken only then)."""
+    def fail(_):
+        raise error()
 
     def check():
         from jitcore.debugging import debug_callback  # here: it loads the codegen's callbacks
 
         debug_callback(fail, 0)
 
-    cond(np.logical_not(np.any(mask)), check, lambda: None)
+    cond(condition, check, lambda: None)
+
+
+def _by_count(total, count):
+    """NumPy's ``_divide_by_count``: ``total / count`` in ``total``'s dtype (a float32 sum over
+    an intp count divides in float64, then rounds), a NumPy scalar where 0-d."""
+    out = prims.convert(np.true_divide(total, count), np.dtype(total.dtype))
+    return as_scalar(out) if np.ndim(out) == 0 else out
 
 
 def _binary(ufunc, reflected=False):
@@ -569,7 +839,10 @@ _REDUCTIONS = {np.sum: MaskedSelection.sum, np.prod: MaskedSelection.prod, np.an
                np.amax: MaskedSelection.max, np.min: MaskedSelection.min, np.amin: MaskedSelection.min,
                np.var: MaskedSelection.var, np.std: MaskedSelection.std,
                np.count_nonzero: MaskedSelection.count_nonzero,
-               np.argmin: MaskedSelection.argmin, np.argmax: MaskedSelection.argmax}
+               np.argmin: MaskedSelection.argmin, np.argmax: MaskedSelection.argmax,
+               **{getattr(np, n): getattr(MaskedSelection, n)
+                  for n in ("nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin",
+                            "nanargmax", "nanargmin")}}
 
 # Functions of a whole selection whose result's shape does not depend on how many it holds.
 _STATISTICS = {

@@ -211,7 +211,7 @@ class Tracer:
 
     __slots__ = ("_value", "owner_trace", "sources", "weak", "scalar", "view_of", "index", "version",
                  "_seen", "level", "int_range", "fortran", "index_form", "open_form", "caller_sees",
-                 "view_model", "arg_layout", "type_choice", "refines", "region_input")
+                 "view_model", "arg_layout", "type_choice", "refines", "region_input", "counts")
     __array_priority__ = 1000
 
     def __hash__(self):  # like ndarray's: == is elementwise, so tracers are not hashable
@@ -243,6 +243,9 @@ class Tracer:
         # a loop's carry or a branch's operand, as its region is given it (not a copy of one:
         # what it holds is the region's caller's; aliasing.held_elsewhere)
         self.region_input = False
+        # The selection whose length this is (masked.MaskedSelection.count): named, with what
+        # to write instead, where a shape or index needs it (concretization_message)
+        self.counts = None
         # A Python int argument's bounds (see api.int_range): NumPy 2 raises OverflowError when
         # the value does not fit the integer dtype of the array it meets; None: not known.
         self.int_range: tuple[int, int] | None = None
@@ -609,7 +612,7 @@ def concretization_message(tracer: Tracer, what: str) -> str:
         f"  in {trace.function_name}(), at {where}\n"
         + (f"    {line}\n" if line else "")
         + made_at
-        + (_stopped_hint(tracer) or _generic_hint(tracer, trace, sources))
+        + (_stopped_hint(tracer) or _count_hint(tracer) or _generic_hint(tracer, trace, sources))
         + _no_source_hint(frame)
     )
 
@@ -618,6 +621,18 @@ def _stopped_hint(tracer: Tracer) -> str:
     """The reason and advice for an index after a loop that the data may end early
     (``autograph.statements._StoppedByData``), in place of the generic ones."""
     return getattr(getattr(tracer.index_form, "base", None), "hint", "")
+
+
+def _count_hint(tracer: Tracer) -> str:
+    """For the length of a selection by a traced mask (``u.shape[0]`` of ``np.unique(x)``):
+    what it is the length of, and what to write instead."""
+    if tracer.counts is None:
+        return ""
+    written, advice = tracer.counts
+    return (f"It is the length of {written}, which depends on the data (the elements a traced "
+            f"condition keeps), so it cannot be a shape, an index or a count of bins. "
+            + (advice or "Use a length known when compiling (the mask's own), and "
+               "jitcore.numpy.where(mask, x, fill) for the elements left out") + "\n")
 
 
 def _is_draw(source: str) -> bool:

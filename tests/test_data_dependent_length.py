@@ -184,8 +184,7 @@ def test_few_rows_own_their_data():
 
 
 @pytest.mark.parametrize("use, what", [
-    (lambda x: x[x > 0].shape, "shape"),
-    (lambda x: len(np.flatnonzero(x)), "len"),
+    # x[x > 0].shape and len(np.flatnonzero(x)) compile since session 47: the count, traced
     (lambda x: np.unique(x)[0], "indexing"),
     (lambda x: np.nonzero(x)[0][1:], "indexing"),
 ])

@@ -1889,6 +1889,11 @@ MUTANTS = [
            "        result = own(left, right)",
            "q1 * q2 of the user's class runs its __mul__ unconverted: a traced if in it is refused",
            ("tests/jitcore/test_user_operators_47.py",)),
+    Mutant("selection-nan-count-keeps-nan", "jitcore/masked.py",
+           "return self._like(np.logical_not(np.isnan(self.values))).sum(axis, np.intp, None, keepdims)",
+           "return self._like(np.isfinite(self.values) | True).sum(axis, np.intp, None, keepdims)",
+           "np.nanmean(x[m]) and np.nanvar(x[m]) count the selected NaNs they skipped",
+           ("tests/jitcore/test_masked_selection_reductions_47.py",)),
 ]
 
 

@@ -23,6 +23,7 @@ from jitcore.autograph.sequence_items import item_at, set_item_at
 from jitcore.data_length import KeptList
 from jitcore.errors import JitcoreError, JitTypeError, JitValueError, UnsupportedError
 from jitcore.indexing import is_traced_int
+from jitcore.masked import MaskedSelection, RangedSelection
 from jitcore.numpy import index_concatenation
 from jitcore.numpy.orthogonal_series import BASIS_CALLS
 from jitcore.numpy.power_series import SERIES_CALLS
@@ -597,6 +598,14 @@ def _isinstance(x, classes, /):
     return issubclass(stand_in_type(x), classes)
 
 
+def _len(x):
+    """``len``; of a selection by a traced mask (``len(np.flatnonzero(m))``), its traced count,
+    a Python int (``__len__`` cannot return one)."""
+    if isinstance(x, MaskedSelection) and not isinstance(x, RangedSelection):
+        return x.count()  # a ranged slice's asks for a concrete value (its loop is unrolled)
+    return len(x)
+
+
 def _isscalar(element):
     """``np.isscalar`` of a traced value as of the value it stands for: True for a NumPy scalar
     (``x[0]``, ``x.sum()``) and a Python number, False for an array (a 0-d one too)."""
@@ -633,6 +642,7 @@ BUILTINS = {int: _int, float: _float, bool: _bool, complex: _complex, range: _ra
 BUILTINS.update(ARRAY_CALLS)
 BUILTINS[len] = _len  # (a list the data filled: its count)
 BUILTINS[np.ndindex] = _ndindex
+BUILTINS[len] = _len  # a selection's traced count
 BUILTINS[np.isscalar] = _isscalar
 BUILTINS.update(MATH_CALLS)  # math.exp(x) and friends of traced numbers (autograph/math_calls.py)
 BUILTINS.update(SERIES_CALLS)  # numpy.polynomial.polynomial's polyval, polyder, polyfit

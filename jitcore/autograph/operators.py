@@ -3,7 +3,7 @@ the user's defines ``__mul__``, ``__rmul__``, ``__matmul__``, ``__neg__``... (a 
 vector, a transform). Python calls those methods itself, so the converted code never saw them:
 an ``if`` on a traced value in one, or ``np.array([traced, ...])``, failed with a message about
 the array code. Converted code calls ``binary``/``unary`` for each operator; on any other
-operands they are the operator itself.
+operands they are the operator itself (``runtime.binary``/``unary`` call these).
 """
 
 from __future__ import annotations
@@ -46,14 +46,14 @@ def _users_method(cls: type, name: str):
     return None
 
 
-def binary(name: str, left, right):
+def binary(name: str, left, right, call):
     """``left <op> right``, the user's operator methods converted, as Python would pick them:
     the left operand's method, then (it returning NotImplemented, or a number on the left,
-    traced or not) the right operand's reflected one."""
+    traced or not) the right operand's reflected one. ``call``: ``runtime.call`` (the
+    converted function)."""
     fn, method, reflected = _BINARY[name]
     if type(right) in _PLAIN and type(left) in _PLAIN or type(left) is np.ndarray:
         return fn(left, right)  # (a NumPy array on the left: NumPy's own rules, as without jit)
-    from jitcore.autograph.runtime import call  # (runtime imports this module)
     own = _users_method(type(left), method)
     if own is not None:
         result = call(own)(left, right)
@@ -67,12 +67,11 @@ def binary(name: str, left, right):
     return fn(left, right)
 
 
-def unary(name: str, operand):
+def unary(name: str, operand, call):
     """``-q``, ``+q``, ``~q`` with the user's method converted."""
     fn, method = _UNARY[name]
     if type(operand) not in _PLAIN:
         own = _users_method(type(operand), method)
         if own is not None:
-            from jitcore.autograph.runtime import call
             return call(own)(operand)
     return fn(operand)

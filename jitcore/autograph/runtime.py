@@ -15,7 +15,7 @@ from numpy.polynomial._polybase import ABCPolyBase
 
 from jitcore import calltime, formatting, kind_conversion, pytree, random
 from jitcore import primitives as prims
-from jitcore.autograph import convert, expressions, local_arrays, math_calls, outputs, vectorized
+from jitcore.autograph import convert, expressions, local_arrays, math_calls, operators, outputs, vectorized
 from jitcore.autograph.arrays import at_call, out_call, out_part, ufunc_method
 from jitcore.autograph.expressions import (
     BUILTINS,
@@ -34,11 +34,11 @@ from jitcore.autograph.expressions import (
 )
 from jitcore.autograph.filtered import comprehension_test, filtered
 from jitcore.autograph.local_arrays import refuse_shared
-from jitcore.autograph.operators import binary, unary  # noqa: F401  (converted code calls them)
 from jitcore.autograph.printf import percent
 from jitcore.autograph.statements import carried, for_stmt, holders, if_stmt, result, state, while_stmt
 from jitcore.debugging import debug_callback
 from jitcore.errors import ConcretizationError, TracerConversionError, UnsupportedError
+from jitcore.masked import MaskedSelection
 from jitcore.numpy.orthogonal_series import call_series
 from jitcore.tracer import Tracer, current_trace, print_options, user_location
 
@@ -277,6 +277,10 @@ def _print(*args, sep=" ", end="\n", file=None, flush=False):
     texts = [a for a in args if formatting.holds(a)]
     formatted, fill = formatting.filler(texts, trace)  # f"{loss:.3f}": filled in at each call
     options = print_options()
+    for leaf in pytree.flatten(args)[0]:  # its text needs its length: say what prints instead
+        if isinstance(leaf, MaskedSelection):
+            raise leaf._refusal("print(); return it and print it outside, or print "
+                                "jitcore.numpy.where(mask, x, np.nan)")
     # Python numbers among the values (float(v), x.tolist()'s items) print as Python's
     python = [formatting.python_type(leaf) for leaf in pytree.flatten(args)[0]]
     # and a value whose type the data chose as the path taken gives it (type_choice.py)
@@ -296,6 +300,16 @@ def _print(*args, sep=" ", end="\n", file=None, flush=False):
 
 
 BUILTINS[builtins.print] = _print
+
+
+def binary(name: str, left, right):
+    """``left <op> right`` in converted code (``operators.binary``)."""
+    return operators.binary(name, left, right, call)
+
+
+def unary(name: str, operand):
+    """``-x``, ``+x``, ``~x`` in converted code (``operators.unary``)."""
+    return operators.unary(name, operand, call)
 
 # What ``print`` shows of a value at each call by itself: the values and containers of them it
 # passes to its callback and shows with that call's data.

@@ -32,6 +32,17 @@ def _positions(trace, shape: tuple[int, ...]) -> list[Tracer]:
     return [positions(trace, shape, j) for j in range(len(shape))]
 
 
+# What to write instead of a use of these results that needs their length (masked.refused).
+_POSITIONS = ("Loop over every position instead, with a traced if (for i in range(a.shape[0]): "
+              "for j in range(a.shape[1]): if a[i, j]: ...), reduce the positions at once "
+              "(np.flatnonzero(a).max(), len(np.flatnonzero(a)) or np.count_nonzero(a) for their "
+              "number), or return them")
+_UNIQUE = ("For counts per value use np.bincount(x, minlength=K) (values in range(K), a "
+           "length known when compiling) and np.count_nonzero(np.bincount(x, minlength=K)) for "
+           "the number of distinct values; reduce the values at once (np.unique(x).max(), "
+           "len(np.unique(x))), or return them")
+
+
 @implements(np.nonzero)
 def nonzero(a):
     """``numpy.nonzero``: per dim, the indices of the nonzero elements (C order), one selection
@@ -43,7 +54,8 @@ def nonzero(a):
                          ".nonzero() instead. If the context of this error is of the form "
                          "`arr[nonzero(cond)]`, just use `arr[cond]`.")
     mask = _truth(a)
-    return tuple(Positions(p, mask, at=d) for d, p in enumerate(_positions(a.owner_trace, a.shape)))
+    return tuple(Positions(p, mask, at=d).describe(f"np.nonzero(...)[{d}]", _POSITIONS)
+                 for d, p in enumerate(_positions(a.owner_trace, a.shape)))
 
 
 @implements(np.flatnonzero)
@@ -52,7 +64,8 @@ def flatnonzero(a):
     if not traced(a):
         return np.flatnonzero(a)
     flat = prims.ravel(a) if a.ndim != 1 else a
-    return Positions(_positions(a.owner_trace, flat.shape)[0], _truth(flat), at=0)
+    return Positions(_positions(a.owner_trace, flat.shape)[0], _truth(flat), at=0).describe(
+        "np.flatnonzero(...)", _POSITIONS)
 
 
 @implements(np.argwhere)
@@ -63,7 +76,8 @@ def argwhere(a):
     positions = _positions(a.owner_trace, a.shape)
     rows = (np.stack(positions, axis=-1) if positions
             else prims.constant(a.owner_trace, np.zeros((0,), _INTP)))
-    return Positions(rows, _truth(a), at=ROWS if positions else None)
+    return Positions(rows, _truth(a), at=ROWS if positions else None).describe(
+        "np.argwhere(...)", _POSITIONS)
 
 
 @implements(np.extract)
@@ -142,14 +156,15 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
         if equal_nan and s.dtype.kind in "fc":
             differs = differs & ~(np.isnan(s[1:]) & np.isnan(s[:-1]))
         first = prims.concatenate([prims.constant(trace, np.ones(1, np.bool_)), differs])
-    results = [MaskedSelection(s, first)]
+    results = [MaskedSelection(s, first).describe("np.unique(...)", _UNIQUE)]
     if return_index:
-        results.append(MaskedSelection(perm, first))
+        results.append(MaskedSelection(perm, first).describe("np.unique(...)'s first indices", _UNIQUE))
     group = np.cumsum(prims.convert(first, _INTP)) - 1  # each sorted element's value's number
     if return_inverse:
         inverse = indexing.scatter(prims.constant(trace, np.zeros(n, _INTP)), perm, group)
         results.append(prims.reshape(inverse, ar.shape))
     if return_counts:
         counts = indexing.scatter(prims.constant(trace, np.zeros(n, _INTP)), group, 1, mode="add")
-        results.append(MaskedSelection(np.take(counts, group), first))
+        results.append(MaskedSelection(np.take(counts, group), first).describe(
+            "np.unique(...)'s counts", _UNIQUE))
     return results[0] if len(results) == 1 else tuple(results)

@@ -782,8 +782,9 @@ def histogram_of(a, bins, range, density, weights, selected: Tracer | None = Non
 
 @implements(np.histogramdd)
 def histogramdd(sample, bins=10, range=None, density=None, weights=None):
-    """NumPy's D-dimensional histogram with static bins per dimension (a count, with or without
-    that dimension's ``range``, or an array of edges), as NumPy bins: ``searchsorted(edges, v,
+    """NumPy's D-dimensional histogram with bins per dimension a static count (with or without
+    that dimension's ``range``) or an array of edges, static or traced (their decrease raises
+    NumPy's ValueError from the call), as NumPy bins: ``searchsorted(edges, v,
     'right')``, a value on the last edge in the last bin, values outside (and NaN) left out;
     the counts (or summed ``weights``) as float64, ``density`` divided by the bin volumes.
     ``sample`` is an ``(N, D)`` array or a sequence of D arrays of length N. Returns
@@ -810,12 +811,12 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
     dims = len(columns)
     if builtins.any(c.shape != columns[0].shape for c in columns):
         raise ValueError(f"all the input array dimensions must match (at {user_location()})")
-    if isinstance(bins, Tracer) or (isinstance(bins, (list, tuple)) and builtins.any(
-            isinstance(b, Tracer) for b in bins)):
-        counts = bins if isinstance(bins, (list, tuple)) else (bins,)
-        raise needs_static(ConcretizationError(f"numpy.histogramdd under jit needs static bins (at "
-                                               f"{user_location()}): pass counts, or edges as NumPy "
-                                               "arrays"), *counts)
+    if isinstance(bins, Tracer):  # NumPy reads one array as D counts (len(bins) == D)
+        raise needs_static(ConcretizationError(
+            f"numpy.histogramdd under jit needs static bin counts (at {user_location()}): one "
+            "traced array of bins is read as a count per dimension, which sets the result's "
+            "shape; pass Python ints, or a list of 1-d edge arrays (traced or not), one per "
+            "dimension"), bins)
     try:
         if len(bins) != dims:
             raise ValueError("The dimension of bins must be equal to the dimension of the sample x.")
@@ -826,7 +827,10 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
         raise ValueError("range argument must have one entry per dimension")
     edges, index, ok, counts = [], None, None, []
     for d, (col, b, r) in enumerate(zip(columns, bins, ranges, strict=True)):
-        if np.ndim(b) == 0:
+        if isinstance(b, Tracer):  # edges computed in the function or passed in: as histogram's
+            e = _traced_edges(b, "numpy.histogramdd",
+                              f"`bins[{d}]` must be monotonically increasing, when an array")
+        elif np.ndim(b) == 0:
             if operator.index(b) < 1:
                 raise ValueError(f"`bins[{d}]` must be positive, when an integer")
             if r is None:
@@ -980,24 +984,25 @@ def _raise_if_not_finite(first: Tracer, last: Tracer) -> None:
     cond(bad, lambda: debug_callback(fail, first, last), lambda: None)
 
 
-def _traced_edges(bins: Tracer) -> Tracer:
-    """Traced bin edges (a 1-d array of static length), with NumPy's ValueError raised by the
-    call where they decrease."""
+def _traced_edges(bins: Tracer, api: str = "numpy.histogram",
+                  decreasing: str = "`bins` must increase monotonically, when an array") -> Tracer:
+    """Traced bin edges (a 1-d array of static length), with NumPy's ValueError (``decreasing``)
+    raised by the call where they decrease."""
     from jitcore.control_flow import cond  # here: jitcore.numpy loads before control flow
     from jitcore.debugging import debug_callback  # and the codegen's callbacks
 
     if bins.ndim == 0 and bins.dtype.kind in "iu":  # a count: it sets the result's shape
         raise needs_static(ConcretizationError(
-            f"numpy.histogram under jit needs a static count of bins (at {user_location()}): it "
+            f"{api} under jit needs a static count of bins (at {user_location()}): it "
             "is the result's length; pass it as a Python int"), bins)
     if bins.ndim != 1:
         raise ValueError(f"`bins` must be 1d, when an array (at {user_location()})")
     if bins.dtype.kind in "cb":
-        raise UnsupportedError(f"numpy.histogram with {bins.dtype} edges is not supported under "
+        raise UnsupportedError(f"{api} with {bins.dtype} edges is not supported under "
                                f"jit (at {user_location()})")
 
     def fail(_):
-        raise JitValueError("`bins` must increase monotonically, when an array")
+        raise JitValueError(decreasing)
 
     cond(np.any(bins[:-1] > bins[1:]), lambda: debug_callback(fail, bins[0]), lambda: None)
     return bins

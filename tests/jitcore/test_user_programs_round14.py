@@ -51,7 +51,7 @@ def _bincount_without_minlength(labels):
 
 
 def _unique_counts(x):  # (returned, np.unique is compiled: tests/test_data_dependent_length.py)
-    return len(np.unique(x, return_counts=True)[1])
+    return np.unique(x, return_counts=True)[1][0]  # (its len() compiles since session 47)
 
 
 def _polynomial_fit(x, y):
@@ -62,8 +62,8 @@ def _reduceat_traced_indices(x, idx):
     return np.add.reduceat(x, idx)
 
 
-def _flat_nonzero(x):
-    return np.flatnonzero(x > 0).shape
+def _flat_nonzero(x):  # (its .shape and len() compile since session 47: the count)
+    return np.flatnonzero(x > 0)[0]
 
 
 REFUSED = {

@@ -356,10 +356,17 @@ def test_a_mask_and_an_int_read_in_3_d_is_numpys():
         np.testing.assert_allclose(g, w, rtol=1e-15)
 
 
+def test_a_kept_axis_of_a_mask_over_columns_is_numpys():
+    # refused until session 47 (its axes were not NumPy's); now each selected column summed
+    fn = lambda v, m: v[:, m[:3]].sum(axis=0)  # noqa: E731
+    got, want = jc.jit(fn)(V, V[:, 0] > 0), fn(V, V[:, 0] > 0)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-15)
+
+
 @pytest.mark.parametrize("fn, words", [
-    (lambda v, m: v[:, m[:3]].sum(axis=0), "reduction along an axis of a\\[:, mask\\]"),
     (lambda v, m: v.__setitem__((m, 0), v[~m, 1]), "selection by another mask"),
-], ids=["kept-axis", "another-mask"])
+], ids=["another-mask"])
 def test_uses_of_a_mask_and_an_int_that_need_the_data_are_refused(fn, words):
     with pytest.raises(jc.JitTypeError, match=words):
         jc.jit(fn)(V.copy(), V[:, 0] > 0)

@@ -1288,9 +1288,11 @@ def _peaks_by_list_append(x):
 # What jitcore refuses on purpose: (function, arguments, error, words the message must hold).
 REFUSED = {
     # list.append in a branch of a traced if: compiled since session 47 (below)
-    # (its u.size is the number of groups: still refused, though np.unique itself compiles)
+    # (its u.size is the number of groups: still refused, though np.unique itself compiles;
+    # since session 47 u.size is a traced count, refused where minlength= needs it)
     "np.unique with return_inverse and return_counts (as many groups as the data holds)": (
-        _group_stats_by_unique, (np.array([7, 3, 7, 1]), normal(4)), jc.JitTypeError, "depends on the data"),
+        _group_stats_by_unique, (np.array([7, 3, 7, 1]), normal(4)), jc.ConcretizationError,
+        "length of np.unique"),
     # compress with a traced condition: returned, compiled since dynlen46
     # (tests/test_data_dependent_length.py)
     "the set functions (union1d)": (
