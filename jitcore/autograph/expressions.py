@@ -600,9 +600,12 @@ def _isinstance(x, classes, /):
 
 def _len(x):
     """``len``; of a selection by a traced mask (``len(np.flatnonzero(m))``), its traced count,
-    a Python int (``__len__`` cannot return one)."""
+    a Python int (``__len__`` cannot return one); of a list appended to under a traced if in a
+    compiled loop (``data_length.KeptList``), the count of its kept items."""
     if isinstance(x, MaskedSelection) and not isinstance(x, RangedSelection):
         return x.count()  # a ranged slice's asks for a concrete value (its loop is unrolled)
+    if isinstance(x, KeptList):
+        return x.length()
     return len(x)
 
 
@@ -626,12 +629,6 @@ def _pow(base, exp, mod=None):
     return pow(base, exp) if mod is None else pow(base, exp, mod)
 
 
-def _len(obj):
-    """``len``; of a list appended to under a traced if in a compiled loop
-    (``data_length.KeptList``), the count of its kept items, a Python int when it runs."""
-    return obj.length() if isinstance(obj, KeptList) else len(obj)
-
-
 BUILTINS = {int: _int, float: _float, bool: _bool, complex: _complex, range: _range, zip: _zip, pow: _pow,
             enumerate: _enumerate, sorted: _sorted, type: _type, isinstance: _isinstance,
             max: _extreme(max, operator.gt), min: _extreme(min, operator.lt),
@@ -640,9 +637,8 @@ BUILTINS = {int: _int, float: _float, bool: _bool, complex: _complex, range: _ra
 # NumPy calls that must see traced values inside lists (np.array([...]), np.sum([x, y])): their
 # traced-aware versions (autograph/arrays.py), kept apart from the builtins above.
 BUILTINS.update(ARRAY_CALLS)
-BUILTINS[len] = _len  # (a list the data filled: its count)
 BUILTINS[np.ndindex] = _ndindex
-BUILTINS[len] = _len  # a selection's traced count
+BUILTINS[len] = _len  # a selection's traced count, a list the data filled: its count
 BUILTINS[np.isscalar] = _isscalar
 BUILTINS.update(MATH_CALLS)  # math.exp(x) and friends of traced numbers (autograph/math_calls.py)
 BUILTINS.update(SERIES_CALLS)  # numpy.polynomial.polynomial's polyval, polyder, polyfit
