@@ -62,7 +62,7 @@ class Trace:
 
     __slots__ = ("builder", "function_name", "constants", "depth", "derived", "scalar_arguments",
                  "star_items", "extents", "formatted", "appended", "catching", "local_copies",
-                 "arguments", "unrolled_why")
+                 "arguments")
 
     def __init__(self, builder: Builder, function_name: str):
         self.builder = LocatingBuilder(builder.block, builder.before)
@@ -93,9 +93,6 @@ class Trace:
         # The function's arguments, as traced (their versions count the writes so far): what a
         # raise leaves in the caller's arrays (``raise_state``)
         self.arguments: list[Tracer] = []
-        # Why a long loop or comprehension ran unrolled (the first value that needed the loop's
-        # index as a Python int), for the compile-time warning; None when none did
-        self.unrolled_why: str | None = None
 
     @contextmanager
     def running(self):

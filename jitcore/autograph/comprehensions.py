@@ -12,13 +12,15 @@ reductions that read it as an array, are that array itself: no stack of thousand
 
 An element whose shape or dtype changes with the index, or one that needs the index as a
 Python int (a shape, a static argument), cannot be one loop: the comprehension then runs in
-Python as before, and the reason is recorded for the compile-time warning (``unrolled_because``).
+Python as before, and the reason is recorded for the compile-time warning
+(``compile_time.note_unrolled``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from jitcore import compile_time
 from jitcore import control_flow as cf
 from jitcore.autograph import appending, statements
 from jitcore.autograph.expressions import Indexed
@@ -119,7 +121,7 @@ def _looped(rng: range, source, element):
     kind = statements._trial(trial, (), lambda after, _: appending._kind(after[0]))
     if kind is None:
         if why:
-            unrolled_because(why[0])
+            compile_time.note_unrolled(why[0])
         return None
     shape, dtype, weak, scalar = kind
     rows = fresh(broadcast_to(constant(trace, np.zeros((), dtype)), (len(rng), *shape)))
@@ -137,13 +139,6 @@ def _looped(rng: range, source, element):
             rows = cf.fori_loop(rng.start, rng.stop, body, rows, step=rng.step)
     except _DECLINED as e:
         if isinstance(e, ConcretizationError):
-            unrolled_because(e)
+            compile_time.note_unrolled(e)
         return None
     return fresh(rows), kind
-
-
-def unrolled_because(error: Exception) -> None:
-    """Record, for the compile-time warning, why a comprehension or loop ran unrolled."""
-    trace = current_trace()
-    if trace is not None and not getattr(trace, "unrolled_why", None):
-        trace.unrolled_why = str(error).split("\n")[0]

@@ -131,3 +131,75 @@ def test_items_of_other_shapes_still_unrolled():
         return [x[:i].sum() + x[:i].size for i in range(x.size)]
     got = check(f, np.arange(float(UNROLL_LIMIT + 5)))
     assert isinstance(got, list)
+
+
+def tx90p(tx, win):
+    ny = tx.shape[0] // 365
+    x = tx[: ny * 365].reshape(ny, 365)
+    thr = np.empty(365)
+    for d in range(365):
+        idx = np.arange(d - win, d + win + 1) % 365
+        thr[d] = np.percentile(x[:, idx], 90)
+    return (x > thr).mean(axis=1) * 100
+
+
+def test_tx90p_window_arange_is_a_loop():
+    tx = np.random.default_rng(1).normal(20.0, 5.0, 365 * 3)
+    check(tx90p, tx, 5, static=(1,))
+    # the loop over the days is one loop: its size does not depend on the 365 steps
+    assert ops(tx90p, tx, 5, static=(1,)) < 300
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("lo,hi,step", [(-3, 4, 1), (0, 5, 2), (2, -4, -1), (1, 1, 1), (0, 7, 3)])
+def test_arange_of_static_length_at_loop_index(n, lo, hi, step):
+    def f(x):
+        out = np.zeros((x.size, max(0, -(-(hi - lo) // step))))
+        for i in range(x.size):
+            out[i] = x[np.arange(i + lo, i + hi, step) % x.size]
+        return out
+    check(f, np.random.default_rng(n).normal(size=n))
+
+
+@given(p=st.integers(-50, 50), k=st.integers(0, 9), step=st.sampled_from([1, 2, -1, 3]))
+@settings(max_examples=25, deadline=None)
+def test_arange_at_traced_int_argument(p, k, step):
+    def f(p):
+        return np.arange(p, p + k, step) * 2
+    got = jc.jit(f, cache=False)(p)
+    want = f(p)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+
+
+def test_arange_of_data_length_as_before():
+    def f(x, n):  # (a length the data sets: n made static on demand, as before)
+        return np.arange(n, 2 * n).sum() + x
+    check(f, np.ones(3), 3)
+
+
+def _warning_of(f, x, monkeypatch):
+    from jitcore import compile_time
+    monkeypatch.setattr(compile_time, "WARN_AFTER_SECONDS", 0.0)
+    monkeypatch.setattr(compile_time, "UNROLLED_OPS", 10)
+    with pytest.warns(jc.errors.CompileTimeWarning) as caught:
+        np.testing.assert_allclose(jc.jit(f, cache=False)(x), f(x))
+    return str(caught[0].message)
+
+
+def test_warning_names_why_a_loop_unrolled(monkeypatch):
+    def shapes_from_index(x):
+        out = np.zeros(x.size)
+        for i in range(x.size):
+            out[i] = np.ones(i % 3 + 1).sum() * x[i]
+        return out
+    text = _warning_of(shapes_from_index, np.arange(100.0), monkeypatch)
+    assert "needs the loop's index as a Python int: the shape of numpy.ones" in text
+    assert "test_loops_not_unrolled_47.py" in text and "compiles its body once" not in text
+
+
+def test_warning_names_why_a_comprehension_unrolled(monkeypatch):
+    def shapes_from_index(x):
+        return np.array([np.ones(i % 3 + 1).sum() * x[i] for i in range(x.size)])
+    text = _warning_of(shapes_from_index, np.arange(100.0), monkeypatch)
+    assert "needs the loop's index as a Python int: the shape of numpy.ones" in text
