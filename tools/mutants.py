@@ -1801,6 +1801,14 @@ MUTANTS = [
            "        _HELD.values = {}",
            "x[0] = 5 before a raise the compiled code makes is lost from the caller's x",
            ("tests/jitcore/test_alias_identity_47.py",)),
+    Mutant("arange-span-of-two-bases", "jitcore/index_forms.py",
+           "    if a is None or b is None or not same_base(a.base, b.base) or a.scale != b.scale:\n"
+           "        return None\n    return b.offset - a.offset",
+           "    if a is None or b is None or a.scale != b.scale:\n"
+           "        return None\n    return b.offset - a.offset",
+           "np.arange(p, q + 3) of two traced ints taken as 3 long (its bounds' forms from "
+           "different values)",
+           ("tests/jitcore/test_loops_not_unrolled_47.py",)),
 ]
 
 

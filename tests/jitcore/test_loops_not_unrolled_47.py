@@ -203,3 +203,10 @@ def test_warning_names_why_a_comprehension_unrolled(monkeypatch):
         return np.array([np.ones(i % 3 + 1).sum() * x[i] for i in range(x.size)])
     text = _warning_of(shapes_from_index, np.arange(100.0), monkeypatch)
     assert "needs the loop's index as a Python int: the shape of numpy.ones" in text
+
+
+@pytest.mark.parametrize("p,q", [(2, 2), (0, 4), (5, 1)])
+def test_arange_of_two_traced_ints_not_static(p, q):
+    def f(x, p, q):  # (q + 3 - p is no constant: its length is the data's, as before)
+        return x[np.arange(p, q + 3) % x.size]
+    check(f, np.arange(10.0), p, q)
