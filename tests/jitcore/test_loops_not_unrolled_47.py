@@ -210,3 +210,31 @@ def test_arange_of_two_traced_ints_not_static(p, q):
     def f(x, p, q):  # (q + 3 - p is no constant: its length is the data's, as before)
         return x[np.arange(p, q + 3) % x.size]
     check(f, np.arange(10.0), p, q)
+
+
+def _helper(row, scale):
+    return np.tanh(row * scale).sum()
+
+
+def test_comprehension_calls_user_helper_over_zip_and_enumerate():
+    def f(X, w):
+        a = np.array([_helper(row, s) for row, s in zip(X, w)])
+        b = np.array([j * v for j, v in enumerate(w)])
+        return a + b
+    rng = np.random.default_rng(3)
+    check(f, rng.normal(size=(150, 4)), rng.normal(size=150))
+
+
+def test_comprehension_in_a_long_loop():
+    def f(X):
+        out = np.zeros(X.shape[0])
+        for t in range(X.shape[0]):
+            out[t] = np.mean([X[t, j] * j for j in range(X.shape[1])])
+        return out
+    check(f, np.random.default_rng(4).normal(size=(90, 80)))
+
+
+def test_stack_axis_and_dtype():
+    def f(X):
+        return np.stack([row * 2 for row in X], axis=1, dtype=np.float32)
+    check(f, np.random.default_rng(5).normal(size=(100, 3)))
