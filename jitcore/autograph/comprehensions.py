@@ -22,7 +22,7 @@ import numpy as np
 
 from jitcore import compile_time
 from jitcore import control_flow as cf
-from jitcore.autograph import appending, statements
+from jitcore.autograph import appending, effects, statements
 from jitcore.autograph.expressions import Indexed
 from jitcore.errors import ConcretizationError, JitTypeError, UnsupportedError
 from jitcore.primitives import as_tracer, broadcast_to, constant
@@ -118,7 +118,8 @@ def _looped(rng: range, source, element):
             why.append(e)
             raise
 
-    kind = statements._trial(trial, (), lambda after, _: appending._kind(after[0]))
+    with effects.undone((), (), (element,)):  # (what the element appends to, as it was)
+        kind = statements._trial(trial, (), lambda after, _: appending._kind(after[0]))
     if kind is None:
         if why:
             compile_time.note_unrolled(why[0])
@@ -134,8 +135,8 @@ def _looped(rng: range, source, element):
         k = i if rng.start == 0 and rng.step == 1 else (i - rng.start) // rng.step
         return rows.at[k].set(as_tracer(trace, value, dtype))
 
-    try:
-        with statements._in_user_terms():
+    try:  # (an element that changes a list or dict: refused here, so run in Python)
+        with statements._in_user_terms(), effects.watching("for loop", None, (), (), (element,)):
             rows = cf.fori_loop(rng.start, rng.stop, body, rows, step=rng.step)
     except _DECLINED as e:
         if isinstance(e, ConcretizationError):

@@ -238,3 +238,28 @@ def test_stack_axis_and_dtype():
     def f(X):
         return np.stack([row * 2 for row in X], axis=1, dtype=np.float32)
     check(f, np.random.default_rng(5).normal(size=(100, 3)))
+
+
+def test_comprehension_that_appends_runs_as_python():
+    def only_appends(x):
+        out = []
+        [out.append(v * 2) for v in x]
+        return np.array(out)
+
+    def appends_and_keeps(x):
+        out = []
+        y = np.array([out.append(v) or v * 3 for v in x])
+        return y + len(out)
+    check(only_appends, np.arange(100.0))
+    check(appends_and_keeps, np.arange(100.0))
+
+
+def test_comprehension_of_tuples_and_bools():
+    def tuples(x):
+        return [(x[i], x[i] * 2) for i in range(x.size)][5]
+
+    def bools(x):
+        return np.array([x[i] > 50 for i in range(x.size)])
+    check(bools, np.arange(100.0))
+    got = jc.jit(tuples, cache=False)(np.arange(100.0))
+    assert got == tuples(np.arange(100.0))
