@@ -1809,6 +1809,12 @@ MUTANTS = [
            "np.arange(p, q + 3) of two traced ints taken as 3 long (its bounds' forms from "
            "different values)",
            ("tests/jitcore/test_loops_not_unrolled_47.py",)),
+    Mutant("if-exp-refines-the-wrong-arm", "jitcore/autograph/expressions.py",
+           "then, orelse = index_forms.refining(then, x, holds), index_forms.refining(orelse, x, fails)",
+           "then, orelse = index_forms.refining(then, x, fails), index_forms.refining(orelse, x, holds)",
+           "x[i - k + 1:i + 1] if i >= k - 1 else nan: the window's arm given the other arm's "
+           "bounds of i, so a long comprehension of it unrolls again (its op count grows with n)",
+           ("tests/jitcore/test_loops_not_unrolled_47.py",)),
 ]
 
 
