@@ -61,7 +61,7 @@ from jitcore import primitives as prims
 from jitcore.autograph import convert as autograph_convert
 from jitcore.autograph import converted, refuse_generator, without_helper_frames
 from jitcore.codegen.backend import backend_for
-from jitcore.compile_time import CompileClock, warn_if_slow
+from jitcore.compile_time import CompileClock, unrolled_reason, warn_if_slow
 from jitcore.compiler import ArgSpec, CompileOptions
 from jitcore.dispatch import CallTimeExecutable, Executable, fast_key, takes_key
 from jitcore.dtypes import SUPPORTED_DTYPES
@@ -915,7 +915,7 @@ class JitFunction:
         gpu = self.options.target == "cuda"
         if gpu:  # the driver first: no GPU is a clear error, and the code is for its device
             cuda.require()
-        with clock.stage("tracing"):  # verified below if compiled; code from disk was verified
+        with clock.stage("tracing"), unrolled_reason() as unrolled:  # verified below if compiled
             module, out_tree = self._trace(specs, call, verify=False)
         specs = [*specs, *out_tree.hidden]  # the arguments, then the call-time inputs
         with clock.stage("disk cache"):
@@ -943,7 +943,7 @@ class JitFunction:
                 from jitcore.profiled_executable import ProfiledExecutable as kind
             executable = kind(plan, out_tree.tree, out_tree.mutated, out_tree.scalars,
                               out_tree.owners, out_tree.arguments, out_tree.transposed)
-        warn_if_slow(self, self.__name__, clock, sum(1 for _ in module.walk()))
+        warn_if_slow(self, self.__name__, clock, sum(1 for _ in module.walk()), *unrolled[:1])
         if log is not None:
             compile_log.log_compile(self.__name__, *log, clock, from_disk)
         return executable, out_tree.inputs

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 import warnings
 import weakref
@@ -24,6 +25,7 @@ from jitcore.passes.manager import recording_times
 WARN_AFTER_SECONDS = 5.0
 UNROLLED_OPS = 300  # a traced program larger than this is most often a loop Python unrolled
 
+_UNROLLED = threading.local()  # .why: why a long loop of the trace being made ran unrolled
 _warned: weakref.WeakSet = weakref.WeakSet()  # the jitted functions warned about already
 
 
@@ -57,7 +59,30 @@ class CompileClock:
         return max(self.stages.items(), key=lambda item: item[1])
 
 
-def warn_if_slow(owner: object, name: str, clock: CompileClock, traced_ops: int) -> None:
+def note_unrolled(error: Exception) -> None:
+    """Record (the first of a trace) why a long loop or list comprehension ran unrolled: the
+    error its body gave where the loop's index was traced (a value that needs a Python int),
+    its first line and the user's line it names."""
+    if getattr(_UNROLLED, "why", "") is None:
+        lines = [line.strip() for line in str(error).split("\n") if line.strip()]
+        _UNROLLED.why = lines[0] if len(lines) < 2 else f"{lines[0].rstrip('.')} ({lines[1]})."
+
+
+@contextmanager
+def unrolled_reason() -> Iterator[list]:
+    """Within the block (a trace), ``note_unrolled`` records; the list holds its reason after."""
+    before, _UNROLLED.why = getattr(_UNROLLED, "why", ""), None
+    found: list = []
+    try:
+        yield found
+    finally:
+        if _UNROLLED.why:
+            found.append(_UNROLLED.why)
+        _UNROLLED.why = before
+
+
+def warn_if_slow(owner: object, name: str, clock: CompileClock, traced_ops: int,
+                 unrolled: str | None = None) -> None:
     """Warn if ``clock``'s compile of ``name`` took over ``WARN_AFTER_SECONDS``, unless this
     ``owner`` (the jitted function) was warned about before. ``traced_ops``: the size of the
     traced program, which tells an unrolled loop from a small program with costly kernels."""
@@ -66,7 +91,13 @@ def warn_if_slow(owner: object, name: str, clock: CompileClock, traced_ops: int)
         return
     _warned.add(owner)
     stage, seconds = clock.slowest()
-    if traced_ops > UNROLLED_OPS:
+    if traced_ops > UNROLLED_OPS and unrolled:
+        why = (f"The traced program holds {traced_ops} operations, and compile time grows with "
+               "it: a long loop or list comprehension ran unrolled, one copy of its body per "
+               f"step, because its body needs the loop's index as a Python int: {unrolled} "
+               "Computing that value element-wise (a window x[i:i + w], np.arange(i - w, i + w "
+               "+ 1), np.where) keeps the loop one loop (docs/control-flow.md).")
+    elif traced_ops > UNROLLED_OPS:
         why = (f"The traced program holds {traced_ops} operations, and compile time grows with "
                "it: a Python loop over a list or tuple (or a range jitcore cannot keep as a loop) is "
                "unrolled, one copy of its body per step, where a loop over range(n) or "

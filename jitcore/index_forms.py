@@ -123,6 +123,16 @@ def static_slice(k: slice, size: int) -> tuple[object, int, int, bool] | None:
     return k.start, length, step, False
 
 
+def static_span(start, stop) -> int | None:
+    """``stop - start`` where it is static for every value of their traced index (two forms of
+    one index with one scale: ``d - w`` and ``d + w + 1``; ``p`` and ``p + 5`` for any traced
+    int ``p``); else None."""
+    a, b = _form_or_open(start), _form_or_open(stop)
+    if a is None or b is None or not same_base(a.base, b.base) or a.scale != b.scale:
+        return None
+    return b.offset - a.offset
+
+
 def bounded_slice(k: slice, size: int) -> tuple[object, object] | None:
     """``(start, stop)`` of a step-1 slice with a traced bound whose length is not static
     (``x[:i]``, ``x[i:]``, ``x[j:i]``), each bound a traced index or a static int, where NumPy

@@ -1894,6 +1894,20 @@ MUTANTS = [
            "return self._like(np.isfinite(self.values) | True).sum(axis, np.intp, None, keepdims)",
            "np.nanmean(x[m]) and np.nanvar(x[m]) count the selected NaNs they skipped",
            ("tests/jitcore/test_masked_selection_reductions_47.py",)),
+    Mutant("arange-span-of-two-bases", "jitcore/index_forms.py",
+           "    if a is None or b is None or not same_base(a.base, b.base) or a.scale != b.scale:\n"
+           "        return None\n    return b.offset - a.offset",
+           "    if a is None or b is None or a.scale != b.scale:\n"
+           "        return None\n    return b.offset - a.offset",
+           "np.arange(p, q + 3) of two traced ints taken as 3 long (its bounds' forms from "
+           "different values)",
+           ("tests/jitcore/test_loops_not_unrolled_47.py",)),
+    Mutant("if-exp-refines-the-wrong-arm", "jitcore/autograph/expressions.py",
+           "then, orelse = index_forms.refining(then, x, holds), index_forms.refining(orelse, x, fails)",
+           "then, orelse = index_forms.refining(then, x, fails), index_forms.refining(orelse, x, holds)",
+           "x[i - k + 1:i + 1] if i >= k - 1 else nan: the window's arm given the other arm's "
+           "bounds of i, so a long comprehension of it unrolls again (its op count grows with n)",
+           ("tests/jitcore/test_loops_not_unrolled_47.py",)),
 ]
 
 

@@ -13,7 +13,7 @@ import operator
 
 import numpy as np
 
-from jitcore import calltime, pytree, type_choice
+from jitcore import calltime, index_forms, pytree, type_choice
 from jitcore import control_flow as cf
 from jitcore.autograph.aliasing import chosen
 from jitcore.autograph.arrays import ARRAY_CALLS, traced_copy
@@ -145,6 +145,9 @@ def compare(left, *pairs):
 def if_exp(test, then, orelse):
     if not isinstance(test, Tracer):
         return then() if test else orelse()
+    if test.refines is not None:  # x[i - w:i] if i >= w else nan: i's narrower bounds in each arm
+        x, holds, fails = test.refines
+        then, orelse = index_forms.refining(then, x, holds), index_forms.refining(orelse, x, fails)
     test = _one_truth_value(test, "the test of 'x if test else y'")
     # Each side only where Python would evaluate it: 'x[i] if i < n else 0' never reads x[n].
     made_a, made_b = [], []

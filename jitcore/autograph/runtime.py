@@ -17,6 +17,7 @@ from jitcore import calltime, formatting, kind_conversion, pytree, random
 from jitcore import primitives as prims
 from jitcore.autograph import convert, expressions, local_arrays, math_calls, operators, outputs, vectorized
 from jitcore.autograph.arrays import at_call, out_call, out_part, ufunc_method
+from jitcore.autograph.comprehensions import comprehension, comprehension_call
 from jitcore.autograph.expressions import (
     BUILTINS,
     and_,
@@ -43,7 +44,8 @@ from jitcore.numpy.orthogonal_series import call_series
 from jitcore.tracer import Tracer, current_trace, print_options, user_location
 
 __all__ = ["and_", "at_call", "aug_assign", "aug_setitem", "call", "catching", "compare",
-           "comprehension_test", "converted", "filtered", "reraise_refusal",
+           "comprehension", "comprehension_call", "comprehension_test", "converted", "filtered",
+           "reraise_refusal",
            "fill", "for_stmt", "getitem", "holders", "if_exp", "if_stmt",
            "percent", "nested_aug_setitem", "nested_setitem", "nonlocal_write", "not_", "or_",
            "out_call", "out_part",

@@ -19,7 +19,7 @@ import warnings
 
 import numpy as np
 
-from jitcore import calltime, index_forms, pytree
+from jitcore import calltime, compile_time, index_forms, pytree
 from jitcore import control_flow as cf
 from jitcore.autograph import analysis, appending, effects, loop_exit, raises
 from jitcore.autograph.aliasing import (
@@ -1027,8 +1027,8 @@ def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targe
         try:
             return _traced_for(range(len(iterable)), iterable, extra_test, body_fn, values, names,
                                line, targets)
-        except ConcretizationError:
-            pass  # the body needs its position as a Python int: unrolled below, as before
+        except ConcretizationError as e:
+            compile_time.note_unrolled(e)  # the body needs its position as a Python int: unrolled
         except (JitTypeError, UnsupportedError):
             if len(iterable) * _copies() > UNROLL_LIMIT:
                 raise  # (short, a loop only for its length: unrolled below, as before)
@@ -1108,13 +1108,15 @@ def _python_for(iterable, extra_test, body_fn, values, names, line, targets, eff
                 # (the whole range as given: a slice would round its stop, n - 1 to n at even n)
                 rest = iterable if done == tail == 0 else iterable[done:trips - tail]
                 values = _traced_for(rest, None, extra_test, body_fn, values, names, line, targets)
-            except ConcretizationError:
+            except ConcretizationError as e:
                 # The body needs the index as a Python int (a slice bound, a shape, a static
                 # argument) at some step: NumPy may clamp a slice at the first or last steps
                 # (``x[i - 1:i + 2]``), so those run in Python and the middle is tried again
                 # as a loop; past PEEL steps the loop runs unrolled, as before loops compiled.
                 peeled += 1
                 long_range = peeled <= PEEL and extra_test is None and trips - done > 2 * PEEL + 2
+                if not long_range:
+                    compile_time.note_unrolled(e)
             except FirstAssigned:
                 if done:
                     raise
@@ -1143,10 +1145,10 @@ def _python_for(iterable, extra_test, body_fn, values, names, line, targets, eff
                     try:
                         return _traced_for(rest, iterable if indexed else None,
                                            extra_test, body_fn, values, names, line, targets)
-                    except ConcretizationError:
+                    except ConcretizationError as e:
                         # The body needs the index as a Python int (``V[:, :j]``, ``np.zeros(k
                         # + 2)``): each step under an if, unrolled, as a loop without the break
-                        pass
+                        compile_time.note_unrolled(e)
                 with _unrolling(trips):
                     return _guarded_rest(item, iterator, extra_test, body_fn, values, names, line,
                                          scratch)

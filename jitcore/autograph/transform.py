@@ -214,6 +214,11 @@ def _filtered_reduction(node: ast.Call) -> bool:
             and not gen.generators[0].is_async and not _has_walrus(gen))
 
 
+def _is_helper_call(node, name: str) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+        and node.func.attr == name and isinstance(node.func.value, ast.Name) and node.func.value.id == AG
+
+
 def _of_item(target, expr) -> ast.Lambda:
     """``lambda item: expr`` with ``target`` bound to the item as the ``for`` binds it (a tuple
     target through a one-item generator, which unpacks as the ``for`` does)."""
@@ -537,12 +542,30 @@ class Expressions(_LinedTransformer):
         node.ifs = [_call(_helper("comprehension_test"), test) for test in node.ifs]
         return node
 
+    def visit_ListComp(self, node):
+        """``[e for t in it]`` (one ``for``, no ``if``): ``comprehension(it, lambda t: e)``, one
+        compiled loop where the list is long (``autograph/comprehensions.py``)."""
+        self.generic_visit(node)
+        comp = node.generators[0]
+        if len(node.generators) != 1 or comp.ifs or comp.is_async or _has_walrus(node):
+            return node
+        return ast.copy_location(_call(_helper("comprehension"), comp.iter,
+                                       _of_item(comp.target, node.elt)), node)
+
     def visit_Call(self, node):
         self.generic_visit(node)
         if isinstance(node.func, ast.Name) and node.func.id in ("locals", "super", "globals", "vars"):
             return node
         if _filtered_reduction(node):
             return ast.copy_location(_filtered_call(node), node)
+        if node.args and _is_helper_call(node.args[0], "comprehension") \
+                and not isinstance(node.args[0], ast.Starred):
+            # np.array([e for t in it]): the function itself decides whether the list is needed
+            comp = node.args[0]
+            call = _call(_helper("comprehension_call"), node.func, _call(_helper("call"), node.func),
+                         *comp.args, *node.args[1:])
+            call.keywords = node.keywords
+            return ast.copy_location(call, node)
         if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
                 and node.func.value.id == AG:
             return node

@@ -10,6 +10,7 @@ import operator
 
 import numpy as np
 
+from jitcore import index_forms
 from jitcore import primitives as prims
 from jitcore.data_length import KeptList
 from jitcore.errors import JitValueError, UnsupportedError
@@ -103,8 +104,32 @@ def full(shape, fill_value, dtype=None, order="C"):
 
 
 def arange(start, stop=None, step=None, dtype=None):
+    shifted = _shifted_arange(start, stop, step, dtype)
+    if shifted is not None:
+        return shifted
     refuse_traced([start, stop, step], "numpy.arange's length (set by its bounds)")
     return _traced(np.arange(start, stop, step, dtype=dtype))
+
+
+def _shifted_arange(start, stop, step, dtype):
+    """``np.arange(a, b)`` whose length ``b - a`` is static though ``a`` is traced (``a = d - w``,
+    ``b = d + w + 1`` at a loop index ``d``; ``a = p``, ``b = p + 5``): ``a + step *
+    np.arange(length)``, NumPy's values and dtype for int bounds and a static int step; None
+    for any other call (a static one, or one whose length the data sets)."""
+    if stop is None or not isinstance(start, Tracer) or not isinstance(stop, Tracer):
+        return None
+    step = 1 if step is None else step
+    if isinstance(step, (bool, np.bool_)) or not isinstance(step, (int, np.integer)) or step == 0:
+        return None
+    span = index_forms.static_span(start, stop)
+    if span is None or start.dtype.kind not in "iu" or stop.dtype.kind not in "iu":
+        return None
+    length = max(0, -(-span // int(step)))
+    calc = np.result_type(np.arange(0), start.dtype if not start.weak else np.int64,
+                          stop.dtype if not stop.weak else np.int64)
+    steps = prims.constant(start.owner_trace, np.arange(length, dtype=calc) * calc.type(step))
+    out = prims.ufunc(np.add, prims.convert(start, calc), steps)
+    return fresh(out if dtype is None else prims.convert(out, np.dtype(dtype)))
 
 
 @implements(np.linspace)

@@ -1,0 +1,145 @@
+"""A list comprehension over a long range or an array's rows, compiled as one loop.
+
+``[pr[i - k + 1:i + 1].sum() if i >= k - 1 else np.nan for i in range(n)]`` ran in Python while
+tracing: one copy of the element's code per item, so compile time grew with ``n`` (165 s at
+n = 3650) and every new ``n`` compiled again. When the comprehension is long (as a ``for`` loop
+over it would be a loop: more than ``UNROLL_LIMIT`` items, or a bound from the arguments'
+extents) and one trial run of the element at a traced index gives a number or an array, every
+element is computed by one ``fori_loop`` that writes row ``k`` of an array the loop carries,
+like a preallocated ``out[k] = v``. The list then holds those rows, registered as a loop's
+appends are (``Trace.appended``), so ``np.array``/``np.stack``/``np.asarray`` of it, and the
+reductions that read it as an array, are that array itself: no stack of thousands of operands.
+
+An element whose shape or dtype changes with the index, or one that needs the index as a
+Python int (a shape, a static argument), cannot be one loop: the comprehension then runs in
+Python as before, and the reason is recorded for the compile-time warning
+(``compile_time.note_unrolled``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jitcore import compile_time
+from jitcore import control_flow as cf
+from jitcore.autograph import appending, effects, statements
+from jitcore.autograph.expressions import Indexed
+from jitcore.errors import ConcretizationError, JitTypeError, UnsupportedError
+from jitcore.primitives import as_tracer, broadcast_to, constant
+from jitcore.tracer import Tracer, current_trace, fresh, user_location
+
+_DECLINED = (ConcretizationError, JitTypeError, UnsupportedError)
+
+
+def comprehension(iterable, element):
+    """``[element(t) for t in iterable]``: one compiled loop where it can be (module docstring)."""
+    looped = _stacked(iterable, element)
+    if looped is None:
+        return [element(t) for t in iterable]
+    rows, (shape, _, weak, scalar) = looped
+    made = [appending._row(rows, k, shape, weak, scalar) for k in range(len(rows))]
+    if made:  # (np.array of the list, or of a copy, finds the rows by their first)
+        current_trace().appended[id(made[0])] = (rows, made, current_trace().depth)
+    return made
+
+
+# NumPy functions whose result for a list of same-shaped items is their result for the items
+# stacked: given a long comprehension, they get the loop's array itself, no row taken out of it
+_OF_ROWS = frozenset({
+    "array", "asarray", "asanyarray", "stack", "sum", "nansum", "mean",
+    "nanmean", "std", "nanstd", "var", "nanvar", "max", "min", "amax", "amin", "nanmax",
+    "nanmin", "prod", "median", "nanmedian", "any", "all", "argmax", "argmin", "cumsum"})
+
+
+def comprehension_call(func, called, iterable, element, *rest, **kwargs):
+    """``func([element(t) for t in iterable], *rest, **kwargs)`` as converted code calls it
+    (``called``: what ``call(func)`` gives): a NumPy function of ``_OF_ROWS`` gets the loop's
+    array itself; any other the list (``comprehension``)."""
+    module = getattr(func, "__module__", None) or ""
+    if getattr(func, "__name__", None) in _OF_ROWS and module.split(".")[0] in ("numpy", "jitcore"):
+        looped = _stacked(iterable, element)
+        if looped is not None and func.__name__ == "stack":
+            return _stack(looped[0], *rest, **kwargs)
+        if looped is not None:
+            return called(looped[0], *rest, **kwargs)
+        return called([element(t) for t in iterable], *rest, **kwargs)
+    return called(comprehension(iterable, element), *rest, **kwargs)
+
+
+def _stack(rows, axis=0, out=None, dtype=None, casting="same_kind"):
+    """``np.stack`` of the items the loop stacked along axis 0 (a fresh array, as NumPy's)."""
+    if out is not None:
+        return np.stack(list(rows), axis, out, dtype=dtype, casting=casting)
+    moved = np.moveaxis(rows, 0, axis) if axis else rows
+    return moved.astype(rows.dtype if dtype is None else dtype, casting=casting)
+
+
+def _stacked(iterable, element):
+    """``(rows, kind)``: the items stacked by one compiled loop and their ``appending._kind``;
+    None where the comprehension is short, or cannot be one loop (it then runs in Python)."""
+    if current_trace() is None or not _long(iterable):
+        return None
+    source = None if isinstance(iterable, range) else iterable
+    return _looped(iterable if source is None else range(len(iterable)), source, element)
+
+
+def _long(iterable) -> bool:
+    """Whether a ``for`` over ``iterable`` would be a loop, not unrolled (``statements._for_stmt``)."""
+    if isinstance(iterable, Tracer):
+        if iterable.ndim == 0:
+            return False
+    elif not isinstance(iterable, (range, Indexed)):
+        return False
+    n = len(iterable)
+    rng = iterable if isinstance(iterable, range) else range(n)
+    return n * statements._copies() > statements.UNROLL_LIMIT or statements._sized_range(rng)
+
+
+def _looped(rng: range, source, element):
+    """``(rows, kind)`` of the loop over ``rng``, or None where the element cannot be one loop."""
+    from jitcore import index_forms
+
+    trace = current_trace()
+    form = index_forms.loop_index(rng) if source is None else None
+
+    def item(i):
+        if source is not None:
+            return source[i]
+        out = fresh(i, scalar=True, weak=True)
+        out.index_form = form  # (x[i:i + w] a window of static length)
+        return out
+
+    why: list = []
+
+    def trial():
+        try:
+            return (element(item(statements._int64(rng.start))),)
+        except ConcretizationError as e:
+            why.append(e)
+            raise
+
+    with effects.undone((), (), (element,)):  # (what the element appends to, as it was)
+        kind = statements._trial(trial, (), lambda after, _: appending._kind(after[0]))
+    if kind is None:
+        if why:
+            compile_time.note_unrolled(why[0])
+        return None
+    shape, dtype, weak, scalar = kind
+    rows = fresh(broadcast_to(constant(trace, np.zeros((), dtype)), (len(rng), *shape)))
+
+    def body(i, rows):
+        value = element(item(i))
+        if appending._kind(value) != kind:
+            raise UnsupportedError(f"a list comprehension's items differ in shape or type (at "
+                                   f"{user_location()})")
+        k = i if rng.start == 0 and rng.step == 1 else (i - rng.start) // rng.step
+        return rows.at[k].set(as_tracer(trace, value, dtype))
+
+    try:  # (an element that changes a list or dict: refused here, so run in Python)
+        with statements._in_user_terms(), effects.watching("for loop", None, (), (), (element,)):
+            rows = cf.fori_loop(rng.start, rng.stop, body, rows, step=rng.step)
+    except _DECLINED as e:
+        if isinstance(e, ConcretizationError):
+            compile_time.note_unrolled(e)
+        return None
+    return fresh(rows), kind
