@@ -17,7 +17,7 @@ from jitcore import compaction, index_forms
 from jitcore import primitives as prims
 from jitcore.control_flow import cond
 from jitcore.errors import ConcretizationError, JitTypeError, UnsupportedError
-from jitcore.tracer import Tracer, as_scalar, fresh, user_location
+from jitcore.tracer import Tracer, as_scalar, fresh, needs_static, user_location
 
 # The statistics of a selection (quantile, median, histogram_of, bincount_of), installed by
 # jitcore.numpy.selection_statistics: they build on jitcore.numpy, which imports this module.
@@ -647,11 +647,13 @@ class RangedSelection(MaskedSelection):
         return np_fn(prims.where(valid, rebased, filler))
 
     def _refusal(self, what: str) -> Exception:
-        return ConcretizationError(
+        # (marked with the bounds' arguments: x[:k] * w[:k] with k an int argument makes k static)
+        bounds = [b for span in self.spans or () if span is not None for b in span if isinstance(b, Tracer)]
+        return needs_static(ConcretizationError(
             f"{self.values!r}[a:b], a slice whose bound is a traced index, has a length that depends "
             f"on the data, which a compiled function cannot have ({what}), at {user_location()}. "
             "Reduce it at once (x[:i].sum(), .max(), np.mean(x[i:]), L[i, :i] @ x[:i]), write it "
-            "(x[:i] = v, x[:i] = f(x[:i])), or use jitcore.numpy.where(np.arange(n) < i, x, 0)")
+            "(x[:i] = v, x[:i] = f(x[:i])), or use jitcore.numpy.where(np.arange(n) < i, x, 0)"), *bounds)
 
     def __repr__(self) -> str:
         return f"{self.values!r}[a:b], a slice of traced length: reduce it (x[:i].sum())"

@@ -153,9 +153,11 @@ def test_a_value_from_array_data_is_never_made_static():
 
 
 def test_an_argument_mixed_with_array_data_is_not_made_static():
+    # (the data decides the length: returned as a trimmed prefix since session 47, one compile)
     f = jc.jit(lambda x, n: x[: n + (x[0] > 0)])
-    with pytest.raises(jc.ConcretizationError):
-        f(X, 3)
+    for x, n in ((X, 3), (-X, 3), (X, 5)):
+        np.testing.assert_array_equal(f(x, n), x[: n + (x[0] > 0)])
+    assert f.cache_info().traces == 1
 
 
 def test_a_list_argument_is_not_made_static():

@@ -781,12 +781,7 @@ def _halve_or_negate(a):
 
 # A program jitcore refuses: (function, arguments, error type, words of its message).
 REFUSED = {
-    "np.where with one argument": (
-        lambda x: x[np.where(x > 0)],
-        (normal(6),),
-        jc.JitTypeError,
-        "depends on the data",
-    ),
+    # np.where of one argument: compiled since session 47 (test below)
     # np.nonzero: returned, compiled since dynlen46 (tests/test_data_dependent_length.py)
     # np.unique with counts: returned, compiled since dynlen46 (tests/test_data_dependent_length.py)
     "a branch returning another dtype": (
@@ -809,3 +804,10 @@ def test_refusals_are_jitcores_errors(case):
     fn, args, error, words = REFUSED[case]
     with pytest.raises(error, match=words):
         jc.jit(fn)(*args)
+
+
+def test_a_selection_by_np_where_of_one_argument_is_numpys():
+    # (refused until session 47: x[np.where(c)] is x[c], returned compacted)
+    for seed in range(3):
+        x = np.random.default_rng(seed).standard_normal(6)
+        np.testing.assert_array_equal(jc.jit(lambda x: x[np.where(x > 0)])(x), x[np.where(x > 0)])
