@@ -120,9 +120,17 @@ def _check_tree(api: str, what: str, expected: pytree.TreeDef, got: pytree.TreeD
         shown = "; ".join(f"'{name}' is {_tree_text(g)} against {_tree_text(e)}"
                           for name, g, e in differing)
         containers = any(t.kind in ("dict", "list", "tuple") for _, g, e in differing for t in (g, e))
+        grown = [name for name, g, e in differing if g.kind == e.kind == "list"
+                 and len(g.children) != len(e.children)]
         hint = ("a dict or list must have the same keys and length on every path: give it the "
                 "key or item before the branch (d[k] = 0.0), and set its value on the paths"
                 if containers else "return np.nan, or a flag, where one returned None")
+        if grown:  # a list appended to on one path: in a loop that can break, a while loop...
+            hint = (f"{', '.join(repr(n) for n in grown)} grows on one path only: a list appended "
+                    "to in a loop that can break or return, in a while loop, or under a traced if "
+                    "outside a for loop has a length known only when the code runs. Write its "
+                    "items into an array of the most rows and count them (out = np.empty(n); "
+                    "out[k] = v; k += 1), then use or return out[:k]; " + hint)
         raise JitTypeError(f"{api}: {what} has a different structure ({shown}), at {where}; the "
                            f"condition is traced, so every path must give the same structure "
                            f"({hint})")

@@ -357,3 +357,37 @@ def test_printed_text(capsys, n):
     expected = capsys.readouterr().out
     _same(jc.jit(printing)(x), want)
     assert capsys.readouterr().out == expected
+
+
+def _history_with_break(x, n):
+    hist = []
+    for _ in range(n):
+        e = float(np.sum(x))
+        hist.append(e)
+        if e < 1e-3:
+            break
+        x = x * 0.5
+    return x, hist
+
+
+def _history_counted(x, n):
+    hist = np.empty(n)
+    k = 0
+    for _ in range(n):
+        e = float(np.sum(x))
+        hist[k] = e
+        k += 1
+        if e < 1e-3:
+            break
+        x = x * 0.5
+    return x, hist[:k]
+
+
+def test_a_list_grown_in_a_loop_that_breaks_is_refused_with_advice_that_compiles():
+    # (new user h1 R2 of session 47: the message spoke of an else branch the code does not have)
+    with pytest.raises(jc.JitTypeError, match=r"'hist' grows on one path only.*out\[:k\]"):
+        jc.jit(_history_with_break)(np.ones(3), 100)
+    for n in (5, 100):
+        got, want = jc.jit(_history_counted)(np.ones(3), n), _history_counted(np.ones(3), n)
+        np.testing.assert_array_equal(got[0], want[0])
+        np.testing.assert_array_equal(got[1], want[1])
