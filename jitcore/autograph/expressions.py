@@ -128,13 +128,17 @@ _COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operat
             "in": lambda a, b: a in b, "not in": lambda a, b: a not in b}
 
 
-def compare(left, *pairs):
-    """``a < b < c``: each operand evaluated once, in order, stopping at a concrete False."""
+_RICH = frozenset(("==", "!=", "<", "<=", ">", ">="))
+
+
+def compare(left, *pairs, rich=None):
+    """``a < b < c``: each operand evaluated once, in order, stopping at a concrete False;
+    ``rich(op, a, b)`` the comparisons ``runtime`` converts (``operators.rich``)."""
     a = left()
     value = True
     for op, right in pairs:
         b = right()
-        this = _COMPARE[op](a, b)
+        this = rich(op, a, b) if rich is not None and op in _RICH else _COMPARE[op](a, b)
         value = this if value is True else and_(lambda: value, lambda: this)  # noqa: B023
         if not isinstance(value, Tracer) and not value:
             return value
@@ -291,24 +295,19 @@ def _copied_by_numpy(base: np.ndarray, key) -> bool:
     return len(entries) == len(keys) == base.ndim  # one element
 
 
-_AUG = {"Add": operator.iadd, "Sub": operator.isub, "Mult": operator.imul, "Div": operator.itruediv,
-        "FloorDiv": operator.ifloordiv, "Mod": operator.imod, "Pow": operator.ipow,
-        "MatMult": operator.imatmul, "BitAnd": operator.iand, "BitOr": operator.ior,
-        "BitXor": operator.ixor, "LShift": operator.ilshift, "RShift": operator.irshift}
-
-
 def aug_setitem(base, key, op, value):
-    """``base[key] op= value``. A NumPy array held in a list or dict (``d["W"] -= g``) and
+    """``base[key] op= value`` (``op``: the in-place operator, ``operators.inplace`` as
+    ``runtime`` binds it). A NumPy array held in a list or dict (``d["W"] -= g``) and
     updated with a traced value becomes a traced copy, put back in its place, as ``base[key] =
     base[key] - value`` would put it: NumPy's in-place operator cannot take a traced value."""
     if type(base) is list and is_traced_int(key) and key.index_form is None:
-        set_item_at(base, key, _AUG[op](item_at(base, key), value))  # counts[int(v) % 4] += 1
+        set_item_at(base, key, op(item_at(base, key), value))  # counts[int(v) % 4] += 1
         return base
     base = _writable(base, key, value)
     if isinstance(base, (list, dict)) and not traced(key):
-        base[key] = _AUG[op](_writable(base[key], (), value), value)
+        base[key] = op(_writable(base[key], (), value), value)
         return base
-    base[key] = _AUG[op](base[key], value)
+    base[key] = op(base[key], value)
     return base
 
 
@@ -316,7 +315,7 @@ def nested_aug_setitem(base, key, inner_key, op, value):
     """``base[key][inner_key] op= value`` (``acc[1][i] += v``, ``d["W"][0] -= g``): the part
     read, updated and written back by ``nested_setitem``."""
     current = getitem(getitem(base, key), inner_key)
-    return nested_setitem(base, key, inner_key, _AUG[op](current, value))
+    return nested_setitem(base, key, inner_key, op(current, value))
 
 
 def fill(base, value):
@@ -334,8 +333,8 @@ def aug_assign(base, op, value):
     array's name still holds, ``row = out[i]; row += x``, is refused saying to write ``out[i]
     += x``: its copy would not carry the write to the array it views)."""
     if isinstance(base, np.ndarray) and base.base is not None and not traced(value):
-        return _AUG[op](base, value)
-    return _AUG[op](_writable(base, (), value), value)
+        return op(base, value)
+    return op(_writable(base, (), value), value)
 
 
 def _writable(base, key, value):

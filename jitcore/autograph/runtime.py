@@ -21,13 +21,9 @@ from jitcore.autograph.comprehensions import comprehension, comprehension_call
 from jitcore.autograph.expressions import (
     BUILTINS,
     and_,
-    aug_assign,
-    aug_setitem,
-    compare,
     fill,
     getitem,
     if_exp,
-    nested_aug_setitem,
     nested_setitem,
     not_,
     or_,
@@ -313,6 +309,36 @@ def unary(name: str, operand):
     """``-x``, ``+x``, ``~x`` in converted code (``operators.unary``)."""
     return operators.unary(name, operand, call)
 
+
+def rich(symbol: str, left, right):
+    """``left == right``, ``left < right``... in converted code (``operators.rich``)."""
+    return operators.rich(symbol, left, right, call)
+
+
+def compare(left, *pairs):
+    """``a < b < c`` in converted code (``expressions.compare``), each comparison by ``rich``."""
+    return expressions.compare(left, *pairs, rich=rich)
+
+
+def _in_place(op: str):
+    """The in-place operator ``op`` as converted code runs it (``operators.inplace``)."""
+    return lambda base, value: operators.inplace(op, base, value, call)
+
+
+def aug_assign(base, op: str, value):
+    """``name op= value`` in converted code (``expressions.aug_assign``)."""
+    return expressions.aug_assign(base, _in_place(op), value)
+
+
+def aug_setitem(base, key, op: str, value):
+    """``base[key] op= value`` in converted code (``expressions.aug_setitem``)."""
+    return expressions.aug_setitem(base, key, _in_place(op), value)
+
+
+def nested_aug_setitem(base, key, inner_key, op: str, value):
+    """``base[key][inner_key] op= value`` in converted code (``expressions.nested_aug_setitem``)."""
+    return expressions.nested_aug_setitem(base, key, inner_key, _in_place(op), value)
+
 # What ``print`` shows of a value at each call by itself: the values and containers of them it
 # passes to its callback and shows with that call's data.
 _SHOWN_AS_DATA = (Tracer, np.ndarray, np.generic, bool, int, float, complex, str, bytes, type(None))
@@ -411,14 +437,14 @@ def aug_attribute(obj, name: str, op: str, value) -> None:
         # p.W -= g, p made in the function's own code: its NumPy array, which cannot take a
         # traced value, replaced by a traced copy, as p.W = p.W - g replaces it
         refuse_shared(current, written_by_name=False)
-        set_attribute(obj, name, expressions._AUG[op](expressions._writable(current, (), value),
+        set_attribute(obj, name, _in_place(op)(expressions._writable(current, (), value),
                                                       value))
         return
     number = isinstance(current, Tracer) and (current.scalar or current.weak)  # immutable: rebound
     if type(current) is np.ndarray or isinstance(current, Tracer) and not number:
         aug_setitem_outer(current, ..., op, value)
         return
-    set_attribute(obj, name, expressions._AUG[op](current, value))
+    set_attribute(obj, name, _in_place(op)(current, value))
 
 
 def set_attribute(obj, name: str, value) -> None:
@@ -456,7 +482,7 @@ def aug_setitem_outer(base, key, op, value) -> None:
     if _outside_container(base) and type(base[key]) is not np.ndarray:  # (an array: updated in place)
         refuse_outside_change(base, "__setitem__(...)", prims.holds_tracer(value))
     target = _writable_outer(calltime.outer_target(base, key, value), key, value)
-    target[key] = expressions._AUG[op](target[key], value)  # no traced copy: see setitem_outer
+    target[key] = _in_place(op)(target[key], value)  # no traced copy: see setitem_outer
 
 
 vectorized.CONVERT = call  # np.vectorize's loop converts its function as calls here do

@@ -20,6 +20,7 @@ AG = "__ag__"
 ITER = "__ag_it"
 _COMPARE = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
             ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}
+_RICH = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)  # the comparisons a class defines
 
 
 def _load(name: str) -> ast.Name:
@@ -525,8 +526,15 @@ class Expressions(_LinedTransformer):
 
     def visit_Compare(self, node):
         self.generic_visit(node)
-        if len(node.ops) == 1 or _has_walrus(node):
+        if _has_walrus(node):
             return node
+        if len(node.ops) == 1:
+            if type(node.ops[0]) not in _RICH or isinstance(node.left, ast.Constant) and isinstance(
+                    node.comparators[0], ast.Constant):
+                return node
+            # v == w, v < w: a user's class's __eq__ (or __lt__, __gt__) converted (operators.py)
+            return ast.copy_location(_call(_helper("rich"), ast.Constant(_COMPARE[type(node.ops[0])]),
+                                           node.left, node.comparators[0]), node)
         pairs = [ast.Tuple(elts=[ast.Constant(_COMPARE[type(op)]), _thunk(right)], ctx=ast.Load())
                  for op, right in zip(node.ops, node.comparators)]
         return ast.copy_location(_call(_helper("compare"), _thunk(node.left), *pairs), node)
@@ -755,11 +763,12 @@ class ControlFlow(ast.NodeTransformer):
             site["affine"] = ast.Tuple(elts=[_strings(counters), ast.Tuple(
                 elts=[ast.Constant(c) for c in in_test], ctx=ast.Load()), ast.Constant(compare),
                 _load(bound_fn)], ctx=ast.Load())
-        if counted is not None and counted[0] in state and isinstance(node.test, ast.Compare):
-            # ``while i < n: ...; i += 1``: the bound, for a loop over the counter's values
+        if counted is not None and counted[0] in state:
+            # ``while i < n: ...; i += 1``: the bound, for a loop over the counter's values (the
+            # comparison as Expressions left it, before it made it a call of ``rich``)
             bound_fn = self.fresh("bound")
             bound = self._function(bound_fn, state, [], [], node)
-            bound.body = [ast.Return(value=copy.deepcopy(node.test.comparators[0]))]
+            bound.body = [ast.Return(value=copy.deepcopy(self.tests[id(node)].comparators[0]))]
             defs.insert(1, _locate(bound, node))
             site["counter"] = ast.Tuple(elts=[ast.Constant(c) for c in counted], ctx=ast.Load())
             site["bound"] = _load(bound_fn)
@@ -944,7 +953,7 @@ def _kept_paths(fn) -> set[int]:
     path of a method called (``obj.items.append``: the analyses match it by its shape; an
     array's method is made an input by ``runtime.call``), of a target written, and the
     arguments of autograph's helpers other than ``call``, ``getitem`` and the operators'
-    ``binary``/``unary`` (``setitem_outer``'s base is the array itself)."""
+    ``binary``/``unary``/``rich`` (``setitem_outer``'s base is the array itself)."""
     kept: set[int] = set()
 
     def path(n):
@@ -959,7 +968,7 @@ def _kept_paths(fn) -> set[int]:
                 if f.attr == "call":
                     for a in n.args[:1]:
                         path(a)
-                elif f.attr not in ("getitem", "binary", "unary"):  # (an operator's operands are values)
+                elif f.attr not in ("getitem", "binary", "unary", "rich"):  # (operands are values)
                     for a in n.args:
                         path(a)
             else:
@@ -999,11 +1008,13 @@ def convert_function(fn: ast.FunctionDef) -> ast.FunctionDef:
     stepped = {id(n): analysis.stepped_while(n) for n in ast.walk(fn)
                if isinstance(n, ast.While) and counted[id(n)] is None}
     affine = {id(n): analysis.affine_while(n) for n in ast.walk(fn) if isinstance(n, ast.While)}
+    tests = {id(n): n.test for n in ast.walk(fn) if isinstance(n, ast.While)}
     CallRefreshes(fn, own).visit(fn)
     Expressions(fn, own).visit(fn)  # before ControlFlow: the loop tests it moves are converted here
     OuterReads(fn, own, written_outer).visit(fn)  # after Expressions (it matches W[k] = v by name)
     converter = ControlFlow(live, declared, own, counted, stepped, affine)
     converter.nonlocals = nonlocals
+    converter.tests = tests  # id(while) -> its test, whose parts Expressions converts in place
     converter.following = {id(s): fn.body[k + 1:] for k, s in enumerate(fn.body)}
     fn.body = [out for s in fn.body for out in _as_list(converter.visit(s))]
     fn.body[:0] = _defaults_read(fn)

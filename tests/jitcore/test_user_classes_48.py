@@ -1,0 +1,245 @@
+"""New users' reports (session 48), each differential against plain Python + NumPy.
+
+1. Augmented assignment and comparisons on the user's classes: ``q *= r``, ``v += w``,
+   ``a @= b`` (the class's ``__imul__``..., or Python's fallback to ``__mul__``), ``v == w``,
+   ``v < w``, ``v != w`` (``object.__ne__`` asking ``__eq__``), reflected methods with an array
+   or a number on the left (``autograph/operators.py``).
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import jitcore as jc
+from jitcore.errors import JitcoreError
+
+
+def _same(got, want):
+    """Equal values, dtypes and Python types, through tuples."""
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want):
+            _same(g, w)
+        return
+    assert type(got) is type(want), (type(got), type(want))
+    if isinstance(want, np.ndarray):
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-13)
+    else:
+        assert got == want or (got != got and want != want)
+
+
+# -- 1. augmented assignment and comparisons ------------------------------------------------------
+class Vec:
+    def __init__(self, a):
+        self.a = a
+
+    def __add__(self, o):
+        b = o.a if isinstance(o, Vec) else o
+        if np.sum(b) < 0:  # a branch on the data: only converted code can trace it
+            c = self.a - b
+        else:
+            c = self.a + b
+        return Vec(c)
+
+    def __radd__(self, o):
+        if np.sum(o) > 0:
+            c = self.a + o
+        else:
+            c = self.a - o
+        return Vec(c)
+
+    def __mul__(self, o):
+        if isinstance(o, Vec):
+            return Vec(self.a * o.a)
+        return Vec(self.a * o)
+
+    def __matmul__(self, o):
+        d = np.dot(self.a, o.a)
+        if d < 0:
+            d = -d
+        return Vec(d * self.a)
+
+    def __eq__(self, o):
+        if not isinstance(o, Vec):
+            return NotImplemented
+        d = np.abs(self.a - o.a).max()
+        if d < 1e-9:
+            return True
+        return False
+
+    def __lt__(self, o):
+        if self.a.sum() < o.a.sum():
+            return True
+        return False
+
+
+class InPlace(Vec):
+    """In-place methods: the object itself changed and returned."""
+
+    def __iadd__(self, o):
+        if o.a[0] > 0:
+            c = self.a + o.a
+        else:
+            c = self.a - o.a
+        self.a = c
+        return self
+
+    def __imul__(self, o):
+        return NotImplemented  # Python then falls back to __mul__
+
+
+class Reflected:
+    """NumPy hands ``array + r`` to ``r.__radd__`` with the whole array."""
+
+    __array_ufunc__ = None
+
+    def __init__(self, a):
+        self.a = a
+
+    def __radd__(self, o):
+        if np.sum(o) > 0:
+            c = self.a + o
+        else:
+            c = self.a - o
+        return Reflected(c)
+
+    def __gt__(self, o):
+        if np.sum(o) < self.a.sum():
+            return True
+        return False
+
+
+class Sub(Vec):
+    """A subclass's reflected method runs first."""
+
+    def __radd__(self, o):
+        return Sub(self.a * 10)
+
+
+def aug_fallback(x, y):
+    v, w = Vec(x), Vec(y)
+    u = v
+    v += w  # no __iadd__: v = v + w, u keeps the old object
+    v *= 2.0
+    v @= w
+    return v.a, u.a, v is u
+
+
+def aug_own(x, y):
+    v = InPlace(x)
+    u = v
+    v += InPlace(y)  # __iadd__: the same object, changed
+    v *= InPlace(y)  # __imul__ NotImplemented: __mul__, a new object
+    return v.a, u.a, v is u
+
+
+def aug_places(x, y):
+    vs = [Vec(x), Vec(y)]
+    vs[0] += Vec(y)
+    d = {"v": Vec(x)}
+    d["v"] += Vec(x)
+    box = Holder(Vec(y))
+    box.v += Vec(x)
+    return vs[0].a, d["v"].a, box.v.a
+
+
+class Holder:
+    def __init__(self, v):
+        self.v = v
+
+
+def comparisons(x, y):
+    v, w = Vec(x), Vec(y)
+    return v == w, v != w, v < w, w > v, v == v, v == 3, v != 3
+
+
+def chained(x, y, z):
+    return Vec(x) < Vec(y) < Vec(z)
+
+
+def reflected(x, s):
+    r = Reflected(np.ones(x.shape))
+    return (x + r).a, (s + Vec(x)).a, x < r, x == r, x != r, (Vec(x) + Sub(x)).a
+
+
+def array_in_place(x, y):
+    x += y  # NumPy's in-place operator: the caller's array is written
+    x *= 2
+    return x
+
+
+CASES = [
+    (aug_fallback, (np.array([1.0, 2.0, 3.0]), np.array([0.5, -1.0, 2.0]))),
+    (aug_fallback, (np.array([1.0, 2.0, 3.0]), np.array([-0.5, -1.0, 0.0]))),
+    (aug_own, (np.array([1.0, 2.0, 3.0]), np.array([0.5, -1.0, 2.0]))),
+    (aug_own, (np.array([1.0, 2.0, 3.0]), np.array([-0.5, -1.0, 2.0]))),
+    (aug_places, (np.array([1.0, 2.0, 3.0]), np.array([0.5, -1.0, 2.0]))),
+    (aug_places, (np.array([1.0, -2.0, -3.0]), np.array([-0.5, -1.0, 2.0]))),
+    (comparisons, (np.array([1.0, 2.0, 3.0]), np.array([1.0, 2.0, 3.0]))),
+    (comparisons, (np.array([1.0, 2.0, 3.0]), np.array([1.0, 2.0, 4.0]))),
+    (comparisons, (np.array([1.0, 2.0, 3.0]), np.array([1.0, 2.0, -4.0]))),
+    (chained, (np.array([1.0]), np.array([2.0]), np.array([3.0]))),
+    (chained, (np.array([1.0]), np.array([3.0]), np.array([2.0]))),
+    (chained, (np.array([4.0]), np.array([3.0]), np.array([5.0]))),
+    (reflected, (np.array([1.0, 2.0]), 2.0)),
+    (reflected, (np.array([-1.0, -2.0]), -2.0)),
+]
+
+
+@pytest.mark.parametrize("fn, args", CASES, ids=lambda v: getattr(v, "__name__", None))
+def test_user_in_place_operators_and_comparisons_are_pythons(fn, args):
+    _same(jc.jit(fn)(*args), fn(*args))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.floats(-10, 10), min_size=3, max_size=3),
+       st.lists(st.floats(-10, 10), min_size=3, max_size=3))
+def test_in_place_and_comparisons_at_any_data(a, b):
+    x, y = np.array(a), np.array(b)
+    for fn in (aug_fallback, aug_own, comparisons):
+        _same(jc.jit(fn)(x.copy(), y.copy()), fn(x.copy(), y.copy()))
+
+
+def test_an_arrays_in_place_operator_still_writes_the_callers_array():
+    x, y = np.arange(3.0), np.array([1.0, -1.0, 0.5])
+    want_x = x.copy()
+    want = array_in_place(want_x, y)
+    got = jc.jit(array_in_place)(x, y)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(x, want_x)
+
+
+class Opaque:
+    """No __array_ufunc__ = None: NumPy makes an array of objects of ``array + o``."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __radd__(self, o):
+        return Opaque(self.a + o)
+
+
+def test_an_array_of_objects_is_refused_saying_how_to_hand_the_array_over():
+    def f(x):
+        return x + Opaque(1.0)
+
+    assert f(np.ones(2)).dtype == object  # NumPy: Opaque.__radd__ of each element
+    with pytest.raises(JitcoreError, match="__array_ufunc__ = None"):
+        jc.jit(f)(np.ones(2))
+
+
+class Unordered:
+    def __init__(self, a):
+        self.a = a
+
+
+def test_a_comparison_neither_class_defines_raises_pythons_type_error():
+    def f(x):
+        return Unordered(x) < Unordered(x)
+
+    with pytest.raises(TypeError, match="not supported between"):
+        f(np.ones(2))
+    with pytest.raises(TypeError, match="not supported between"):
+        jc.jit(f)(np.ones(2))
