@@ -1885,7 +1885,8 @@ MUTANTS = [
            "placeholders show in place of its traced values",
            ("tests/jitcore/test_print_objects_47.py",)),
     Mutant("user-operator-unconverted", "jitcore/autograph/operators.py",
-           "    own = _users_method(lt, method)\n    if own is not None:\n        result = call(own)(left, right)",
+           "    own = _users_method(lt, method)\n    if own is not None:\n"
+           "        result = call(own)(left, right)",
            "    own = _users_method(lt, method)\n    if own is not None:\n        result = own(left, right)",
            "q1 * q2 of the user's class runs its __mul__ unconverted: a traced if in it is refused",
            ("tests/jitcore/test_user_operators_47.py",)),
