@@ -62,7 +62,7 @@ from jitcore.autograph import convert as autograph_convert
 from jitcore.autograph import converted, refuse_generator, without_helper_frames
 from jitcore.codegen.backend import backend_for
 from jitcore.compile_time import CompileClock, unrolled_reason, warn_if_slow
-from jitcore.compiler import ArgSpec, CompileOptions
+from jitcore.compiler import BIG_INT, BIG_INTS, ArgSpec, CompileOptions
 from jitcore.dispatch import CallTimeExecutable, Executable, fast_key, takes_key
 from jitcore.dtypes import SUPPORTED_DTYPES
 from jitcore.errors import JitcoreError, JitOverflowError, JitTypeError, UnsupportedError
@@ -697,11 +697,18 @@ class JitFunction:
             return ArgSpec(leaf.shape, leaf.dtype), leaf  # stays on the GPU
         if isinstance(leaf, (bool, int, float, complex)):
             dtype = _WEAK_DTYPES[next(t for t in (bool, int, float, complex) if isinstance(leaf, t))]
+            if dtype.kind == "i" and BIG_INTS[0] <= leaf <= BIG_INTS[1]:
+                # seed = 2**64 - 1: traced as uint64, for what reads it on the host (a seed);
+                # compiled code using it is refused (compiler.refuse_big_ints)
+                return ArgSpec((), BIG_INT, weak=True, scalar=True), np.asarray(leaf, BIG_INT)
             try:
                 arr = np.asarray(leaf, dtype=dtype)
             except OverflowError:
-                raise JitOverflowError(f"{self.__name__}(): argument {self._paths(tree)[index]}: "
-                                       f"Python integer {leaf} out of bounds for {dtype}") from None
+                raise JitOverflowError(
+                    f"{self.__name__}(): argument {self._paths(tree)[index]}: Python integer "
+                    f"{leaf} is out of bounds for {dtype} (and for uint64, which holds an int "
+                    "from 2**63 on that jitcore passes on to a seed); pass a smaller int, or "
+                    "compute with it outside the jitted function") from None
             bounds = self._int_range(leaf) if dtype.kind == "i" else None
             return ArgSpec((), dtype, weak=True, int_range=bounds, scalar=True), arr
         if type(leaf).__module__.startswith("dask"):  # a Dask array: __call__ makes a lazy one

@@ -16,7 +16,7 @@ from jitcore.compaction import compaction
 from jitcore.data_length import KeptList, ListSelection
 from jitcore.dispatch import ARRAY_HEADER, PYTHON_NUMBER, ChosenType, Picked, Trimmed
 from jitcore.dtypes import ir_type, np_dtype
-from jitcore.errors import JitTypeError, UnsupportedError
+from jitcore.errors import JitOverflowError, JitTypeError, UnsupportedError
 from jitcore.ir import layout_class
 from jitcore.ir.builder import Builder
 from jitcore.ir.core import Value
@@ -72,6 +72,34 @@ class ArgSpec:
     def fortran(self) -> bool:
         """Fortran-ordered and not C-contiguous: the tracer gives its results NumPy's F order."""
         return self.layout == layout_class.F
+
+
+# A Python int argument past int64 (2**63 to 2**64 - 1: a 64-bit seed): traced as this dtype,
+# weak, so its value reaches what reads it on the host (``random``'s seeds), never compiled code
+BIG_INT = np.dtype(np.uint64)
+BIG_INTS = (2 ** 63, 2 ** 64 - 1)
+
+
+_ON_THE_HOST = frozenset(("array.callback",))  # ops that hand a value to Python as it is (print)
+
+
+def refuse_big_ints(specs, paths, block) -> None:
+    """A Python int past int64 that compiled code uses (``x * n``, returned): refused,
+    since NumPy would make it int64 (OverflowError), uint64 or float by the other operand, which
+    jitcore does not follow for such an int; it may only be passed on to a seed."""
+    for spec, path, arg in zip(specs, paths, block.args):
+        if spec.dtype != BIG_INT or not spec.weak:
+            continue
+        compiled = [op for op, _ in arg.uses if op.name not in _ON_THE_HOST]
+        if compiled:
+            op = compiled[0]
+            where = f" at {op.loc}" if op.loc is not UNKNOWN else ""
+            raise JitOverflowError(
+                f"argument {path} is a Python int of 2**63 or more (past int64), which compiled "
+                f"code uses ({op.name}{where}); jitcore passes such an int only on to what "
+                "reads it outside the compiled code (a seed: np.random.default_rng(seed)). "
+                f"Compute with {path} outside the jitted function, pass it as np.uint64({path}) "
+                "for unsigned arithmetic, or name it in static_argnames")
 
 
 @dataclass(frozen=True)
@@ -150,6 +178,7 @@ def _trace(name, specs, paths, rebuild, functions, verify, star_items, reads_as_
                                      scalars=[s.scalar for s in specs], recorder=recorder,
                                      returns_at=func.loc, star_items=star_items)
     func.body.append(ReturnOp(values)).loc = func.loc
+    refuse_big_ints(specs, paths, func.body)
     func.attributes["function_type"] = FunctionType(tuple(a.type for a in func.body.args),
                                                     tuple(v.type for v in values))
     if verify:

@@ -4,6 +4,8 @@
    ``a @= b`` (the class's ``__imul__``..., or Python's fallback to ``__mul__``), ``v == w``,
    ``v < w``, ``v != w`` (``object.__ne__`` asking ``__eq__``), reflected methods with an array
    or a number on the left (``autograph/operators.py``).
+2. A Python int seed of 2**63 or more (``default_rng(2**64 - 1)``): passed on to the seed;
+   compiled code using such an int refused clearly; negative seeds NumPy's ValueError.
 """
 
 import numpy as np
@@ -243,3 +245,70 @@ def test_a_comparison_neither_class_defines_raises_pythons_type_error():
         f(np.ones(2))
     with pytest.raises(TypeError, match="not supported between"):
         jc.jit(f)(np.ones(2))
+
+
+# -- 2. a seed of 2**63 or more -------------------------------------------------------------------
+def seeded(x, seed):
+    rng = np.random.default_rng(seed)
+    return x + rng.standard_normal(x.shape)
+
+
+def seeded_list(x, seed):
+    rng = np.random.default_rng([seed, 7])
+    return rng.integers(0, 100, x.shape)
+
+
+def printed_seed(x, seed):
+    print("seed", seed)
+    return x * 2
+
+
+def _outcome(fn, *args):
+    try:
+        return fn(*args)
+    except Exception as e:  # noqa: BLE001  (the error is the result compared)
+        return e
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.one_of(st.integers(2 ** 63, 2 ** 64 - 1), st.integers(-(2 ** 63), 2 ** 64 - 1),
+                 st.sampled_from([0, -1, 2 ** 63 - 1, 2 ** 63, 2 ** 64 - 1])))
+def test_a_seed_past_int64_seeds_as_numpy_does(seed):
+    x = np.zeros(3)
+    for fn in (seeded, seeded_list):
+        want, got = _outcome(fn, x, seed), _outcome(jc.jit(fn), x, seed)
+        if isinstance(want, Exception):  # a negative seed: NumPy's ValueError
+            assert type(got) is type(want) and str(got) == str(want)
+        else:
+            _same(got, want)
+
+
+def test_one_compiled_variant_serves_every_big_seed():
+    f = jc.jit(seeded)
+    x = np.zeros(2)
+    for seed in (5, 2 ** 64 - 1, 2 ** 63 + 5, 7, 2 ** 64 - 1):
+        _same(f(x, seed), seeded(x, seed))
+
+
+def test_a_big_int_printed_prints_pythons_text(capfd):
+    x = np.ones(2)
+    want = printed_seed(x, 2 ** 64 - 1)
+    text = capfd.readouterr().out
+    _same(jc.jit(printed_seed)(x, 2 ** 64 - 1), want)
+    assert capfd.readouterr().out == text
+
+
+def test_a_big_int_that_compiled_code_would_use_is_refused_clearly():
+    def scaled(x, n):
+        return x * n
+
+    x = np.ones(2, np.int64)
+    with pytest.raises(OverflowError):  # NumPy: n does not fit x's int64
+        scaled(x, 2 ** 64 - 1)
+    with pytest.raises(JitcoreError, match="2\\*\\*63 or more.*static_argnames"):
+        jc.jit(scaled)(x, 2 ** 64 - 1)
+    with pytest.raises(JitcoreError, match="out of bounds for int64 .and for uint64"):
+        jc.jit(seeded)(np.zeros(2), 2 ** 64)
+    f = np.ones(2)  # as advised: static, or np.uint64
+    _same(jc.jit(scaled, static_argnames="n")(f, 2 ** 64 - 1), scaled(f, 2 ** 64 - 1))
+    _same(jc.jit(scaled)(f, np.uint64(2 ** 64 - 1)), scaled(f, np.uint64(2 ** 64 - 1)))
