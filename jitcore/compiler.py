@@ -14,7 +14,7 @@ from jitcore.codegen.backend import backend_for
 from jitcore.codegen.plan import CompiledFunction, LowerOptions
 from jitcore.compaction import compaction
 from jitcore.data_length import KeptList, ListSelection
-from jitcore.dispatch import ARRAY_HEADER, PYTHON_NUMBER, ChosenType, Picked, Trimmed
+from jitcore.dispatch import ARRAY_HEADER, PYTHON_NUMBER, ChosenType, Picked, PickedView, Trimmed
 from jitcore.dtypes import ir_type, np_dtype
 from jitcore.errors import JitOverflowError, JitTypeError, UnsupportedError
 from jitcore.ir import layout_class
@@ -293,11 +293,14 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
                 scalars.append(ChosenType(kinds, len(leaves) + len(tags), leaf.dtype.name))
                 tags.append(tag)
             elif (picked := _picked_arguments(leaf, tracers, t)) is not None:
-                # an argument itself on the paths that return it: whether they ran, and the
-                # arguments, come back after the results (``dispatch.pick``)
+                # an argument itself (or a view of one) on the paths that return it: whether
+                # they ran, and the arguments, come back after the results (``dispatch.pick``)
                 values.append(leaf.value)
                 at = len(leaves) + len(tags)
-                scalars.append(Picked(at, at + 1, -1 if len(picked) == 1 else at + 2))
+                views = tuple(v for a, v in zip(leaf.view_of[1].arrays, leaf.view_of[1].views)
+                              if a is not None)
+                scalars.append(Picked(at, at + 1, -1 if len(picked) == 1 else at + 2,
+                                      PickedView(views) if any(views) else None))
                 tags += [leaf.view_of[1].taken, *picked]
             elif isinstance(leaf, Tracer):
                 values.append(leaf.value)

@@ -252,12 +252,40 @@ class Picked:
     taken: int
     argument: int
     otherwise: int = -1  # where it is an argument on the other paths too (x if t else y): that
+    view: PickedView | None = None  # where a path returns a view of its argument (x[1:])
+
+    @property
+    def picker(self):
+        """What the result is made by: ``pick``, or the view's."""
+        return pick if self.view is None else self.view
 
 
 def pick(value, taken, argument, otherwise=None):
     """A ``Picked`` result: the argument itself where the path that returns it ran (else the
     other argument, where the other paths return one)."""
     return argument if taken else value if otherwise is None else otherwise
+
+
+class PickedView:
+    """``pick`` where a path returns a view of its argument (``x[1:] if t else x * 2``): NumPy's
+    view of the caller's array (``aliasing.NumpyView``; None: the array itself) where it ran.
+    A view NumPy cannot make of this call's array gives the computed value, a copy."""
+
+    __slots__ = ("views",)
+
+    def __init__(self, views: tuple):
+        self.views = views
+
+    def __call__(self, value, taken, argument, otherwise=None):
+        if not taken and otherwise is None:
+            return value
+        array, view = (argument, self.views[0]) if taken else (otherwise, self.views[-1])
+        if view is None:
+            return array
+        try:
+            return view(array)
+        except ValueError:  # (a reshape of this call's strides would copy)
+            return value
 
 
 class Executable:
@@ -431,8 +459,8 @@ class Executable:
             outputs[k] = outputs[k].T
         if self._chosen or self._trimmed or self._picked:
             for k, mark in self._picked:
-                outputs[k] = pick(outputs[k], outputs[mark.taken], outputs[mark.argument],
-                                  None if mark.otherwise < 0 else outputs[mark.otherwise])
+                outputs[k] = mark.picker(outputs[k], outputs[mark.taken], outputs[mark.argument],
+                                         None if mark.otherwise < 0 else outputs[mark.otherwise])
             for k, mark in self._chosen:
                 outputs[k] = kind_conversion.convert_by_tag(outputs[k], mark.kinds, outputs[mark.tag])
             for k, mark in self._trimmed:

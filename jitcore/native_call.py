@@ -56,7 +56,7 @@ from jitcore import calltime, kind_conversion, pytree
 from jitcore.argument_writes import ArgumentWrites
 from jitcore.call_memo import BY_IDENTITY, MAX_DEPTH, MAX_ITEMS, NUMPY_SCALARS
 from jitcore.call_memo import container as is_container
-from jitcore.dispatch import PYTHON_NUMBER, Executable, pick
+from jitcore.dispatch import PYTHON_NUMBER, Executable
 from jitcore.errors import UnsupportedError
 from jitcore.ir import layout_class
 from jitcore.random import BIT_GENERATORS
@@ -630,9 +630,9 @@ def result_program(tree, n_outputs: int, chosen=(), trimmed=(), picked=()) -> tu
     (``kind_conversion.converter``) called with it and its tag, an output after the results; one
     whose length the data chose (``trimmed``: its number and its ``dispatch.Trimmed``) is
     the mark's trim (``dispatch.data_length_trim``) called with it and its count; one that is
-    an argument itself on some paths (``picked``: its number and ``dispatch.Picked``) is
-    ``dispatch.pick`` called with it, whether such a path ran and the argument, two outputs
-    after the results."""
+    an argument itself or a view of one on some paths (``picked``: its number and
+    ``dispatch.Picked``) is the mark's ``picker`` (``dispatch.pick``, or a ``PickedView``)
+    called with it, whether such a path ran and the argument, two outputs after the results."""
     ops, keep, next_output = [], [], [0]
     tags, marks, picks = dict(chosen), dict(trimmed), dict(picked)
 
@@ -653,7 +653,8 @@ def result_program(tree, n_outputs: int, chosen=(), trimmed=(), picked=()) -> tu
                 ops.extend((OP_OUTPUT, mark.taken, 0, OP_OUTPUT, mark.argument, 0))
                 if mark.otherwise >= 0:
                     ops.extend((OP_OUTPUT, mark.otherwise, 0))
-                ops.extend((OP_CALL, 3 + (mark.otherwise >= 0), id(pick)))
+                keep.append(mark.picker)
+                ops.extend((OP_CALL, 3 + (mark.otherwise >= 0), id(mark.picker)))
             return True
         if kind in ("none", "constant"):
             value = pytree.constant_value(node)

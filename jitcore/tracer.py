@@ -504,15 +504,18 @@ def as_scalar(x: Tracer) -> Tracer:
 
 class Choice:
     """The ``forward`` of a view that a traced condition chose (``aliasing.chosen``): ``read``
-    gives its value, ``arrays`` the arrays from outside it is where ``taken`` holds and where
-    it does not (None: a value of its own there), or None where it is a part of one. Kept as
-    data so that a result which is an argument itself on a path comes back as the caller's
-    array when that path ran (``compiler``: ``dispatch.Picked``)."""
+    gives its value, ``arrays`` the arrays from outside it is (or is a view of) where
+    ``taken`` holds and where it does not (None: a value of its own there), or None where it
+    is a part of one that NumPy's views cannot make; ``views`` per array the NumPy view of it
+    (``x[1:]``, ``x.T``: a function of the array, replaying the views' stride models), None:
+    the array itself. Kept as data so that a result which is an argument or a view of one on
+    a path comes back as the caller's array or NumPy's view of it when that path ran
+    (``compiler``: ``dispatch.Picked``)."""
 
-    __slots__ = ("read", "taken", "arrays")
+    __slots__ = ("read", "taken", "arrays", "views")
 
-    def __init__(self, read, taken: Tracer, arrays: tuple | None):
-        self.read, self.taken, self.arrays = read, taken, arrays
+    def __init__(self, read, taken: Tracer, arrays: tuple | None, views: tuple = (None, None)):
+        self.read, self.taken, self.arrays, self.views = read, taken, arrays, views
 
     def __call__(self, base: Tracer) -> Tracer:
         return self.read(base)

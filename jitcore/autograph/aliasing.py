@@ -320,20 +320,22 @@ def chosen(pred: Tracer, first, second, selected):
         return selected
     if first is second and isinstance(first, Tracer) and first.level <= current_trace().depth:
         return first
+    views = (_host_view(first), _host_view(second))
     first, second = _array_of(first, selected), _array_of(second, selected)
     if first is None and second is None:
         return selected
     if first is not None and second is not None:
-        arrays = (first[0], second[0]) if not first[1] and not second[1] else None
-        return _read_only_choice(selected, pred, arrays)
-    (root, steps), pred_taken = (first, pred) if first is not None else \
-        (second, np.logical_not(pred))
+        whole = all(not side[1] or view is not None for side, view in zip((first, second), views))
+        arrays = (first[0], second[0]) if whole else None
+        return _read_only_choice(selected, pred, arrays, views)
+    (root, steps), pred_taken, view = (first, pred, views[0]) if first is not None else \
+        (second, np.logical_not(pred), views[1])
     other = fresh(selected)  # the other side's value, written where pred does not hold
 
     def read(base):
         return prims.where(pred_taken, _down(base, steps), other)
 
-    forward = Choice(read, pred_taken, None if steps else (root, None))
+    forward = Choice(read, pred_taken, (root, None) if not steps or view else None, (view, None))
 
     def backward(base, new):
         other.rebind(prims.where(pred_taken, other, new))
@@ -342,7 +344,37 @@ def chosen(pred: Tracer, first, second, selected):
     return make_view(root, forward, backward)
 
 
-def _read_only_choice(selected, pred: Tracer, arrays):
+def _host_view(obj):
+    """The NumPy view of its root that ``obj`` is (``x[1:]``, ``x.T``, ``x.reshape(...)``): a
+    function of the root's array, each view's stride model (``Tracer.view_model``) replayed on
+    it; None for the root itself, or where a step has no model (a traced key, a choice)."""
+    if not isinstance(obj, Tracer) or obj.view_of is None:
+        return None
+    models = []
+    while obj.view_of is not None:
+        if obj.view_model is None:
+            return None
+        models.append(obj.view_model)
+        obj = obj.view_of[0]
+    return NumpyView(tuple(reversed(models)))
+
+
+class NumpyView:
+    """Makes the NumPy view of an array that a traced view is (``_host_view``), on the host."""
+
+    __slots__ = ("models",)
+
+    def __init__(self, models: tuple):
+        self.models = models
+
+    def __call__(self, array: np.ndarray) -> np.ndarray:
+        out = array
+        for model in self.models:
+            out = model(out)
+        return out.view() if out is array else out  # (a view is an object of its own)
+
+
+def _read_only_choice(selected, pred: Tracer, arrays, views=(None, None)):
     def read(base):
         return base
 
@@ -354,7 +386,7 @@ def _read_only_choice(selected, pred: Tracer, arrays):
             "(a[...] = np.where(cond, v, a[...]); b[...] = np.where(cond, b[...], v)), or copy "
             "first (x = (a if cond else b).copy())")
 
-    return make_view(fresh(selected), Choice(read, pred, arrays), backward)
+    return make_view(fresh(selected), Choice(read, pred, arrays, views), backward)
 
 
 def first_pass_view(entry: Tracer, carried: Tracer, first: Tracer, name: str, what: str, at: str) -> Tracer:

@@ -6,6 +6,9 @@
    or a number on the left (``autograph/operators.py``).
 2. A Python int seed of 2**63 or more (``default_rng(2**64 - 1)``): passed on to the seed;
    compiled code using such an int refused clearly; negative seeds NumPy's ValueError.
+3. A view of an argument returned by one path of a traced ``if`` (``x[1:] if t else x[:-1] * 2``,
+   ``x.T``, ``w[::2]``): NumPy's view of the caller's array when that path ran
+   (``aliasing.NumpyView``, ``dispatch.PickedView``).
 """
 
 import numpy as np
@@ -312,3 +315,60 @@ def test_a_big_int_that_compiled_code_would_use_is_refused_clearly():
     f = np.ones(2)  # as advised: static, or np.uint64
     _same(jc.jit(scaled, static_argnames="n")(f, 2 ** 64 - 1), scaled(f, 2 ** 64 - 1))
     _same(jc.jit(scaled)(f, np.uint64(2 ** 64 - 1)), scaled(f, np.uint64(2 ** 64 - 1)))
+
+
+# -- 3. a view of an argument returned by one path of a traced if ---------------------------------
+def sliced_or_computed(x):
+    return x[1:] if x[0] > 0 else x[:-1] * 2
+
+
+def transposed_or_computed(a):
+    return a.T if a[0, 0] > 0 else a * 2
+
+
+def statement_views(x, w):
+    if x[0] > 0:
+        y = x[::2]
+    else:
+        y = w[1:].reshape(2, 2)[0]
+    return y
+
+
+def two_views(x, w):
+    return x[1:] if x[0] > 0 else w[:-1]
+
+
+def _shares(result, args):
+    return [np.shares_memory(result, a) for a in args if isinstance(a, np.ndarray)]
+
+
+@pytest.mark.parametrize("fn, make", [
+    (sliced_or_computed, lambda v: (np.array([v, 2.0, 3.0, 4.0]),)),
+    (transposed_or_computed, lambda v: (np.array([[v, 2.0], [3.0, 4.0]]),)),
+    (statement_views, lambda v: (np.array([v, 2.0, 3.0, 4.0]), np.arange(5.0))),
+    (two_views, lambda v: (np.array([v, 2.0, 3.0]), np.array([5.0, 6.0, 7.0]))),
+], ids=lambda v: getattr(v, "__name__", None))
+@pytest.mark.parametrize("v", [1.0, -1.0])
+def test_a_view_returned_by_one_path_is_numpys_view(fn, make, v):
+    jf = jc.jit(fn)
+    for _ in range(2):  # the first call and a cached one
+        want_args, got_args = make(v), make(v)
+        want, got = fn(*want_args), jf(*got_args)
+        _same(got, want)
+        assert _shares(got, got_args) == _shares(want, want_args)
+        assert got.flags.writeable == want.flags.writeable
+        got[...] = 9.0  # a write through the result reaches the caller's array where NumPy's does
+        want[...] = 9.0
+        for g, w in zip(got_args, want_args):
+            np.testing.assert_array_equal(g, w)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.floats(-5, 5), min_size=4, max_size=4))
+def test_a_view_or_a_value_as_the_data_picks(values):
+    x = np.array(values)
+    for fn in (sliced_or_computed, two_views):
+        args = (x.copy(),) if fn is sliced_or_computed else (x.copy(), x[::-1].copy())
+        want, got = fn(*(a.copy() for a in args)), jc.jit(fn)(*args)
+        _same(got, want)
+        assert any(_shares(got, args)) == (fn is two_views or values[0] > 0)
