@@ -46,6 +46,7 @@ from jitcore import (
     disk_cache,
     formatting,
     generator_arguments,
+    global_reads,
     inlining,
     ir,
     method_calls,
@@ -640,13 +641,16 @@ class JitFunction:
             # Converted on each trace (the conversion itself is cached per code object), so
             # the closure values are the current ones; compiled calls never get here.
             fun = converted(self.fun) if self.autograph else self.fun
-            unread = self.autograph and fun is self.fun and autograph_convert.source_unreadable(self.fun)
+            as_is = fun is self.fun  # (no converted code: its global arrays read as inputs)
+            unread = self.autograph and as_is and autograph_convert.source_unreadable(self.fun)
+            if as_is:
+                fun = global_reads.reading_globals(fun)
             before = [(k, v, argument_writes.static_state(v)) for k, v in static]
             try:
                 with formatting.unconverted(self.__name__ if unread else None):
                     result = fun(*full_args, **full_kwargs)
             except (TypeError, ValueError, IndexError) as error:
-                if fun is not self.fun or isinstance(error, JitcoreError) \
+                if not as_is or isinstance(error, JitcoreError) \
                         or not autograph_convert.source_unreadable(self.fun):
                     raise
                 raise UnsupportedError(

@@ -9,6 +9,9 @@
 3. A view of an argument returned by one path of a traced ``if`` (``x[1:] if t else x[:-1] * 2``,
    ``x.T``, ``w[::2]``): NumPy's view of the caller's array when that path ran
    (``aliasing.NumpyView``, ``dispatch.PickedView``).
+4. A global's derived value (``L * 2``) under ``jit(f, autograph=False)`` and in a function
+   made by ``exec``: computed from the call's ``L`` after ``L`` changed in place or was
+   rebound, not frozen at the first call's (``jitcore/global_reads.py``).
 """
 
 import numpy as np
@@ -372,3 +375,77 @@ def test_a_view_or_a_value_as_the_data_picks(values):
         want, got = fn(*(a.copy() for a in args)), jc.jit(fn)(*args)
         _same(got, want)
         assert any(_shares(got, args)) == (fn is two_views or values[0] > 0)
+
+
+# -- 4. derived globals of functions traced as they are -------------------------------------------
+L48 = np.array([1.0, 2.0, 3.0])
+BIG48 = np.arange(600.0)
+
+
+def _helper48(x):
+    return x + BIG48 * 2
+
+
+def derived_and_direct(x):
+    return x + (L48 * 2) + L48
+
+
+def derived_large(x):
+    return _helper48(x) - np.sqrt(BIG48)
+
+
+def _closure48():
+    W = np.arange(600.0)
+
+    def f(x):
+        return x + W * 2 + W[::-1] * 0
+
+    return f, W
+
+
+_EXEC_SOURCE = """
+def made_by_exec(x):
+    return x + (L * 2) + L
+"""
+
+
+def _changes(fn, jf, x, holder, name):
+    """NumPy's and jitcore's results as the array ``holder[name]`` is changed in place, then
+    rebound."""
+    out = []
+    for step in range(3):
+        out.append((jf(x.copy()), fn(x.copy())))
+        if step == 0:
+            holder[name][0] += 100.0
+        else:
+            holder[name] = holder[name] * 3.0
+    return out
+
+
+@pytest.mark.parametrize("fn, name", [(derived_and_direct, "L48"), (derived_large, "BIG48")],
+                         ids=["small", "large-through-a-helper"])
+def test_a_derived_global_under_autograph_false_is_the_calls(fn, name):
+    saved = globals()[name]
+    try:
+        x = np.zeros(saved.shape)
+        for got, want in _changes(fn, jc.jit(fn, autograph=False), x, globals(), name):
+            _same(got, want)
+    finally:
+        globals()[name] = saved
+
+
+def test_a_derived_closed_over_array_under_autograph_false_is_the_calls():
+    f, W = _closure48()
+    jf = jc.jit(f, autograph=False)
+    x = np.zeros(600)
+    _same(jf(x), f(x))
+    W[0] += 50.0
+    _same(jf(x), f(x))
+
+
+def test_a_derived_global_of_a_function_made_by_exec_is_the_calls():
+    namespace = {"np": np, "L": np.array([1.0, 2.0, 3.0])}
+    exec(_EXEC_SOURCE, namespace)  # noqa: S102  (a function whose source Python cannot give)
+    fn = namespace["made_by_exec"]
+    for got, want in _changes(fn, jc.jit(fn), np.zeros(3), namespace, "L"):
+        _same(got, want)
