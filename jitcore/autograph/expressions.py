@@ -198,6 +198,14 @@ def _joined(test, a, b, made_a, made_b):
     try:
         out = np.where(test, a, b)
     except (JitTypeError, JitValueError) as e:  # sides of shapes that do not broadcast
+        shapes = [np.shape(side) for side in (a, b)]
+        if isinstance(e, JitValueError) and shapes[0] != shapes[1]:
+            e = JitValueError(
+                f"'x if test else y' at {user_location()} gives shape {shapes[0]} on one side "
+                f"and {shapes[1]} on the other, and its test is traced: which one it is depends "
+                "on the data, but a compiled function's values have one shape each. Give both "
+                "sides one shape (x[1:] if t else x[:-1] * 2), or decide outside the jitted "
+                "function")
         raise needs_static(e, test) from None
     # Python gives one branch itself: a NumPy scalar when both are scalars, not where's 0-d array;
     # an array the caller sees (out = a if inplace else a.copy()) is that array where test holds

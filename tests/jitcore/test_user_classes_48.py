@@ -377,6 +377,15 @@ def test_a_view_or_a_value_as_the_data_picks(values):
         assert any(_shares(got, args)) == (fn is two_views or values[0] > 0)
 
 
+
+def test_sides_of_two_shapes_are_refused_saying_so():
+    def f(x):
+        return x[1:] if x[0] > 0 else x * 2  # NumPy: n - 1 or n elements, by the data
+
+    assert f(np.array([1.0, 2.0, 3.0])).shape == (2,)
+    with pytest.raises(jc.JitValueError, match="shape .2,. on one side and .3,. on the other"):
+        jc.jit(f)(np.array([1.0, 2.0, 3.0]))
+
 # -- 4. derived globals of functions traced as they are -------------------------------------------
 L48 = np.array([1.0, 2.0, 3.0])
 BIG48 = np.arange(600.0)
