@@ -146,8 +146,10 @@ def inplace(name: str, left, right, call):
     falls back, ``left <op> right`` (``binary``). A NumPy array's in-place operator is NumPy's:
     it writes the array."""
     fn, method = _INPLACE[name]
-    if _plain(left, right) or isinstance(left, Tracer) and left.ndim:
+    if _plain(left, right) or isinstance(left, Tracer) and not (left.scalar or left.weak):
         return fn(left, right)  # (an array: NumPy's in-place operator refuses such an object)
+    if isinstance(left, Tracer):  # a number, traced (s = x.sum(); s += v): no in-place method
+        return binary(name, left, right, call)
     own = _users_method(type(left), method)
     if own is not None:
         result = call(own)(left, right)

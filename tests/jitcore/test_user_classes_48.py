@@ -158,6 +158,14 @@ class Holder:
         self.v = v
 
 
+def aug_numbers(x, t):
+    s = x.sum()  # a traced NumPy scalar: no in-place method, so s + v (v.__radd__)
+    s += Vec(x)
+    u = t  # a traced Python float
+    u += Vec(x)
+    return s.a, u.a
+
+
 def comparisons(x, y):
     v, w = Vec(x), Vec(y)
     return v == w, v != w, v < w, w > v, v == v, v == 3, v != 3
@@ -185,6 +193,8 @@ CASES = [
     (aug_own, (np.array([1.0, 2.0, 3.0]), np.array([-0.5, -1.0, 2.0]))),
     (aug_places, (np.array([1.0, 2.0, 3.0]), np.array([0.5, -1.0, 2.0]))),
     (aug_places, (np.array([1.0, -2.0, -3.0]), np.array([-0.5, -1.0, 2.0]))),
+    (aug_numbers, (np.array([1.0, 2.0, 3.0]), 2.0)),
+    (aug_numbers, (np.array([-1.0, -2.0, 0.5]), -2.0)),
     (comparisons, (np.array([1.0, 2.0, 3.0]), np.array([1.0, 2.0, 3.0]))),
     (comparisons, (np.array([1.0, 2.0, 3.0]), np.array([1.0, 2.0, 4.0]))),
     (comparisons, (np.array([1.0, 2.0, 3.0]), np.array([1.0, 2.0, -4.0]))),
