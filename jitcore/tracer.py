@@ -512,10 +512,11 @@ class Choice:
     a path comes back as the caller's array or NumPy's view of it when that path ran
     (``compiler``: ``dispatch.Picked``)."""
 
-    __slots__ = ("read", "taken", "arrays", "views")
+    __slots__ = ("read", "taken", "arrays", "views", "picked")
 
     def __init__(self, read, taken: Tracer, arrays: tuple | None, views: tuple = (None, None)):
         self.read, self.taken, self.arrays, self.views = read, taken, arrays, views
+        self.picked = None  # the object picked where ``taken`` holds (the array, or its view)
 
     def __call__(self, base: Tracer) -> Tracer:
         return self.read(base)

@@ -320,7 +320,7 @@ def chosen(pred: Tracer, first, second, selected):
         return selected
     if first is second and isinstance(first, Tracer) and first.level <= current_trace().depth:
         return first
-    views = (_host_view(first), _host_view(second))
+    views, objects = (_host_view(first), _host_view(second)), (first, second)
     first, second = _array_of(first, selected), _array_of(second, selected)
     if first is None and second is None:
         return selected
@@ -328,20 +328,45 @@ def chosen(pred: Tracer, first, second, selected):
         whole = all(not side[1] or view is not None for side, view in zip((first, second), views))
         arrays = (first[0], second[0]) if whole else None
         return _read_only_choice(selected, pred, arrays, views)
-    (root, steps), pred_taken, view = (first, pred, views[0]) if first is not None else \
-        (second, np.logical_not(pred), views[1])
+    (root, steps), pred_taken, view, obj = (first, pred, views[0], objects[0]) if first is not None \
+        else (second, np.logical_not(pred), views[1], objects[1])
     other = fresh(selected)  # the other side's value, written where pred does not hold
 
     def read(base):
         return prims.where(pred_taken, _down(base, steps), other)
 
     forward = Choice(read, pred_taken, (root, None) if not steps or view else None, (view, None))
+    forward.picked = obj  # (an enclosing traced if carries whether it was picked: ``path_flag``)
 
     def backward(base, new):
         other.rebind(prims.where(pred_taken, other, new))
         return _up(base, steps, prims.where(pred_taken, new, _down(base, steps)))
 
     return make_view(root, forward, backward)
+
+
+def inner_pick(value):
+    """The array (an argument, or a view of one NumPy can make) that ``value``, a variable a
+    traced ``if`` in the branch being traced left, holds where that inner ``if`` picked it;
+    else None. The enclosing ``if`` then carries out whether it was picked (``path_flag``)."""
+    if not isinstance(value, Tracer) or value.view_of is None:
+        return None
+    choice = value.view_of[1]
+    if not isinstance(choice, Choice) or choice.arrays is None or choice.picked is None:
+        return None
+    return choice.picked if choice.taken.level == current_trace().depth else None
+
+
+def path_flag(value, picked) -> Tracer:
+    """Whether the branch being traced leaves ``value`` holding ``picked`` (its inner ``if``'s
+    condition, True where it is ``picked`` itself, else False): a result of the enclosing
+    ``if``, which then is a choice of ``picked`` by it (``chosen``)."""
+    if isinstance(value, Tracer) and value.view_of is not None and isinstance(value.view_of[1], Choice) \
+            and value.view_of[1].picked is picked and value.view_of[1].arrays is not None:
+        flag = value.view_of[1].taken
+    else:
+        flag = np.bool_(value is picked)
+    return fresh(prims.as_tracer(current_trace(), flag, np.dtype(np.bool_)))
 
 
 def _host_view(obj):

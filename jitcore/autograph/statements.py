@@ -31,6 +31,8 @@ from jitcore.autograph.aliasing import (
     chosen,
     first_pass_view,
     held_by,
+    inner_pick,
+    path_flag,
     refuse_first_write,
     settled,
 )
@@ -424,6 +426,9 @@ def _traced_until_settled(names, make, trace):
             written.append(e.root)
 
 
+_PICKED = "\0picked "  # the cond's output of whether an inner if picked a variable's array
+
+
 def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_defined, dead, fresh,
                shared):
     # written in place but not read after the if, and with no value before it: local to a branch
@@ -508,9 +513,15 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
             if any(isinstance(leaf, Tracer) for leaf in leaves):  # (``chosen``: those the caller sees)
                 sides[0 if first else 1][i] = (tree, [copies.get(id(leaf), leaf) for leaf in leaves])
             given[name] = pytree.unflatten(tree, [settled(leaf, shared) for leaf in leaves]) if shared else v
+        for i, name in enumerate(names):  # an inner if's pick: whether it ran, carried out
+            if first and name in given and (picked := inner_pick(out[i])) is not None:
+                flags[i] = picked
+            if i in flags and name in given:
+                given[_PICKED + name] = path_flag(out[i], flags[i])
         given.update(shared.current())
         return given
 
+    flags = {}  # variable -> the array an inner if of the first branch traced picks for it
     operands = tuple(init[i] for i in carried)
     first_pred = pred
     with _in_user_terms():
@@ -520,11 +531,15 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
                           python_types=True)
         else:
             out = cf.cond(pred, branch(then_fn, True), branch(else_fn, False), *operands, python_types=True)
+    picks = {i: out.pop(_PICKED + names[i]) for i in flags if _PICKED + names[i] in out}
     shared.finish(out)
     # a variable that one branch binds to an array the caller sees holds that array there
     for i in set(sides[0]) | set(sides[1]):
         name = names[i]
         if name not in out:
+            continue
+        if i in picks:  # where the branch that ran (an inner if of it) picked the array
+            out[name] = chosen(picks[i], flags[i], None, out[name])
             continue
         leaves, tree = pytree.flatten(out[name])
         first, second = ([None] * len(leaves) if side.get(i, (None,))[0] != tree else side[i][1]

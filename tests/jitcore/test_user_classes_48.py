@@ -388,6 +388,66 @@ def test_a_view_or_a_value_as_the_data_picks(values):
 
 
 
+def nested_argument(x, t):
+    if x[0] > 0:
+        if t > 1:
+            y = x
+        else:
+            y = x * 3
+    else:
+        y = x + 1
+    return y
+
+
+def nested_view(x, t):
+    if x[0] > 0:
+        y = x[1:] if t > 1 else x[:-1] * 3
+    else:
+        y = x[:-1] + 1
+    return y
+
+
+def nested_both(x, t):
+    if x[0] > 0:
+        if t > 1:
+            y = x
+        else:
+            y = x * 3
+    else:
+        y = x
+    return y
+
+
+def three_levels(x, t, u):
+    if x[0] > 0:
+        if t > 1:
+            if u > 1:
+                y = x
+            else:
+                y = x - 1
+        else:
+            y = x * 3
+    else:
+        y = x + 1
+    return y
+
+
+@pytest.mark.parametrize("fn", [nested_argument, nested_view, nested_both, three_levels])
+@pytest.mark.parametrize("v, t", [(1.0, 2.0), (1.0, 0.0), (-1.0, 2.0), (-1.0, 0.0)])
+def test_an_argument_picked_by_an_inner_if_is_the_callers(fn, v, t):
+    jf = jc.jit(fn)
+    extra = (t, t) if fn is three_levels else (t,)
+    for _ in range(2):
+        want_x, got_x = np.array([v, 2.0, 3.0]), np.array([v, 2.0, 3.0])
+        want, got = fn(want_x, *extra), jf(got_x, *extra)
+        _same(got, want)
+        assert np.shares_memory(got, got_x) == np.shares_memory(want, want_x)
+        assert (got is got_x) == (want is want_x)
+        got[...] = 9.0
+        want[...] = 9.0
+        np.testing.assert_array_equal(got_x, want_x)
+
+
 def test_sides_of_two_shapes_are_refused_saying_so():
     def f(x):
         return x[1:] if x[0] > 0 else x * 2  # NumPy: n - 1 or n elements, by the data
