@@ -238,7 +238,7 @@ def _jump_block(stmts, kind, flag: str) -> list:
             out.append(s)
             rest = stmts[i + 1:]
             if rest:
-                out.append(_located(_unless(flag, _jump_block(rest, kind, flag)), s))  # (at the if that jumps)
+                out.append(_located(_unless(flag, _jump_block(rest, kind, flag)), s))  # (at the jumping if)
             return out
         out.append(s)
     return out
