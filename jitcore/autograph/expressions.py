@@ -13,14 +13,14 @@ import operator
 
 import numpy as np
 
-from jitcore import calltime, index_forms, pytree, type_choice
+from jitcore import calltime, compaction, index_forms, pytree, type_choice
 from jitcore import control_flow as cf
 from jitcore.autograph.aliasing import chosen
 from jitcore.autograph.arrays import ARRAY_CALLS, traced_copy
 from jitcore.autograph.float_errors import FLOAT_ERROR_CALLS
 from jitcore.autograph.math_calls import MATH_CALLS
 from jitcore.autograph.sequence_items import item_at, set_item_at
-from jitcore.data_length import KeptList
+from jitcore.data_length import KeptList, ListSelection, Positions
 from jitcore.errors import JitcoreError, JitTypeError, JitValueError, UnsupportedError
 from jitcore.indexing import is_traced_int
 from jitcore.masked import MaskedSelection, RangedSelection
@@ -489,7 +489,38 @@ def _zip(*args, **kwargs):
     return Indexed(min(len(a) for a in args), lambda i: tuple(_element(a, i) for a in args))
 
 
+# Selections whose length the data chooses that a for loop iterates (``for i in
+# np.flatnonzero(m)``, ``for v in x[x > 0]``, ``for (i, j) in np.argwhere(a)``). A ranged slice
+# (``x[:i]``) asks for its bound instead; ``a[:, m]`` would iterate along another axis.
+_ITERATED_SELECTIONS = (MaskedSelection, Positions, ListSelection)
+
+
+class EnumeratedSelection:
+    """``enumerate(s)`` of such a selection: only a for loop can use it."""
+
+    def __init__(self, selection: MaskedSelection, start):
+        self.selection, self.start = selection, start
+
+
+def iterates_selection(iterable) -> bool:
+    return type(iterable) in _ITERATED_SELECTIONS or isinstance(iterable, EnumeratedSelection)
+
+
+def selection_loop(iterable) -> tuple[TracedRange, object]:
+    """The range and the items of a for loop over a selection: its kept rows compacted to the
+    front of a buffer, as a returned one is (``compaction``), then a loop over the first
+    ``count`` of them, reading row ``i`` at step ``i``."""
+    numbered = isinstance(iterable, EnumeratedSelection)
+    rows, count = compaction.compaction(iterable.selection if numbered else iterable)
+    if not numbered:
+        return TracedRange(count), rows
+    start = iterable.start
+    return TracedRange(count), Indexed(0, lambda i: (fresh(start + i, True, True), rows[i]))
+
+
 def _enumerate(x, start=0):
+    if type(x) in _ITERATED_SELECTIONS:
+        return EnumeratedSelection(x, start)
     if not isinstance(x, (Tracer, Indexed)) or not _indexable(x):
         return enumerate(x, start)
     def item(i):  # the count is a Python int, as enumerate's (in a compiled loop too)

@@ -124,7 +124,9 @@ def _returns_block(stmts, in_loop: bool) -> list:
             out += rest  # the break lowering guards them
             return out
         if rest:
-            out.append(_located(_unless(DO_RETURN, _returns_block(rest, in_loop)), rest[0]))
+            # (placed at the statement that may return: a message about this if names the line
+            # the user wrote, not the first of the statements it guards)
+            out.append(_located(_unless(DO_RETURN, _returns_block(rest, in_loop)), s))
         return out
     return out
 
@@ -236,7 +238,7 @@ def _jump_block(stmts, kind, flag: str) -> list:
             out.append(s)
             rest = stmts[i + 1:]
             if rest:
-                out.append(_located(_unless(flag, _jump_block(rest, kind, flag)), rest[0]))
+                out.append(_located(_unless(flag, _jump_block(rest, kind, flag)), s))  # (at the jumping if)
             return out
         out.append(s)
     return out

@@ -36,7 +36,14 @@ from jitcore.autograph.aliasing import (
     refuse_first_write,
     settled,
 )
-from jitcore.autograph.expressions import Indexed, TracedRange, python_number, where
+from jitcore.autograph.expressions import (
+    Indexed,
+    TracedRange,
+    iterates_selection,
+    python_number,
+    selection_loop,
+    where,
+)
 from jitcore.autograph.local_arrays import shared_as_traced
 from jitcore.autograph.lowering import RETVAL
 from jitcore.codegen.loops import NEAR, derived
@@ -1021,11 +1028,14 @@ def for_stmt(iterable, extra_test, body_fn, *, after=None, rebinds=None, holders
 def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targets, effects,
               changes=None, appends=None, scratch=(), appends_under_if=False):
     values = tuple(init)
+    source = None
+    if iterates_selection(iterable):  # (for i in np.flatnonzero(m): over its kept items)
+        iterable, source = selection_loop(iterable)
     if isinstance(iterable, TracedRange):
         bounds = (iterable.start, iterable.stop, iterable.step)
         _refuse_in_try(in_try, "a for loop", line, *bounds)
         _refuse_changes(changes, "for loop", line, *bounds)
-        return _traced_for(iterable, None, extra_test, body_fn, values, names, line, targets)
+        return _traced_for(iterable, source, extra_test, body_fn, values, names, line, targets)
     # A loop is unrolled while its body's copies (this loop's trip count times those of the
     # unrolled loops around it) stay within UNROLL_LIMIT: nested short loops are long too.
     sized = isinstance(iterable, (range, Tracer, Indexed))

@@ -240,14 +240,20 @@ def iterate_argwhere(occ):
     return s
 
 
+def listed_argwhere(occ):
+    return [i * j for (i, j) in np.argwhere(occ)]
+
+
 def unique_counts_list(x):
     u, c = np.unique(x, return_counts=True)
     return c.tolist()
 
 
 def test_messages_name_what_the_user_wrote():
+    # (a for loop over the positions compiles since session 48: test_selection_loops_48.py)
+    _check(iterate_argwhere, jc.jit(iterate_argwhere), np.eye(3, dtype=bool))
     with pytest.raises(JitTypeError) as e:
-        jc.jit(iterate_argwhere)(np.eye(3, dtype=bool))
+        jc.jit(listed_argwhere)(np.eye(3, dtype=bool))
     assert "np.argwhere(...)" in str(e.value) and "[mask]" not in str(e.value)
     assert "for i in range" in str(e.value)
     with pytest.raises(JitTypeError) as e:
