@@ -21,6 +21,7 @@ import numpy as np
 
 from jitcore import primitives as prims
 from jitcore.errors import UnsupportedError
+from jitcore.ir.dialects.kernel import STACK_OF_EMPTY
 from jitcore.masked import MaskedSelection
 from jitcore.tracer import Tracer, fresh, user_location
 
@@ -79,6 +80,16 @@ class KeptList:
         """``np.array(out, dtype)``: the kept rows, a selection (compacted when returned)."""
         rows = self.rows if dtype is None else prims.convert(self.rows, np.dtype(dtype))
         return ListSelection(rows, self.kept, "array" if dtype is None else "typed")
+
+    def stacked(self, axis=0, out=None, dtype=None, casting="same_kind"):
+        """``np.stack(out)``: the kept rows, as ``np.array(out)`` without its empty case: where
+        nothing was kept the call raises NumPy's ValueError."""
+        if out is not None or not isinstance(axis, int) or axis not in (0, -self.rows.ndim):
+            raise self._refusal("np.stack with an axis other than 0, or out=")
+        count = prims.reduction("sum", prims.convert(self.kept, np.dtype(np.int64)))
+        prims.raise_if(count == 0, STACK_OF_EMPTY)
+        rows = self.rows if dtype is None else prims.convert(self.rows, np.dtype(dtype))
+        return MaskedSelection(rows, self.kept)
 
     def returned(self) -> str:
         """How the host makes the list returned from the kept rows (``dispatch.Trimmed``)."""

@@ -612,7 +612,7 @@ def while_stmt(test_fn, body_fn, *, after=None, rebinds=None, holders=(), **site
 
 
 def _while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), counter=None, bound=None,
-                stepped=None, affine=None, changes=None, effects=False):
+                stepped=None, affine=None, changes=None, effects=False, appends=(), guard=None):
     values = tuple(init)
     if affine is not None:
         counted = _affine_while(test_fn, body_fn, values, names, line, in_try, targets, *affine)
@@ -645,8 +645,66 @@ def _while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), coun
         values = tuple(body_fn(*values))
         pred = test_fn(*values)
     _refuse_in_try(in_try, "a while loop", line, pred)
+    if appends and current_trace() is not None:
+        return _appending_while(test_fn, body_fn, values, names, line, targets, appends, guard, pred)
     _refuse_changes(changes, "while loop", line, pred)
     return _traced_while(test_fn, body_fn, values, names, line, targets)
+
+
+def _appending_while(test_fn, body_fn, values, names, line, targets, appends, guard, pred):
+    """A traced ``while`` whose body appends to lists (``hist.append(err)``): compiled as an
+    appending loop (``appending``) whose capacity is the most trips its guard allows
+    (``while err > tol and it < 100`` with ``it += 1``: ``analysis.while_guard``), each list
+    the kept rows after it (``data_length.KeptList``). Without a guard whose bound is known
+    now, refused, saying to add one: the list would need a capacity the data decides."""
+    trips = _guard_trips(values, names, guard)
+    if trips == 0:
+        return values  # (the guard fails: Python's test is False, the body never runs)
+    filled = None
+    if trips is not None:
+        n = len(values)
+        filled = appending.appending_loop(
+            lambda body, state, state_names: _traced_while(
+                lambda *s: test_fn(*s[:n]), lambda *s: body(None, *s), state, state_names, line,
+                targets),
+            lambda body, state, then: _trial(lambda *s: body(None, *s), state, then),
+            lambda _, *state: body_fn(*state), values, names, appends, trips, masked=True)
+    if filled is not None:
+        return filled
+    lists = ", ".join(repr(a) for a in appends)
+    raise needs_static(UnsupportedError(
+        f"the while loop at {where(line)} has a traced condition and appends to {lists}: "
+        "compiled, a list grown in a loop whose exit the data decides needs a capacity, the most "
+        "trips the loop can run, known when compiling"
+        + (" (its guard gives none here: its counter or bound is not a Python int when the loop "
+           "starts, or appends of another count or type than one run of the body gave)"
+           if trips is not None or guard is not None else "")
+        + ". Give the loop an iteration guard: a counter stepped by a constant in every iteration "
+        "and compared with a bound in the test (it = 0; while cond and it < max_iter: ...; "
+        "it += 1); or write into an array of the most rows and count them (out = np.empty(n); "
+        "out[k] = v; k += 1; then out[:k])"), pred)
+
+
+def _guard_trips(values, names, guard) -> int | None:
+    """The most trips a ``while`` guarded by ``counter < bound`` can run from here (``guard``:
+    ``(counter, compare, step, bound_fn)``), when the counter and the bound are Python ints now;
+    else None."""
+    if guard is None:
+        return None
+    counter, compare, step, bound_fn = guard
+    start = values[names.index(counter)]
+    try:
+        end = bound_fn(*values)
+    except Exception:  # noqa: BLE001  (a bound Python cannot read here: no capacity)
+        return None
+    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+               for v in (start, end)):
+        return None
+    start, end = int(start), int(end)
+    if compare in (">", ">="):
+        start, end, compare = -start, -end, {">": "<", ">=": "<="}[compare]
+    room = end - start + (1 if compare == "<=" else 0)
+    return max(0, -(-room // step))
 
 
 # Steps of a while loop on Python values (run by Python while tracing, each a copy of its body
@@ -1017,9 +1075,11 @@ def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targe
     shaped = sized and _sized_range(iterable if isinstance(iterable, range) else range(len(iterable)))
     long = sized and (len(iterable) * _copies() > UNROLL_LIMIT or shaped)
     # (a list appended under an if: compiled as a loop at any length, where the if is traced)
-    if appends and (long or appends_under_if) and sized and not in_try and extra_test is None \
+    # (or one that can break: its rows marked as its steps run, ``appending``)
+    if appends and (long or appends_under_if or extra_test is not None) and sized and not in_try \
             and current_trace() is not None:
-        filled = _appending_for(iterable, body_fn, values, names, line, targets, appends, long)
+        filled = _appending_for(iterable, extra_test, body_fn, values, names, line, targets, appends,
+                                long)
         if filled is not None:
             return filled
     if long and isinstance(iterable, (Tracer, Indexed)) and not effects and not in_try \
@@ -1040,9 +1100,13 @@ def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targe
                        in_try, long_range, len(iterable) if sized else 1, shaped, scratch)
 
 
-def _appending_for(iterable, body_fn, values, names, line, targets, appends, long):
+def _appending_for(iterable, extra_test, body_fn, values, names, line, targets, appends, long):
     """A long loop whose body appends to lists (``ys.append(v)``), compiled as a loop with the
-    rows carried as arrays (``appending``); None where it cannot be (then unrolled, as before)."""
+    rows carried as arrays (``appending``); None where it cannot be (then unrolled, as before).
+    A loop that can break (``extra_test``) has as many rows as its range and marks those its
+    steps append: the list after it is the kept rows (``data_length.KeptList``)."""
+    n = len(values)
+    test = None if extra_test is None else lambda *state: extra_test(*state[:n])
     source = None if isinstance(iterable, range) else iterable
     rng = iterable if source is None else range(len(iterable))
 
@@ -1054,10 +1118,10 @@ def _appending_for(iterable, body_fn, values, names, line, targets, appends, lon
         return item
 
     return appending.appending_loop(
-        lambda body, state, state_names: _traced_for(rng, source, None, body, state, state_names,
+        lambda body, state, state_names: _traced_for(rng, source, test, body, state, state_names,
                                                      line, targets),
         lambda body, state, then: _trial(lambda *state: body(first_item(), *state), state, then),
-        body_fn, values, names, appends, len(rng), long)
+        body_fn, values, names, appends, len(rng), long, masked=extra_test is not None)
 
 
 def _sized(n) -> bool:
