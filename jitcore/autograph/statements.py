@@ -671,9 +671,9 @@ def _appending_while(test_fn, body_fn, values, names, line, targets, appends, gu
             lambda _, *state: body_fn(*state), values, names, appends, trips, masked=True)
     if filled is not None:
         return filled
-    lists = ", ".join(repr(a) for a in appends)
+    calls = " and ".join(f"{a}.append(...)" for a in appends)
     raise needs_static(UnsupportedError(
-        f"the while loop at {where(line)} has a traced condition and appends to {lists}: "
+        f"the while loop at {where(line)} has a traced condition and calls {calls}: "
         "compiled, a list grown in a loop whose exit the data decides needs a capacity, the most "
         "trips the loop can run, known when compiling"
         + (" (its guard gives none here: its counter or bound is not a Python int when the loop "
