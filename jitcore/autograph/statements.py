@@ -657,7 +657,7 @@ def _appending_while(test_fn, body_fn, values, names, line, targets, appends, gu
     (``while err > tol and it < 100`` with ``it += 1``: ``analysis.while_guard``), each list
     the kept rows after it (``data_length.KeptList``). Without a guard whose bound is known
     now, refused, saying to add one: the list would need a capacity the data decides."""
-    trips = _guard_trips(values, names, guard)
+    trips, bound = _guard_trips(values, names, guard)
     if trips == 0:
         return values  # (the guard fails: Python's test is False, the body never runs)
     filled = None
@@ -682,29 +682,29 @@ def _appending_while(test_fn, body_fn, values, names, line, targets, appends, gu
         + ". Give the loop an iteration guard: a counter stepped by a constant in every iteration "
         "and compared with a bound in the test (it = 0; while cond and it < max_iter: ...; "
         "it += 1); or write into an array of the most rows and count them (out = np.empty(n); "
-        "out[k] = v; k += 1; then out[:k])"), pred)
+        "out[k] = v; k += 1; then out[:k])"), *([bound] if isinstance(bound, Tracer) else [pred]))
 
 
-def _guard_trips(values, names, guard) -> int | None:
+def _guard_trips(values, names, guard) -> tuple[int | None, object]:
     """The most trips a ``while`` guarded by ``counter < bound`` can run from here (``guard``:
-    ``(counter, compare, step, bound_fn)``), when the counter and the bound are Python ints now;
-    else None."""
+    ``(counter, compare, step, bound_fn)``), when the counter and the bound are Python ints now
+    (else None), and the bound (traced, an argument's: static on demand gives its value)."""
     if guard is None:
-        return None
+        return None, None
     counter, compare, step, bound_fn = guard
     start = values[names.index(counter)]
     try:
         end = bound_fn(*values)
     except Exception:  # noqa: BLE001  (a bound Python cannot read here: no capacity)
-        return None
+        return None, None
     if not all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
                for v in (start, end)):
-        return None
+        return None, end
     start, end = int(start), int(end)
     if compare in (">", ">="):
         start, end, compare = -start, -end, {">": "<", ">=": "<="}[compare]
     room = end - start + (1 if compare == "<=" else 0)
-    return max(0, -(-room // step))
+    return max(0, -(-room // step)), end
 
 
 # Steps of a while loop on Python values (run by Python while tracing, each a copy of its body

@@ -205,6 +205,71 @@ def test_printed_text(capsys):
     assert capsys.readouterr().out == expected
 
 
+def guard_an_argument(x, tol, max_iter):
+    hist = []
+    it = 0
+    while np.abs(x).max() > tol and it < max_iter:
+        x = x * 0.5
+        hist.append(float(x.sum()))
+        it += 1
+    return x, hist, it
+
+
+def test_a_guard_bound_given_as_an_argument_is_made_static_and_the_tolerance_is_not():
+    jitted = jc.jit(guard_an_argument)
+    for max_iter in (0, 3, 40):
+        for tol in (1e-3, 1e-9):
+            _check(jitted, guard_an_argument, _x(13), tol, max_iter)
+    assert jitted.cache_info().compiles == 3  # one per max_iter, none per tol
+
+
+def countdown(x, tol):
+    hist = []
+    left = 31
+    while x.max() > tol and left > 0:
+        x = x * 0.5
+        hist.append(x.max())
+        left -= 2
+    return hist, left
+
+
+@pytest.mark.parametrize("tol", [1e3, 1.0, 1e-3, 1e-12])
+def test_a_guard_counting_down(tol):
+    _check(jc.jit(countdown), countdown, _x(14), tol)
+
+
+def over_an_array(x):
+    out = []
+    for v in x:
+        if v > 1.5:
+            break
+        out.append(v * 2)
+    return out, np.array(out), len(out)
+
+
+@pytest.mark.parametrize("n", [0, 1, 30, 3000])
+def test_a_loop_over_an_array_that_breaks(n):
+    _check(jc.jit(over_an_array), over_an_array, np.random.default_rng(n).standard_normal(n))
+
+
+def stacked(x, tol):
+    states = []
+    it = 0
+    while np.abs(x).max() > tol and it < 10:
+        x = x * 0.5
+        states.append(x.copy())
+        it += 1
+    return np.stack(states)
+
+
+def test_stacking_a_list_the_loop_left_empty_raises_numpys_error():
+    with pytest.raises(ValueError, match="need at least one array to stack"):
+        stacked(_x(15), 1e6)
+    with pytest.raises(ValueError, match="need at least one array to stack"):
+        jc.jit(stacked)(_x(15), 1e6)
+    _check(jc.jit(stacked), stacked, _x(15), 0.1)
+
+
 # -- hypothesis over the trip count, the tolerance and the data ----------------------------------
 @settings(max_examples=examples(25, 10), deadline=None)
 @given(n=st.integers(0, 60), scale=st.sampled_from([0.0, 1e-5, 0.3, 1.0, 1e3]),
