@@ -333,3 +333,33 @@ def test_a_while_loop_without_a_guard_is_refused_saying_to_add_one(fn):
 def test_last_item_chosen_by_the_data_is_refused_with_advice():
     with pytest.raises(jc.UnsupportedError, match=r"'hist'\[-1\].*variable of its own"):
         jc.jit(last_after_append_under_if)(_x(12, 4.0), 1e-3)
+
+
+def returned_from_inside(x, tol):
+    hist = []
+    for _ in range(30):
+        hist.append(float(x.max()))
+        if x.max() < tol:
+            return hist, True
+        x = x * 0.5
+    return hist, False
+
+
+def returned_after(x, tol):
+    hist = []
+    done = False
+    for _ in range(30):
+        hist.append(float(x.max()))
+        if x.max() < tol:
+            done = True
+            break
+        x = x * 0.5
+    return hist, done
+
+
+def test_a_list_returned_from_inside_its_loop_is_refused_with_advice_that_compiles():
+    with pytest.raises(jc.JitTypeError, match=r"break out of the loop instead.*return after it"):
+        jc.jit(returned_from_inside)(_x(16), 1e-3)
+    for tol in (1e3, 1e-3, 1e-30):
+        assert returned_after(_x(16), tol) == returned_from_inside(_x(16), tol)
+        _check(jc.jit(returned_after), returned_after, _x(16), tol)
