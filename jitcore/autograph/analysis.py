@@ -518,7 +518,7 @@ def guarded_step(body, counter: str, compare: str) -> int | None:
             ok = isinstance(op, (ast.Add, ast.Sub)) and isinstance(value, ast.Constant) \
                 and type(value.value) is int and value.value > 0 and up
             return value.value if ok else None
-        if isinstance(s, ast.If) and not s.orelse and _not_break_flag(s.test):
+        if isinstance(s, ast.If) and not s.orelse and not_break_flag(s.test):
             stmts[:0] = s.body
     return None
 
@@ -545,7 +545,7 @@ def while_guard(node: ast.While) -> tuple[str, str, ast.Compare, int] | None:
     return None
 
 
-def _not_break_flag(test) -> bool:
+def not_break_flag(test) -> bool:
     """``not <break flag>`` as ``lowering`` writes it (``__ag__.not_(flag)`` once converted)."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         operand = test.operand

@@ -325,7 +325,8 @@ def _row(rows: Tracer, k: int, shape, weak: bool, scalar: bool) -> Tracer:
     return fresh(row, scalar=scalar, weak=weak)
 
 
-def appending_if(run_if, then_fn, else_fn, init, names, appends, where: str, pred=None):
+def appending_if(run_if, then_fn, else_fn, init, names, appends, where: str, pred=None,
+                 after_break: bool = False):
     """A traced if whose branches append to the lists ``appends`` (names of its state, each an
     appending loop's ``_Appender`` or trial ``_Probe``): ``run_if(then, else, init, names)``
     traces it with each appender's rows and marks as state in the list's place. Both branches
@@ -333,16 +334,22 @@ def appending_if(run_if, then_fn, else_fn, init, names, appends, where: str, pre
     at the longer one's end: a step owns the rows of its longest path. A plain list here has
     no capacity the compiler knows: refused, saying what compiles. A condition on no argument's
     data (``if i % 2 == 0``: traced only as the loop's index is) declines the loop in its trial:
-    unrolled, as before, its list stays a Python list that any code can use."""
+    unrolled, as before, its list stays a Python list that any code can use.
+
+    ``after_break``: the ``if not <break flag>`` that ``lowering`` puts a loop body's statements
+    after a ``break`` under: where it fails the loop ends, so its appends are not conditional
+    for what the body reads later (``ys[-1]``, carried through the if, and ``len(ys)``)."""
     lists = {j: init[j] for j, name in enumerate(names) if name in appends}
     for j, obj in lists.items():
         if isinstance(obj, _Probe):
-            obj.conditional = True
+            obj.conditional = obj.conditional or not after_break
             if not getattr(pred, "sources", True):
                 obj.items.append((None, None))
         elif not (isinstance(obj, _Appender) and obj.kept is not None):
             raise _no_capacity(names[j], where)
     carried = [j for j, obj in lists.items() if isinstance(obj, _Appender)]
+    # each appender's rows and marks, and its last item where the body may read it
+    parts = {j: ("rows", "kept") if lists[j].in_if else ("rows", "kept", "last") for j in carried}
     keep = [j for j in range(len(names)) if j not in lists]
     first = {j: obj.count for j, obj in lists.items()}
     ends = {j: {} for j in lists}
@@ -352,9 +359,7 @@ def appending_if(run_if, then_fn, else_fn, init, names, appends, where: str, pre
             full = list(init)
             for j, v in zip(keep, state):
                 full[j] = v
-            marks = state[len(keep):]
-            for k, j in enumerate(carried):
-                lists[j].rows, lists[j].kept = marks[2 * k], marks[2 * k + 1]
+            _set_parts(lists, parts, state[len(keep):])
             depths = {j: obj.depth for j, obj in lists.items()}
             for j, obj in lists.items():
                 obj.count, obj.depth = first[j], current_trace().depth
@@ -368,15 +373,14 @@ def appending_if(run_if, then_fn, else_fn, init, names, appends, where: str, pre
                     raise UnsupportedError(f"'{names[j]}' is appended to and assigned in the if at "
                                            f"{where}, whose condition is traced: append to it only")
                 ends[j][which] = obj.count
-            return (*(out[j] for j in keep), *(x for j in carried for x in (lists[j].rows, lists[j].kept)))
+            return (*(out[j] for j in keep), *_get_parts(lists, parts))
         return run
 
-    state = (*(init[j] for j in keep), *(x for j in carried for x in (lists[j].rows, lists[j].kept)))
+    state = (*(init[j] for j in keep), *_get_parts(lists, parts))
     state_names = (*(names[j] for j in keep),
-                   *(f"{names[j]} {part}" for j in carried for part in ("rows", "kept")))
+                   *(f"{names[j]} {part}" for j, ps in parts.items() for part in ps))
     out = run_if(branch(then_fn, 0), branch(else_fn, 1), state, state_names)
-    for k, j in enumerate(carried):
-        lists[j].rows, lists[j].kept = out[len(keep) + 2 * k], out[len(keep) + 2 * k + 1]
+    _set_parts(lists, parts, out[len(keep):])
     for j, obj in lists.items():
         obj.count = max(ends[j].values(), default=first[j])
     result = list(init)
@@ -385,11 +389,23 @@ def appending_if(run_if, then_fn, else_fn, init, names, appends, where: str, pre
     return tuple(result)
 
 
+def _get_parts(lists, parts) -> tuple:
+    return tuple(getattr(lists[j], part) for j, ps in parts.items() for part in ps)
+
+
+def _set_parts(lists, parts, values) -> None:
+    values = iter(values)
+    for j, ps in parts.items():
+        for part in ps:
+            setattr(lists[j], part, next(values))
+
+
 def _no_capacity(name: str, where: str) -> UnsupportedError:
     return UnsupportedError(
         f"'{name}' is appended to under the if at {where}, whose condition is traced: compiled, "
         "the list needs a capacity known when compiling, which jitcore has for appends in a for "
-        "loop over a range or an array (the trip count times the appends of one step), not in a "
-        "while loop, a loop that can break or return, or outside a loop. Write it as such a for "
-        f"loop, or write into an array of the most rows and count them ({name} = np.empty(n); "
+        "loop over a range or an array (the trip count times the appends of one step) and in a "
+        "while loop with an iteration guard (it = 0; while cond and it < max_iter: ...; it += 1), "
+        "not outside a loop. Write it in such a loop, or write into an array of the most rows "
+        f"and count them ({name} = np.empty(n); "
         f"k = 0; ... {name}[k] = v; k += 1; then {name}[:k]), or use np.where")

@@ -353,14 +353,14 @@ def _keeping_containers(statement):
 
 @_keeping_containers
 def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, else_defined, dead=(),
-            fresh=(), changes=None, rebinds=None, holders=(), appends=()):
+            fresh=(), changes=None, rebinds=None, holders=(), appends=(), after_break=False):
     if holders:
         attributes = AttributeState(holders, names, init)
         return attributes.finish(if_stmt(
             pred, attributes.body(then_fn), attributes.body(else_fn), init=attributes.init,
             names=attributes.names, line=line, in_try=in_try, then_defined=then_defined,
             else_defined=else_defined, dead=dead, fresh=fresh, changes=changes, rebinds=rebinds,
-            appends=appends))
+            appends=appends, after_break=after_break))
     if not isinstance(pred, Tracer):
         return then_fn(*init) if pred else else_fn(*init)
     _refuse_in_try(in_try, "an if", line, pred)
@@ -370,7 +370,8 @@ def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, 
             lambda then, other, state, state_names: if_stmt(
                 pred, then, other, init=state, names=state_names, line=line, in_try=in_try,
                 then_defined=then_defined, else_defined=else_defined, dead=dead, fresh=fresh,
-                rebinds=rebinds), then_fn, else_fn, init, names, appends, where(line), pred)
+                rebinds=rebinds), then_fn, else_fn, init, names, appends, where(line), pred,
+            after_break)
     if pred.refines is not None:  # if t >= w: t's narrower bounds in each branch
         x, holds, fails = pred.refines
         then_fn, else_fn = index_forms.refining(then_fn, x, holds), index_forms.refining(else_fn, x, fails)

@@ -727,6 +727,8 @@ class ControlFlow(ast.NodeTransformer):
         site["rebinds"] = _strings(sorted(analysis.rebound(node.body + node.orelse) & set(state)))
         if appends:
             site["appends"] = _strings(appends)
+            if not node.orelse and analysis.not_break_flag(node.test):
+                site["after_break"] = ast.Constant(True)  # (where it fails, the loop ends)
         call = _call(_helper("if_stmt"), node.test, _load(then_fn), _load(else_fn), **site)
         return self._finish(defs, call, state, node)
 

@@ -270,6 +270,24 @@ def test_stacking_a_list_the_loop_left_empty_raises_numpys_error():
     _check(jc.jit(stacked), stacked, _x(15), 0.1)
 
 
+def reads_after_the_break_test(x, tol):
+    hist = [1.0]
+    lengths = []
+    for _ in range(40):
+        if x.max() < tol:
+            break
+        d = hist[-1]  # (after the break test: under the if not <break flag> the loop ends at)
+        hist.append(float(x.max()) - d)
+        lengths.append(len(hist))
+        x = x * 0.5
+    return hist, lengths, np.array(lengths)
+
+
+@pytest.mark.parametrize("tol", [1e3, 1.0, 1e-3, 1e-30])
+def test_last_item_and_length_read_after_the_break_test(tol):
+    _check(jc.jit(reads_after_the_break_test), reads_after_the_break_test, _x(17), tol)
+
+
 # -- hypothesis over the trip count, the tolerance and the data ----------------------------------
 @settings(max_examples=examples(25, 10), deadline=None)
 @given(n=st.integers(0, 60), scale=st.sampled_from([0.0, 1e-5, 0.3, 1.0, 1e3]),
