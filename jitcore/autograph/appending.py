@@ -157,6 +157,12 @@ def _data_chosen(name: str, what: str) -> UnsupportedError:
         f"{user_location()}): which items it holds depends on the data. Instead, {instead}")
 
 
+def probe(name: str, before: list) -> _Probe:
+    """A stand-in for the list ``name`` in a trial run of a loop's body (``statements._trial``),
+    which appends under a traced ``if`` accept as an appending loop's would."""
+    return _Probe(name, before)
+
+
 def length_of(x):
     """``len(x)`` of a list an appending loop's body appends to (``expressions._len``), or None
     for any other object."""

@@ -640,6 +640,11 @@ def _while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), coun
             traced = _traced_from_first_step(test_fn, body_fn, values, names, line, targets)
             if traced is not None:
                 return traced
+        if steps == 0 and appends and guard is not None and not in_try:  # (effects: the appends)
+            filled = _appending_from_first_step(test_fn, body_fn, values, names, line, targets,
+                                                appends, guard)
+            if filled is not None:
+                return filled
         steps += 1
         if steps == LONG_PYTHON_WHILE and current_trace() is not None:
             _warn_long_python_while(line)
@@ -663,13 +668,8 @@ def _appending_while(test_fn, body_fn, values, names, line, targets, appends, gu
         return values  # (the guard fails: Python's test is False, the body never runs)
     filled = None
     if trips is not None:
-        n = len(values)
-        filled = appending.appending_loop(
-            lambda body, state, state_names: _traced_while(
-                lambda *s: test_fn(*s[:n]), lambda *s: body(None, *s), state, state_names, line,
-                targets),
-            lambda body, state, then: _trial(lambda *s: body(None, *s), state, then),
-            lambda _, *state: body_fn(*state), values, names, appends, trips, masked=True)
+        filled = _guarded_appending_while(test_fn, body_fn, values, names, line, targets, appends,
+                                          trips)
     if filled is not None:
         return filled
     calls = " and ".join(f"{a}.append(...)" for a in appends)
@@ -684,6 +684,40 @@ def _appending_while(test_fn, body_fn, values, names, line, targets, appends, gu
         "and compared with a bound in the test (it = 0; while cond and it < max_iter: ...; "
         "it += 1); or write into an array of the most rows and count them (out = np.empty(n); "
         "out[k] = v; k += 1; then out[:k])"), *([bound] if isinstance(bound, Tracer) else [pred]))
+
+
+def _guarded_appending_while(test_fn, body_fn, values, names, line, targets, appends, trips: int):
+    """The state after a traced ``while`` of at most ``trips`` steps that appends to the lists
+    ``appends``, compiled as an appending loop (``appending``); None where it cannot be."""
+    n = len(values)
+    return appending.appending_loop(
+        lambda body, state, state_names: _traced_while(
+            lambda *s: test_fn(*s[:n]), lambda *s: body(None, *s), state, state_names, line, targets),
+        lambda body, state, then: _trial(lambda *s: body(None, *s), state, then),
+        lambda _, *state: body_fn(*state), values, names, appends, trips, masked=True)
+
+
+def _appending_from_first_step(test_fn, body_fn, values, names, line, targets, appends, guard):
+    """A guarded ``while`` whose test holds on Python values but that one run of the body makes
+    traced (``while it < 50:`` whose body breaks on the data, ``err = f(x)`` first set in the
+    body): the appending loop from its first step, its numbers carried (run in Python, the
+    first step's append under the traced ``if not <break flag>`` had no capacity). None where
+    it cannot be, or where one run of the body (on probes in the lists' place) leaves the test
+    a Python bool: Python runs the loop, as before."""
+    trips, _ = _guard_trips(values, names, guard)
+    if current_trace() is None or not trips or not _all_carriable(values):
+        return None
+    probed = [appending.probe(n, v) if n in appends and isinstance(v, list) else v
+              for n, v in zip(names, values)]
+    if not _trial(body_fn, probed, lambda after, _: isinstance(test_fn(*after), Tracer)):
+        return None
+    trace = current_trace()
+    carried = tuple(v if isinstance(v, (Undefined, list)) or _holds_arrays((v,)) else _traced_copy(trace, v)
+                    for v in values)
+    try:
+        return _guarded_appending_while(test_fn, body_fn, carried, names, line, targets, appends, trips)
+    except (ConcretizationError, JitTypeError, UnsupportedError):
+        return None
 
 
 def _guard_trips(values, names, guard) -> tuple[int | None, object]:

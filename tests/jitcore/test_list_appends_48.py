@@ -288,6 +288,47 @@ def test_last_item_and_length_read_after_the_break_test(tol):
     _check(jc.jit(reads_after_the_break_test), reads_after_the_break_test, _x(17), tol)
 
 
+def break_in_a_guarded_while(x, tol):
+    hist = []
+    it = 0
+    while it < 50:  # (its test on Python values: the body's break makes the loop the data's)
+        e = float(x.max())
+        if e < tol:
+            break
+        hist.append(e)
+        x = x * 0.5
+        it += 1
+    return hist, it
+
+
+def first_set_in_the_body(x, tol):
+    err, it, hist = 1.0, 0, []
+    while err > tol and it <= 60:
+        err = float(np.abs(x).max()) * 0.5 ** it
+        hist.append(err)
+        it += 2
+    return hist, it, err
+
+
+def python_numbers_only(x):
+    hist, it, s = [], 0, 0
+    while it < 5 and s < 100:
+        hist.append(it)
+        s += it
+        it += 1
+    return x * hist[0] + len(hist), hist
+
+
+@pytest.mark.parametrize("fn", [break_in_a_guarded_while, first_set_in_the_body])
+@pytest.mark.parametrize("tol", [10.0, 1e-3, 1e-30])
+def test_guarded_while_loops_whose_body_makes_the_test_traced(fn, tol):
+    _check(jc.jit(fn), fn, _x(18) + 0.5, tol)
+
+
+def test_a_while_loop_on_python_numbers_keeps_a_python_list():
+    _check(jc.jit(python_numbers_only), python_numbers_only, _x(19))
+
+
 # -- hypothesis over the trip count, the tolerance and the data ----------------------------------
 @settings(max_examples=examples(25, 10), deadline=None)
 @given(n=st.integers(0, 60), scale=st.sampled_from([0.0, 1e-5, 0.3, 1.0, 1e3]),
