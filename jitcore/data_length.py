@@ -64,7 +64,8 @@ class ListSelection(MaskedSelection):
 
 
 class KeptList:
-    """A list appended to under a traced ``if`` in a compiled loop (``autograph.appending``):
+    """A list appended to under a traced ``if`` in a compiled loop, or in a loop the data ends
+    (a ``for`` that breaks, a guarded ``while``: ``autograph.appending``):
     a buffer of every row the loop could append (its capacity: the trip count times the
     appends of one step's longest path) and the mask of those it did. ``made_of`` is how the
     items came: "python" (Python numbers), "numpy" (NumPy scalars or arrays), "tuple" (tuples
@@ -107,8 +108,9 @@ class KeptList:
 
     def _refusal(self, what: str) -> UnsupportedError:
         return UnsupportedError(
-            f"'{self.name}' was appended to under an if whose condition is traced, in a compiled "
-            f"loop: how many items it holds is known only when the function runs, so {what} "
+            f"'{self.name}' was appended to under an if whose condition is traced, or in a loop "
+            f"that the data ends (a break, a while loop): how many items it holds is known only "
+            f"when the function runs, so {what} "
             f"cannot be compiled (at {user_location()}). Convert it (np.array({self.name})), take "
             f"len({self.name}), or return it; or reduce the kept values in the loop instead")
 
@@ -130,4 +132,4 @@ class KeptList:
         raise self._refusal("NumPy's own conversion of it")
 
     def __repr__(self) -> str:
-        return f"<list '{self.name}', appended to under a traced if: its items known when it runs>"
+        return f"<list '{self.name}', appended to as the data chose: its items known when it runs>"

@@ -422,3 +422,19 @@ def test_a_list_returned_from_inside_its_loop_is_refused_with_advice_that_compil
     for tol in (1e3, 1e-3, 1e-30):
         assert returned_after(_x(16), tol) == returned_from_inside(_x(16), tol)
         _check(jc.jit(returned_after), returned_after, _x(16), tol)
+
+
+def indexed_after(x, tol):
+    hist = []
+    for _ in range(30):
+        hist.append(float(x.max()))
+        if x.max() < tol:
+            break
+        x = x * 0.5
+    return hist[0]
+
+
+def test_indexing_the_list_after_a_loop_the_data_ends_is_refused_saying_what_compiles():
+    with pytest.raises(jc.UnsupportedError, match=r"'hist' was appended to .*in a loop that the data "
+                       r"ends.*hist\[0\].*Convert it \(np\.array\(hist\)\)"):
+        jc.jit(indexed_after)(_x(20), 1e-3)
