@@ -114,32 +114,45 @@ def _one_dtype_hint(a: Aval, b: Aval, a_name: str, b_name: str) -> str:
     return f". Make both {wide}: write {write} for the value v that {narrow_name} gives"
 
 
+def _grows(g: pytree.TreeDef, e: pytree.TreeDef) -> bool:
+    """Whether a list in ``g`` has another length than its place in ``e`` (a list appended
+    to on one path), the two alike otherwise down to it."""
+    if g.kind != e.kind or len(g.children) != len(e.children):
+        return g.kind == e.kind == "list"
+    return any(_grows(a, b) for a, b in zip(g.children, e.children))
+
+
 def _check_tree(api: str, what: str, expected: pytree.TreeDef, got: pytree.TreeDef, where: str):
     differing = _differing_variables(expected, got)
     if differing:  # autograph's state: the user's variables that differ, by name
         shown = "; ".join(f"'{name}' is {_tree_text(g)} against {_tree_text(e)}"
                           for name, g, e in differing)
         containers = any(t.kind in ("dict", "list", "tuple") for _, g, e in differing for t in (g, e))
-        grown = [name for name, g, e in differing if g.kind == e.kind == "list"
-                 and len(g.children) != len(e.children)]
+        grown = [name for name, g, e in differing if _grows(g, e)]
         hint = ("a dict or list must have the same keys and length on every path: give it the "
                 "key or item before the branch (d[k] = 0.0), and set its value on the paths"
                 if containers else "return np.nan, or a flag, where one returned None")
-        if grown:  # a list appended to on one path: in a loop that can break, a while loop...
+        if grown:  # a list appended to on one path: under a traced if outside a loop...
             hint = (f"{', '.join(repr(n) for n in grown)} grows on one path only: a list appended "
-                    "to in a loop that can break or return, in a while loop, or under a traced if "
-                    "outside a for loop has a length known only when the code runs. Write its "
+                    "to under a traced if outside a loop, or in a loop that cannot be compiled as "
+                    "one that appends, has a length known only when the code runs. Write its "
                     "items into an array of the most rows and count them (out = np.empty(n); "
                     "out[k] = v; k += 1), then use or return out[:k]; " + hint)
+
         raise JitTypeError(f"{api}: {what} has a different structure ({shown}), at {where}; the "
                            f"condition is traced, so every path must give the same structure "
                            f"({hint})")
     if expected != got:
+        hint = "return np.nan, or a flag, where one returned None"
+        if _grows(got, expected):  # (return hist from inside the loop that appends to it)
+            hint = ("a list returned on one path has another length than on the other: where a "
+                    "loop appends to it and returns it from inside, break out of the loop instead "
+                    "(keep in a variable what that return gave) and return after it, which "
+                    "compiles; or " + hint)
         raise JitTypeError(
             f"{api}: {what} has a different structure ({_tree_text(got)} against "
             f"{_tree_text(expected)}), at {where}; the condition is "
-            "traced, so every path must give the same structure (return np.nan, or a flag, where "
-            "one returned None)"
+            f"traced, so every path must give the same structure ({hint})"
         )
 
 

@@ -21,6 +21,7 @@ import numpy as np
 
 from jitcore import primitives as prims
 from jitcore.errors import UnsupportedError
+from jitcore.ir.dialects.kernel import STACK_OF_EMPTY
 from jitcore.masked import MaskedSelection
 from jitcore.tracer import Tracer, fresh, user_location
 
@@ -63,7 +64,8 @@ class ListSelection(MaskedSelection):
 
 
 class KeptList:
-    """A list appended to under a traced ``if`` in a compiled loop (``autograph.appending``):
+    """A list appended to under a traced ``if`` in a compiled loop, or in a loop the data ends
+    (a ``for`` that breaks, a guarded ``while``: ``autograph.appending``):
     a buffer of every row the loop could append (its capacity: the trip count times the
     appends of one step's longest path) and the mask of those it did. ``made_of`` is how the
     items came: "python" (Python numbers), "numpy" (NumPy scalars or arrays), "tuple" (tuples
@@ -79,6 +81,16 @@ class KeptList:
         """``np.array(out, dtype)``: the kept rows, a selection (compacted when returned)."""
         rows = self.rows if dtype is None else prims.convert(self.rows, np.dtype(dtype))
         return ListSelection(rows, self.kept, "array" if dtype is None else "typed")
+
+    def stacked(self, axis=0, out=None, dtype=None, casting="same_kind"):
+        """``np.stack(out)``: the kept rows, as ``np.array(out)`` without its empty case: where
+        nothing was kept the call raises NumPy's ValueError."""
+        if out is not None or not isinstance(axis, int) or axis not in (0, -self.rows.ndim):
+            raise self._refusal("np.stack with an axis other than 0, or out=")
+        count = prims.reduction("sum", prims.convert(self.kept, np.dtype(np.int64)))
+        prims.raise_if(count == 0, STACK_OF_EMPTY)
+        rows = self.rows if dtype is None else prims.convert(self.rows, np.dtype(dtype))
+        return MaskedSelection(rows, self.kept)
 
     def returned(self) -> str:
         """How the host makes the list returned from the kept rows (``dispatch.Trimmed``)."""
@@ -96,8 +108,9 @@ class KeptList:
 
     def _refusal(self, what: str) -> UnsupportedError:
         return UnsupportedError(
-            f"'{self.name}' was appended to under an if whose condition is traced, in a compiled "
-            f"loop: how many items it holds is known only when the function runs, so {what} "
+            f"'{self.name}' was appended to under an if whose condition is traced, or in a loop "
+            f"that the data ends (a break, a while loop): how many items it holds is known only "
+            f"when the function runs, so {what} "
             f"cannot be compiled (at {user_location()}). Convert it (np.array({self.name})), take "
             f"len({self.name}), or return it; or reduce the kept values in the loop instead")
 
@@ -119,4 +132,4 @@ class KeptList:
         raise self._refusal("NumPy's own conversion of it")
 
     def __repr__(self) -> str:
-        return f"<list '{self.name}', appended to under a traced if: its items known when it runs>"
+        return f"<list '{self.name}', appended to as the data chose: its items known when it runs>"

@@ -1839,6 +1839,12 @@ MUTANTS = [
            "an append under a traced if that the if was not told of (through a path, hits['n']) "
            "is compiled as if it ran at every step (3000 items where Python keeps 1902)",
            ("tests/jitcore/test_traced_effects_round45.py", "tests/jitcore/test_data_length_loops_47.py")),
+    Mutant("breaking-loop-rows-unmarked", "jitcore/autograph/statements.py",
+           "body_fn, values, names, appends, len(rng), long, masked=extra_test is not None)",
+           "body_fn, values, names, appends, len(rng), long, masked=False)",
+           "a list appended in a for loop that breaks keeps every row of its range, those of the "
+           "steps after the break too (zeros where Python's list ends)",
+           ("tests/jitcore/test_list_appends_48.py",)),
     Mutant("counted-prefix-not-from-the-end", "jitcore/indexing.py",
            "return start, prims.where(stop < 0, stop + size, stop)",
            "return start, stop",

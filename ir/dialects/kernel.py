@@ -668,3 +668,5 @@ PYTHON_ERRORS[ROOTS_LEADING_ZERO] = (
          "and returns fewer roots, a count known only from the data, but under jit the count was "
          "fixed at len(p) - 1 when the function compiled. Strip the leading zeros before the "
          "call (p = np.trim_zeros(p, 'f')) and pass the stripped coefficients")
+STACK_OF_EMPTY = ROOTS_LEADING_ZERO + 1  # np.stack of a list a compiled loop appended nothing to
+PYTHON_ERRORS[STACK_OF_EMPTY] = ("ValueError", "need at least one array to stack")

@@ -481,10 +481,80 @@ def appended_lists(stmts, own: set[str]) -> tuple[str, ...] | None:
             else (n.args[0], n.args[1]) if _converted_getitem(n) and len(n.args) == 2 else (None, None)
         if isinstance(base, ast.Name) and base.id in appended and _minus_one(key):
             calls.add(id(base))
+        if _len_call(n) and isinstance(n.args[0], ast.Name) and n.args[0].id in appended:
+            calls.add(id(n.args[0]))  # len(ys): its count so far
     for n in (m for s in stmts for m in ast.walk(s)):
         if isinstance(n, ast.Name) and n.id in appended and id(n) not in calls:
             return None  # used otherwise: len(ys), ys[0], ys = [], f(ys)
     return tuple(sorted(appended))
+
+
+def _len_call(n) -> bool:
+    """``len(v)``, or converted code's ``__ag__.call(len)(v)``."""
+    if not (isinstance(n, ast.Call) and len(n.args) == 1 and not n.keywords):
+        return False
+    f = n.func.args[0] if isinstance(n.func, ast.Call) and len(n.func.args) == 1 else n.func
+    return isinstance(f, ast.Name) and f.id == "len"
+
+
+def guarded_step(body, counter: str, compare: str) -> int | None:
+    """The step of a ``while`` loop's counter that bounds its trips (``while ... and it < 100``
+    with ``it += 1``): one assignment of ``counter`` in ``body``, ``counter += s`` (``-=`` for
+    ``>``/``>=``) by a positive int constant, at the body's top level or under the ``if not
+    <break flag>`` that ``lowering`` puts the statements after a ``break`` under (a step it
+    skips ends the loop); else None. Every iteration that goes on then moves the counter by
+    ``s`` towards the bound: at most ``(bound - start) / s`` iterations run."""
+    compound = (ast.If, ast.While, ast.Try, ast.With, ast.AsyncWith, ast.AsyncFor)
+    if sum(1 for s in body for m in ast.walk(s) if isinstance(m, ast.stmt)
+           and not isinstance(m, compound) and counter in assigned([m])) != 1:
+        return None  # (a for loop counts: its target, or a step in its body)
+    stmts = list(body)
+    while stmts:
+        s = stmts.pop(0)
+        update = _counter_update(s, counter)
+        if update is not None:
+            op, value = update
+            up = isinstance(op, ast.Add) == (compare in ("<", "<="))
+            ok = isinstance(op, (ast.Add, ast.Sub)) and isinstance(value, ast.Constant) \
+                and type(value.value) is int and value.value > 0 and up
+            return value.value if ok else None
+        if isinstance(s, ast.If) and not s.orelse and not_break_flag(s.test):
+            stmts[:0] = s.body
+    return None
+
+
+def while_guard(node: ast.While) -> tuple[str, str, ast.Compare, int] | None:
+    """``(counter, compare, test, step)`` for a ``while`` whose test is, or has as a term of
+    its ``and``s, ``i < bound`` (``<=``, ``>``, ``>=``) with an invariant bound and ``i``
+    stepped as ``guarded_step`` says: the guard that bounds its trips (``it < max_iter``),
+    which gives a list the loop appends to its capacity (``statements._appending_while``)."""
+    if node.orelse:
+        return None
+    terms, changed = [node.test], assigned(node.body) | written(node.body)
+    while any(isinstance(t, ast.BoolOp) and isinstance(t.op, ast.And) for t in terms):
+        terms = [v for t in terms for v in (t.values if isinstance(t, ast.BoolOp)
+                                            and isinstance(t.op, ast.And) else [t])]
+    for test in terms:
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name)
+                and type(test.ops[0]) in _COMPARES and _invariant(test.comparators[0], changed)):
+            continue
+        compare = _COMPARES[type(test.ops[0])]
+        step = guarded_step(node.body, test.left.id, compare)
+        if step is not None:
+            return test.left.id, compare, test, step
+    return None
+
+
+def not_break_flag(test) -> bool:
+    """``not <break flag>`` as ``lowering`` writes it (``__ag__.not_(flag)`` once converted)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        operand = test.operand
+    elif isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and test.func.attr == "not_" \
+            and len(test.args) == 1:
+        operand = test.args[0]
+    else:
+        return False
+    return isinstance(operand, ast.Name) and operand.id.startswith("__ag_break")
 
 
 def appends_under_if(stmts, names) -> bool:

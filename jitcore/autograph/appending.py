@@ -25,7 +25,16 @@ import numpy as np
 
 from jitcore.data_length import KeptList
 from jitcore.errors import ConcretizationError, JitTypeError, UnsupportedError
-from jitcore.primitives import as_tracer, broadcast_to, concatenate, constant, nested_array, reshape, slice_
+from jitcore.primitives import (
+    as_tracer,
+    broadcast_to,
+    concatenate,
+    constant,
+    holds_tracer,
+    nested_array,
+    reshape,
+    slice_,
+)
 from jitcore.tracer import Tracer, current_trace, fresh, user_location
 
 _NUMBERS = (bool, int, float, complex)
@@ -33,14 +42,21 @@ _NUMBERS = (bool, int, float, complex)
 
 class _Appender:
     """Stands for an appended list in the traced body: each ``append`` writes the next row;
-    ``ys[-1]`` is the last row (``last``, carried by the loop). With ``kept`` (appends under a
-    traced if) the row is also marked kept, and ``ys[-1]`` is refused: the data chooses it."""
+    ``ys[-1]`` is the last row (``last``, carried by the loop) and ``len(ys)`` the items before
+    the loop (``before``) and this step's row. With ``kept`` (appends under a traced if, or in
+    a loop the data ends) the row is also marked kept; ``in_if`` (appends under a traced if, or
+    a list whose items before the loop the data chose): ``ys[-1]`` and ``len(ys)`` are refused,
+    the data chooses them."""
 
-    __slots__ = ("name", "rows", "first", "last", "per_step", "kind", "count", "kept", "depth")
+    __slots__ = ("name", "rows", "first", "last", "per_step", "kind", "count", "kept", "depth",
+                 "in_if", "before")
 
-    def __init__(self, name: str, rows: Tracer, first, last, per_step: int, kind: tuple, kept=None):
+    def __init__(self, name: str, rows: Tracer, first, last, per_step: int, kind: tuple, kept=None,
+                 in_if=None, before=0):
         self.name, self.rows, self.first, self.last = name, rows, first, last
         self.per_step, self.kind, self.kept = per_step, kind, kept
+        self.in_if = kept is not None if in_if is None else in_if
+        self.before = before
         self.count = 0
         self.depth = current_trace().depth  # (the body's region: see ``_Probe.depth``)
 
@@ -53,18 +69,25 @@ class _Appender:
         at = self.first + self.count
         self.rows[at] = nested_array(value, self.kind[1]) if isinstance(value, tuple) \
             else as_tracer(trace, value, self.kind[1])
-        if self.kept is None:
-            self.last = value
-        else:
+        if self.kept is not None:
             self.kept[at] = True
+        if not self.in_if:
+            self.last = value
         self.count += 1
 
     def __getitem__(self, key):
-        if not isinstance(key, int) or key != -1 or self.kept is not None:
+        if not isinstance(key, int) or key != -1 or self.in_if:
             raise UnsupportedError(f"'{self.name}'[{key!r}] in a loop that appends to it"
                                    + (" under a traced if: which item is last depends on the data"
-                                      if self.kept is not None else ""))
+                                      if self.in_if else ""))
         return self.last
+
+    def length(self) -> Tracer:
+        """``len(ys)`` in the body: the items before the loop and the rows of the steps so far."""
+        if self.in_if or self.before is None:
+            raise _data_chosen(self.name, "len")
+        return fresh(as_tracer(current_trace(), self.first + self.count + self.before, np.dtype(np.int64)),
+                     scalar=True, weak=True)
 
     def __getattr__(self, attr):
         if attr.startswith("__"):  # (Python's own look-ups: ``__dict__``, ``__array__``)
@@ -78,11 +101,14 @@ class _Probe:
     traced if append from the same row, ``appending_if``) and whether one is under a traced
     if (``conditional``)."""
 
-    __slots__ = ("name", "items", "count", "conditional", "last", "depth", "refused")
+    __slots__ = ("name", "items", "count", "conditional", "last", "depth", "refused", "before")
 
-    def __init__(self, name: str, before: list):
+    def __init__(self, name: str, before):
         self.name, self.items, self.count, self.conditional = name, [], 0, False
-        self.last = before[-1] if before else None
+        # (a KeptList: its items and their number the data chose)
+        listed = isinstance(before, list)
+        self.last = before[-1] if listed and before else None
+        self.before = len(before) if listed else None
         # The region appends are traced in: the body's, or a branch's that ``appending_if``
         # traces. One in another region (an if that does not know the list: it appends
         # through a helper or an alias) would run whatever the condition: no kind, so the
@@ -101,20 +127,46 @@ class _Probe:
     def __getitem__(self, key):
         if key != -1:
             raise UnsupportedError(f"'{self.name}'[{key!r}] in a loop that appends to it")
-        if self.conditional:
-            self.refused = UnsupportedError(
-                f"'{self.name}'[-1] in a loop that appends to it under a traced if (at "
-                f"{user_location()}): which item is last depends on the data. Keep the last "
-                "kept value in a variable of its own (last = v where you append v)")
+        if self.conditional or self.before is None:
+            self.refused = _data_chosen(self.name, "[-1]")
             raise self.refused
         if self.last is None:
             raise IndexError("list index out of range")
         return self.last
 
+    def length(self) -> Tracer:
+        """``len(ys)`` in the trial run: traced, as the loop's is."""
+        if self.conditional or self.before is None:
+            self.refused = _data_chosen(self.name, "len")
+            raise self.refused
+        return fresh(as_tracer(current_trace(), self.before + self.count, np.dtype(np.int64)),
+                     scalar=True, weak=True)
+
     def __getattr__(self, attr):
         if attr.startswith("__"):  # (Python's own look-ups: ``__dict__``, ``__array__``)
             raise AttributeError(attr)
         raise UnsupportedError(f"'{self.name}'.{attr} in a loop that appends to it")
+
+
+def _data_chosen(name: str, what: str) -> UnsupportedError:
+    used = f"len({name})" if what == "len" else f"'{name}'{what}"
+    instead = ("count them in a variable of its own (k += 1 where you append)" if what == "len"
+               else "keep the last kept value in a variable of its own (last = v where you append v)")
+    return UnsupportedError(
+        f"{used} in a loop that appends to it under a traced if, or after a loop that did so (at "
+        f"{user_location()}): which items it holds depends on the data. Instead, {instead}")
+
+
+def probe(name: str, before: list) -> _Probe:
+    """A stand-in for the list ``name`` in a trial run of a loop's body (``statements._trial``),
+    which appends under a traced ``if`` accept as an appending loop's would."""
+    return _Probe(name, before)
+
+
+def length_of(x):
+    """``len(x)`` of a list an appending loop's body appends to (``expressions._len``), or None
+    for any other object."""
+    return x.length() if isinstance(x, (_Appender, _Probe)) else None
 
 
 def _in_its_region(appended) -> bool:
@@ -161,15 +213,18 @@ def _kinds(after, probes: dict) -> dict | None:
     return found
 
 
-def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int, long: bool = True):
-    """The state after a loop of ``trips`` steps whose body appends to the lists ``appends``
-    (names of the state), compiled as a loop: ``run_loop(body, values, names)`` traces it (a
-    ``fori_loop`` over the range) with the lists' rows carried as arrays; ``trial(body, state, then)``
-    runs the body once on ``state`` (``statements._trial``). None where it cannot be (the
-    appends vary, the loop needs a Python int), or where the loop is short (not ``long``) and
-    appends under no traced if: the caller then runs the loop as before."""
+def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int, long: bool = True,
+                   masked: bool = False):
+    """The state after a loop of at most ``trips`` steps whose body appends to the lists
+    ``appends`` (names of the state), compiled as a loop: ``run_loop(body, values, names)``
+    traces it (a ``fori_loop`` over the range, or a ``while_loop`` where the data may end it
+    sooner: ``masked``, each list's rows marked as its appends run) with the lists' rows
+    carried as arrays; ``trial(body, state, then)`` runs the body once on ``state``
+    (``statements._trial``). None where it cannot be (the appends vary, the loop needs a Python
+    int), or where the loop is short (not ``long``) and appends under no traced if: the caller
+    then runs the loop as before."""
     trace = current_trace()
-    slots = [j for j, n in enumerate(names) if n in appends and isinstance(values[j], list)]
+    slots = [j for j, n in enumerate(names) if n in appends and isinstance(values[j], (list, KeptList))]
     if trace is None or not slots or trips < 1:
         return None
     probes = {j: _Probe(names[j], values[j]) for j in slots}
@@ -192,28 +247,30 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
                 f"type or shape ({', '.join(sorted(_shown(k) for k in kinds))}): compiled, its "
                 "rows are one array of one dtype and shape. Append values of one type (float(v), "
                 "np.float64(1), arrays of one shape)")
-    if found is None or not (long or any(c for _, _, c in found.values())):
+    if found is None or not (long or masked or any(c for _, _, c in found.values())):
         return None
     start = {j: values[j] for j in slots}
+    chosen = {j for j in slots if isinstance(start[j], KeptList)}  # (items the data chose)
     # each list's rows, then its last item (ys[-1]: before the loop, the list's own; a zero row
     # where it is empty, which the body then appends before it reads), then the marks of the
     # rows kept of the lists appended under a traced if, then the step
-    carried, lasts, marks = list(values), [], []
-    for j, (per_step, (shape, dtype, weak, scalar), conditional) in found.items():
+    carried, lasts = list(values), []
+    for j, (per_step, (shape, dtype, weak, scalar), _) in found.items():
         zero = constant(trace, np.zeros((), dtype))
         carried[j] = fresh(broadcast_to(zero, (trips * per_step, *shape)))
-        lasts.append(start[j][-1] if start[j] else
+        lasts.append(start[j][-1] if j not in chosen and start[j] else
                      fresh(broadcast_to(zero, shape), scalar=scalar is True, weak=weak))
-        if conditional:
-            marks.append(fresh(broadcast_to(constant(trace, np.zeros((), bool)), (trips * per_step,))))
-    kept_slots = [j for j in slots if found[j][2]]
+    kept_slots = [j for j in slots if found[j][2] or masked or j in chosen]
+    marks = [fresh(broadcast_to(constant(trace, np.zeros((), bool)), (trips * found[j][0],)))
+             for j in kept_slots]
     carried += [*lasts, *marks, 0]
     n, m = len(values), len(slots)
 
     def body(item, *state):
         state, lasts, marks, step = list(state[:n]), state[n:n + m], state[n + m:-1], state[-1]
         kept = dict(zip(kept_slots, marks))
-        appenders = {j: _Appender(names[j], state[j], step * found[j][0], last, *found[j][:2], kept.get(j))
+        appenders = {j: _Appender(names[j], state[j], step * found[j][0], last, *found[j][:2], kept.get(j),
+                                  found[j][2] or j in chosen, None if j in chosen else len(start[j]))
                      for j, last in zip(slots, lasts)}
         state = [appenders.get(j, v) for j, v in enumerate(state)]
         out = list(body_fn(item, *state))
@@ -233,9 +290,9 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
     marks = dict(zip(kept_slots, out[n + m:-1]))
     out = list(out[:n])
     for j in slots:
-        rows, (per_step, (shape, dtype, weak, scalar), conditional) = out[j], found[j]
+        rows, (per_step, (shape, dtype, weak, scalar), _) = out[j], found[j]
         rows = fresh(rows)
-        if conditional:
+        if j in marks:
             out[j] = _kept_list(names[j], start[j], rows, marks[j], dtype, weak, scalar)
             continue
         made = [_row(rows, k, shape, weak, scalar) for k in range(trips * per_step)]
@@ -246,13 +303,26 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
     return tuple(out)
 
 
-def _kept_list(name: str, before: list, rows: Tracer, kept: Tracer, dtype, weak: bool, scalar) -> KeptList:
-    """The list after the loop: its items before it (kept rows, first), then the loop's."""
-    if before:
-        trace = current_trace()
-        rows = concatenate([nested_array(before, dtype), rows], 0)
-        kept = concatenate([constant(trace, np.ones(len(before), bool)), kept], 0)
+def _kept_list(name: str, before, rows: Tracer, kept: Tracer, dtype, weak: bool, scalar) -> KeptList:
+    """The list after the loop: its items before it (kept rows, first), then the loop's. Before
+    it, a ``KeptList`` (an earlier loop's, as an unrolled outer loop runs this one again): its
+    rows and marks, which must be rows of the same kind."""
     made_of = "tuple" if scalar == "tuple" else "python" if weak and scalar is True else "numpy"
+    if isinstance(before, KeptList):
+        if before.made_of != made_of or before.rows.shape[1:] != rows.shape[1:] \
+                or before.rows.dtype != rows.dtype:
+            raise UnsupportedError(
+                f"'{name}' is appended to by two loops that the data ends or that append under "
+                f"a traced if, with rows of another type or shape (at {user_location()}): "
+                "compiled, its rows are one array of one dtype and shape. Append values of one type")
+        rows = concatenate([before.rows, rows], 0)
+        kept = concatenate([before.kept, kept], 0)
+    elif before:
+        trace = current_trace()
+        given = nested_array(before, dtype) if holds_tracer(before) else \
+            constant(trace, np.array(before, dtype))  # (Python's numbers only: hist = [0.0])
+        rows = concatenate([given, rows], 0)
+        kept = concatenate([constant(trace, np.ones(len(before), bool)), kept], 0)
     return KeptList(name, rows, kept, made_of)
 
 
@@ -261,7 +331,8 @@ def _row(rows: Tracer, k: int, shape, weak: bool, scalar: bool) -> Tracer:
     return fresh(row, scalar=scalar, weak=weak)
 
 
-def appending_if(run_if, then_fn, else_fn, init, names, appends, where: str, pred=None):
+def appending_if(run_if, then_fn, else_fn, init, names, appends, where: str, pred=None,
+                 after_break: bool = False):
     """A traced if whose branches append to the lists ``appends`` (names of its state, each an
     appending loop's ``_Appender`` or trial ``_Probe``): ``run_if(then, else, init, names)``
     traces it with each appender's rows and marks as state in the list's place. Both branches
@@ -269,16 +340,22 @@ def appending_if(run_if, then_fn, else_fn, init, names, appends, where: str, pre
     at the longer one's end: a step owns the rows of its longest path. A plain list here has
     no capacity the compiler knows: refused, saying what compiles. A condition on no argument's
     data (``if i % 2 == 0``: traced only as the loop's index is) declines the loop in its trial:
-    unrolled, as before, its list stays a Python list that any code can use."""
+    unrolled, as before, its list stays a Python list that any code can use.
+
+    ``after_break``: the ``if not <break flag>`` that ``lowering`` puts a loop body's statements
+    after a ``break`` under: where it fails the loop ends, so its appends are not conditional
+    for what the body reads later (``ys[-1]``, carried through the if, and ``len(ys)``)."""
     lists = {j: init[j] for j, name in enumerate(names) if name in appends}
     for j, obj in lists.items():
         if isinstance(obj, _Probe):
-            obj.conditional = True
+            obj.conditional = obj.conditional or not after_break
             if not getattr(pred, "sources", True):
                 obj.items.append((None, None))
         elif not (isinstance(obj, _Appender) and obj.kept is not None):
             raise _no_capacity(names[j], where)
     carried = [j for j, obj in lists.items() if isinstance(obj, _Appender)]
+    # each appender's rows and marks, and its last item where the body may read it
+    parts = {j: ("rows", "kept") if lists[j].in_if else ("rows", "kept", "last") for j in carried}
     keep = [j for j in range(len(names)) if j not in lists]
     first = {j: obj.count for j, obj in lists.items()}
     ends = {j: {} for j in lists}
@@ -288,9 +365,7 @@ def appending_if(run_if, then_fn, else_fn, init, names, appends, where: str, pre
             full = list(init)
             for j, v in zip(keep, state):
                 full[j] = v
-            marks = state[len(keep):]
-            for k, j in enumerate(carried):
-                lists[j].rows, lists[j].kept = marks[2 * k], marks[2 * k + 1]
+            _set_parts(lists, parts, state[len(keep):])
             depths = {j: obj.depth for j, obj in lists.items()}
             for j, obj in lists.items():
                 obj.count, obj.depth = first[j], current_trace().depth
@@ -304,15 +379,14 @@ def appending_if(run_if, then_fn, else_fn, init, names, appends, where: str, pre
                     raise UnsupportedError(f"'{names[j]}' is appended to and assigned in the if at "
                                            f"{where}, whose condition is traced: append to it only")
                 ends[j][which] = obj.count
-            return (*(out[j] for j in keep), *(x for j in carried for x in (lists[j].rows, lists[j].kept)))
+            return (*(out[j] for j in keep), *_get_parts(lists, parts))
         return run
 
-    state = (*(init[j] for j in keep), *(x for j in carried for x in (lists[j].rows, lists[j].kept)))
+    state = (*(init[j] for j in keep), *_get_parts(lists, parts))
     state_names = (*(names[j] for j in keep),
-                   *(f"{names[j]} {part}" for j in carried for part in ("rows", "kept")))
+                   *(f"{names[j]} {part}" for j, ps in parts.items() for part in ps))
     out = run_if(branch(then_fn, 0), branch(else_fn, 1), state, state_names)
-    for k, j in enumerate(carried):
-        lists[j].rows, lists[j].kept = out[len(keep) + 2 * k], out[len(keep) + 2 * k + 1]
+    _set_parts(lists, parts, out[len(keep):])
     for j, obj in lists.items():
         obj.count = max(ends[j].values(), default=first[j])
     result = list(init)
@@ -321,11 +395,23 @@ def appending_if(run_if, then_fn, else_fn, init, names, appends, where: str, pre
     return tuple(result)
 
 
+def _get_parts(lists, parts) -> tuple:
+    return tuple(getattr(lists[j], part) for j, ps in parts.items() for part in ps)
+
+
+def _set_parts(lists, parts, values) -> None:
+    values = iter(values)
+    for j, ps in parts.items():
+        for part in ps:
+            setattr(lists[j], part, next(values))
+
+
 def _no_capacity(name: str, where: str) -> UnsupportedError:
     return UnsupportedError(
         f"'{name}' is appended to under the if at {where}, whose condition is traced: compiled, "
         "the list needs a capacity known when compiling, which jitcore has for appends in a for "
-        "loop over a range or an array (the trip count times the appends of one step), not in a "
-        "while loop, a loop that can break or return, or outside a loop. Write it as such a for "
-        f"loop, or write into an array of the most rows and count them ({name} = np.empty(n); "
+        "loop over a range or an array (the trip count times the appends of one step) and in a "
+        "while loop with an iteration guard (it = 0; while cond and it < max_iter: ...; it += 1), "
+        "not outside a loop. Write it in such a loop, or write into an array of the most rows "
+        f"and count them ({name} = np.empty(n); "
         f"k = 0; ... {name}[k] = v; k += 1; then {name}[:k]), or use np.where")

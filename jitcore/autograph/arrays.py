@@ -176,6 +176,8 @@ def _operands_read(np_fn):
     sequences = 2 if np_fn is np.select else 1 if np_fn in _SEQUENCE_OF_ARRAYS else 0
 
     def call(*args, **kwargs):
+        if np_fn is np.stack and args and isinstance(args[0], KeptList):
+            return args[0].stacked(*args[1:], **kwargs)  # (NumPy's dispatch would iterate it)
         if np_fn in _NESTED_LISTS or not any(_traced_list(a) for a in (*args, *kwargs.values())):
             try:
                 return np_fn(*args, **kwargs)

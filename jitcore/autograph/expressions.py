@@ -15,6 +15,7 @@ import numpy as np
 
 from jitcore import calltime, compaction, index_forms, pytree, type_choice
 from jitcore import control_flow as cf
+from jitcore.autograph import appending
 from jitcore.autograph.aliasing import chosen
 from jitcore.autograph.arrays import ARRAY_CALLS, traced_copy
 from jitcore.autograph.float_errors import FLOAT_ERROR_CALLS
@@ -647,7 +648,8 @@ def _len(x):
         return x.count()  # a ranged slice's asks for a concrete value (its loop is unrolled)
     if isinstance(x, KeptList):
         return x.length()
-    return len(x)
+    counted = appending.length_of(x)  # a list an appending loop's body appends to: traced
+    return len(x) if counted is None else counted
 
 
 def _isscalar(element):

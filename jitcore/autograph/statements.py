@@ -362,14 +362,14 @@ def _keeping_containers(statement):
 
 @_keeping_containers
 def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, else_defined, dead=(),
-            fresh=(), changes=None, rebinds=None, holders=(), appends=()):
+            fresh=(), changes=None, rebinds=None, holders=(), appends=(), after_break=False):
     if holders:
         attributes = AttributeState(holders, names, init)
         return attributes.finish(if_stmt(
             pred, attributes.body(then_fn), attributes.body(else_fn), init=attributes.init,
             names=attributes.names, line=line, in_try=in_try, then_defined=then_defined,
             else_defined=else_defined, dead=dead, fresh=fresh, changes=changes, rebinds=rebinds,
-            appends=appends))
+            appends=appends, after_break=after_break))
     if not isinstance(pred, Tracer):
         return then_fn(*init) if pred else else_fn(*init)
     _refuse_in_try(in_try, "an if", line, pred)
@@ -379,7 +379,8 @@ def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, 
             lambda then, other, state, state_names: if_stmt(
                 pred, then, other, init=state, names=state_names, line=line, in_try=in_try,
                 then_defined=then_defined, else_defined=else_defined, dead=dead, fresh=fresh,
-                rebinds=rebinds), then_fn, else_fn, init, names, appends, where(line), pred)
+                rebinds=rebinds), then_fn, else_fn, init, names, appends, where(line), pred,
+            after_break)
     if pred.refines is not None:  # if t >= w: t's narrower bounds in each branch
         x, holds, fails = pred.refines
         then_fn, else_fn = index_forms.refining(then_fn, x, holds), index_forms.refining(else_fn, x, fails)
@@ -634,7 +635,7 @@ def while_stmt(test_fn, body_fn, *, after=None, rebinds=None, holders=(), **site
 
 
 def _while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), counter=None, bound=None,
-                stepped=None, affine=None, changes=None, effects=False):
+                stepped=None, affine=None, changes=None, effects=False, appends=(), guard=None):
     values = tuple(init)
     if affine is not None:
         counted = _affine_while(test_fn, body_fn, values, names, line, in_try, targets, *affine)
@@ -661,14 +662,106 @@ def _while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), coun
             traced = _traced_from_first_step(test_fn, body_fn, values, names, line, targets)
             if traced is not None:
                 return traced
+        if steps == 0 and appends and guard is not None and not in_try:  # (effects: the appends)
+            filled = _appending_from_first_step(test_fn, body_fn, values, names, line, targets,
+                                                appends, guard)
+            if filled is not None:
+                return filled
         steps += 1
         if steps == LONG_PYTHON_WHILE and current_trace() is not None:
             _warn_long_python_while(line)
         values = tuple(body_fn(*values))
         pred = test_fn(*values)
     _refuse_in_try(in_try, "a while loop", line, pred)
+    if appends and current_trace() is not None:
+        return _appending_while(test_fn, body_fn, values, names, line, targets, appends, guard, pred)
     _refuse_changes(changes, "while loop", line, pred)
     return _traced_while(test_fn, body_fn, values, names, line, targets)
+
+
+def _appending_while(test_fn, body_fn, values, names, line, targets, appends, guard, pred):
+    """A traced ``while`` whose body appends to lists (``hist.append(err)``): compiled as an
+    appending loop (``appending``) whose capacity is the most trips its guard allows
+    (``while err > tol and it < 100`` with ``it += 1``: ``analysis.while_guard``), each list
+    the kept rows after it (``data_length.KeptList``). Without a guard whose bound is known
+    now, refused, saying to add one: the list would need a capacity the data decides."""
+    trips, bound = _guard_trips(values, names, guard)
+    if trips == 0:
+        return values  # (the guard fails: Python's test is False, the body never runs)
+    filled = None
+    if trips is not None:
+        filled = _guarded_appending_while(test_fn, body_fn, values, names, line, targets, appends,
+                                          trips)
+    if filled is not None:
+        return filled
+    calls = " and ".join(f"{a}.append(...)" for a in appends)
+    raise needs_static(UnsupportedError(
+        f"the while loop at {where(line)} has a traced condition and calls {calls}: "
+        "compiled, a list grown in a loop whose exit the data decides needs a capacity, the most "
+        "trips the loop can run, known when compiling"
+        + (" (its guard gives none here: its counter or bound is not a Python int when the loop "
+           "starts, or appends of another count or type than one run of the body gave)"
+           if trips is not None or guard is not None else "")
+        + ". Give the loop an iteration guard: a counter stepped by a constant in every iteration "
+        "and compared with a bound in the test (it = 0; while cond and it < max_iter: ...; "
+        "it += 1); or write into an array of the most rows and count them (out = np.empty(n); "
+        "out[k] = v; k += 1; then out[:k])"), *([bound] if isinstance(bound, Tracer) else [pred]))
+
+
+def _guarded_appending_while(test_fn, body_fn, values, names, line, targets, appends, trips: int):
+    """The state after a traced ``while`` of at most ``trips`` steps that appends to the lists
+    ``appends``, compiled as an appending loop (``appending``); None where it cannot be."""
+    n = len(values)
+    return appending.appending_loop(
+        lambda body, state, state_names: _traced_while(
+            lambda *s: test_fn(*s[:n]), lambda *s: body(None, *s), state, state_names, line, targets),
+        lambda body, state, then: _trial(lambda *s: body(None, *s), state, then),
+        lambda _, *state: body_fn(*state), values, names, appends, trips, masked=True)
+
+
+def _appending_from_first_step(test_fn, body_fn, values, names, line, targets, appends, guard):
+    """A guarded ``while`` whose test holds on Python values but that one run of the body makes
+    traced (``while it < 50:`` whose body breaks on the data, ``err = f(x)`` first set in the
+    body): the appending loop from its first step, its numbers carried (run in Python, the
+    first step's append under the traced ``if not <break flag>`` had no capacity). None where
+    it cannot be, or where one run of the body (on probes in the lists' place) leaves the test
+    a Python bool: Python runs the loop, as before."""
+    trips, _ = _guard_trips(values, names, guard)
+    if current_trace() is None or not trips or not _all_carriable(values):
+        return None
+    probed = [appending.probe(n, v) if n in appends and isinstance(v, list) else v
+              for n, v in zip(names, values)]
+    if not _trial(body_fn, probed, lambda after, _: isinstance(test_fn(*after), Tracer)):
+        return None
+    trace = current_trace()
+    carried = tuple(v if isinstance(v, (Undefined, list)) or _holds_arrays((v,)) else _traced_copy(trace, v)
+                    for v in values)
+    try:
+        return _guarded_appending_while(test_fn, body_fn, carried, names, line, targets, appends, trips)
+    except (ConcretizationError, JitTypeError, UnsupportedError):
+        return None
+
+
+def _guard_trips(values, names, guard) -> tuple[int | None, object]:
+    """The most trips a ``while`` guarded by ``counter < bound`` can run from here (``guard``:
+    ``(counter, compare, step, bound_fn)``), when the counter and the bound are Python ints now
+    (else None), and the bound (traced, an argument's: static on demand gives its value)."""
+    if guard is None:
+        return None, None
+    counter, compare, step, bound_fn = guard
+    start = values[names.index(counter)]
+    try:
+        end = bound_fn(*values)
+    except Exception:  # noqa: BLE001  (a bound Python cannot read here: no capacity)
+        return None, None
+    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+               for v in (start, end)):
+        return None, end
+    start, end = int(start), int(end)
+    if compare in (">", ">="):
+        start, end, compare = -start, -end, {">": "<", ">=": "<="}[compare]
+    room = end - start + (1 if compare == "<=" else 0)
+    return max(0, -(-room // step)), end
 
 
 # Steps of a while loop on Python values (run by Python while tracing, each a copy of its body
@@ -1042,9 +1135,11 @@ def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targe
     shaped = sized and _sized_range(iterable if isinstance(iterable, range) else range(len(iterable)))
     long = sized and (len(iterable) * _copies() > UNROLL_LIMIT or shaped)
     # (a list appended under an if: compiled as a loop at any length, where the if is traced)
-    if appends and (long or appends_under_if) and sized and not in_try and extra_test is None \
+    # (or one that can break: its rows marked as its steps run, ``appending``)
+    if appends and (long or appends_under_if or extra_test is not None) and sized and not in_try \
             and current_trace() is not None:
-        filled = _appending_for(iterable, body_fn, values, names, line, targets, appends, long)
+        filled = _appending_for(iterable, extra_test, body_fn, values, names, line, targets, appends,
+                                long)
         if filled is not None:
             return filled
     if long and isinstance(iterable, (Tracer, Indexed)) and not effects and not in_try \
@@ -1065,9 +1160,13 @@ def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targe
                        in_try, long_range, len(iterable) if sized else 1, shaped, scratch)
 
 
-def _appending_for(iterable, body_fn, values, names, line, targets, appends, long):
+def _appending_for(iterable, extra_test, body_fn, values, names, line, targets, appends, long):
     """A long loop whose body appends to lists (``ys.append(v)``), compiled as a loop with the
-    rows carried as arrays (``appending``); None where it cannot be (then unrolled, as before)."""
+    rows carried as arrays (``appending``); None where it cannot be (then unrolled, as before).
+    A loop that can break (``extra_test``) has as many rows as its range and marks those its
+    steps append: the list after it is the kept rows (``data_length.KeptList``)."""
+    n = len(values)
+    test = None if extra_test is None else lambda *state: extra_test(*state[:n])
     source = None if isinstance(iterable, range) else iterable
     rng = iterable if source is None else range(len(iterable))
 
@@ -1079,10 +1178,10 @@ def _appending_for(iterable, body_fn, values, names, line, targets, appends, lon
         return item
 
     return appending.appending_loop(
-        lambda body, state, state_names: _traced_for(rng, source, None, body, state, state_names,
+        lambda body, state, state_names: _traced_for(rng, source, test, body, state, state_names,
                                                      line, targets),
         lambda body, state, then: _trial(lambda *state: body(first_item(), *state), state, then),
-        body_fn, values, names, appends, len(rng), long)
+        body_fn, values, names, appends, len(rng), long, masked=extra_test is not None)
 
 
 def _sized(n) -> bool:

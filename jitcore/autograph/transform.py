@@ -586,8 +586,9 @@ class ControlFlow(ast.NodeTransformer):
     liveness (computed after ``lowering``), ``declared`` its global/nonlocal names."""
 
     def __init__(self, live: analysis.Liveness, declared: set[str], own: set[str], counted=None,
-                 stepped=None, affine=None):
+                 stepped=None, affine=None, guards=None):
         self.live = live
+        self.guards = guards or {}  # id(while) -> analysis.while_guard, the same
         self.counted = counted or {}  # id(while) -> analysis.counted_while, before Expressions
         self.stepped = stepped or {}  # id(while) -> analysis.stepped_while, the same
         self.affine = affine or {}  # id(while) -> analysis.affine_while, the same
@@ -734,14 +735,21 @@ class ControlFlow(ast.NodeTransformer):
         site["rebinds"] = _strings(sorted(analysis.rebound(node.body + node.orelse) & set(state)))
         if appends:
             site["appends"] = _strings(appends)
+            if not node.orelse and analysis.not_break_flag(node.test):
+                site["after_break"] = ast.Constant(True)  # (where it fails, the loop ends)
         call = _call(_helper("if_stmt"), node.test, _load(then_fn), _load(else_fn), **site)
         return self._finish(defs, call, state, node)
 
     def visit_While(self, node):
         counted = self.counted.get(id(node))
         stepped = self.stepped.get(id(node))
+        # lists the body only appends to (not read by the test): state, compiled as arrays of
+        # the rows the guard's most trips can append (``statements._appending_while``)
+        appends = analysis.appended_lists(node.body, self.own - self.declared)
+        if appends and any(isinstance(n, ast.Name) and n.id in appends for n in ast.walk(node.test)):
+            appends = None
         self.generic_visit(node)
-        state = self._state(node.body, self.live.live_in.get(id(node)))
+        state = sorted(set(self._state(node.body, self.live.live_in.get(id(node)))) | set(appends or ()))
         test_fn, body_fn = self.fresh("test"), self.fresh("body")
         test = self._function(test_fn, state, [], [], node)
         test.body = [ast.Return(value=node.test)]
@@ -789,6 +797,17 @@ class ControlFlow(ast.NodeTransformer):
         site["effects"] = ast.Constant(analysis.has_python_effects(node.body))
         site["after"] = self._after(node, state)
         site["rebinds"] = _strings(sorted(analysis.rebound(node.body) & set(state)))
+        if appends:
+            site["appends"] = _strings(appends)
+            guard = self.guards.get(id(node))
+            if guard is not None and guard[0] in state:
+                counter, compare, test, step = guard
+                bound_fn = self.fresh("guard")
+                bound = self._function(bound_fn, state, [], [], node)
+                bound.body = [ast.Return(value=copy.deepcopy(test.comparators[0]))]
+                defs.insert(1, _locate(bound, node))
+                site["guard"] = ast.Tuple(elts=[ast.Constant(counter), ast.Constant(compare),
+                                                ast.Constant(step), _load(bound_fn)], ctx=ast.Load())
         call = _call(_helper("while_stmt"), _load(test_fn), _load(body_fn), **site)
         return self._finish(defs, call, state, node)
 
@@ -1009,10 +1028,11 @@ def convert_function(fn: ast.FunctionDef) -> ast.FunctionDef:
                if isinstance(n, ast.While) and counted[id(n)] is None}
     affine = {id(n): analysis.affine_while(n) for n in ast.walk(fn) if isinstance(n, ast.While)}
     tests = {id(n): n.test for n in ast.walk(fn) if isinstance(n, ast.While)}
+    guards = {id(n): analysis.while_guard(n) for n in ast.walk(fn) if isinstance(n, ast.While)}
     CallRefreshes(fn, own).visit(fn)
     Expressions(fn, own).visit(fn)  # before ControlFlow: the loop tests it moves are converted here
     OuterReads(fn, own, written_outer).visit(fn)  # after Expressions (it matches W[k] = v by name)
-    converter = ControlFlow(live, declared, own, counted, stepped, affine)
+    converter = ControlFlow(live, declared, own, counted, stepped, affine, guards)
     converter.nonlocals = nonlocals
     converter.tests = tests  # id(while) -> its test, whose parts Expressions converts in place
     converter.following = {id(s): fn.body[k + 1:] for k, s in enumerate(fn.body)}
