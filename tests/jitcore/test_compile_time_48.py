@@ -208,3 +208,40 @@ def test_printing_loop_prints_as_python():
         got = jc.jit(printed, cache=False)(np.array([1.0]), 3)
     same(got, expected)
     assert out.getvalue() == want.getvalue()
+
+
+# --- the compile-time warning, given while a long loop unrolls (before its compile) ---
+
+def prepend(x, n):
+    out = []
+    for i in range(n):
+        y = np.sin(x * i) + np.cos(x) * 2 - x / (i + 1)
+        out.insert(0, y.sum())
+    return out
+
+
+def test_unrolling_loop_warns_while_tracing_naming_its_line(monkeypatch):
+    from jitcore import compile_time
+    from jitcore.errors import CompileTimeWarning
+
+    monkeypatch.setattr(compile_time, "UNROLL_WARN_OPS", 60)
+    x = np.array([0.5, -1.0, 2.0])
+    line = prepend.__code__.co_firstlineno + 2
+    with pytest.warns(CompileTimeWarning) as caught:
+        jc.make_ir(prepend, static_argnums=(1,))(x, 40)  # traced only: no compile yet
+    text = [str(w.message) for w in caught if issubclass(w.category, CompileTimeWarning)]
+    assert len(text) == 1, text  # once a trace, not once a step
+    assert f"test_compile_time_48.py:{line} is being unrolled" in text[0]
+    assert "out.insert" in text[0] and "out[k] = v" in text[0]
+    with pytest.warns(CompileTimeWarning):
+        got = jc.jit(prepend, static_argnums=(1,), cache=False)(x, 40)
+    same(got, prepend(x, 40))
+
+
+def test_a_loop_kept_a_loop_gives_no_unrolling_warning(monkeypatch, recwarn):
+    from jitcore import compile_time
+    from jitcore.errors import CompileTimeWarning
+
+    monkeypatch.setattr(compile_time, "UNROLL_WARN_OPS", 60)
+    jc.make_ir(rollout_list)(X0, A, B, np.zeros((10, 1)), 30)
+    assert not [w for w in recwarn if issubclass(w.category, CompileTimeWarning)]
