@@ -196,8 +196,9 @@ def printed(x, iters):
 
 
 @pytest.mark.parametrize("f", [escapes, rebound_to_outer, appended_before_made])
-def test_lists_seen_outside_the_step_match_python(f):
-    check(f, np.array([1.0, 2.0]), 4, static=(1,))
+@pytest.mark.parametrize("static", [(1,), ()])
+def test_lists_seen_outside_the_step_match_python(f, static):
+    check(f, np.array([1.0, 2.0]), 4, static=static)
 
 
 def test_printing_loop_prints_as_python():
