@@ -62,7 +62,7 @@ from jitcore import primitives as prims
 from jitcore.autograph import convert as autograph_convert
 from jitcore.autograph import converted, refuse_generator, without_helper_frames
 from jitcore.codegen.backend import backend_for
-from jitcore.compile_time import CompileClock, unrolled_reason, warn_if_slow
+from jitcore.compile_time import CompileClock, unroll_warnings, unrolled_reason, warn_if_slow
 from jitcore.compiler import BIG_INT, BIG_INTS, ArgSpec, CompileOptions
 from jitcore.dispatch import CallTimeExecutable, Executable, fast_key, takes_key
 from jitcore.dtypes import SUPPORTED_DTYPES
@@ -811,8 +811,9 @@ class JitFunction:
         prims.int_range_asked.yes = False
         try:
             paths, star_items = self._paths_and_positions(call.tree)
-            traced = compiler.trace(self.__name__, specs, paths, call, functions=(self.fun,),
-                                    verify=verify, star_items=star_items)
+            with unroll_warnings():  # (one warning a trace of a loop unrolled long)
+                traced = compiler.trace(self.__name__, specs, paths, call, functions=(self.fun,),
+                                        verify=verify, star_items=star_items)
         except Exception as e:
             if self._int_range_asked(prims.int_range_asked.yes, specs):
                 raise prims.IntRangeNeeded from None
@@ -954,7 +955,8 @@ class JitFunction:
                 from jitcore.profiled_executable import ProfiledExecutable as kind
             executable = kind(plan, out_tree.tree, out_tree.mutated, out_tree.scalars,
                               out_tree.owners, out_tree.arguments, out_tree.transposed)
-        warn_if_slow(self, self.__name__, clock, sum(1 for _ in module.walk()), *unrolled[:1])
+        warn_if_slow(self, self.__name__, clock, sum(1 for _ in module.walk()), *unrolled[:1],
+                     early=unrolled.early)
         if log is not None:
             compile_log.log_compile(self.__name__, *log, clock, from_disk)
         return executable, out_tree.inputs

@@ -25,7 +25,14 @@ from jitcore.passes.manager import recording_times
 WARN_AFTER_SECONDS = 5.0
 UNROLLED_OPS = 300  # a traced program larger than this is most often a loop Python unrolled
 
-_UNROLLED = threading.local()  # .why: why a long loop of the trace being made ran unrolled
+# A loop whose unrolled copies have put more ops than this into the trace is warned about
+# while it unrolls, before the minutes its compile may take are spent: LLVM spends about 5-10
+# ms of a 2-core host per op of such a program (mpc_list, 11,943 ops: 97-145 s).
+UNROLL_WARN_OPS = 2000
+
+_UNROLLED = threading.local()  # .why: why a long loop of the trace being made ran unrolled;
+# .early: None within a trace not yet warned about by ``warn_unrolling``, True once warned,
+# False (or unset) outside a trace
 _warned: weakref.WeakSet = weakref.WeakSet()  # the jitted functions warned about already
 
 
@@ -68,21 +75,75 @@ def note_unrolled(error: Exception) -> None:
         _UNROLLED.why = lines[0] if len(lines) < 2 else f"{lines[0].rstrip('.')} ({lines[1]})."
 
 
+class Unrolled(list):
+    """Why a loop of a trace ran unrolled (its first reason, if any), and ``early``: whether
+    ``warn_unrolling`` warned while tracing (``warn_if_slow`` then says nothing more)."""
+
+    early = False
+
+
 @contextmanager
-def unrolled_reason() -> Iterator[list]:
+def unrolled_reason() -> Iterator[Unrolled]:
     """Within the block (a trace), ``note_unrolled`` records; the list holds its reason after."""
-    before, _UNROLLED.why = getattr(_UNROLLED, "why", ""), None
-    found: list = []
+    before = getattr(_UNROLLED, "why", ""), getattr(_UNROLLED, "early", False)
+    _UNROLLED.why, _UNROLLED.early = None, None
+    found = Unrolled()
     try:
         yield found
     finally:
         if _UNROLLED.why:
             found.append(_UNROLLED.why)
-        _UNROLLED.why = before
+        found.early = bool(_UNROLLED.early)
+        _UNROLLED.why, _UNROLLED.early = before
+
+
+@contextmanager
+def unroll_warnings() -> Iterator[None]:
+    """Within the block (a trace: a compile's, or ``lower``'s alone), ``warn_unrolling`` warns
+    at most once; within ``unrolled_reason``'s block already, as that one's."""
+    if getattr(_UNROLLED, "early", False) is not False:
+        yield
+        return
+    _UNROLLED.early = None
+    try:
+        yield
+    finally:
+        _UNROLLED.early = False
+
+
+def warn_unrolling(where: str, ops: int, done: int, trips: int, changes: str | None) -> None:
+    """Warn, once per trace, that the loop at ``where`` (the user's file and line) is being
+    unrolled and its copies hold ``ops`` ops after ``done`` of its ``trips`` steps: why it
+    ran unrolled (``changes``, the Python object its body changes, or what ``note_unrolled``
+    recorded) and what compiles as one loop instead."""
+    if getattr(_UNROLLED, "early", False) is not None:  # outside a trace, or warned already
+        return
+    _UNROLLED.early = True
+    if changes:
+        why = (f"its body changes a Python object ({changes}), which a compiled loop, its body "
+               "traced once, would change once. Write into an array made before the loop "
+               "instead (out = np.zeros((n, ...)); out[k] = v), or, for a list that one step "
+               "uses alone, make it afresh at the top of the loop's body (xs = [x0], then "
+               "xs.append(x)): either compiles as one loop")
+    elif getattr(_UNROLLED, "why", None):
+        why = (f"its body needs the loop's index as a Python int: {_UNROLLED.why} Computing that "
+               "value element-wise (a window x[i:i + w], np.arange(i - w, i + w + 1), np.where) "
+               "keeps the loop one loop")
+    else:
+        why = ("its state holds Python objects other than arrays and numbers (in tuples, lists "
+               "or dicts), or it runs inside a try, or its trip count is short and each step "
+               "cheap on its own. A loop over range(n) whose state is arrays and numbers, or "
+               "jitcore.fori_loop, compiles its body once")
+    steps = f"{done} of its {trips} steps" if trips > 1 else f"{done} steps"
+    warnings.warn(CompileTimeWarning(
+        f"the loop at {where} is being unrolled while tracing: {steps} have put {ops} operations "
+        f"into the compiled program so far, one copy of its body per step, and compile time grows "
+        f"with them (about 5-10 ms an operation: minutes for tens of thousands). It runs "
+        f"unrolled because {why} (docs/control-flow.md)."), stacklevel=user_stacklevel())
 
 
 def warn_if_slow(owner: object, name: str, clock: CompileClock, traced_ops: int,
-                 unrolled: str | None = None) -> None:
+                 unrolled: str | None = None, early: bool = False) -> None:
     """Warn if ``clock``'s compile of ``name`` took over ``WARN_AFTER_SECONDS``, unless this
     ``owner`` (the jitted function) was warned about before. ``traced_ops``: the size of the
     traced program, which tells an unrolled loop from a small program with costly kernels."""
@@ -90,6 +151,8 @@ def warn_if_slow(owner: object, name: str, clock: CompileClock, traced_ops: int,
     if total <= WARN_AFTER_SECONDS or owner in _warned:
         return
     _warned.add(owner)
+    if early:  # warned while tracing already, naming the loop's line
+        return
     stage, seconds = clock.slowest()
     if traced_ops > UNROLLED_OPS and unrolled:
         why = (f"The traced program holds {traced_ops} operations, and compile time grows with "

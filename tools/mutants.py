@@ -1940,6 +1940,13 @@ MUTANTS = [
            "x[i - k + 1:i + 1] if i >= k - 1 else nan: the window's arm given the other arm's "
            "bounds of i, so a long comprehension of it unrolls again (its op count grows with n)",
            ("tests/jitcore/test_loops_not_unrolled_47.py",)),
+    Mutant("per-step-list-bound-twice", "jitcore/autograph/analysis.py",
+           "return frozenset(name for name in found if stores.get(name) == 1)",
+           "return frozenset(name for name in found if stores.get(name, 0) >= 1)",
+           "a list bound afresh at the top of a loop's body and again later (xs = [x]; ... xs = "
+           "keep) taken for the step's own: the loop is traced, its body once, so appends to the "
+           "outer list run once, not once per step",
+           ("tests/jitcore/test_compile_time_48.py",)),
 ]
 
 

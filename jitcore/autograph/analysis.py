@@ -412,15 +412,44 @@ _EFFECTS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "a
             "setdefault", "popitem", "write"}
 
 
-def has_python_effects(stmts) -> bool:
+def has_python_effects(stmts, own_lists: frozenset = frozenset()) -> bool:
+    """Whether ``stmts`` call a method that changes a Python object (``_EFFECTS``), other than
+    one of ``own_lists`` (``per_step_lists``: lists each step makes afresh)."""
     for n in (m for s in stmts for m in ast.walk(s)):
         if isinstance(n, ast.Call):
             f = n.func
             if isinstance(f, ast.Call) and f.args:  # converted code: __ag__.call(f)(...)
                 f = f.args[0]
-            if isinstance(f, ast.Attribute) and f.attr in _EFFECTS and not _standard_stream(f):
+            if isinstance(f, ast.Attribute) and f.attr in _EFFECTS and not _standard_stream(f) \
+                    and not (isinstance(f.value, ast.Name) and f.value.id in own_lists):
                 return True
     return False  # (print is no effect: it prints at each call, from compiled loops too)
+
+
+def per_step_lists(stmts) -> frozenset:
+    """The names a loop body binds, first thing it does with them, to a new list (``xs =
+    [x0]``, ``xs = []``) and binds nowhere else: each step changes only the list it made, which
+    no earlier step or code before the loop can see, so its appends (``xs.append(x)``, in
+    nested loops too) are no change to the outside world, and the loop may run traced, its
+    body once. (A list that escapes, ``hist.append(xs)``, is a change to ``hist``; one read
+    after the loop is the last step's, carried as the loop's state.)"""
+    found, seen = set(), set()
+    for s in stmts:
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
+                and isinstance(s.value, ast.List) and s.targets[0].id not in seen:
+            name = s.targets[0].id
+            if name not in loaded(s.value):
+                found.add(name)
+        for n in ast.walk(s):
+            if isinstance(n, ast.Name):
+                seen.add(n.id)
+    stores = {}
+    for n in (m for s in stmts for m in ast.walk(s)):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            stores[n.id] = stores.get(n.id, 0) + 1
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            found -= set(n.names)
+    return frozenset(name for name in found if stores.get(name) == 1)
 
 
 def _standard_stream(f: ast.Attribute) -> bool:

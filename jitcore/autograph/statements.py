@@ -1157,7 +1157,7 @@ def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targe
     long_range = isinstance(iterable, range) and len(iterable) > 1 and not in_try \
         and not effects and names and current_trace() is not None
     return _python_for(iterable, extra_test, body_fn, values, names, line, targets, effects,
-                       in_try, long_range, len(iterable) if sized else 1, shaped, scratch)
+                       in_try, long_range, len(iterable) if sized else 1, shaped, scratch, changes)
 
 
 def _appending_for(iterable, extra_test, body_fn, values, names, line, targets, appends, long):
@@ -1208,16 +1208,19 @@ def _kernel_ends() -> int:
 
 
 def _python_for(iterable, extra_test, body_fn, values, names, line, targets, effects, in_try,
-                long_range, trips, shaped=False, scratch=()):
+                long_range, trips, shaped=False, scratch=(), changes=None):
     """The loop run by Python (unrolled into the trace), until it must become a traced loop:
     when its remaining copies are more than ``UNROLL_LIMIT``, or, measured on the first
     iteration, would end more than ``UNROLL_KERNELS`` kernels or hold more than ``UNROLL_OPS``
     ops, or at once when its bounds are ``shaped`` (from the arguments' extents). After a break
     on a traced test, the rest is a traced loop, or, where the body needs the index as a Python
     int, unrolled with each step under an if (``_guarded_rest``; ``scratch``: the arrays each
-    step makes afresh)."""
+    step makes afresh). Copies past ``compile_time.UNROLL_WARN_OPS`` ops are warned about as
+    they are made (``changes``: the Python object the body changes, for the warning)."""
     iterator = iter(iterable)
     per_step = ops_per_step = 0
+    trace = current_trace()
+    ops_before = len(trace.builder.block.ops) if trace is not None else 0
     peeled = 0  # steps run in Python after the traced loop failed, as many kept for the end
     for done, item in enumerate(iterator):
         if long_range and done == 1:
@@ -1283,6 +1286,9 @@ def _python_for(iterable, extra_test, body_fn, values, names, line, targets, eff
             ops_per_step = len(current_trace().builder.block.ops)
         with _unrolling(trips):
             values = tuple(body_fn(item, *values))
+        made = len(trace.builder.block.ops) - ops_before if trace is not None else 0
+        if made > compile_time.UNROLL_WARN_OPS:  # (the compile's minutes are still to come)
+            compile_time.warn_unrolling(where(line), made, done + 1, trips, changes)
     return values
 
 

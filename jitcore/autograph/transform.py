@@ -748,6 +748,7 @@ class ControlFlow(ast.NodeTransformer):
         appends = analysis.appended_lists(node.body, self.own - self.declared)
         if appends and any(isinstance(n, ast.Name) and n.id in appends for n in ast.walk(node.test)):
             appends = None
+        own_lists = analysis.per_step_lists(node.body)  # (xs = [x0] each step: no effect)
         self.generic_visit(node)
         state = sorted(set(self._state(node.body, self.live.live_in.get(id(node)))) | set(appends or ()))
         test_fn, body_fn = self.fresh("test"), self.fresh("body")
@@ -793,8 +794,8 @@ class ControlFlow(ast.NodeTransformer):
             site["stepped"] = ast.Tuple(elts=[ast.Constant(counter), ast.Constant(compare),
                                               ast.Constant(once)], ctx=ast.Load())
             site["bound"] = _load(bound_fn)
-        site["changes"] = ast.Constant(analysis.changed_python_object(node.body, self.own))
-        site["effects"] = ast.Constant(analysis.has_python_effects(node.body))
+        site["changes"] = ast.Constant(analysis.changed_python_object(node.body, self.own - own_lists))
+        site["effects"] = ast.Constant(analysis.has_python_effects(node.body, own_lists))
         site["after"] = self._after(node, state)
         site["rebinds"] = _strings(sorted(analysis.rebound(node.body) & set(state)))
         if appends:
@@ -816,6 +817,7 @@ class ControlFlow(ast.NodeTransformer):
         # ifs name them as their state): compiled as a loop at any trip count (``appending``)
         appended = analysis.appended_lists(node.body, self.own - self.declared)
         under_if = bool(appended) and analysis.appends_under_if(node.body, appended)
+        own_lists = analysis.per_step_lists(node.body)  # (xs = [x0] each step: no effect)
         self.generic_visit(node)
         bind = ast.Assign(targets=[node.target], value=_load(ITER))
         body = [_locate(bind, node), *node.body]
@@ -839,8 +841,8 @@ class ControlFlow(ast.NodeTransformer):
         scratch = self._scratch(body, node)
         site["targets"] = _strings(sorted(analysis.assigned([bind]) | scratch))
         site["scratch"] = _strings(sorted(scratch))
-        site["effects"] = ast.Constant(analysis.has_python_effects(node.body))
-        changes = analysis.changed_python_object(node.body, self.own)
+        site["effects"] = ast.Constant(analysis.has_python_effects(node.body, own_lists))
+        changes = analysis.changed_python_object(node.body, self.own - own_lists)
         if changes is not None and changes.split(".")[0] in shown:  # the user's words
             changes = f"{shown[changes.split('.')[0]]}.{changes.split('.', 1)[1]}"
         site["changes"] = ast.Constant(changes)
