@@ -37,7 +37,15 @@ import threading
 
 from llvmlite import ir as ll
 
-from jitcore.codegen.cpu import runtime, sort_buckets, sort_ints, sort_lanes, sort_select, sort_short
+from jitcore.codegen.cpu import (
+    runtime,
+    sort_buckets,
+    sort_ints,
+    sort_lanes,
+    sort_select,
+    sort_short,
+    sort_words,
+)
 from jitcore.codegen.cpu.sort_buckets import BucketSort, emit_address_table, load_address_table
 from jitcore.codegen.cpu.sort_keys import DIGIT_BITS, RADIX, SortKeys, restore_lost
 from jitcore.codegen.cpu.sort_keys import c64 as _c
@@ -93,10 +101,7 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
     if axis != x.type.rank - 1 or t.bitwidth not in (32, 64) or not 2 <= n < 2**31:
         return None
     kind = "f" if t.is_float else "u" if t.is_unsigned else "i" if t.is_integer else None
-    # an int32 argsort stays the kernel's loops: their 11-bit digits (3 passes) beat these
-    # 8-bit ones (4) on 10^6 full-range int32 (41 against 43 ms CPU; int64 101 against 90,
-    # load 12: docs/performance.md, sort47)
-    if kind is None or (argsort and kind != "f" and t.bitwidth < 64):
+    if kind is None:
         return None
     fn, operands, _, _ = kernel_function(module, name, [*op.operands, *op.results], strided)
     source = operands[0]
@@ -106,11 +111,15 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
     elem = ll.IntType(t.bitwidth)
     bucketed = MSD and not argsort and n >= BUCKETS_FROM[t.bitwidth]
     table_slots = 2 * op.results[-1].type.shape[-1]  # i32 counters in a lane of the i64 counts
+    keys = SortKeys(t.bitwidth, kind)
     if bucketed:
         sorter = BucketSort(module, name, b, t.bitwidth, n, table_slots, kind)
-    else:
+    elif not argsort or sort_words.position_bits(n) + t.bitwidth > 64:
+        # argsort: the LSD passes of pairs are the word sort's fallback where keys may not fit
         sorter = _LaneSort(module, name, b, t.bitwidth, argsort, n, kind)
-    keys = SortKeys(t.bitwidth, kind)
+    if argsort:  # by words of key and position (sort_words.py), their top digit a float's
+        words = BucketSort(module, name, b, 64, n, table_slots, "u", sort_words.top_bits(kind, n))
+        word_sort = sort_words.WordArgsort(module, name, b, keys, n, words)
     # ints close together are spread over the keys' width first (sort_ints.py): sorted as
     # unsigned keys read from buffer B (the buckets' scatter reads it whole before B is scratch)
     spread = BucketSort(module, name, b, t.bitwidth, n, table_slots, "u") \
@@ -130,6 +139,13 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
             bufs += [ll.Constant(PTR, None)] * 2
         sorter.sort(src, source.strides[-1], *bufs, offset)
 
+    def word_lane(ivs):
+        zero = [*ivs, ll.Constant(I64, 0)]
+        src = element_pointer(b, source.pointer, zero, source.strides, elem)
+        pos_a, pos_b, counts = (element_pointer(b, r.pointer, zero, r.strides, I64)
+                                for r in (results[0], results[1], results[-1]))
+        word_sort.sort(src, source.strides[-1], pos_a, pos_b, counts, lambda: run_lane(ivs))
+
     def int_lane(ivs):  # close values counted (sort_ints.py), others by the radix above
         zero = [*ivs, ll.Constant(I64, 0)]
         src = element_pointer(b, source.pointer, zero, source.strides, elem)
@@ -137,9 +153,6 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
         tables = element_pointer(b, counts.pointer, zero, counts.strides, I64)
         lo, span = sort_ints.emit_key_range(b, keys, src, source.strides[-1], _c(n))
         offset = b.zext(lo, I64) if keys.width < 64 else lo  # for LSD passes (_LaneSort.sort)
-        if argsort:  # positions to keep: LSD passes, no counting, no spreading
-            run_lane(ivs, offset)
-            return
         fits = b.icmp_unsigned("<", span, ll.Constant(keys.type, table_slots))
         with b.if_else(fits) as (counted, wide):
             with counted:
@@ -165,7 +178,7 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
                 spread.sort(b_keys, _c(1), a_keys, b_keys)
                 sort_ints.emit_gather_back(b, keys, a_keys, lo, shift, _c(n))
 
-    _nest(b, extents(x.type.shape[:-1]), run_lane if kind == "f" else int_lane)
+    _nest(b, extents(x.type.shape[:-1]), word_lane if argsort else run_lane if kind == "f" else int_lane)
     b.ret_void()
     return fn
 
