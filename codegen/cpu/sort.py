@@ -4,15 +4,18 @@
 ``scf`` bodies sort correctly, but each pass goes through the kernel's indexed-result machinery
 (counters as an indexed result, the key recomputed from the value). For float32 and float64
 lanes along the last axis, ``emit_sort_kernel`` emits a routine of its own instead (measured on
-10^6 floats: docs/performance.md, "Sorting"), and for 32- and 64-bit ints (sorts, and 64-bit
-argsorts) after ``sort_ints.py``'s read of the lane's range (sort47). Keys are
+10^6 floats: docs/performance.md, "Sorting"), and for 32- and 64-bit ints after
+``sort_ints.py``'s read of the lane's range (sort47). Keys are
 ``sort_keys.SortKeys``: a float's -0.0 keys as 0.0, every NaN as all ones, so the passes move
 keys, and a lane holding -0.0 or NaN ends with ``sort_keys.restore_lost``, which puts back the
 signs and bits of its zeros and NaNs in input order: exactly NumPy's stable sort. Kernels of
 lanes up to 8192 long with enough lanes go to ``sort_lanes.py`` first (groups of lanes in a
 sorting network). A float64 ``sort``, and a float32 one of 2^16 keys or more, goes by buckets
-(``sort_buckets.py``, ``sort_range.py``); shorter float32 sorts and every ``argsort`` by LSD
-passes over the whole lane (``_LaneSort`` here):
+(``sort_buckets.py``, ``sort_range.py``). Every ``argsort`` (argsort48) sorts one 64-bit word
+of key and position per element by those buckets (``sort_words.py``), a 64-bit key's lane
+whose keys tie in the bits kept beside the position going on to the LSD passes of (key,
+position) pairs when an insertion pass cannot put the ties right. Shorter float32 sorts and
+that way out are LSD passes over the whole lane (``_LaneSort`` here):
 
 1. one read turns each float into its key and counts every digit (8 bits: 4 passes for
    float32, 8 for float64; 11 bits measured slower, as did write-combining buffers);

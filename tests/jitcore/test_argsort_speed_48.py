@@ -101,8 +101,12 @@ def test_ties_in_the_kept_bits_are_put_right():
 
 @pytest.mark.parametrize("distinct", [1 << 10, 1 << 24])
 def test_many_ties_in_the_kept_bits_go_to_the_pair_passes(distinct):
-    """Ties past the insertion pass's budget: the lane is sorted again by the LSD passes."""
-    _check(_argsort, _low_bit_ties(70000, np.random.default_rng(distinct), distinct))
+    """Ties past the insertion pass's budget: the lane is sorted again by the LSD passes
+    (a lane, a strided one, rows)."""
+    x = _low_bit_ties(140000, np.random.default_rng(distinct), distinct)
+    _check(_argsort, x[:70000])
+    _check(_argsort, x[::2])
+    _check(_rows, x.reshape(2, -1), axis=-1)
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
