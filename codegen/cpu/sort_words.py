@@ -63,9 +63,16 @@ class WordArgsort:
         whose ties the insertion pass gives up on goes to (64-bit keys)."""
         b, k = self.b, self.k
         lo, span = sort_ints.emit_key_range(b, k, src, stride, _c(self.n))
+        with b.if_else(b.icmp_unsigned("==", span, ll.Constant(k.type, 0))) as (equal, apart):
+            with equal:  # every key equal: the positions in order (10^6 float64: 6 ms by words)
+                emit_loop(b, _c(self.n), lambda i: b.store(i, b.gep(out, [i], inbounds=True,
+                                                                    source_etype=I64)))
+            with apart:
+                self._sort_apart(src, stride, out, scratch, tables, fallback, lo, span)
+
+    def _sort_apart(self, src, stride, out, scratch, tables, fallback, lo, span) -> None:
+        b, k = self.b, self.k
         shift = sort_ints.spread_shift(b, self.module, span)
-        top = ll.Constant(k.type, k.width - 1)
-        shift = b.select(b.icmp_unsigned(">", shift, top), top, shift)  # span 0: any shift
         self._pack(src, stride, scratch, lo, shift)
         self.words.use_tables(tables)
         self.words.sort(scratch, _c(1), out, scratch)
