@@ -121,7 +121,8 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
         # argsort: the LSD passes of pairs are the word sort's fallback where keys may not fit
         sorter = _LaneSort(module, name, b, t.bitwidth, argsort, n, kind)
     if argsort:  # by words of key and position (sort_words.py), their top digit a float's
-        words = BucketSort(module, name, b, 64, n, table_slots, "u", sort_words.top_bits(kind, n))
+        words = BucketSort(module, name, b, 64, n, table_slots, "u",
+                           lambda wide: sort_words.top_bits(kind, n, wide))
         word_sort = sort_words.WordArgsort(module, name, b, keys, n, words)
     # ints close together are spread over the keys' width first (sort_ints.py): sorted as
     # unsigned keys read from buffer B (the buckets' scatter reads it whole before B is scratch)

@@ -31,19 +31,23 @@ from jitcore.codegen.loops import emit_loop
 MOVES_PER_KEY = 2  # the insertion pass's budget, moves a key on average, before the LSD passes
 
 
-def top_bits(kind: str, n: int) -> int:
-    """The bits of the words' top digit (with ``sort_buckets.py``'s wide tables, lanes of 2^16
-    or more). Ints' spread keys fill their buckets evenly: 10 bits, as a sort's. Floats' keys
-    bunch (their exponents) even spread: ``bits(n) - 7``, 10 to 16. Measured (one thread, CPU
-    ms, 16 bits against this): uniform float32 10^5 2.4 / 1.1, 10^6 20.5 / 17.8, float64 2.3 /
-    1.3 and 23.9 / 20.0; normals within the noise (docs/performance.md, argsort48)."""
+def position_bits(n: int) -> int:
+    return max(1, (n - 1).bit_length())
+
+
+def top_bits(kind: str, n: int, wide: bool) -> int:
+    """The bits of the words' top digit. Without wide tables (lanes below 2^16, or many lanes):
+    ``bits(n) - 8``, 6 to 12; 12 bits took twice the time of 6 at 10^4 (float32 0.21 against
+    0.11 ms, int32 0.14 against 0.07) and 1.5x that of 8 at 5*10^4. With them, ints' spread keys
+    fill their buckets evenly: 10 bits, as a sort's; floats' keys bunch (their exponents) even
+    spread: ``bits(n) - 7``, 10 to 16 (uniform float32 10^5 2.4 / 1.1 ms by 16 bits / this,
+    10^6 20.5 / 17.8; float64 2.3 / 1.3 and 23.9 / 20.0; normals within the noise).
+    docs/performance.md, argsort48."""
+    if not wide:
+        return max(6, min(sort_buckets.MSD_BITS, n.bit_length() - 8))
     if kind != "f":
         return sort_buckets.INT_MSD_BITS
     return max(10, min(16, n.bit_length() - 7))
-
-
-def position_bits(n: int) -> int:
-    return max(1, (n - 1).bit_length())
 
 
 class WordArgsort:
