@@ -419,6 +419,18 @@ MUTANTS = [
            "a long int lane's keys spread over the width shift one bit past the span's top bit: "
            "the largest values' top bit is lost and they sort among the smallest",
            ("tests/jitcore/test_sort_speed_47.py",)),
+    Mutant("argsort-words-always-fit", "codegen/cpu/sort_words.py",
+           "                               ll.Constant(k.type, 64 - self.p))",
+           "                               ll.Constant(k.type, 64))",
+           "a long 64-bit argsort takes every key for one that fits beside its position: keys that "
+           "tie in the kept bits stay in position order, not put right by their whole keys",
+           ("tests/jitcore/test_argsort_speed_48.py",)),
+    Mutant("argsort-word-ties-by-position", "codegen/cpu/sort_words.py",
+           'later = b.or_(b.icmp_unsigned(">", kp, kv), b.and_(b.icmp_unsigned("==", kp, kv), plain))',
+           "later = plain",
+           "the insertion pass of a long 64-bit argsort orders words that tie in their kept bits "
+           "by position only, never reading their whole keys",
+           ("tests/jitcore/test_argsort_speed_48.py",)),
     Mutant("int-counting-sort-from-zero", "codegen/cpu/sort_ints.py",
            "        value = k.back(b, b.add(lo, b.trunc(s, t) if t.width < 64 else s))",
            "        value = k.back(b, b.trunc(s, t) if t.width < 64 else s)",

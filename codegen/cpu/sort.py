@@ -4,15 +4,18 @@
 ``scf`` bodies sort correctly, but each pass goes through the kernel's indexed-result machinery
 (counters as an indexed result, the key recomputed from the value). For float32 and float64
 lanes along the last axis, ``emit_sort_kernel`` emits a routine of its own instead (measured on
-10^6 floats: docs/performance.md, "Sorting"), and for 32- and 64-bit ints (sorts, and 64-bit
-argsorts) after ``sort_ints.py``'s read of the lane's range (sort47). Keys are
+10^6 floats: docs/performance.md, "Sorting"), and for 32- and 64-bit ints after
+``sort_ints.py``'s read of the lane's range (sort47). Keys are
 ``sort_keys.SortKeys``: a float's -0.0 keys as 0.0, every NaN as all ones, so the passes move
 keys, and a lane holding -0.0 or NaN ends with ``sort_keys.restore_lost``, which puts back the
 signs and bits of its zeros and NaNs in input order: exactly NumPy's stable sort. Kernels of
 lanes up to 8192 long with enough lanes go to ``sort_lanes.py`` first (groups of lanes in a
 sorting network). A float64 ``sort``, and a float32 one of 2^16 keys or more, goes by buckets
-(``sort_buckets.py``, ``sort_range.py``); shorter float32 sorts and every ``argsort`` by LSD
-passes over the whole lane (``_LaneSort`` here):
+(``sort_buckets.py``, ``sort_range.py``). Every ``argsort`` (argsort48) sorts one 64-bit word
+of key and position per element by those buckets (``sort_words.py``), a 64-bit key's lane
+whose keys tie in the bits kept beside the position going on to the LSD passes of (key,
+position) pairs when an insertion pass cannot put the ties right. Shorter float32 sorts and
+that way out are LSD passes over the whole lane (``_LaneSort`` here):
 
 1. one read turns each float into its key and counts every digit (8 bits: 4 passes for
    float32, 8 for float64; 11 bits measured slower, as did write-combining buffers);
@@ -37,7 +40,15 @@ import threading
 
 from llvmlite import ir as ll
 
-from jitcore.codegen.cpu import runtime, sort_buckets, sort_ints, sort_lanes, sort_select, sort_short
+from jitcore.codegen.cpu import (
+    runtime,
+    sort_buckets,
+    sort_ints,
+    sort_lanes,
+    sort_select,
+    sort_short,
+    sort_words,
+)
 from jitcore.codegen.cpu.sort_buckets import BucketSort, emit_address_table, load_address_table
 from jitcore.codegen.cpu.sort_keys import DIGIT_BITS, RADIX, SortKeys, restore_lost
 from jitcore.codegen.cpu.sort_keys import c64 as _c
@@ -93,10 +104,7 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
     if axis != x.type.rank - 1 or t.bitwidth not in (32, 64) or not 2 <= n < 2**31:
         return None
     kind = "f" if t.is_float else "u" if t.is_unsigned else "i" if t.is_integer else None
-    # an int32 argsort stays the kernel's loops: their 11-bit digits (3 passes) beat these
-    # 8-bit ones (4) on 10^6 full-range int32 (41 against 43 ms CPU; int64 101 against 90,
-    # load 12: docs/performance.md, sort47)
-    if kind is None or (argsort and kind != "f" and t.bitwidth < 64):
+    if kind is None:
         return None
     fn, operands, _, _ = kernel_function(module, name, [*op.operands, *op.results], strided)
     source = operands[0]
@@ -106,11 +114,16 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
     elem = ll.IntType(t.bitwidth)
     bucketed = MSD and not argsort and n >= BUCKETS_FROM[t.bitwidth]
     table_slots = 2 * op.results[-1].type.shape[-1]  # i32 counters in a lane of the i64 counts
+    keys = SortKeys(t.bitwidth, kind)
     if bucketed:
         sorter = BucketSort(module, name, b, t.bitwidth, n, table_slots, kind)
-    else:
+    elif not argsort or sort_words.position_bits(n) + t.bitwidth > 64:
+        # argsort: the LSD passes of pairs are the word sort's fallback where keys may not fit
         sorter = _LaneSort(module, name, b, t.bitwidth, argsort, n, kind)
-    keys = SortKeys(t.bitwidth, kind)
+    if argsort:  # by words of key and position (sort_words.py), their top digit a float's
+        words = BucketSort(module, name, b, 64, n, table_slots, "u",
+                           lambda wide: sort_words.top_bits(kind, n, wide))
+        word_sort = sort_words.WordArgsort(module, name, b, keys, n, words)
     # ints close together are spread over the keys' width first (sort_ints.py): sorted as
     # unsigned keys read from buffer B (the buckets' scatter reads it whole before B is scratch)
     spread = BucketSort(module, name, b, t.bitwidth, n, table_slots, "u") \
@@ -130,6 +143,13 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
             bufs += [ll.Constant(PTR, None)] * 2
         sorter.sort(src, source.strides[-1], *bufs, offset)
 
+    def word_lane(ivs):
+        zero = [*ivs, ll.Constant(I64, 0)]
+        src = element_pointer(b, source.pointer, zero, source.strides, elem)
+        pos_a, pos_b, counts = (element_pointer(b, r.pointer, zero, r.strides, I64)
+                                for r in (results[0], results[1], results[-1]))
+        word_sort.sort(src, source.strides[-1], pos_a, pos_b, counts, lambda: run_lane(ivs))
+
     def int_lane(ivs):  # close values counted (sort_ints.py), others by the radix above
         zero = [*ivs, ll.Constant(I64, 0)]
         src = element_pointer(b, source.pointer, zero, source.strides, elem)
@@ -137,9 +157,6 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
         tables = element_pointer(b, counts.pointer, zero, counts.strides, I64)
         lo, span = sort_ints.emit_key_range(b, keys, src, source.strides[-1], _c(n))
         offset = b.zext(lo, I64) if keys.width < 64 else lo  # for LSD passes (_LaneSort.sort)
-        if argsort:  # positions to keep: LSD passes, no counting, no spreading
-            run_lane(ivs, offset)
-            return
         fits = b.icmp_unsigned("<", span, ll.Constant(keys.type, table_slots))
         with b.if_else(fits) as (counted, wide):
             with counted:
@@ -165,7 +182,7 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
                 spread.sort(b_keys, _c(1), a_keys, b_keys)
                 sort_ints.emit_gather_back(b, keys, a_keys, lo, shift, _c(n))
 
-    _nest(b, extents(x.type.shape[:-1]), run_lane if kind == "f" else int_lane)
+    _nest(b, extents(x.type.shape[:-1]), word_lane if argsort else run_lane if kind == "f" else int_lane)
     b.ret_void()
     return fn
 

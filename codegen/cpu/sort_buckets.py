@@ -103,9 +103,16 @@ class BucketSort(_Digits):
     ones (``_SharedKernels``), declared here."""
 
     def __init__(self, module: ll.Module, name: str, b: ll.IRBuilder, width: int, n: int,
-                 table_slots: int, kind: str = "f"):
+                 table_slots: int, kind: str = "f", bits=None):
+        """``bits(wide)``: the top digit's bits with wide tables or (at most ``MSD_BITS``)
+        without, if not the ``kind``'s (``sort_words.py``'s words of keys and positions)."""
         self.wide = table_slots >= 2 << WIDE_MSD_BITS[width]
-        bits = (WIDE_MSD_BITS[width] if kind == "f" else INT_MSD_BITS) if self.wide else MSD_BITS
+        if bits is not None:
+            bits = bits(self.wide)
+        elif self.wide:
+            bits = WIDE_MSD_BITS[width] if kind == "f" else INT_MSD_BITS
+        else:
+            bits = MSD_BITS
         super().__init__(width, width - bits, kind)
         self.module, self.b, self.n = module, b, n
         self.pieces = pieces(width, n, self.wide)

@@ -30,7 +30,7 @@ from jitcore.codegen.loops import emit_loop
 I8, I32 = ll.IntType(8), ll.IntType(32)
 
 
-def _loads(b: ll.IRBuilder, stride: ll.Value, emit) -> None:
+def by_stride(b: ll.IRBuilder, stride: ll.Value, emit) -> None:
     """``emit(step)`` for a contiguous lane (``step`` 1, which LLVM vectorizes) and others."""
     with b.if_else(b.icmp_unsigned("==", stride, _c(1))) as (contiguous, strided):
         with contiguous:
@@ -44,8 +44,8 @@ def _index(b: ll.IRBuilder, v: ll.Value) -> ll.Value:
 
 
 def emit_key_range(b: ll.IRBuilder, k: SortKeys, src, stride, n: ll.Value) -> tuple[ll.Value, ll.Value]:
-    """The smallest key of the ``n`` ints at ``src`` (``stride`` apart) and the span (largest -
-    smallest), both of the keys' type."""
+    """The smallest key of the ``n`` values at ``src`` (``stride`` apart) and the span (largest -
+    smallest), both of the keys' type (a float's key as ``SortKeys.of`` makes it)."""
     t = k.type
     with b.goto_entry_block():
         low, high = b.alloca(t), b.alloca(t)
@@ -54,14 +54,14 @@ def emit_key_range(b: ll.IRBuilder, k: SortKeys, src, stride, n: ll.Value) -> tu
 
     def scan(step):
         def one(i):
-            key = k.plain(b, k.load(b, src, step, i))
+            key, _ = k.of(b, k.load(b, src, step, i))
             lo, hi = b.load(low, typ=t), b.load(high, typ=t)
             b.store(b.select(b.icmp_unsigned("<", key, lo), key, lo), low)
             b.store(b.select(b.icmp_unsigned(">", key, hi), key, hi), high)
 
         emit_loop(b, n, one)
 
-    _loads(b, stride, scan)
+    by_stride(b, stride, scan)
     lo = b.load(low, typ=t)
     return lo, b.sub(b.load(high, typ=t), lo)
 
@@ -83,7 +83,7 @@ def emit_counting_sort(b: ll.IRBuilder, module: ll.Module, k: SortKeys, src, str
 
         emit_loop(b, n, one)
 
-    _loads(b, stride, count)
+    by_stride(b, stride, count)
     with b.goto_entry_block():
         place = b.alloca(I64)
     b.store(_c(0), place)
@@ -119,7 +119,7 @@ def emit_spread(b: ll.IRBuilder, k: SortKeys, src, stride, out, lo, shift, n: ll
 
         emit_loop(b, n, one)
 
-    _loads(b, stride, spread)
+    by_stride(b, stride, spread)
 
 
 def emit_gather_back(b: ll.IRBuilder, k: SortKeys, data, lo, shift, n: ll.Value) -> None:

@@ -415,12 +415,13 @@ def test_bucket_sort_is_compiled_once_per_process_and_called_by_symbol():
 
 
 def test_lane_sort_kernels_are_shared_by_every_argsort():
-    """The LSD kernels of a float32 argsort (``sort.shared_symbol``) are declared, not
-    defined, in each function's module, and two such functions agree with NumPy's stable sort."""
-    x = np.random.default_rng(4).standard_normal(NATIVE_N).astype(np.float32)
+    """The LSD kernels of a float64 argsort (``sort.shared_symbol``; since argsort48 the way
+    out of its sort by words, sort_words.py) are declared, not defined, in each function's
+    module, and two such functions agree with NumPy's stable sort."""
+    x = np.random.default_rng(4).standard_normal(NATIVE_N)
     x[::5] = x[1]  # ties: their order is the stable one
     cases = [(lambda a: np.argsort(a), x), (lambda a: np.argsort(a * 2), x * 2)]
-    symbol = native_sort.shared_symbol(32, True, "scatter")
+    symbol = native_sort.shared_symbol(64, True, "scatter")
     for fn, keys in cases:
         jitted = jc.jit(fn)
         text = jitted.lower(x).as_text("llvm")
