@@ -1,0 +1,294 @@
+"""NumPy's PCG64 bit generator and some of ``Generator``'s samplers, in LLVM IR, bit for bit
+NumPy's: a draw made as the compiled code runs (``array.callback`` with a ``native`` sampler)
+advances a copy of the generator's state in a buffer instead of calling back into Python.
+
+The state buffer is eight uint64 words that the caller fills before the call and writes back
+after it (``jitcore.native_draws``): the 128-bit LCG state (low word, high word), its
+increment (low, high), ``has_uint32`` and ``uinteger`` (carried, unused: these samplers draw
+64 bits at a time), the buffer's ``MODE`` and a ``REQUEST`` word for the callback. PCG64 steps
+``state = state * MULTIPLIER + inc`` (mod 2**128) and then outputs XSL-RR of the new state.
+
+The samplers follow NumPy's C code (``numpy/random/src/distributions``) operation for
+operation, in the same order, with no fast-math and no contraction into FMA (NumPy's wheels
+for x86-64 do not contract either): ``next_double`` is the top 53 bits times 2**-53;
+``poisson`` is the multiplication method below lam 10 and Hoermann's PTRS at or above it, with
+``random_loggam``. ``log`` and ``exp`` are the C library's (NumPy's calls them; jitcore's own
+math library differs in the last bit now and then, which would change a rejection's outcome);
+``sqrt``, ``floor`` and ``fabs`` are exact everywhere. The normal and exponential ziggurats are
+not here: their tables could not be recomputed bit for bit (see docs/numpy_support.md).
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir as ll
+
+from jitcore.codegen.llvm_types import I64, PTR
+
+I128 = ll.IntType(128)
+F64 = ll.DoubleType()
+MULTIPLIER = 0x2360ED051FC65DA44385DF649FCCF645  # PCG's default 128-bit multiplier
+
+# Words of the state buffer.
+MODE, REQUEST = 6, 7
+# MODE: what the buffer holds against the generator object.
+CLEAN = 0  # the same state
+AHEAD = 1  # native draws advanced the buffer: the generator takes it after the call
+BEHIND = 2  # a callback drew from the generator after the buffer was filled: reload first
+OFF = 3  # not a PCG64 (or one shared by two places): every draw calls back
+
+# sampler -> (its parameters' count, the result's LLVM type)
+SAMPLERS = {"random": (0, F64), "uniform": (2, F64), "poisson": (1, I64)}
+_LOGGAM = (8.333333333333333e-02, -2.777777777777778e-03, 7.936507936507937e-04,
+           -5.952380952380952e-04, 8.417508417508418e-04, -1.917526917526918e-03,
+           6.410256410256410e-03, -2.955065359477124e-02, 1.796443723688307e-01,
+           -1.39243221690590e+00)
+_HALF_LOG_2PI = 0.9189385332046727  # 0.5 * log(2 * pi), as C's log rounds it
+
+
+def f64(x: float) -> ll.Constant:
+    return ll.Constant(F64, x)
+
+
+def _libm(module: ll.Module, name: str) -> ll.Function:
+    fn = module.globals.get(name)
+    return fn if fn is not None else ll.Function(module, ll.FunctionType(F64, [F64]), name)
+
+
+def _intrinsic(module: ll.Module, name: str) -> ll.Function:
+    return module.declare_intrinsic(name, [F64])
+
+
+class _Sampler:
+    """Builds one fill function: ``void fill(i64* state, double params..., out*, i64 n)``."""
+
+    def __init__(self, module: ll.Module, method: str):
+        count, self.out_type = SAMPLERS[method]
+        fnty = ll.FunctionType(ll.VoidType(), [PTR] + [F64] * count + [PTR, I64])
+        self.fn = ll.Function(module, fnty, f"jitcore_pcg64_{method}")
+        self.fn.linkage = "internal"
+        self.module = module
+        self.b = ll.IRBuilder(self.fn.append_basic_block("entry"))
+
+    def word(self, k: int) -> ll.Value:
+        return self.b.gep(self.fn.args[0], [ll.Constant(I64, k)], source_etype=I64)
+
+    def load128(self, k: int) -> ll.Value:
+        b = self.b
+        lo = b.zext(b.load(self.word(k), typ=I64), I128)
+        hi = b.zext(b.load(self.word(k + 1), typ=I64), I128)
+        return b.or_(b.shl(hi, ll.Constant(I128, 64)), lo)
+
+    def build(self, method: str) -> ll.Function:
+        b = self.b
+        self.state = b.alloca(I128)  # promoted to a register: stored back once, at the end
+        b.store(self.load128(0), self.state)
+        self.inc = self.load128(2)
+        params = self.fn.args[1:-2]
+        out, n = self.fn.args[-2], self.fn.args[-1]
+        head, body, done = (self.fn.append_basic_block(x) for x in ("head", "body", "done"))
+        start = b.block
+        b.branch(head)
+        b.position_at_end(head)
+        i = b.phi(I64)
+        i.add_incoming(ll.Constant(I64, 0), start)
+        b.cbranch(b.icmp_signed("<", i, n), body, done)
+        b.position_at_end(body)
+        value = getattr(self, method)(*params)
+        b.store(value, b.gep(out, [i], source_etype=self.out_type))
+        i.add_incoming(b.add(i, ll.Constant(I64, 1)), b.block)
+        b.branch(head)
+        b.position_at_end(done)
+        s = b.load(self.state, typ=I128)
+        b.store(b.trunc(s, I64), self.word(0))
+        b.store(b.trunc(b.lshr(s, ll.Constant(I128, 64)), I64), self.word(1))
+        b.ret_void()
+        return self.fn
+
+    # -- the bit generator ------------------------------------------------------------------
+    def next64(self) -> ll.Value:
+        b = self.b
+        s = b.add(b.mul(b.load(self.state, typ=I128), ll.Constant(I128, MULTIPLIER)), self.inc)
+        b.store(s, self.state)
+        hi = b.trunc(b.lshr(s, ll.Constant(I128, 64)), I64)
+        xored = b.xor(hi, b.trunc(s, I64))
+        rot = b.lshr(hi, ll.Constant(I64, 58))
+        left = b.and_(b.sub(ll.Constant(I64, 0), rot), ll.Constant(I64, 63))
+        return b.or_(b.lshr(xored, rot), b.shl(xored, left))
+
+    def next_double(self) -> ll.Value:
+        b = self.b
+        top = b.lshr(self.next64(), ll.Constant(I64, 11))
+        return b.fmul(b.uitofp(top, F64), f64(1.0 / 9007199254740992.0))
+
+    def call(self, name: str, x: ll.Value) -> ll.Value:
+        fn = _intrinsic(self.module, name) if name.startswith("llvm.") else _libm(self.module, name)
+        return self.b.call(fn, [x])
+
+    # -- samplers: NumPy's, statement for statement ------------------------------------------
+    def random(self) -> ll.Value:
+        return self.next_double()
+
+    def uniform(self, low: ll.Value, high: ll.Value) -> ll.Value:
+        b = self.b  # random_uniform(low, range): low + range * next_double
+        return b.fadd(low, b.fmul(b.fsub(high, low), self.next_double()))
+
+    def poisson(self, lam: ll.Value) -> ll.Value:
+        b = self.b
+        blocks = [self.fn.append_basic_block(x) for x in ("ptrs", "small", "mult", "zero", "joined")]
+        ptrs, small, mult, zero, joined = blocks
+        b.cbranch(b.fcmp_ordered(">=", lam, f64(10.0)), ptrs, small)
+        b.position_at_end(small)
+        b.cbranch(b.fcmp_ordered("==", lam, f64(0.0)), zero, mult)
+        b.position_at_end(zero)
+        b.branch(joined)
+        b.position_at_end(mult)
+        from_mult = self.poisson_mult(lam)
+        mult_end = b.block
+        b.branch(joined)
+        b.position_at_end(ptrs)
+        from_ptrs = self.poisson_ptrs(lam)
+        ptrs_end = b.block
+        b.branch(joined)
+        b.position_at_end(joined)
+        k = b.phi(I64)
+        k.add_incoming(ll.Constant(I64, 0), zero)
+        k.add_incoming(from_mult, mult_end)
+        k.add_incoming(from_ptrs, ptrs_end)
+        return k
+
+    def poisson_mult(self, lam: ll.Value) -> ll.Value:
+        b = self.b
+        enlam = self.call("exp", b.fsub(f64(-0.0), lam))  # exp(-lam)
+        entry = b.block
+        loop, done = self.fn.append_basic_block("mult.loop"), self.fn.append_basic_block("mult.done")
+        b.branch(loop)
+        b.position_at_end(loop)
+        x, prod = b.phi(I64), b.phi(F64)
+        x.add_incoming(ll.Constant(I64, 0), entry)
+        prod.add_incoming(f64(1.0), entry)
+        product = b.fmul(prod, self.next_double())
+        more = b.fcmp_ordered(">", product, enlam)
+        x.add_incoming(b.add(x, ll.Constant(I64, 1)), loop)
+        prod.add_incoming(product, loop)
+        b.cbranch(more, loop, done)
+        b.position_at_end(done)
+        return x
+
+    def poisson_ptrs(self, lam: ll.Value) -> ll.Value:
+        b = self.b
+        slam = self.call("llvm.sqrt.f64", lam)
+        loglam = self.call("log", lam)
+        bb = b.fadd(f64(0.931), b.fmul(f64(2.53), slam))
+        a = b.fadd(f64(-0.059), b.fmul(f64(0.02483), bb))
+        invalpha = b.fadd(f64(1.1239), b.fdiv(f64(1.1328), b.fsub(bb, f64(3.4))))
+        vr = b.fsub(f64(0.9277), b.fdiv(f64(3.6224), b.fsub(bb, f64(2.0))))
+        names = ("ptrs.loop", "ptrs.quick", "ptrs.check", "ptrs.test", "ptrs.done")
+        loop, quick, check, test, done = (self.fn.append_basic_block(x) for x in names)
+        b.branch(loop)
+        b.position_at_end(loop)
+        u = b.fsub(self.next_double(), f64(0.5))
+        v = self.next_double()
+        us = b.fsub(f64(0.5), self.call("llvm.fabs.f64", u))
+        # k = (int64) floor((2 * a / us + b) * U + lam + 0.43)
+        inner = b.fadd(b.fdiv(b.fmul(f64(2.0), a), us), bb)
+        k = b.fptosi(self.call("llvm.floor.f64", b.fadd(b.fadd(b.fmul(inner, u), lam), f64(0.43))), I64)
+        b.cbranch(b.and_(b.fcmp_ordered(">=", us, f64(0.07)), b.fcmp_ordered("<=", v, vr)), done, quick)
+        quick_from = b.block
+        b.position_at_end(quick)  # (k < 0) || (us < 0.013 && V > us): draw again
+        rejected = b.or_(b.icmp_signed("<", k, ll.Constant(I64, 0)),
+                         b.and_(b.fcmp_ordered("<", us, f64(0.013)), b.fcmp_ordered(">", v, us)))
+        b.cbranch(rejected, loop, check)
+        b.position_at_end(check)
+        left = b.fsub(b.fadd(self.call("log", v), self.call("log", invalpha)),
+                      self.call("log", b.fadd(b.fdiv(a, b.fmul(us, us)), bb)))
+        kf = b.sitofp(k, F64)
+        right = b.fsub(b.fadd(b.fsub(f64(-0.0), lam), b.fmul(kf, loglam)),
+                       self.loggam(b.sitofp(b.add(k, ll.Constant(I64, 1)), F64)))
+        b.branch(test)
+        b.position_at_end(test)
+        b.cbranch(b.fcmp_ordered("<=", left, right), done, loop)
+        b.position_at_end(done)
+        out = b.phi(I64)
+        out.add_incoming(k, quick_from)
+        out.add_incoming(k, test)
+        return out
+
+    def loggam(self, x: ll.Value) -> ll.Value:
+        """NumPy's ``random_loggam(x)`` for x >= 1."""
+        b = self.b
+        names = ("loggam.trivial", "loggam.series", "loggam.down", "loggam.done")
+        trivial, series, down, done = (self.fn.append_basic_block(n) for n in names)
+        one_or_two = b.or_(b.fcmp_ordered("==", x, f64(1.0)), b.fcmp_ordered("==", x, f64(2.0)))
+        b.cbranch(one_or_two, trivial, series)
+        b.position_at_end(series)
+        small = b.fcmp_ordered("<=", x, f64(7.0))
+        n = b.select(small, b.fptosi(b.fsub(f64(7.0), x), I64), ll.Constant(I64, 0))
+        x0 = b.select(small, b.fadd(x, b.sitofp(n, F64)), x)
+        x2 = b.fdiv(f64(1.0), b.fmul(x0, x0))
+        gl0 = f64(_LOGGAM[9])
+        for c in reversed(_LOGGAM[:9]):
+            gl0 = b.fadd(b.fmul(gl0, x2), f64(c))
+        gl = b.fsub(b.fadd(b.fadd(b.fdiv(gl0, x0), f64(_HALF_LOG_2PI)),
+                           b.fmul(b.fsub(x0, f64(0.5)), self.call("log", x0))), x0)
+        start = b.block
+        b.branch(down)
+        b.position_at_end(down)  # for k in 1..n: gl -= log(x0 - 1); x0 -= 1
+        k, g, z = b.phi(I64), b.phi(F64), b.phi(F64)
+        k.add_incoming(ll.Constant(I64, 1), start)
+        g.add_incoming(gl, start)
+        z.add_incoming(x0, start)
+        more = b.icmp_signed("<=", k, n)
+        body, after = self.fn.append_basic_block("loggam.step"), self.fn.append_basic_block("loggam.end")
+        b.cbranch(more, body, after)
+        b.position_at_end(body)
+        g.add_incoming(b.fsub(g, self.call("log", b.fsub(z, f64(1.0)))), body)
+        z.add_incoming(b.fsub(z, f64(1.0)), body)
+        k.add_incoming(b.add(k, ll.Constant(I64, 1)), body)
+        b.branch(down)
+        b.position_at_end(after)
+        b.branch(done)
+        b.position_at_end(trivial)
+        b.branch(done)
+        b.position_at_end(done)
+        out = b.phi(F64)
+        out.add_incoming(f64(0.0), trivial)
+        out.add_incoming(g, after)
+        return out
+
+
+def fill_function(module: ll.Module, method: str) -> ll.Function:
+    """``module``'s fill function of ``method`` (made on first use)."""
+    fn = module.globals.get(f"jitcore_pcg64_{method}")
+    return fn if fn is not None else _Sampler(module, method).build(method)
+
+
+def params_ok(b: ll.IRBuilder, method: str, params: list[ll.Value]) -> ll.Value:
+    """Whether ``params`` are ones NumPy accepts and these samplers draw as NumPy does; any
+    other (an error NumPy raises, a NaN, a huge lam) calls back, and NumPy's sampler decides."""
+    if method == "uniform":  # NumPy: high - low finite (else OverflowError) and >= 0
+        span = b.fsub(params[1], params[0])
+        return b.and_(b.fcmp_ordered(">=", span, f64(0.0)), b.fcmp_ordered("<", span, f64(float("inf"))))
+    if method == "poisson":  # lam >= 0 (else ValueError), far below NumPy's POISSON_LAM_MAX
+        return b.and_(b.fcmp_ordered(">=", params[0], f64(0.0)), b.fcmp_ordered("<", params[0], f64(1e15)))
+    return ll.Constant(ll.IntType(1), 1)
+
+
+def emit_draw(b: ll.IRBuilder, module: ll.Module, method: str, state: ll.Value, params: list[ll.Value],
+              out: ll.Value, count: int, call_back) -> None:
+    """A draw of ``count`` numbers into ``out``: natively, unless the buffer is ``OFF`` or the
+    parameters are not ones to draw natively (``call_back()``: NumPy's sampler draws, or
+    raises); a buffer ``BEHIND`` the generator is reloaded first (``call_back`` with the
+    ``REQUEST`` word set)."""
+    word = (lambda k: b.gep(state, [ll.Constant(I64, k)], source_etype=I64))
+    values = [b.load(p, typ=F64) for p in params]
+    mode = b.load(word(MODE), typ=I64)
+    native = b.and_(b.icmp_unsigned("!=", mode, ll.Constant(I64, OFF)), params_ok(b, method, values))
+    with b.if_else(native, likely=True) as (then, otherwise):
+        with then:
+            with b.if_then(b.icmp_unsigned("==", mode, ll.Constant(I64, BEHIND)), likely=False):
+                b.store(ll.Constant(I64, 1), word(REQUEST))
+                call_back()
+            b.call(fill_function(module, method), [state, *values, out, ll.Constant(I64, count)])
+            b.store(ll.Constant(I64, AHEAD), word(MODE))
+        with otherwise:
+            call_back()

@@ -1,0 +1,186 @@
+"""Draws that the compiled code makes itself, bit for bit NumPy's, from a ``np.random.Generator``
+whose bit generator is a PCG64 (``np.random.default_rng``'s): ``random``, ``uniform`` and
+``poisson`` in a branch, a while loop, a loop with a traced trip count, or with parameters
+computed in the function (``jitcore/random.py``'s draws made as the code runs).
+
+Such a generator's draws go through a *state buffer* (eight uint64 words, ``codegen/pcg64.py``),
+a hidden input of the compiled function: before the call, after the draws made before it, the
+buffer gets the bit generator's state (``bg.state``: the 128-bit state and increment); the code
+advances its copy as NumPy's C code would; after the call, returning or raising, the generator
+takes the buffer's state back. A draw of another sampler from the same generator is still made
+by NumPy's sampler through a callback, which first gives the generator the buffer's state and
+marks the buffer ``BEHIND``, so that the next native draw reloads it: one stream, in program
+order. A generator passed at two places of one call (``f(rng, rng)``), or one whose bit
+generator is not a PCG64 (``Generator(MT19937())`` passed where a PCG64 one was compiled for),
+has its buffer ``OFF``: every draw calls back, as before.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import operator
+
+import numpy as np
+
+from jitcore.codegen.pcg64 import AHEAD, BEHIND, CLEAN, MODE, OFF, REQUEST
+from jitcore.generator_arguments import GeneratorArgument, kind_of
+from jitcore.ir.dialects.array.effects import NATIVE_DRAWS
+from jitcore.primitives import constant, convert
+from jitcore.tracer import Tracer
+
+WORDS = 8
+_LOW = (1 << 64) - 1
+# sampler -> its parameters (name, default), in NumPy's order
+PARAMETERS = {"random": (), "uniform": (("low", 0.0), ("high", 1.0)), "poisson": (("lam", 1.0),)}
+RESULT_DTYPE = {"random": np.dtype(np.float64), "uniform": np.dtype(np.float64), "poisson": np.dtype(np.int64)}
+assert set(PARAMETERS) == set(NATIVE_DRAWS)
+
+
+def _bit_generator(owner):
+    generator = owner.current() if isinstance(owner, GeneratorArgument) else owner
+    return generator.bit_generator
+
+
+def may_be_pcg64(owner) -> bool:
+    """Whether ``owner``'s draws may go through a state buffer: a ``Generator`` (an argument's,
+    whose bit generator each call tells; else one whose bit generator is a PCG64 now)."""
+    if kind_of(owner) is not np.random.Generator:
+        return False
+    return isinstance(owner, GeneratorArgument) or type(owner.bit_generator) is np.random.PCG64
+
+
+def state_key(owner):
+    """One state buffer per place a generator comes from in the traced code."""
+    return owner if isinstance(owner, GeneratorArgument) else id(owner)
+
+
+class States:
+    """The state buffers of one compiled variant: (hidden slot, generator or stand-in) each."""
+
+    def __init__(self):
+        self.slots: list = []
+
+    def __bool__(self) -> bool:
+        return bool(self.slots)
+
+    def fill(self, values: list) -> None:
+        """Each buffer, from its bit generator now (after the draws made before the call)."""
+        first: dict = {}  # id(bit generator) -> its first buffer
+        for k, owner in self.slots:
+            buffer = np.zeros(WORDS, np.uint64)
+            bg = _bit_generator(owner)
+            if type(bg) is np.random.PCG64 and id(bg) not in first:
+                s = bg.state
+                state, inc = s["state"]["state"], s["state"]["inc"]
+                buffer[:6] = (state & _LOW, state >> 64, inc & _LOW, inc >> 64, s["has_uint32"], s["uinteger"])
+                buffer[MODE] = CLEAN
+            else:  # two buffers of one stream would each draw the same numbers
+                buffer[MODE] = OFF
+                if id(bg) in first:
+                    values[first[id(bg)]][MODE] = OFF
+            first.setdefault(id(bg), k)
+            values[k] = buffer
+
+    def finish(self, values: list) -> None:
+        """After the call (returned or raised): each generator takes its buffer's state."""
+        for k, owner in self.slots:
+            buffer = values[k]
+            if buffer is not None and buffer[MODE] == AHEAD:
+                store(_bit_generator(owner), buffer)
+                buffer[MODE] = CLEAN
+
+
+def store(bg, words) -> None:
+    w = [int(x) for x in words[:6]]
+    bg.state = {"bit_generator": "PCG64", "state": {"state": w[0] | (w[1] << 64), "inc": w[2] | (w[3] << 64)},
+                "has_uint32": w[4], "uinteger": w[5]}
+
+
+def load(bg, words) -> None:
+    s = bg.state
+    state, inc = s["state"]["state"], s["state"]["inc"]
+    words[0], words[1], words[2], words[3] = state & _LOW, state >> 64, inc & _LOW, inc >> 64
+    words[4], words[5] = s["has_uint32"], s["uinteger"]
+
+
+def synced(owner, draw):
+    """``draw(data)`` (a callback's body, data[0] the state buffer's address) made on the
+    generator in step with the buffer: a native draw's request to reload the buffer, or a draw
+    by NumPy's sampler from the generator given the buffer's state first."""
+    words_at = (ctypes.c_uint64 * WORDS).from_address
+
+    def run(data) -> None:
+        words = words_at(data[0])
+        mode = words[MODE]
+        if mode == OFF:
+            draw(data)
+            return
+        bg = _bit_generator(owner)
+        if words[REQUEST]:  # the buffer is behind the generator: reload it, the code draws
+            words[REQUEST] = 0
+            load(bg, words)
+            words[MODE] = CLEAN
+            return
+        if mode == AHEAD:
+            store(bg, words)
+        words[MODE] = BEHIND  # (also when the draw raises: the generator holds the state)
+        draw(data)
+    return run
+
+
+def parameters(method: str, args, kwargs, sample) -> tuple | None:
+    """The sampler's parameters (each a 0-d traced value or a Python number) and size, when the code can
+    draw ``method(*args, **kwargs)`` itself: scalar parameters, no dtype= or out=, NumPy's
+    float64 (int64 for poisson) result; else None."""
+    if method not in PARAMETERS or np.asarray(sample).dtype != RESULT_DTYPE[method]:
+        return None
+    names = [name for name, _ in PARAMETERS[method]] + ["size"]
+    if len(args) > len(names) or set(kwargs) - set(names):
+        return None
+    bound = dict(zip(names, args))
+    if set(bound) & set(kwargs):
+        return None
+    bound.update(kwargs)
+    size = bound.get("size")
+    if size is not None and not isinstance(size, (int, np.integer, tuple, list)):
+        return None
+    values = [bound.get(name, default) for name, default in PARAMETERS[method]]
+    for v in values:
+        if isinstance(v, Tracer):
+            if v.ndim or v.dtype.kind not in "biuf":
+                return None
+        elif not isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating)):
+            return None
+    return values, (tuple(size) if isinstance(size, list) else size)
+
+
+def operands(trace, values) -> list:
+    """The parameters as 0-d float64 values, the native draw's operands after the buffer."""
+    out = []
+    for v in values:
+        if isinstance(v, Tracer):
+            out.append(convert(v, np.float64).value)
+        else:
+            out.append(constant(trace, np.asarray(operator.index(v) if isinstance(v, (bool, np.bool_)) else v,
+                                                  np.float64)).value)
+    return out
+
+
+def state_for(recorder, owner) -> Tracer | None:
+    """The state buffer of ``owner``'s draws in this trace (made at its first draw made as the
+    code runs: a hidden input, filled after the draws before the call), or None when it is no
+    generator whose draws the code may make itself."""
+    if not may_be_pcg64(owner):
+        return None
+    key = state_key(owner)
+    tracer = recorder.state_buffers.get(key)
+    if tracer is None:
+        from jitcore.calltime import layout_class  # (calltime imports tracing, which imports us)
+
+        tracer = recorder._argument(((WORDS,), np.dtype(np.uint64), layout_class.C), ("state",),
+                                    "a random generator's state")
+        if recorder.inputs.states is None:
+            recorder.inputs.states = States()
+        recorder.inputs.states.slots.append((len(recorder.inputs.slots) - 1, owner))
+        recorder.state_buffers[key] = tracer
+    return tracer
