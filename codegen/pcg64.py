@@ -279,7 +279,9 @@ def emit_draw(b: ll.IRBuilder, module: ll.Module, method: str, state: ll.Value, 
     parameters are not ones to draw natively (``call_back()``: NumPy's sampler draws, or
     raises); a buffer ``BEHIND`` the generator is reloaded first (``call_back`` with the
     ``REQUEST`` word set)."""
-    word = (lambda k: b.gep(state, [ll.Constant(I64, k)], source_etype=I64))
+    def word(k: int) -> ll.Value:
+        return b.gep(state, [ll.Constant(I64, k)], source_etype=I64)
+
     values = [b.load(p, typ=F64) for p in params]
     mode = b.load(word(MODE), typ=I64)
     native = b.and_(b.icmp_unsigned("!=", mode, ll.Constant(I64, OFF)), params_ok(b, method, values))

@@ -32,7 +32,8 @@ WORDS = 8
 _LOW = (1 << 64) - 1
 # sampler -> its parameters (name, default), in NumPy's order
 PARAMETERS = {"random": (), "uniform": (("low", 0.0), ("high", 1.0)), "poisson": (("lam", 1.0),)}
-RESULT_DTYPE = {"random": np.dtype(np.float64), "uniform": np.dtype(np.float64), "poisson": np.dtype(np.int64)}
+RESULT_DTYPE = {"random": np.dtype(np.float64), "uniform": np.dtype(np.float64),
+                "poisson": np.dtype(np.int64)}
 assert set(PARAMETERS) == set(NATIVE_DRAWS)
 
 
@@ -70,9 +71,7 @@ class States:
             buffer = np.zeros(WORDS, np.uint64)
             bg = _bit_generator(owner)
             if type(bg) is np.random.PCG64 and id(bg) not in first:
-                s = bg.state
-                state, inc = s["state"]["state"], s["state"]["inc"]
-                buffer[:6] = (state & _LOW, state >> 64, inc & _LOW, inc >> 64, s["has_uint32"], s["uinteger"])
+                load(bg, buffer)
                 buffer[MODE] = CLEAN
             else:  # two buffers of one stream would each draw the same numbers
                 buffer[MODE] = OFF

@@ -16,7 +16,6 @@ from jitcore.ir.dialects.array.base import ArrayOp
 from jitcore.ir.opdef import attr, of, one_of
 from jitcore.ir.types import TensorType, i1, i64
 
-
 NATIVE_DRAWS = ("random", "uniform", "poisson")  # the samplers codegen/pcg64.py draws
 
 
