@@ -111,7 +111,7 @@ def synced(owner, draw):
     def run(data) -> None:
         words = words_at(data[0])
         mode = words[MODE]
-        if mode == OFF:
+        if mode >= BEHIND and not words[REQUEST]:  # the generator holds the stream (or is off)
             draw(data)
             return
         bg = _bit_generator(owner)
