@@ -277,6 +277,8 @@ class Inputs:
         self._actions = sorted([(k, 0, fn) for k, fn in draws] + [(k, -1, fn) for k, fn in self.effects]
                                + [(k, 1, group) for k, group in self.groups], key=lambda a: a[:2])
         self._count = len(self.slots)
+        if self.states is not None:
+            self.states.prepare()
 
     def read(self) -> list | None:
         """The arrays of the array slots (None at draw slots), or None when a global changed

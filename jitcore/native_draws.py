@@ -22,6 +22,7 @@ import operator
 
 import numpy as np
 
+from jitcore.callbacks import replace_callback
 from jitcore.codegen.pcg64 import AHEAD, BEHIND, CLEAN, MODE, OFF, REQUEST
 from jitcore.generator_arguments import GeneratorArgument, kind_of
 from jitcore.ir.dialects.array.effects import NATIVE_DRAWS
@@ -55,19 +56,41 @@ def state_key(owner):
     return owner if isinstance(owner, GeneratorArgument) else id(owner)
 
 
+class _Buffer:
+    """One state buffer: its hidden slot, its generator (or stand-in), whether the code draws
+    from it, and the callbacks of its other draws (number, the draw without the bookkeeping)."""
+
+    __slots__ = ("slot", "owner", "native", "callbacks")
+
+    def __init__(self, slot: int, owner):
+        self.slot, self.owner, self.native, self.callbacks = slot, owner, False, []
+
+
 class States:
-    """The state buffers of one compiled variant: (hidden slot, generator or stand-in) each."""
+    """The state buffers of one compiled variant."""
 
     def __init__(self):
-        self.slots: list = []
+        self.buffers: dict = {}  # state_key -> _Buffer
 
     def __bool__(self) -> bool:
-        return bool(self.slots)
+        return bool(self.buffers)
+
+    def prepare(self) -> None:
+        """When the trace is done: a generator the code never draws from itself keeps no
+        buffer (always ``OFF``), and its callbacks skip the bookkeeping (~1 us a draw)."""
+        for buffer in self.buffers.values():
+            if not buffer.native:
+                for number, plain in buffer.callbacks:
+                    replace_callback(number, plain)
+        self._used = [(b.slot, b.owner) for b in self.buffers.values() if b.native]
+        self._unused = [b.slot for b in self.buffers.values() if not b.native]
 
     def fill(self, values: list) -> None:
         """Each buffer, from its bit generator now (after the draws made before the call)."""
+        for k in self._unused:
+            values[k] = _OFF_BUFFER
         first: dict = {}  # id(bit generator) -> its first buffer
-        for k, owner in self.slots:
+        for k, owner in self._used:
             buffer = np.zeros(WORDS, np.uint64)
             bg = _bit_generator(owner)
             if type(bg) is np.random.PCG64 and id(bg) not in first:
@@ -82,11 +105,16 @@ class States:
 
     def finish(self, values: list) -> None:
         """After the call (returned or raised): each generator takes its buffer's state."""
-        for k, owner in self.slots:
+        for k, owner in self._used:
             buffer = values[k]
             if buffer is not None and buffer[MODE] == AHEAD:
                 store(_bit_generator(owner), buffer)
                 buffer[MODE] = CLEAN
+
+
+_OFF_BUFFER = np.zeros(WORDS, np.uint64)  # read by no one: its generator's draws all call back
+_OFF_BUFFER[MODE] = OFF
+_OFF_BUFFER.flags.writeable = False
 
 
 def store(bg, words) -> None:
@@ -180,6 +208,16 @@ def state_for(recorder, owner) -> Tracer | None:
                                     "a random generator's state")
         if recorder.inputs.states is None:
             recorder.inputs.states = States()
-        recorder.inputs.states.slots.append((len(recorder.inputs.slots) - 1, owner))
+        recorder.inputs.states.buffers[key] = _Buffer(len(recorder.inputs.slots) - 1, owner)
         recorder.state_buffers[key] = tracer
     return tracer
+
+
+def note_draw(recorder, owner, number: int, plain=None) -> None:
+    """A draw through ``owner``'s buffer: the code's own (``plain`` None), or callback
+    ``number``, which is ``plain`` when the code never draws from that buffer itself."""
+    buffer = recorder.inputs.states.buffers[state_key(owner)]
+    if plain is None:
+        buffer.native = True
+    else:
+        buffer.callbacks.append((number, plain))

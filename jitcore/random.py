@@ -388,11 +388,15 @@ def _draw_running(recorder, owner, method: str, args, kwargs):
             write(data[last], sampler(*values))
 
     operands = [x.value for x, t in zip(leaves, traced) if t]
+    plain = run
     if state is not None:
         operands.insert(0, state.value)
         run = native_draws.synced(owner, run)
     sources = frozenset().union(*(x.sources for x, t in zip(leaves, traced) if t))
-    return _running_result(recorder, trace, owner, run, operands, {}, sample, sources)
+    out = _running_result(recorder, trace, owner, run, operands, {}, sample, sources)
+    if state is not None:
+        native_draws.note_draw(recorder, owner, out.value.owner.callback, plain)
+    return out
 
 
 def _running_result(recorder, trace, owner, run, operands, attributes, sample, sources) -> Tracer:
@@ -421,6 +425,7 @@ def _native_draw(recorder, trace, owner, method, state, parameters, sampler, wri
 
     operands = [state.value, *native_draws.operands(trace, values)]
     sources = frozenset().union(*(v.sources for v in values if isinstance(v, Tracer)))
+    native_draws.note_draw(recorder, owner, None)
     return _running_result(recorder, trace, owner, native_draws.synced(owner, draw), operands,
                            {"native": method}, sample, sources)
 
