@@ -36,8 +36,11 @@ AHEAD = 1  # native draws advanced the buffer: the generator takes it after the 
 BEHIND = 2  # a callback drew from the generator after the buffer was filled: reload first
 OFF = 3  # not a PCG64 (or one shared by two places): every draw calls back
 
-# sampler -> (its parameters' count, the result's LLVM type)
-SAMPLERS = {"random": (0, F64), "uniform": (2, F64), "poisson": (1, I64)}
+# sampler -> (its parameters' LLVM types, the result's)
+SAMPLERS = {"random": ((), F64), "uniform": ((F64, F64), F64), "poisson": ((F64,), I64),
+            "integers": ((I64, I64), I64)}
+I32 = ll.IntType(32)
+U32_MAX, U64_MAX = 0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF
 _LOGGAM = (8.333333333333333e-02, -2.777777777777778e-03, 7.936507936507937e-04,
            -5.952380952380952e-04, 8.417508417508418e-04, -1.917526917526918e-03,
            6.410256410256410e-03, -2.955065359477124e-02, 1.796443723688307e-01,
@@ -62,8 +65,8 @@ class _Sampler:
     """Builds one fill function: ``void fill(i64* state, double params..., out*, i64 n)``."""
 
     def __init__(self, module: ll.Module, method: str):
-        count, self.out_type = SAMPLERS[method]
-        fnty = ll.FunctionType(ll.VoidType(), [PTR] + [F64] * count + [PTR, I64])
+        types, self.out_type = SAMPLERS[method]
+        fnty = ll.FunctionType(ll.VoidType(), [PTR, *types, PTR, I64])
         self.fn = ll.Function(module, fnty, f"jitcore_pcg64_{method}")
         self.fn.linkage = "internal"
         self.module = module
@@ -83,6 +86,9 @@ class _Sampler:
         self.state = b.alloca(I128)  # promoted to a register: stored back once, at the end
         b.store(self.load128(0), self.state)
         self.inc = self.load128(2)
+        self.has32, self.uint32 = b.alloca(I64), b.alloca(I64)  # has_uint32, uinteger
+        b.store(b.load(self.word(4), typ=I64), self.has32)
+        b.store(b.load(self.word(5), typ=I64), self.uint32)
         params = self.fn.args[1:-2]
         out, n = self.fn.args[-2], self.fn.args[-1]
         head, body, done = (self.fn.append_basic_block(x) for x in ("head", "body", "done"))
@@ -101,6 +107,8 @@ class _Sampler:
         s = b.load(self.state, typ=I128)
         b.store(b.trunc(s, I64), self.word(0))
         b.store(b.trunc(b.lshr(s, ll.Constant(I128, 64)), I64), self.word(1))
+        b.store(b.load(self.has32, typ=I64), self.word(4))
+        b.store(b.load(self.uint32, typ=I64), self.word(5))
         b.ret_void()
         return self.fn
 
@@ -114,6 +122,26 @@ class _Sampler:
         rot = b.lshr(hi, ll.Constant(I64, 58))
         left = b.and_(b.sub(ll.Constant(I64, 0), rot), ll.Constant(I64, 63))
         return b.or_(b.lshr(xored, rot), b.shl(xored, left))
+
+    def next32(self) -> ll.Value:
+        """NumPy's PCG64 ``next_uint32``: the high half of the last 64 bits when one is kept."""
+        b = self.b
+        kept = b.icmp_unsigned("!=", b.load(self.has32, typ=I64), ll.Constant(I64, 0))
+        with b.if_else(kept) as (then, otherwise):
+            with then:
+                b.store(ll.Constant(I64, 0), self.has32)
+                from_kept = b.trunc(b.load(self.uint32, typ=I64), I32)
+                kept_end = b.block
+            with otherwise:
+                n = self.next64()
+                b.store(ll.Constant(I64, 1), self.has32)
+                b.store(b.lshr(n, ll.Constant(I64, 32)), self.uint32)
+                fresh = b.trunc(n, I32)
+                fresh_end = b.block
+        out = b.phi(I32)
+        out.add_incoming(from_kept, kept_end)
+        out.add_incoming(fresh, fresh_end)
+        return out
 
     def next_double(self) -> ll.Value:
         b = self.b
@@ -131,6 +159,77 @@ class _Sampler:
     def uniform(self, low: ll.Value, high: ll.Value) -> ll.Value:
         b = self.b  # random_uniform(low, range): low + range * next_double
         return b.fadd(low, b.fmul(b.fsub(high, low), self.next_double()))
+
+    def integers(self, low: ll.Value, high: ll.Value) -> ll.Value:
+        """``integers(low, high)`` of int64: NumPy's ``random_bounded_uint64_fill`` with
+        ``off = low``, ``rng = high - 1 - low`` (unsigned), Lemire's method (not masked)."""
+        b = self.b
+        off = low
+        rng = b.sub(b.sub(high, ll.Constant(I64, 1)), low)
+        names = ("int.zero", "int.nonzero", "int.small", "int.large", "int.all32", "int.lemire32",
+                 "int.all64", "int.lemire64", "int.done")
+        zero, nonzero, small, large, all32, lemire32, all64, lemire64, done = (
+            self.fn.append_basic_block(n) for n in names)
+        b.cbranch(b.icmp_unsigned("==", rng, ll.Constant(I64, 0)), zero, nonzero)
+        b.position_at_end(nonzero)
+        b.cbranch(b.icmp_unsigned("<=", rng, ll.Constant(I64, U32_MAX)), small, large)
+        b.position_at_end(small)
+        b.cbranch(b.icmp_unsigned("==", rng, ll.Constant(I64, U32_MAX)), all32, lemire32)
+        results = [(off, zero)]
+        b.position_at_end(zero)
+        b.branch(done)
+        b.position_at_end(all32)
+        results.append((b.add(off, b.zext(self.next32(), I64)), b.block))
+        b.branch(done)
+        b.position_at_end(lemire32)
+        results.append((b.add(off, self.lemire(b.trunc(rng, I32), I32, self.next32)), b.block))
+        b.branch(done)
+        b.position_at_end(large)
+        b.cbranch(b.icmp_unsigned("==", rng, ll.Constant(I64, U64_MAX)), all64, lemire64)
+        b.position_at_end(all64)
+        results.append((b.add(off, self.next64()), b.block))
+        b.branch(done)
+        b.position_at_end(lemire64)
+        results.append((b.add(off, self.lemire(rng, I64, self.next64)), b.block))
+        b.branch(done)
+        b.position_at_end(done)
+        out = b.phi(I64)
+        for value, block in results:
+            out.add_incoming(value, block)
+        return out
+
+    def lemire(self, rng: ll.Value, word: ll.IntType, draw) -> ll.Value:
+        """Lemire's bounded draw in [0, rng] of ``word`` bits (rng below the word's maximum),
+        as NumPy's ``bounded_lemire_uint64`` / ``buffered_bounded_lemire_uint32``; zero-extended
+        to i64."""
+        b = self.b
+        wide = ll.IntType(2 * word.width)
+        excl = b.add(rng, ll.Constant(word, 1))
+
+        def scaled():
+            return b.mul(b.zext(draw(), wide), b.zext(excl, wide))
+
+        m0 = scaled()
+        first = b.block
+        names = ("lemire.slow", "lemire.check", "lemire.again", "lemire.done")
+        slow, check, again, done = (self.fn.append_basic_block(n) for n in names)
+        b.cbranch(b.icmp_unsigned("<", b.trunc(m0, word), excl), slow, done)
+        b.position_at_end(slow)  # excl > 0 here: the remainder is defined
+        threshold = b.urem(b.sub(ll.Constant(word, (1 << word.width) - 1), rng), excl)
+        b.branch(check)
+        b.position_at_end(check)
+        m = b.phi(wide)
+        m.add_incoming(m0, slow)
+        b.cbranch(b.icmp_unsigned("<", b.trunc(m, word), threshold), again, done)
+        b.position_at_end(again)
+        m.add_incoming(scaled(), b.block)
+        b.branch(check)
+        b.position_at_end(done)
+        out = b.phi(wide)
+        out.add_incoming(m0, first)
+        out.add_incoming(m, check)
+        high = b.trunc(b.lshr(out, ll.Constant(wide, word.width)), word)
+        return high if word.width == 64 else b.zext(high, I64)
 
     def poisson(self, lam: ll.Value) -> ll.Value:
         b = self.b
@@ -268,6 +367,8 @@ def params_ok(b: ll.IRBuilder, method: str, params: list[ll.Value]) -> ll.Value:
     if method == "uniform":  # NumPy: high - low finite (else OverflowError) and >= 0
         span = b.fsub(params[1], params[0])
         return b.and_(b.fcmp_ordered(">=", span, f64(0.0)), b.fcmp_ordered("<", span, f64(float("inf"))))
+    if method == "integers":  # low < high, else NumPy's ValueError
+        return b.icmp_signed("<", params[0], params[1])
     if method == "poisson":  # lam >= 0 (else ValueError), far below NumPy's POISSON_LAM_MAX
         return b.and_(b.fcmp_ordered(">=", params[0], f64(0.0)), b.fcmp_ordered("<", params[0], f64(1e15)))
     return ll.Constant(ll.IntType(1), 1)
@@ -282,7 +383,7 @@ def emit_draw(b: ll.IRBuilder, module: ll.Module, method: str, state: ll.Value, 
     def word(k: int) -> ll.Value:
         return b.gep(state, [ll.Constant(I64, k)], source_etype=I64)
 
-    values = [b.load(p, typ=F64) for p in params]
+    values = [b.load(p, typ=t) for p, t in zip(params, SAMPLERS[method][0])]
     mode = b.load(word(MODE), typ=I64)
     native = b.and_(b.icmp_unsigned("!=", mode, ll.Constant(I64, OFF)), params_ok(b, method, values))
     with b.if_else(native, likely=True) as (then, otherwise):

@@ -1,7 +1,7 @@
 """Draws that the compiled code makes itself, bit for bit NumPy's, from a ``np.random.Generator``
-whose bit generator is a PCG64 (``np.random.default_rng``'s): ``random``, ``uniform`` and
-``poisson`` in a branch, a while loop, a loop with a traced trip count, or with parameters
-computed in the function (``jitcore/random.py``'s draws made as the code runs).
+whose bit generator is a PCG64 (``np.random.default_rng``'s): ``random``, ``uniform``,
+``poisson`` and ``integers`` (int64) in a branch, a while loop, a loop with a traced trip
+count, or with parameters computed in the function (``jitcore/random.py``'s draws made as the code runs).
 
 Such a generator's draws go through a *state buffer* (eight uint64 words, ``codegen/pcg64.py``),
 a hidden input of the compiled function: before the call, after the draws made before it, the
@@ -18,7 +18,6 @@ has its buffer ``OFF``: every draw calls back, as before.
 from __future__ import annotations
 
 import ctypes
-import operator
 
 import numpy as np
 
@@ -32,9 +31,11 @@ from jitcore.tracer import Tracer
 WORDS = 8
 _LOW = (1 << 64) - 1
 # sampler -> its parameters (name, default), in NumPy's order
-PARAMETERS = {"random": (), "uniform": (("low", 0.0), ("high", 1.0)), "poisson": (("lam", 1.0),)}
+PARAMETERS = {"random": (), "uniform": (("low", 0.0), ("high", 1.0)), "poisson": (("lam", 1.0),),
+              "integers": (("low", None), ("high", None))}
 RESULT_DTYPE = {"random": np.dtype(np.float64), "uniform": np.dtype(np.float64),
-                "poisson": np.dtype(np.int64)}
+                "poisson": np.dtype(np.int64), "integers": np.dtype(np.int64)}
+_INT64 = (-(2**63), 2**63 - 1)
 assert set(PARAMETERS) == set(NATIVE_DRAWS)
 
 
@@ -172,24 +173,34 @@ def parameters(method: str, args, kwargs, sample) -> tuple | None:
     if size is not None and not isinstance(size, (int, np.integer, tuple, list)):
         return None
     values = [bound.get(name, default) for name, default in PARAMETERS[method]]
+    single = method == "integers" and values[1] is None  # integers(high): [0, high)
+    if single:
+        values = [0, values[0]]
+    integral = method == "integers"
     for v in values:
         if isinstance(v, Tracer):
-            if v.ndim or v.dtype.kind not in "biuf":
+            fits = v.dtype.kind in "bi" or (v.dtype.kind == "u" and v.dtype.itemsize < 8)  # int64
+            if v.ndim or not (fits or (not integral and v.dtype.kind in "uf")):
+                return None
+        elif integral:
+            if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or not _INT64[0] <= v <= _INT64[1]:
                 return None
         elif not isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating)):
             return None
-    return values, (tuple(size) if isinstance(size, list) else size)
+    return values, (tuple(size) if isinstance(size, list) else size), single
 
 
-def operands(trace, values) -> list:
-    """The parameters as 0-d float64 values, the native draw's operands after the buffer."""
+def operands(trace, method: str, values) -> list:
+    """The parameters as 0-d values of the native sampler's types (float64; int64 for
+    ``integers``), its operands after the state buffer."""
+    dtype = np.dtype(np.int64 if method == "integers" else np.float64)
     out = []
     for v in values:
         if isinstance(v, Tracer):
-            out.append(convert(v, np.float64).value)
+            out.append(convert(v, dtype).value)
         else:
-            out.append(constant(trace, np.asarray(operator.index(v) if isinstance(v, (bool, np.bool_)) else v,
-                                                  np.float64)).value)
+            number = int(v) if isinstance(v, (bool, np.bool_)) else v
+            out.append(constant(trace, np.asarray(number, dtype)).value)
     return out
 
 

@@ -25,7 +25,7 @@ every later draw from it, in program order, is made so too; a static loop that p
 it for every step before meeting such a draw is traced again with it live from its start
 (``calltime.Recorder.go_live``). The numbers, the state after the call and NumPy's errors for
 bad parameters are then NumPy's own. From a ``Generator`` whose bit generator is a PCG64,
-``random``, ``uniform`` and ``poisson`` so made are drawn by the compiled code itself, bit for
+``random``, ``uniform``, ``poisson`` and ``integers`` so made are drawn by the compiled code itself, bit for
 bit NumPy's, from a copy of the generator's state passed in and out (``native_draws``); the
 generator's other draws call back in step with that copy.
 
@@ -418,15 +418,17 @@ def _native_draw(recorder, trace, owner, method, state, parameters, sampler, wri
     """A draw the code makes itself from the state buffer (``codegen/pcg64.py``), bit for bit
     NumPy's; its callback draws with NumPy's sampler when the buffer is off (not a PCG64) or
     the parameters are ones the code leaves to NumPy (bad ones: NumPy raises its error)."""
-    values, size = parameters
-    read = operand_reader((), np.dtype(np.float64))
+    values, size, single = parameters
+    read = operand_reader((), np.dtype(np.int64 if method == "integers" else np.float64))
     count = len(values)
 
     def draw(data) -> None:
         params = [read(data[1 + k]) for k in range(count)]
+        if single:  # integers(high)
+            params = params[1:]
         write(data[1 + count], sampler(*params) if size is None else sampler(*params, size=size))
 
-    operands = [state.value, *native_draws.operands(trace, values)]
+    operands = [state.value, *native_draws.operands(trace, method, values)]
     sources = frozenset().union(*(v.sources for v in values if isinstance(v, Tracer)))
     native_draws.note_draw(recorder, owner, None)
     return _running_result(recorder, trace, owner, native_draws.synced(owner, draw), operands,

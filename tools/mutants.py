@@ -1919,6 +1919,12 @@ MUTANTS = [
            'b.cbranch(b.fcmp_ordered(">=", lam, f64(11.0)), ptrs, small)',
            "native poisson draws lam in [10, 11) by multiplication, where NumPy uses PTRS",
            ("tests/jitcore/test_native_draws_48.py",)),
+    Mutant("pcg64-next32-keeps-no-half", "codegen/pcg64.py",
+           "b.store(ll.Constant(I64, 1), self.has32)",
+           "b.store(ll.Constant(I64, 0), self.has32)",
+           "native integers of a 32-bit range drop the high half of each 64-bit draw, which "
+           "NumPy's PCG64 keeps for the next 32-bit draw (has_uint32)",
+           ("tests/jitcore/test_native_draws_48.py",)),
 ]
 
 

@@ -294,3 +294,66 @@ def test_global_generator_and_one_made_from_a_seed_argument():
         assert jf(c) == (reference.poisson(c * 2.0) if c > 1 else reference.random())
         assert jg(4, c) == g(4, c)
     _same_state(rng, reference)
+
+
+def int_walk(rng, lo, hi, n):
+    s = np.int64(0)
+    k = 0
+    while k < n:
+        s = s ^ rng.integers(lo, hi + k % 2)
+        k += 1
+    return s, rng.integers(abs(hi) + 1, size=3), rng.integers(lo, hi, size=(2, 2))
+
+
+j_int_walk = jc.jit(int_walk)
+
+
+@pytest.mark.parametrize("lo, hi", [(0, 1), (0, 2), (-5, 7), (0, 1000), (0, 2**31), (0, 2**32 - 1),
+                                    (0, 2**32), (0, 2**32 + 1), (-2**40, 2**40), (0, 2**62),
+                                    (-2**63, 2**63 - 2)])
+def test_integers_lemire_32_and_64_bit_ranges(lo, hi):
+    for seed in range(4):
+        a, b = _pair(seed)
+        if seed % 2:  # a kept half of a 64-bit draw (has_uint32), which a 32-bit range uses first
+            a.integers(0, 5, dtype=np.int32)
+            b.integers(0, 5, dtype=np.int32)
+        want, got = int_walk(a, lo, hi, 40), j_int_walk(b, lo, hi, 40)
+        assert got[0] == want[0] and type(got[0]) is type(want[0])
+        for w, g in zip(want[1:], got[1:]):
+            np.testing.assert_array_equal(g, w)
+            assert g.dtype == w.dtype
+        _same_state(a, b)
+
+
+@settings(max_examples=30, deadline=None)
+@given(SEEDS, st.integers(-2**62, 2**62), st.integers(1, 2**62))
+def test_integers_any_range(seed, lo, span):
+    a, b = _pair(seed)
+    want, got = int_walk(a, lo, lo + span, 10), j_int_walk(b, lo, lo + span, 10)
+    assert got[0] == want[0]
+    np.testing.assert_array_equal(got[2], want[2])
+    _same_state(a, b)
+
+
+def test_integers_errors_and_no_callbacks(callbacks):
+    def f(rng, hi, n, d):
+        s = 0
+        k = 0
+        while k < n:
+            s += rng.integers(hi - k) + rng.integers(k, hi + d)
+            k += 1
+        return s
+
+    jf = jc.jit(f)
+    a, b = _pair(9)
+    assert jf(b, 50, 20, 0) == f(a, 50, 20, 0)
+    calls = callbacks[0]
+    assert jf(b, 50, 20, 0) == f(a, 50, 20, 0)
+    assert callbacks[0] == calls
+    for d in (0, -2):  # integers(0): "high <= 0"; integers(k, hi - 2) at k = hi - 2: "low >= high"
+        with pytest.raises(ValueError) as want:
+            f(a, 5, 10, d)
+        with pytest.raises(ValueError) as got:
+            jf(b, 5, 10, d)
+        assert str(got.value) == str(want.value)
+        _same_state(a, b)
