@@ -38,7 +38,8 @@ OFF = 3  # not a PCG64 (or one shared by two places): every draw calls back
 
 # sampler -> (its parameters' LLVM types, the result's)
 SAMPLERS = {"random": ((), F64), "uniform": ((F64, F64), F64), "poisson": ((F64,), I64),
-            "integers": ((I64, I64), I64)}
+            "integers": ((I64, I64), I64), "laplace": ((F64, F64), F64), "gumbel": ((F64, F64), F64),
+            "logistic": ((F64, F64), F64)}
 I32 = ll.IntType(32)
 U32_MAX, U64_MAX = 0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF
 _LOGGAM = (8.333333333333333e-02, -2.777777777777778e-03, 7.936507936507937e-04,
@@ -159,6 +160,46 @@ class _Sampler:
     def uniform(self, low: ll.Value, high: ll.Value) -> ll.Value:
         b = self.b  # random_uniform(low, range): low + range * next_double
         return b.fadd(low, b.fmul(b.fsub(high, low), self.next_double()))
+
+    def until(self, attempt) -> ll.Value:
+        """``attempt()`` -> (accepted, value), made again until accepted (NumPy's recursion
+        on a rejected uniform)."""
+        b = self.b
+        loop, done = self.fn.append_basic_block("until.loop"), self.fn.append_basic_block("until.done")
+        b.branch(loop)
+        b.position_at_end(loop)
+        accepted, value = attempt()
+        b.cbranch(accepted, done, loop)
+        b.position_at_end(done)
+        return value
+
+    def laplace(self, loc: ll.Value, scale: ll.Value) -> ll.Value:
+        b = self.b
+
+        def attempt():  # U >= 0.5: loc - scale * log(2 - U - U); U > 0: loc + scale * log(U + U)
+            u = self.next_double()
+            upper = b.fsub(loc, b.fmul(scale, self.call("log", b.fsub(b.fsub(f64(2.0), u), u))))
+            lower = b.fadd(loc, b.fmul(scale, self.call("log", b.fadd(u, u))))
+            return b.fcmp_ordered(">", u, f64(0.0)), b.select(b.fcmp_ordered(">=", u, f64(0.5)), upper, lower)
+        return self.until(attempt)
+
+    def gumbel(self, loc: ll.Value, scale: ll.Value) -> ll.Value:
+        b = self.b
+
+        def attempt():  # U = 1 - next_double, U < 1: loc - scale * log(-log(U))
+            u = b.fsub(f64(1.0), self.next_double())
+            value = b.fsub(loc, b.fmul(scale, self.call("log", b.fsub(f64(-0.0), self.call("log", u)))))
+            return b.fcmp_ordered("<", u, f64(1.0)), value
+        return self.until(attempt)
+
+    def logistic(self, loc: ll.Value, scale: ll.Value) -> ll.Value:
+        b = self.b
+
+        def attempt():  # U > 0: loc + scale * log(U / (1 - U))
+            u = self.next_double()
+            value = b.fadd(loc, b.fmul(scale, self.call("log", b.fdiv(u, b.fsub(f64(1.0), u)))))
+            return b.fcmp_ordered(">", u, f64(0.0)), value
+        return self.until(attempt)
 
     def integers(self, low: ll.Value, high: ll.Value) -> ll.Value:
         """``integers(low, high)`` of int64: NumPy's ``random_bounded_uint64_fill`` with
@@ -367,6 +408,8 @@ def params_ok(b: ll.IRBuilder, method: str, params: list[ll.Value]) -> ll.Value:
     if method == "uniform":  # NumPy: high - low finite (else OverflowError) and >= 0
         span = b.fsub(params[1], params[0])
         return b.and_(b.fcmp_ordered(">=", span, f64(0.0)), b.fcmp_ordered("<", span, f64(float("inf"))))
+    if method in ("laplace", "gumbel", "logistic"):  # scale > 0 (NumPy refuses < 0 and -0.0)
+        return b.fcmp_ordered(">", params[1], f64(0.0))
     if method == "integers":  # low < high, else NumPy's ValueError
         return b.icmp_signed("<", params[0], params[1])
     if method == "poisson":  # lam >= 0 (else ValueError), far below NumPy's POISSON_LAM_MAX

@@ -1,7 +1,8 @@
 """Draws that the compiled code makes itself, bit for bit NumPy's, from a ``np.random.Generator``
 whose bit generator is a PCG64 (``np.random.default_rng``'s): ``random``, ``uniform``,
-``poisson`` and ``integers`` (int64) in a branch, a while loop, a loop with a traced trip
-count, or with parameters computed in the function (``jitcore/random.py``'s draws made as the code runs).
+``poisson``, ``integers`` (int64), ``laplace``, ``gumbel`` and ``logistic`` in a branch, a
+while loop, a loop with a traced trip count, or with parameters computed in the function
+(``jitcore/random.py``'s draws made as the code runs).
 
 Such a generator's draws go through a *state buffer* (eight uint64 words, ``codegen/pcg64.py``),
 a hidden input of the compiled function: before the call, after the draws made before it, the
@@ -32,9 +33,10 @@ WORDS = 8
 _LOW = (1 << 64) - 1
 # sampler -> its parameters (name, default), in NumPy's order
 PARAMETERS = {"random": (), "uniform": (("low", 0.0), ("high", 1.0)), "poisson": (("lam", 1.0),),
-              "integers": (("low", None), ("high", None))}
-RESULT_DTYPE = {"random": np.dtype(np.float64), "uniform": np.dtype(np.float64),
-                "poisson": np.dtype(np.int64), "integers": np.dtype(np.int64)}
+              "integers": (("low", None), ("high", None)), "laplace": (("loc", 0.0), ("scale", 1.0)),
+              "gumbel": (("loc", 0.0), ("scale", 1.0)), "logistic": (("loc", 0.0), ("scale", 1.0))}
+RESULT_DTYPE = {name: np.dtype(np.int64 if name in ("poisson", "integers") else np.float64)
+                for name in PARAMETERS}
 _INT64 = (-(2**63), 2**63 - 1)
 assert set(PARAMETERS) == set(NATIVE_DRAWS)
 

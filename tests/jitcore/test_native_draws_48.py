@@ -357,3 +357,33 @@ def test_integers_errors_and_no_callbacks(callbacks):
             jf(b, 5, 10, d)
         assert str(got.value) == str(want.value)
         _same_state(a, b)
+
+
+def location_scale(rng, loc, scale, n):
+    s = 0.0
+    k = 0
+    while k < n:
+        s += rng.laplace(loc, scale) + rng.gumbel(loc, scale * 2) - rng.logistic(loc, scale)
+        k += 1
+    return (s, rng.laplace(loc, scale, size=50_000), rng.gumbel(loc, scale, size=50_000),
+            rng.logistic(loc, scale, size=50_000))
+
+
+j_location_scale = jc.jit(location_scale)
+
+
+@pytest.mark.parametrize("loc, scale", [(0.0, 1.0), (3.0, 0.5), (-1e3, 1e-3), (0.0, 0.0), (1.0, np.nan),
+                                        (0.0, -1.0), (0.0, -0.0)])
+def test_laplace_gumbel_logistic(loc, scale):
+    for seed in range(3):
+        a, b = _pair(seed)
+        try:
+            want = location_scale(a, loc, scale, 30)
+        except ValueError as e:  # scale < 0 (-0.0 included): NumPy's error, from NumPy's sampler
+            with pytest.raises(ValueError) as got:
+                j_location_scale(b, loc, scale, 30)
+            assert str(got.value) == str(e)
+        else:
+            got = j_location_scale(b, loc, scale, 30)
+            np.testing.assert_equal(got, want)
+        _same_state(a, b)

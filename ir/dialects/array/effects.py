@@ -16,7 +16,8 @@ from jitcore.ir.dialects.array.base import ArrayOp
 from jitcore.ir.opdef import attr, of, one_of
 from jitcore.ir.types import TensorType, i1, i64
 
-NATIVE_DRAWS = ("random", "uniform", "poisson", "integers")  # the samplers codegen/pcg64.py draws
+# the samplers codegen/pcg64.py draws
+NATIVE_DRAWS = ("random", "uniform", "poisson", "integers", "laplace", "gumbel", "logistic")
 
 
 class CallbackOp(ArrayOp):
