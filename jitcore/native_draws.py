@@ -121,16 +121,18 @@ _OFF_BUFFER.flags.writeable = False
 
 
 def store(bg, words) -> None:
-    w = [int(x) for x in words[:6]]
+    """``bg``'s state made the buffer's (a NumPy array before or after the call, a ctypes array
+    in a callback)."""
+    w = words[:6].tolist() if isinstance(words, np.ndarray) else words[:6]
     bg.state = {"bit_generator": "PCG64", "state": {"state": w[0] | (w[1] << 64), "inc": w[2] | (w[3] << 64)},
                 "has_uint32": w[4], "uinteger": w[5]}
 
 
 def load(bg, words) -> None:
+    """The buffer's first six words made ``bg``'s state."""
     s = bg.state
     state, inc = s["state"]["state"], s["state"]["inc"]
-    words[0], words[1], words[2], words[3] = state & _LOW, state >> 64, inc & _LOW, inc >> 64
-    words[4], words[5] = s["has_uint32"], s["uinteger"]
+    words[0:6] = [state & _LOW, state >> 64, inc & _LOW, inc >> 64, s["has_uint32"], s["uinteger"]]
 
 
 def synced(owner, draw):
