@@ -12,7 +12,7 @@ The samplers follow NumPy's C code (``numpy/random/src/distributions``) operatio
 operation, in the same order, with no fast-math and no contraction into FMA (NumPy's wheels
 for x86-64 do not contract either): ``next_double`` is the top 53 bits times 2**-53;
 ``poisson`` is the multiplication method below lam 10 and Hoermann's PTRS at or above it, with
-``random_loggam``. ``log`` and ``exp`` are the C library's (NumPy's calls them; jitcore's own
+``random_loggam``. ``log``, ``log1p`` and ``exp`` are the C library's (NumPy's calls them; jitcore's own
 math library differs in the last bit now and then, which would change a rejection's outcome);
 ``sqrt``, ``floor`` and ``fabs`` are exact everywhere. The normal and exponential ziggurats are
 not here: their tables could not be recomputed bit for bit (see docs/numpy_support.md).
@@ -39,7 +39,11 @@ OFF = 3  # not a PCG64 (or one shared by two places): every draw calls back
 # sampler -> (its parameters' LLVM types, the result's)
 SAMPLERS = {"random": ((), F64), "uniform": ((F64, F64), F64), "poisson": ((F64,), I64),
             "integers": ((I64, I64), I64), "laplace": ((F64, F64), F64), "gumbel": ((F64, F64), F64),
-            "logistic": ((F64, F64), F64)}
+            "logistic": ((F64, F64), F64), "standard_normal": ((), F64), "normal": ((F64, F64), F64)}
+# NumPy's normal ziggurat tables (ki, wi, fi), which jitcore.ziggurat reads back from NumPy and
+# sets here before it compiles a native normal draw.
+ZIGGURAT = None
+_NOR_R, _NOR_INV_R = 3.6541528853610087963519472518, 0.27366123732975827203338247596
 I32 = ll.IntType(32)
 U32_MAX, U64_MAX = 0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF
 _LOGGAM = (8.333333333333333e-02, -2.777777777777778e-03, 7.936507936507937e-04,
@@ -160,6 +164,65 @@ class _Sampler:
     def uniform(self, low: ll.Value, high: ll.Value) -> ll.Value:
         b = self.b  # random_uniform(low, range): low + range * next_double
         return b.fadd(low, b.fmul(b.fsub(high, low), self.next_double()))
+
+    def table(self, name: str, values, etype: ll.Type) -> ll.GlobalVariable:
+        known = self.module.globals.get(f"jitcore_zig_{name}")
+        if known is not None:
+            return known
+        array_type = ll.ArrayType(etype, 256)
+        g = ll.GlobalVariable(self.module, array_type, f"jitcore_zig_{name}")
+        g.initializer = ll.Constant(array_type, [ll.Constant(etype, int(v) if etype is I64 else float(v))
+                                                 for v in values])
+        g.global_constant, g.linkage = True, "internal"
+        return g
+
+    def entry(self, table: ll.GlobalVariable, etype: ll.Type, index: ll.Value) -> ll.Value:
+        at = self.b.gep(table, [ll.Constant(I64, 0), index], source_etype=table.value_type)
+        return self.b.load(at, typ=etype)
+
+    def standard_normal(self) -> ll.Value:
+        """NumPy's ``random_standard_normal``: the 256-layer ziggurat on 64-bit draws."""
+        b = self.b
+        ki, wi, fi = ZIGGURAT
+        kt, wt, ft = self.table("ki", ki, I64), self.table("wi", wi, F64), self.table("fi", fi, F64)
+        names = ("nor.loop", "nor.slow", "nor.tail", "nor.edge", "nor.done")
+        loop, slow, tail, edge, done = (self.fn.append_basic_block(n) for n in names)
+        b.branch(loop)
+        b.position_at_end(loop)
+        r = self.next64()
+        idx = b.and_(r, ll.Constant(I64, 0xFF))
+        r = b.lshr(r, ll.Constant(I64, 8))
+        negative = b.icmp_unsigned("!=", b.and_(r, ll.Constant(I64, 1)), ll.Constant(I64, 0))
+        rabs = b.and_(b.lshr(r, ll.Constant(I64, 1)), ll.Constant(I64, 0x000FFFFFFFFFFFFF))
+        x = b.fmul(b.uitofp(rabs, F64), self.entry(wt, F64, idx))
+        x = b.select(negative, b.fneg(x), x)
+        b.cbranch(b.icmp_unsigned("<", rabs, self.entry(kt, I64, idx)), done, slow)
+        b.position_at_end(slow)
+        b.cbranch(b.icmp_unsigned("==", idx, ll.Constant(I64, 0)), tail, edge)
+        b.position_at_end(tail)  # the tail beyond r, until yy + yy > xx * xx
+        # (NumPy 2.4's C: log1p(-U), where older sources read log(1.0 - U))
+        xx = b.fmul(f64(-_NOR_INV_R), self.call("log1p", b.fneg(self.next_double())))
+        yy = b.fneg(self.call("log1p", b.fneg(self.next_double())))
+        odd = b.icmp_unsigned("!=", b.and_(b.lshr(rabs, ll.Constant(I64, 8)), ll.Constant(I64, 1)),
+                              ll.Constant(I64, 0))
+        beyond = b.fadd(f64(_NOR_R), xx)
+        from_tail = b.select(odd, b.fneg(beyond), beyond)
+        b.cbranch(b.fcmp_ordered(">", b.fadd(yy, yy), b.fmul(xx, xx)), done, tail)
+        b.position_at_end(edge)
+        before = self.entry(ft, F64, b.sub(idx, ll.Constant(I64, 1)))
+        here = self.entry(ft, F64, idx)
+        height = b.fadd(b.fmul(b.fsub(before, here), self.next_double()), here)
+        curve = self.call("exp", b.fmul(b.fmul(f64(-0.5), x), x))
+        b.cbranch(b.fcmp_ordered("<", height, curve), done, loop)
+        b.position_at_end(done)
+        out = b.phi(F64)
+        out.add_incoming(x, loop)
+        out.add_incoming(from_tail, tail)
+        out.add_incoming(x, edge)
+        return out
+
+    def normal(self, loc: ll.Value, scale: ll.Value) -> ll.Value:
+        return self.b.fadd(loc, self.b.fmul(scale, self.standard_normal()))
 
     def until(self, attempt) -> ll.Value:
         """``attempt()`` -> (accepted, value), made again until accepted (NumPy's recursion
@@ -408,7 +471,7 @@ def params_ok(b: ll.IRBuilder, method: str, params: list[ll.Value]) -> ll.Value:
     if method == "uniform":  # NumPy: high - low finite (else OverflowError) and >= 0
         span = b.fsub(params[1], params[0])
         return b.and_(b.fcmp_ordered(">=", span, f64(0.0)), b.fcmp_ordered("<", span, f64(float("inf"))))
-    if method in ("laplace", "gumbel", "logistic"):  # scale > 0 (NumPy refuses < 0 and -0.0)
+    if method in ("laplace", "gumbel", "logistic", "normal"):  # scale > 0 (NumPy refuses < 0)
         return b.fcmp_ordered(">", params[1], f64(0.0))
     if method == "integers":  # low < high, else NumPy's ValueError
         return b.icmp_signed("<", params[0], params[1])

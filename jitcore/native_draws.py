@@ -22,7 +22,9 @@ import ctypes
 
 import numpy as np
 
+from jitcore import ziggurat
 from jitcore.callbacks import replace_callback
+from jitcore.codegen import pcg64
 from jitcore.codegen.pcg64 import AHEAD, BEHIND, CLEAN, MODE, OFF, REQUEST
 from jitcore.generator_arguments import GeneratorArgument, kind_of
 from jitcore.ir.dialects.array.effects import NATIVE_DRAWS
@@ -34,7 +36,8 @@ _LOW = (1 << 64) - 1
 # sampler -> its parameters (name, default), in NumPy's order
 PARAMETERS = {"random": (), "uniform": (("low", 0.0), ("high", 1.0)), "poisson": (("lam", 1.0),),
               "integers": (("low", None), ("high", None)), "laplace": (("loc", 0.0), ("scale", 1.0)),
-              "gumbel": (("loc", 0.0), ("scale", 1.0)), "logistic": (("loc", 0.0), ("scale", 1.0))}
+              "gumbel": (("loc", 0.0), ("scale", 1.0)), "logistic": (("loc", 0.0), ("scale", 1.0)),
+              "standard_normal": (), "normal": (("loc", 0.0), ("scale", 1.0))}
 RESULT_DTYPE = {name: np.dtype(np.int64 if name in ("poisson", "integers") else np.float64)
                 for name in PARAMETERS}
 _INT64 = (-(2**63), 2**63 - 1)
@@ -166,6 +169,11 @@ def parameters(method: str, args, kwargs, sample) -> tuple | None:
     float64 (int64 for poisson) result; else None."""
     if method not in PARAMETERS or np.asarray(sample).dtype != RESULT_DTYPE[method]:
         return None
+    if method in ("normal", "standard_normal"):  # NumPy's ziggurat tables, read back from it
+        zig = ziggurat.tables()
+        if zig is None:
+            return None
+        pcg64.ZIGGURAT = zig
     names = [name for name, _ in PARAMETERS[method]] + ["size"]
     if len(args) > len(names) or set(kwargs) - set(names):
         return None

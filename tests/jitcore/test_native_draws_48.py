@@ -387,3 +387,61 @@ def test_laplace_gumbel_logistic(loc, scale):
             got = j_location_scale(b, loc, scale, 30)
             np.testing.assert_equal(got, want)
         _same_state(a, b)
+
+
+def test_ziggurat_tables_read_back_from_numpy():
+    from jitcore import ziggurat
+
+    ki, wi, fi = ziggurat.tables()
+    assert ki[1] == 0 and fi[0] == 1.0 and np.all(np.diff(fi) < 0) and np.all(np.diff(wi[1:]) > 0)
+
+
+def normals(rng, mu, n):
+    if mu > -1e300:  # a traced branch: the draws are made as the code runs
+        return rng.standard_normal(size=n), rng.normal(mu, 1.5, size=(3,))
+    return np.zeros(n), np.zeros(3)
+
+
+j_normals = jc.jit(normals, static_argnames="n")
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_standard_normal_ten_million_draws(seed):
+    # 10 seeds x 10^6: every layer, its edge test and the tail beyond r (~1 in 3600) are hit
+    a, b = _pair(seed)
+    want, got = normals(a, 0.25, 1_000_000), j_normals(b, 0.25, 1_000_000)
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+    _same_state(a, b)
+
+
+def test_normal_in_a_while_loop_with_other_draws(callbacks):
+    def f(rng, mu, n):
+        s = 0.0
+        k = 0
+        while k < n:
+            s += rng.normal(mu, 2.0) + rng.standard_normal() + rng.poisson(mu + 1.0)
+            k += 1
+        return s
+
+    jf = jc.jit(f)
+    for seed in range(5):
+        a, b = _pair(seed)
+        assert jf(b, 0.5, 200) == f(a, 0.5, 200)
+        _same_state(a, b)
+    calls = callbacks[0]
+    assert jf(b, 0.5, 200) == f(a, 0.5, 200)
+    assert callbacks[0] == calls
+    for scale in (-1.0, 0.0):  # NumPy's error, or its draw, through the callback
+        def g(rng, s):
+            return rng.normal(0.0, s) if s < 1 else 0.0
+
+        jg = jc.jit(g)
+        try:
+            want = g(a, scale)
+        except ValueError as e:
+            with pytest.raises(ValueError, match=str(e)):
+                jg(b, scale)
+        else:
+            assert jg(b, scale) == want
+        _same_state(a, b)

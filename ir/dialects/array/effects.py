@@ -17,7 +17,8 @@ from jitcore.ir.opdef import attr, of, one_of
 from jitcore.ir.types import TensorType, i1, i64
 
 # the samplers codegen/pcg64.py draws
-NATIVE_DRAWS = ("random", "uniform", "poisson", "integers", "laplace", "gumbel", "logistic")
+NATIVE_DRAWS = ("random", "uniform", "poisson", "integers", "laplace", "gumbel", "logistic",
+                "standard_normal", "normal")
 
 
 class CallbackOp(ArrayOp):
