@@ -8,11 +8,13 @@ Such a generator's draws go through a *state buffer* (eight uint64 words, ``code
 a hidden input of the compiled function: before the call, after the draws made before it, the
 buffer gets the bit generator's state (``bg.state``: the 128-bit state and increment); the code
 advances its copy as NumPy's C code would; after the call, returning or raising, the generator
-takes the buffer's state back. A draw of another sampler from the same generator is still made
-by NumPy's sampler through a callback, which first gives the generator the buffer's state and
-marks the buffer ``BEHIND``, so that the next native draw reloads it: one stream, in program
-order. A generator passed at two places of one call (``f(rng, rng)``), or one whose bit
-generator is not a PCG64 (``Generator(MT19937())`` passed where a PCG64 one was compiled for),
+takes the buffer's state back. A generator that NumPy's samplers draw from too in the same
+trace (``gamma`` after a native ``normal``) keeps its buffer off (``States.prepare``: handing the
+state over at each such callback costs more than the native draws save); the callbacks can
+still hand it over (``synced``: the generator gets the buffer's state, the buffer is marked
+``BEHIND`` and the next native draw reloads it), should a cost rule ever let them mix. A
+generator passed at two places of one call (``f(rng, rng)``), or one whose bit generator is
+not a PCG64 (``Generator(MT19937())`` passed where a PCG64 one was compiled for),
 has its buffer ``OFF``: every draw calls back, as before.
 """
 
@@ -83,8 +85,14 @@ class States:
 
     def prepare(self) -> None:
         """When the trace is done: a generator the code never draws from itself keeps no
-        buffer (always ``OFF``), and its callbacks skip the bookkeeping (~1 us a draw)."""
+        buffer (always ``OFF``), and its callbacks skip the bookkeeping (~1 us a draw). Nor does
+        one that NumPy's samplers draw from too (a Gibbs step's ``normal`` and ``gamma``): each
+        hand-over between the buffer and the generator (``bg.state`` set, then read back
+        through one more callback) costs more than the native draws save (measured: the Gibbs
+        loop 1.5-2x slower than with callbacks alone). Its native draws then call back."""
         for buffer in self.buffers.values():
+            if buffer.callbacks:
+                buffer.native = False
             if not buffer.native:
                 for number, plain in buffer.callbacks:
                     replace_callback(number, plain)

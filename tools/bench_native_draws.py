@@ -53,6 +53,15 @@ def sir(rng, beta, steps):  # chain of poissons, lam from the state (some >= 10:
     return s
 
 
+def ar1(rng, phi, steps):  # an AR(1) path in a while loop: a normal per step
+    x = 0.0
+    k = 0
+    while k < steps:
+        x = phi * x + rng.normal(0.0, 0.5)
+        k += 1
+    return x
+
+
 def timed(fn, *args, reps=7):
     ts = []
     for _ in range(reps):
@@ -66,7 +75,8 @@ def timed(fn, *args, reps=7):
 cases = [("gibbs normal+gamma 10^4", gibbs, (np.random.default_rng(0).normal(2, 1, 50), 10_000)),
          ("metropolis uniform+random 10^5", metropolis, (100_000,)),
          ("poisson per step 10^4", tau_leap, (np.array([1.5, 4.0, 12.0]), 10_000)),
-         ("SIR two poissons 10^4", sir, (1.5, 10_000))]
+         ("SIR two poissons 10^4", sir, (1.5, 10_000)),
+         ("AR(1) while, normal per step 10^5", ar1, (0.9, 100_000))]
 cases = [c for c in cases if os.environ.get("ONLY", "") in c[0]]
 for name, f, args in cases:
     jf = jc.jit(f)

@@ -1908,11 +1908,11 @@ MUTANTS = [
            "x[i - k + 1:i + 1] if i >= k - 1 else nan: the window's arm given the other arm's "
            "bounds of i, so a long comprehension of it unrolls again (its op count grows with n)",
            ("tests/jitcore/test_loops_not_unrolled_47.py",)),
-    Mutant("native-draw-forgets-the-callback-drew", "jitcore/native_draws.py",
-           "        words[MODE] = BEHIND  # (also when the draw raises: the generator holds the state)",
-           "        words[MODE] = CLEAN",
-           "a callback's draw (normal, gamma) from a generator whose PCG64 state buffer the code "
-           "draws from leaves the buffer marked up to date: the next native draw repeats numbers",
+    Mutant("native-draw-two-buffers-one-stream", "jitcore/native_draws.py",
+           "                    values[first[id(bg)]][MODE] = OFF",
+           "                    pass",
+           "one generator passed at two places (f(rng, rng)) gets two live state buffers, which "
+           "draw the same numbers; the first must be off too",
            ("tests/jitcore/test_native_draws_48.py",)),
     Mutant("pcg64-poisson-ptrs-from-eleven", "codegen/pcg64.py",
            'b.cbranch(b.fcmp_ordered(">=", lam, f64(10.0)), ptrs, small)',
