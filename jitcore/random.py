@@ -25,10 +25,10 @@ every later draw from it, in program order, is made so too; a static loop that p
 it for every step before meeting such a draw is traced again with it live from its start
 (``calltime.Recorder.go_live``). The numbers, the state after the call and NumPy's errors for
 bad parameters are then NumPy's own. From a ``Generator`` whose bit generator is a PCG64,
-``random``, ``uniform``, ``poisson``, ``integers``, ``laplace``, ``gumbel`` and ``logistic``
-so made are drawn by the compiled code itself, bit for bit NumPy's, from a copy of the
-generator's state passed in and out (``native_draws``); the generator's other draws call back
-in step with that copy.
+``random``, ``uniform``, ``standard_normal``, ``normal``, ``poisson``, ``integers``,
+``laplace``, ``gumbel`` and ``logistic`` so made are drawn by the compiled code itself, bit for
+bit NumPy's, from a copy of the generator's state passed in and out (``native_draws``), unless
+other samplers draw from that generator too.
 
 A generator made inside the function with a seed (``np.random.default_rng(0)``) gives the same
 numbers on every call in NumPy: its draws are made while tracing and are constants, except in a
