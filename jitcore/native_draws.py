@@ -97,13 +97,14 @@ class States:
                 for number, plain in buffer.callbacks:
                     replace_callback(number, plain)
         self._used = [(b.slot, b.owner) for b in self.buffers.values() if b.native]
-        self._unused = [b.slot for b in self.buffers.values() if not b.native]
+        self._unused = [(b.slot, b.owner) for b in self.buffers.values() if not b.native]
 
     def fill(self, values: list) -> None:
         """Each buffer, from its bit generator now (after the draws made before the call)."""
-        for k in self._unused:
+        first: dict = {}  # id(bit generator) -> its first buffer (None: an off one's)
+        for k, owner in self._unused:
             values[k] = _OFF_BUFFER
-        first: dict = {}  # id(bit generator) -> its first buffer
+            first[id(_bit_generator(owner))] = None  # (f(rng, rng): its draws call back)
         for k, owner in self._used:
             buffer = np.zeros(WORDS, np.uint64)
             bg = _bit_generator(owner)
@@ -112,7 +113,7 @@ class States:
                 buffer[MODE] = CLEAN
             else:  # two buffers of one stream would each draw the same numbers
                 buffer[MODE] = OFF
-                if id(bg) in first:
+                if first.get(id(bg)) is not None:
                     values[first[id(bg)]][MODE] = OFF
             first.setdefault(id(bg), k)
             values[k] = buffer

@@ -445,3 +445,22 @@ def test_normal_in_a_while_loop_with_other_draws(callbacks):
         else:
             assert jg(b, scale) == want
         _same_state(a, b)
+
+
+def test_one_generator_at_two_places_one_of_them_mixed():
+    def f(rng, other, x, n):
+        s = rng.gamma(x) + other.normal()  # rng: a mixed place (gamma), its buffer off
+        k = 0
+        while k < n:
+            s += other.random() + rng.poisson(x)  # other: native draws only
+            k += 1
+        return s
+
+    jf = jc.jit(f)
+    a, b = _pair(0)
+    assert jf(b, b, 2.0, 30) == f(a, a, 2.0, 30)
+    _same_state(a, b)
+    a2, b2 = _pair(1)
+    assert jf(b, b2, 2.0, 30) == f(a, a2, 2.0, 30)
+    _same_state(a, b)
+    _same_state(a2, b2)
