@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 from llvmlite import ir as ll
 
-from jitcore.codegen import scalar
+from jitcore.codegen import pcg64, scalar
 from jitcore.codegen.errors import CodegenError
 from jitcore.codegen.kernel_body import ZERO_STEP
 from jitcore.codegen.llvm_types import I8, I64, PTR, declare
@@ -219,7 +219,7 @@ class _Planner:
         self.plan.callbacks[op.callback] = tuple(
             (tuple(v.type.shape), numpy_dtype(v.type.element)) for v in op.operands) + tuple(
             (tuple(r.type.shape), numpy_dtype(r.type.element), "out") for r in op.results)
-        return Callback(op.callback, tuple(self.of(v) for v in (*op.operands, *op.results)))
+        return Callback(op.callback, tuple(self.of(v) for v in (*op.operands, *op.results)), op.native)
 
     def launch(self, op: kernel.GenericOp, block, position: int) -> Run:
         # Imported here: jitcore.codegen.cpu's package imports this module (through rowwise),
@@ -612,10 +612,21 @@ class _Entry:
 
     def emit_callback(self, step: Callback) -> None:
         """Call the trampoline on the calling thread, unless an earlier index went out of range
-        (NumPy would have raised before the callback ran); if it raised, stop the call."""
+        (NumPy would have raised before the callback ran); if it raised, stop the call. A
+        native draw draws here, calling back only when its state buffer says so."""
         b = self.b
         zero = ll.Constant(I64, 0)
         self.stop_if(b.icmp_unsigned("!=", self.status_word(0), zero))
+        if step.native is None:
+            self.call_back(step)
+            return
+        *params, out = (self.pointers[s] for s in step.operands[1:])
+        count = math.prod(self.plan.callbacks[step.number][-1][0])
+        pcg64.emit_draw(b, self.fn.module, step.native, self.pointers[step.operands[0]], params, out, count,
+                        lambda: self.call_back(step))
+
+    def call_back(self, step: Callback) -> None:
+        b = self.b
         for k, storage in enumerate(step.operands):
             slot = b.gep(self.callback_data, [ll.Constant(I64, k)], source_etype=PTR)
             b.store(self.pointers[storage], slot)

@@ -138,10 +138,13 @@ class Callback:
     ``callbacks`` (which Python function) and the data pointers of ``operands`` (C-contiguous
     storages; its results' last, which the function fills), on the calling thread. A
     nonzero return (the function raised) stops the call with status ``host.CALLBACK_FAILED``.
-    The operands' shapes and dtypes are the plan's ``callbacks[number]``."""
+    The operands' shapes and dtypes are the plan's ``callbacks[number]``. With ``native`` (a
+    sampler of ``codegen/pcg64.py``) the code draws itself from the state buffer, the first
+    operand, and calls back only when that buffer says so."""
 
     number: int
     operands: tuple[Storage, ...]
+    native: str | None = None
 
 
 @dataclass(frozen=True)

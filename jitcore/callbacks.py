@@ -43,6 +43,11 @@ def register_callback(fn, holds: bool = False, raw: bool = False) -> int:
     return number
 
 
+def replace_callback(number: int, fn) -> None:
+    """Callback ``number`` runs ``fn`` from now on (one of the same kind: raw or not)."""
+    _CALLBACKS[number] = fn
+
+
 # The callbacks (by number) that hold the values of arguments written before a raise, and per
 # thread those values ({argument: value}, the first raise's), for the call to write back.
 _HOLDING: set[int] = set()

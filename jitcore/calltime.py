@@ -256,6 +256,7 @@ class Inputs:
     effects: list = field(default_factory=list)
     contents: list = field(default_factory=list)  # (read, dtype, shape, bytes): small frozen arrays
     groups: list = field(default_factory=list)  # (position, LoopDraws): the draws of a loop's steps
+    states: object = None  # native_draws.States: PCG64 state buffers, filled after the draws
 
     def __bool__(self) -> bool:
         return bool(self.slots or self.guards or self.effects or self.contents or self.groups)
@@ -276,6 +277,8 @@ class Inputs:
         self._actions = sorted([(k, 0, fn) for k, fn in draws] + [(k, -1, fn) for k, fn in self.effects]
                                + [(k, 1, group) for k, group in self.groups], key=lambda a: a[:2])
         self._count = len(self.slots)
+        if self.states is not None:
+            self.states.prepare()
 
     def read(self) -> list | None:
         """The arrays of the array slots (None at draw slots), or None when a global changed
@@ -312,7 +315,14 @@ class Inputs:
                 fn.run(values)
             else:
                 fn(arguments)
+        if self.states is not None:
+            self.states.fill(values)
         return values
+
+    def finish(self, values: list) -> None:
+        """After the call, returned or raised: the generators take their state buffers' state."""
+        if self.states is not None:
+            self.states.finish(values)
 
     def copied(self, hidden: list) -> list:
         """``hidden`` with each unaligned array a contiguous copy (the code's writes are copied
@@ -513,6 +523,7 @@ class Recorder:
         self._live: set = set()
         self._live_from: dict = {}  # a loop's key -> the generators live from its body's start
         self._again: set = set()  # the keys of loops whose body must be traced again
+        self.state_buffers: dict = {}  # native_draws.state_key -> its PCG64 state buffer's tracer
 
     @contextmanager
     def recording(self, trace, block):

@@ -523,9 +523,12 @@ class CallTimeExecutable:
             self.drawn[id(inputs)] = tuple((k, hidden[k].shape, hidden[k].dtype)
                                            for k, slot in enumerate(inputs.slots) if slot[0] == "draw")
         passed = inputs.copied(hidden)
-        if passed is hidden:
-            return executable(list(arrays) + hidden, None if callers is None else list(callers) + hidden)
-        return executable(list(arrays) + passed, list(arrays if callers is None else callers) + hidden)
+        try:
+            if passed is hidden:
+                return executable(list(arrays) + hidden, None if callers is None else list(callers) + hidden)
+            return executable(list(arrays) + passed, list(arrays if callers is None else callers) + hidden)
+        finally:
+            inputs.finish(hidden)
 
     def _stale(self, arrays, callers):
         with self._lock:  # one thread compiles the new variant; the others then find it

@@ -24,7 +24,11 @@ that fills its result), with the run-time values. From that draw on, the generat
 every later draw from it, in program order, is made so too; a static loop that pre-drew from
 it for every step before meeting such a draw is traced again with it live from its start
 (``calltime.Recorder.go_live``). The numbers, the state after the call and NumPy's errors for
-bad parameters are then NumPy's own.
+bad parameters are then NumPy's own. From a ``Generator`` whose bit generator is a PCG64,
+``random``, ``uniform``, ``standard_normal``, ``normal``, ``poisson``, ``integers``,
+``laplace``, ``gumbel`` and ``logistic`` so made are drawn by the compiled code itself, bit for
+bit NumPy's, from a copy of the generator's state passed in and out (``native_draws``), unless
+other samplers draw from that generator too.
 
 A generator made inside the function with a seed (``np.random.default_rng(0)``) gives the same
 numbers on every call in NumPy: its draws are made while tracing and are constants, except in a
@@ -46,7 +50,7 @@ import functools
 
 import numpy as np
 
-from jitcore import calltime, pytree
+from jitcore import calltime, native_draws, pytree
 from jitcore import primitives as prims
 from jitcore.callbacks import operand_reader, register_callback, result_writer
 from jitcore.dtypes import SUPPORTED_DTYPES, ir_type
@@ -357,13 +361,20 @@ def _draw_running(recorder, owner, method: str, args, kwargs):
     if not isinstance(sample, (np.ndarray, np.generic, bool, int, float)) or dtype not in SUPPORTED_DTYPES:
         raise UnsupportedError(f"{label} {where} returns a {type(sample).__name__} of dtype "
                                f"{dtype}, which jitcore cannot use")
+    write = result_writer(np.shape(sample), dtype)
+    sampler = getattr(owner, method)  # a stand-in's forwards to each call's generator
+    # A Generator's draws may go through a PCG64 state buffer that the code draws from itself
+    # (native_draws): its first operand.
+    state = native_draws.state_for(recorder, owner)
+    native = native_draws.parameters(method, args, kwargs, sample) if state is not None else None
+    if native is not None:
+        return _native_draw(recorder, trace, owner, method, state, native, sampler, write, sample)
+    first = 0 if state is None else 1  # the traced arguments' first place among the data pointers
     kept = [None if t else (x.copy() if isinstance(x, np.ndarray) else x) for x, t in zip(leaves, traced)]
     # per traced argument: (its data pointer's place, its place among the leaves, a reader)
-    reads = [(k, i, _run_time_reader(x)) for k, i in enumerate(i for i, t in enumerate(traced) if t)
+    reads = [(first + k, i, _run_time_reader(x)) for k, i in enumerate(i for i, t in enumerate(traced) if t)
              for x in (leaves[i],)]
-    write = result_writer(np.shape(sample), dtype)
-    last = len(reads)  # the result's place among the data pointers
-    sampler = getattr(owner, method)  # a stand-in's forwards to each call's generator
+    last = first + len(reads)  # the result's place among the data pointers
     # arguments that are no containers: rebuilt by position, without unflattening a tree
     flat = len(leaves) == len(args) + len(kwargs)
     names, n = list(kwargs), len(args)
@@ -381,15 +392,48 @@ def _draw_running(recorder, owner, method: str, args, kwargs):
             write(data[last], sampler(*values))
 
     operands = [x.value for x, t in zip(leaves, traced) if t]
-    result = TensorType(np.shape(sample), ir_type(dtype))
-    number = register_callback(run, raw=True)
-    op = trace.builder.create(array.CallbackOp, operands, [result], {"callback": number})
+    plain = run
+    if state is not None:
+        operands.insert(0, state.value)
+        run = native_draws.synced(owner, run)
     sources = frozenset().union(*(x.sources for x, t in zip(leaves, traced) if t))
+    out = _running_result(recorder, trace, owner, run, operands, {}, sample, sources)
+    if state is not None:
+        native_draws.note_draw(recorder, owner, out.value.owner.callback, plain)
+    return out
+
+
+def _running_result(recorder, trace, owner, run, operands, attributes, sample, sources) -> Tracer:
+    """The ``array.callback`` op of a draw made as the code runs, and its result as NumPy's."""
+    result = TensorType(np.shape(sample), ir_type(np.asarray(sample).dtype))
+    number = register_callback(run, raw=True)
+    op = trace.builder.create(array.CallbackOp, operands, [result], {"callback": number, **attributes})
     out = Tracer(op.results[0], trace, sources | {"a random draw"})
     out.scalar = not isinstance(sample, np.ndarray)
     out.weak = type(sample) in (bool, int, float)  # a Python number, as NumPy's scalar draw gives
     recorder.go_live(generator_key(owner))
     return out
+
+
+def _native_draw(recorder, trace, owner, method, state, parameters, sampler, write, sample) -> Tracer:
+    """A draw the code makes itself from the state buffer (``codegen/pcg64.py``), bit for bit
+    NumPy's; its callback draws with NumPy's sampler when the buffer is off (not a PCG64) or
+    the parameters are ones the code leaves to NumPy (bad ones: NumPy raises its error)."""
+    values, size, single = parameters
+    read = operand_reader((), np.dtype(np.int64 if method == "integers" else np.float64))
+    count = len(values)
+
+    def draw(data) -> None:
+        params = [read(data[1 + k]) for k in range(count)]
+        if single:  # integers(high)
+            params = params[1:]
+        write(data[1 + count], sampler(*params) if size is None else sampler(*params, size=size))
+
+    operands = [state.value, *native_draws.operands(trace, method, values)]
+    sources = frozenset().union(*(v.sources for v in values if isinstance(v, Tracer)))
+    native_draws.note_draw(recorder, owner, None)
+    return _running_result(recorder, trace, owner, native_draws.synced(owner, draw), operands,
+                           {"native": method}, sample, sources)
 
 
 def _stand_in(x: Tracer, c):

@@ -1959,6 +1959,29 @@ MUTANTS = [
            "keep) taken for the step's own: the loop is traced, its body once, so appends to the "
            "outer list run once, not once per step",
            ("tests/jitcore/test_compile_time_48.py",)),
+    Mutant("native-draw-two-buffers-one-stream", "jitcore/native_draws.py",
+           "                    values[first[id(bg)]][MODE] = OFF",
+           "                    pass",
+           "one generator passed at two places (f(rng, rng)) gets two live state buffers, which "
+           "draw the same numbers; the first must be off too",
+           ("tests/jitcore/test_native_draws_48.py",)),
+    Mutant("pcg64-poisson-ptrs-from-eleven", "codegen/pcg64.py",
+           'b.cbranch(b.fcmp_ordered(">=", lam, f64(10.0)), ptrs, small)',
+           'b.cbranch(b.fcmp_ordered(">=", lam, f64(11.0)), ptrs, small)',
+           "native poisson draws lam in [10, 11) by multiplication, where NumPy uses PTRS",
+           ("tests/jitcore/test_native_draws_48.py",)),
+    Mutant("pcg64-normal-tail-by-log", "codegen/pcg64.py",
+           'xx = b.fmul(f64(-_NOR_INV_R), self.call("log1p", b.fneg(self.next_double())))',
+           'xx = b.fmul(f64(-_NOR_INV_R), self.call("log", b.fsub(f64(1.0), self.next_double())))',
+           "the normal ziggurat's tail as older NumPy sources write it, log(1 - U), where NumPy "
+           "2.4 calls log1p(-U): a draw beyond r in ~3600 differs in its last bits",
+           ("tests/jitcore/test_native_draws_48.py",)),
+    Mutant("pcg64-next32-keeps-no-half", "codegen/pcg64.py",
+           "b.store(ll.Constant(I64, 1), self.has32)",
+           "b.store(ll.Constant(I64, 0), self.has32)",
+           "native integers of a 32-bit range drop the high half of each 64-bit draw, which "
+           "NumPy's PCG64 keeps for the next 32-bit draw (has_uint32)",
+           ("tests/jitcore/test_native_draws_48.py",)),
 ]
 
 

@@ -1,0 +1,255 @@
+"""Draws that the compiled code makes itself, bit for bit NumPy's, from a ``np.random.Generator``
+whose bit generator is a PCG64 (``np.random.default_rng``'s): ``random``, ``uniform``,
+``poisson``, ``integers`` (int64), ``laplace``, ``gumbel`` and ``logistic`` in a branch, a
+while loop, a loop with a traced trip count, or with parameters computed in the function
+(``jitcore/random.py``'s draws made as the code runs).
+
+Such a generator's draws go through a *state buffer* (eight uint64 words, ``codegen/pcg64.py``),
+a hidden input of the compiled function: before the call, after the draws made before it, the
+buffer gets the bit generator's state (``bg.state``: the 128-bit state and increment); the code
+advances its copy as NumPy's C code would; after the call, returning or raising, the generator
+takes the buffer's state back. A generator that NumPy's samplers draw from too in the same
+trace (``gamma`` after a native ``normal``) keeps its buffer off (``States.prepare``: handing the
+state over at each such callback costs more than the native draws save); the callbacks can
+still hand it over (``synced``: the generator gets the buffer's state, the buffer is marked
+``BEHIND`` and the next native draw reloads it), should a cost rule ever let them mix. A
+generator passed at two places of one call (``f(rng, rng)``), or one whose bit generator is
+not a PCG64 (``Generator(MT19937())`` passed where a PCG64 one was compiled for),
+has its buffer ``OFF``: every draw calls back, as before.
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+
+from jitcore import ziggurat
+from jitcore.callbacks import replace_callback
+from jitcore.codegen import pcg64
+from jitcore.codegen.pcg64 import AHEAD, BEHIND, CLEAN, MODE, OFF, REQUEST
+from jitcore.generator_arguments import GeneratorArgument, kind_of
+from jitcore.ir.dialects.array.effects import NATIVE_DRAWS
+from jitcore.primitives import constant, convert
+from jitcore.tracer import Tracer
+
+WORDS = 8
+_LOW = (1 << 64) - 1
+# sampler -> its parameters (name, default), in NumPy's order
+PARAMETERS = {"random": (), "uniform": (("low", 0.0), ("high", 1.0)), "poisson": (("lam", 1.0),),
+              "integers": (("low", None), ("high", None)), "laplace": (("loc", 0.0), ("scale", 1.0)),
+              "gumbel": (("loc", 0.0), ("scale", 1.0)), "logistic": (("loc", 0.0), ("scale", 1.0)),
+              "standard_normal": (), "normal": (("loc", 0.0), ("scale", 1.0))}
+RESULT_DTYPE = {name: np.dtype(np.int64 if name in ("poisson", "integers") else np.float64)
+                for name in PARAMETERS}
+_INT64 = (-(2**63), 2**63 - 1)
+assert set(PARAMETERS) == set(NATIVE_DRAWS)
+
+
+def _bit_generator(owner):
+    generator = owner.current() if isinstance(owner, GeneratorArgument) else owner
+    return generator.bit_generator
+
+
+def may_be_pcg64(owner) -> bool:
+    """Whether ``owner``'s draws may go through a state buffer: a ``Generator`` (an argument's,
+    whose bit generator each call tells; else one whose bit generator is a PCG64 now)."""
+    if kind_of(owner) is not np.random.Generator:
+        return False
+    return isinstance(owner, GeneratorArgument) or type(owner.bit_generator) is np.random.PCG64
+
+
+def state_key(owner):
+    """One state buffer per place a generator comes from in the traced code."""
+    return owner if isinstance(owner, GeneratorArgument) else id(owner)
+
+
+class _Buffer:
+    """One state buffer: its hidden slot, its generator (or stand-in), whether the code draws
+    from it, and the callbacks of its other draws (number, the draw without the bookkeeping)."""
+
+    __slots__ = ("slot", "owner", "native", "callbacks")
+
+    def __init__(self, slot: int, owner):
+        self.slot, self.owner, self.native, self.callbacks = slot, owner, False, []
+
+
+class States:
+    """The state buffers of one compiled variant."""
+
+    def __init__(self):
+        self.buffers: dict = {}  # state_key -> _Buffer
+
+    def __bool__(self) -> bool:
+        return bool(self.buffers)
+
+    def prepare(self) -> None:
+        """When the trace is done: a generator the code never draws from itself keeps no
+        buffer (always ``OFF``), and its callbacks skip the bookkeeping (~1 us a draw). Nor does
+        one that NumPy's samplers draw from too (a Gibbs step's ``normal`` and ``gamma``): each
+        hand-over between the buffer and the generator (``bg.state`` set, then read back
+        through one more callback) costs more than the native draws save (measured: the Gibbs
+        loop 1.5-2x slower than with callbacks alone). Its native draws then call back."""
+        for buffer in self.buffers.values():
+            if buffer.callbacks:
+                buffer.native = False
+            if not buffer.native:
+                for number, plain in buffer.callbacks:
+                    replace_callback(number, plain)
+        self._used = [(b.slot, b.owner) for b in self.buffers.values() if b.native]
+        self._unused = [(b.slot, b.owner) for b in self.buffers.values() if not b.native]
+
+    def fill(self, values: list) -> None:
+        """Each buffer, from its bit generator now (after the draws made before the call)."""
+        first: dict = {}  # id(bit generator) -> its first buffer (None: an off one's)
+        for k, owner in self._unused:
+            values[k] = _OFF_BUFFER
+            first[id(_bit_generator(owner))] = None  # (f(rng, rng): its draws call back)
+        for k, owner in self._used:
+            buffer = np.zeros(WORDS, np.uint64)
+            bg = _bit_generator(owner)
+            if type(bg) is np.random.PCG64 and id(bg) not in first:
+                load(bg, buffer)
+                buffer[MODE] = CLEAN
+            else:  # two buffers of one stream would each draw the same numbers
+                buffer[MODE] = OFF
+                if first.get(id(bg)) is not None:
+                    values[first[id(bg)]][MODE] = OFF
+            first.setdefault(id(bg), k)
+            values[k] = buffer
+
+    def finish(self, values: list) -> None:
+        """After the call (returned or raised): each generator takes its buffer's state."""
+        for k, owner in self._used:
+            buffer = values[k]
+            if buffer is not None and buffer[MODE] == AHEAD:
+                store(_bit_generator(owner), buffer)
+                buffer[MODE] = CLEAN
+
+
+_OFF_BUFFER = np.zeros(WORDS, np.uint64)  # read by no one: its generator's draws all call back
+_OFF_BUFFER[MODE] = OFF
+_OFF_BUFFER.flags.writeable = False
+
+
+def store(bg, words) -> None:
+    """``bg``'s state made the buffer's (a NumPy array before or after the call, a ctypes array
+    in a callback)."""
+    w = words[:6].tolist() if isinstance(words, np.ndarray) else words[:6]
+    bg.state = {"bit_generator": "PCG64", "state": {"state": w[0] | (w[1] << 64), "inc": w[2] | (w[3] << 64)},
+                "has_uint32": w[4], "uinteger": w[5]}
+
+
+def load(bg, words) -> None:
+    """The buffer's first six words made ``bg``'s state."""
+    s = bg.state
+    state, inc = s["state"]["state"], s["state"]["inc"]
+    words[0:6] = [state & _LOW, state >> 64, inc & _LOW, inc >> 64, s["has_uint32"], s["uinteger"]]
+
+
+def synced(owner, draw):
+    """``draw(data)`` (a callback's body, data[0] the state buffer's address) made on the
+    generator in step with the buffer: a native draw's request to reload the buffer, or a draw
+    by NumPy's sampler from the generator given the buffer's state first."""
+    words_at = (ctypes.c_uint64 * WORDS).from_address
+
+    def run(data) -> None:
+        words = words_at(data[0])
+        mode = words[MODE]
+        if mode >= BEHIND and not words[REQUEST]:  # the generator holds the stream (or is off)
+            draw(data)
+            return
+        bg = _bit_generator(owner)
+        if words[REQUEST]:  # the buffer is behind the generator: reload it, the code draws
+            words[REQUEST] = 0
+            load(bg, words)
+            words[MODE] = CLEAN
+            return
+        if mode == AHEAD:
+            store(bg, words)
+        words[MODE] = BEHIND  # (also when the draw raises: the generator holds the state)
+        draw(data)
+    return run
+
+
+def parameters(method: str, args, kwargs, sample) -> tuple | None:
+    """The sampler's parameters (each a 0-d traced value or a Python number) and size, when the code can
+    draw ``method(*args, **kwargs)`` itself: scalar parameters, no dtype= or out=, NumPy's
+    float64 (int64 for poisson) result; else None."""
+    if method not in PARAMETERS or np.asarray(sample).dtype != RESULT_DTYPE[method]:
+        return None
+    if method in ("normal", "standard_normal"):  # NumPy's ziggurat tables, read back from it
+        zig = ziggurat.tables()
+        if zig is None:
+            return None
+        pcg64.ZIGGURAT = zig
+    names = [name for name, _ in PARAMETERS[method]] + ["size"]
+    if len(args) > len(names) or set(kwargs) - set(names):
+        return None
+    bound = dict(zip(names, args))
+    if set(bound) & set(kwargs):
+        return None
+    bound.update(kwargs)
+    size = bound.get("size")
+    if size is not None and not isinstance(size, (int, np.integer, tuple, list)):
+        return None
+    values = [bound.get(name, default) for name, default in PARAMETERS[method]]
+    single = method == "integers" and values[1] is None  # integers(high): [0, high)
+    if single:
+        values = [0, values[0]]
+    integral = method == "integers"
+    for v in values:
+        if isinstance(v, Tracer):
+            fits = v.dtype.kind in "bi" or (v.dtype.kind == "u" and v.dtype.itemsize < 8)  # int64
+            if v.ndim or not (fits or (not integral and v.dtype.kind in "uf")):
+                return None
+        elif integral:
+            if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or not _INT64[0] <= v <= _INT64[1]:
+                return None
+        elif not isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating)):
+            return None
+    return values, (tuple(size) if isinstance(size, list) else size), single
+
+
+def operands(trace, method: str, values) -> list:
+    """The parameters as 0-d values of the native sampler's types (float64; int64 for
+    ``integers``), its operands after the state buffer."""
+    dtype = np.dtype(np.int64 if method == "integers" else np.float64)
+    out = []
+    for v in values:
+        if isinstance(v, Tracer):
+            out.append(convert(v, dtype).value)
+        else:
+            number = int(v) if isinstance(v, (bool, np.bool_)) else v
+            out.append(constant(trace, np.asarray(number, dtype)).value)
+    return out
+
+
+def state_for(recorder, owner) -> Tracer | None:
+    """The state buffer of ``owner``'s draws in this trace (made at its first draw made as the
+    code runs: a hidden input, filled after the draws before the call), or None when it is no
+    generator whose draws the code may make itself."""
+    if not may_be_pcg64(owner):
+        return None
+    key = state_key(owner)
+    tracer = recorder.state_buffers.get(key)
+    if tracer is None:
+        from jitcore.calltime import layout_class  # (calltime imports tracing, which imports us)
+
+        tracer = recorder._argument(((WORDS,), np.dtype(np.uint64), layout_class.C), ("state",),
+                                    "a random generator's state")
+        if recorder.inputs.states is None:
+            recorder.inputs.states = States()
+        recorder.inputs.states.buffers[key] = _Buffer(len(recorder.inputs.slots) - 1, owner)
+        recorder.state_buffers[key] = tracer
+    return tracer
+
+
+def note_draw(recorder, owner, number: int, plain=None) -> None:
+    """A draw through ``owner``'s buffer: the code's own (``plain`` None), or callback
+    ``number``, which is ``plain`` when the code never draws from that buffer itself."""
+    buffer = recorder.inputs.states.buffers[state_key(owner)]
+    if plain is None:
+        buffer.native = True
+    else:
+        buffer.callbacks.append((number, plain))
