@@ -200,3 +200,16 @@ def test_groups_pack_with_one_compress_store(dtype, name):
     x = np.ones(10**5, dtype)
     text = JITTED[name].lower(x, x > 0).as_text("llvm-opt")
     assert "llvm.masked.compressstore" in text, text[-3000:]
+
+
+def test_the_count_sums_in_int32_and_its_window_reads_it():
+    """The mask's count sums int32 lanes (16 a vector where int64 has 8: half the time), then
+    widens; the head sum's window ends at the widened count (``masked_rows`` reads through
+    ``arith.extsi``), so its tree is NumPy's over the count, not over all n."""
+    f = jc.jit(lambda x, m: x[m].sum())
+    x = np.ones(1000, np.float32)
+    text = f.lower(x, x > 0).as_text("optimized")
+    assert "inits = [0 : i32]" in text and '"arith.extsi"' in text, text
+    x = np.array([1e8, 1.0, -1e8] * 300 + [3.0] * 100, np.float32)
+    m = np.tile([True, True, False, True], 250)
+    _same(x[m].sum(), f(x, m))
