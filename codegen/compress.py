@@ -11,7 +11,7 @@ mark says no one reads (``array.compact`` leaves the slots after the count unspe
 What the groups leave (fewer than ``lanes`` rows, or all of them where an operand is not
 contiguous) runs the scalar loop on from where they stopped. A group is the target's vector
 width (``_vector_bytes``); the register form of the compress plus a whole-vector store measured
-1.3-1.5x slower at 10^5 than the store form here.
+1.2-1.5x slower at 10^5 than the store form here.
 
 Only where the target has AVX-512 (elsewhere LLVM expands the compress lane by lane, a branch
 per lane, no faster than the scalar loop), for 4- and 8-byte elements (``vcompress``'s sizes),
