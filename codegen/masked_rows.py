@@ -85,7 +85,7 @@ def _affine(v: Value, inputs: dict[int, Input]) -> Affine | None:
     if name == "arith.constant":
         value = _constant(v)
         return ({}, value) if isinstance(value, int) and not isinstance(value, bool) else None
-    if name in ("arith.bitcast", "arith.index_cast"):
+    if name in ("arith.bitcast", "arith.index_cast", "arith.extsi"):  # (the same integer)
         return _affine(owner.operands[0], inputs)
     if name in ("arith.addi", "arith.subi", "arith.muli"):
         x, y = (_affine(u, inputs) for u in owner.operands)

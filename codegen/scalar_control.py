@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from llvmlite import ir as ll
 
+from jitcore.codegen import compress
 from jitcore.codegen.llvm_types import I64
 from jitcore.codegen.loops import static_value
 from jitcore.ir.core import Operation
@@ -60,6 +61,11 @@ def _for(body, op: scf.ForOp, values: dict, emit_ops: EmitOps) -> list[ll.Value]
     lb, ub = (_sized_bound(body.sizes, v) for v in (lb, ub))
     if kernel.checks_step(op):
         body.record_zero_step(step)
+    inits = [values[id(v)] for v in op.inits]
+    if op.attributes.get("compaction"):  # whole vector groups first, where they pack
+        resumed = compress.compressed_groups(body, op, lb, ub, *inits)
+        if resumed is not None:
+            lb, inits = resumed[0], [resumed[1]]
     entry = b.block
     header = b.append_basic_block("for.header")
     loop = b.append_basic_block("for.body")
@@ -69,9 +75,9 @@ def _for(body, op: scf.ForOp, values: dict, emit_ops: EmitOps) -> list[ll.Value]
     iv = b.phi(lb.type, "iv")
     iv.add_incoming(lb, entry)
     carried = []
-    for v in op.inits:
-        phi = b.phi(values[id(v)].type)
-        phi.add_incoming(values[id(v)], entry)
+    for v in inits:
+        phi = b.phi(v.type)
+        phi.add_incoming(v, entry)
         carried.append(phi)
     b.cbranch(_continues(b, iv, ub, step), loop, exit_)
     b.position_at_end(loop)

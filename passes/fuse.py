@@ -542,6 +542,8 @@ class _Assembly:
                     if n_in + k in consumer.indexed]
         if indexed:
             attrs["indexed"] = tuple(indexed)
+        if consumer.fills:  # (by result: the operands' renumbering leaves it as it is)
+            attrs["fills"] = tuple(consumer.fills)
         op = kernel.GenericOp(self.operands, consumer.result_types, attrs, [Region([self.block])])
         return Builder.before_op(consumer).insert(op)
 

@@ -1832,6 +1832,12 @@ MUTANTS = [
            "array.compact's dense loop counts every row, kept or not (x[mask] returns the "
            "first rows instead of the kept ones)",
            ("tests/test_data_dependent_length.py", "tests/test_data_dependent_length_b.py")),
+    Mutant("compress-groups-count-every-lane", "codegen/compress.py",
+           "kept = b.zext(b.call(popcount, [b.bitcast(keep, ll.IntType(lanes))]), I64)",
+           "kept = I64(lanes)",
+           "the compaction's vector groups advance the count by the group's width, not by its "
+           "kept elements (x[m].sum() and x[m] leave gaps where rows were dropped)",
+           ("tests/jitcore/test_masked_sum_speed_48.py",)),
     Mutant("outside-arrays-read-concrete", "jitcore/calltime.py",
            "        if not self.reads_as_inputs:\n            return value\n",
            "        if True:\n            return value\n",

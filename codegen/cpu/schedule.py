@@ -756,6 +756,8 @@ class _Schedule:
             for d, k in coefficients.items():
                 term = (self.body.load(d.operand, ivs, self.op.operands[d.operand])
                         if isinstance(d, Input) else ivs[d])
+                if term.type != value.type:  # a narrower integer input (an int32 count)
+                    term = b.sext(term, value.type)
                 value = b.add(value, b.mul(term, extent(k)))
             return value
 

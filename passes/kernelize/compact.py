@@ -1,16 +1,18 @@
 """The kernel form of ``array.compact``: one pass over the rows, each kept one written at the
 running count of kept rows before it, NumPy's ``nonzero`` loops.
 
-Where the mask is dense the write is unconditional (no branch on the mask, which a random
-mask would mispredict half the time): a dropped row lands at the slot the next kept row then
-overwrites, so slot ``j`` ends as the ``j``-th kept row and the rows after the count hold
-whatever was written last there (``array.compact`` leaves them unspecified); the count never
-passes the row's own number, so every write is in range. Where fewer than one row in
-``SPARSE`` is kept (the count is the op's operand) a branch skips the dropped rows (it is
-mostly predicted right, and writes nothing for them) and the loop stops at the last kept row:
-nothing kept, no loop. The pass is a scalar ``scf.for`` in a kernel with
-no iteration space (docs/control-flow.md §5), a loop whose trip count is the mask's length: a
-run-time extent where the function is size-generic, so other sizes reuse the code.
+The write is unconditional (no branch on the mask, which a random mask would mispredict half
+the time): a dropped row lands at the slot the next kept row then overwrites, so slot ``j``
+ends as the ``j``-th kept row and the rows after the count hold whatever was written last
+there (``array.compact`` leaves them unspecified); the count never passes the row's own
+number, so every write is in range. The loop is marked ``compaction``, which says both: a
+target may then store whole vector groups at the count (``codegen/compress.py``, on
+AVX-512). Nothing kept (the count is the op's operand), no loop. Until maskedsum48 a mask
+with fewer than one kept row in 16 took a loop that branched on each row and stopped at the
+last kept one; it measured 3x slower than the vector groups at 1% kept, and slower than this
+scalar loop too, so it went. The pass is a scalar ``scf.for`` in a kernel with no iteration
+space (docs/control-flow.md §5), a loop whose trip count is the mask's length: a run-time
+extent where the function is size-generic, so other sizes reuse the code.
 """
 
 from __future__ import annotations
@@ -25,17 +27,14 @@ from jitcore.passes.kernelize.complex import ComplexEmitter
 from jitcore.passes.kernelize.scalar import reduction_init
 
 
-def _for(e: ComplexEmitter, ub: int, inits: list[Value], body) -> list[Value]:
+def _for(e: ComplexEmitter, ub: int, inits: list[Value], body, attributes=None) -> list[Value]:
     """``scf.for`` from 0 to ``ub`` by 1; ``body(e, iv, carried)`` returns the next carried."""
     block = Block((index, *(v.type for v in inits)))
     inner = ComplexEmitter(Builder(block))
     inner.b.create(scf.YieldOp, list(body(inner, block.args[0], list(block.args[1:]))))
     bounds = [e.const(0, index), e.const(ub, index), e.const(1, index)]
-    return list(e.b.create(scf.ForOp, [*bounds, *inits], [v.type for v in inits], None,
+    return list(e.b.create(scf.ForOp, [*bounds, *inits], [v.type for v in inits], attributes,
                            [Region([block])]).results)
-
-
-SPARSE = 16  # below one kept row in this many, a branch per row is mostly predicted right
 
 
 def compact(op: array.CompactOp) -> kernel.GenericOp:
@@ -59,41 +58,15 @@ def compact(op: array.CompactOp) -> kernel.GenericOp:
             write(e, i, k)
             kept = _extract(e, mask, [i])
             return [e.op("arith.addi", k, e.select(kept, e.const(1, index), e.const(0, index)))]
-        _for(e, n, [e.const(0, index)], step)
-
-    def sparse(e):  # until the last kept row: none at all when nothing is kept
-        def go_on(e, carried):
-            return e.op("arith.cmpi", carried[1], kept_rows, result=i1, predicate="slt")
-
-        def step(e, carried):
-            i, k = carried
-            kept = _extract(e, mask, [e.op("arith.bitcast", i, result=index)])
-            _if(e, kept, lambda e: write(e, e.op("arith.bitcast", i, result=index),
-                                         e.op("arith.bitcast", k, result=index)))
-            return [e.op("arith.addi", i, e.const(1, i64)),
-                    e.op("arith.addi", k, e.select(kept, e.const(1, i64), e.const(0, i64)))]
-        _while(e, [e.const(0, i64), e.const(0, i64)], go_on, step)
+        # the count never passes the position: a target may store whole vector groups at it
+        _for(e, n, [e.const(0, index)], step, {"compaction": True})
 
     e = kb.emit
-    few = e.op("arith.cmpi", e.op("arith.muli", kept_rows, e.const(SPARSE, i64)), e.const(n, i64),
-               result=i1, predicate="slt")
-    _if(e, few, sparse, dense)
+    _if(e, e.op("arith.cmpi", kept_rows, e.const(0, i64), result=i1, predicate="sgt"), dense)
     generic = kb.finish(op, [op.result_type], [AffineMap(0, ())], [], [], domain=[],
                         indexed_results=[0])
     generic.attributes["fills"] = (0,)  # no copy: only the rows before the count are read
     return generic
-
-
-def _while(e: ComplexEmitter, inits: list[Value], cond, body) -> list[Value]:
-    """``scf.while``: ``cond(e, carried)`` gives the i1 to go on, ``body`` the next carried."""
-    types = tuple(v.type for v in inits)
-    cond_block, body_block = Block(types), Block(types)
-    c = ComplexEmitter(Builder(cond_block))
-    c.b.create(scf.ConditionOp, [cond(c, list(cond_block.args))])
-    b = ComplexEmitter(Builder(body_block))
-    b.b.create(scf.YieldOp, list(body(b, list(body_block.args))))
-    return list(e.b.create(scf.WhileOp, list(inits), list(types), None,
-                           [Region([cond_block]), Region([body_block])]).results)
 
 
 def _if(e: ComplexEmitter, cond: Value, then_body, else_body=None) -> None:
