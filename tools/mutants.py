@@ -1908,6 +1908,12 @@ MUTANTS = [
            "x[i - k + 1:i + 1] if i >= k - 1 else nan: the window's arm given the other arm's "
            "bounds of i, so a long comprehension of it unrolls again (its op count grows with n)",
            ("tests/jitcore/test_loops_not_unrolled_47.py",)),
+    Mutant("taken-over-buffer-judged-by-its-view", "codegen/host.py",
+           "        value = _viewed(op.operands[source])",
+           "        value = op.operands[source]",
+           "a solve's vector right-hand side, reshaped to a column in the arm after an "
+           "if ...: break, judged dead by the view's place: g read after the solve holds p",
+           ("tests/jitcore/test_wrong_answers_48.py",)),
 ]
 
 

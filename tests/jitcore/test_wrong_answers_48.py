@@ -1,0 +1,244 @@
+"""Silent wrong answers new users found (session 48), each against plain Python + NumPy.
+
+- An op whose result starts as a copy of an operand (``np.linalg.solve``'s right-hand side, a
+  scatter's array) may take the operand's buffer over when nothing reads the operand after it.
+  A vector right-hand side is reshaped to a column first, and that view's place said how long
+  the buffer lived: after an ``if ...: break`` (or ``continue``) the rest of the loop body is an
+  arm of its own, the view was made in the arm while its vector was made before it, so the
+  vector's later reads (``out += g``, after the loop, the next iteration) saw the solution.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import jitcore as jc
+
+
+def same(a, b, exact=False):
+    assert type(a) is type(b), (type(a), type(b))
+    if isinstance(a, np.ndarray):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        if exact:
+            np.testing.assert_array_equal(a, b)
+        else:
+            np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+    elif isinstance(a, (tuple, list)):
+        assert len(a) == len(b)
+        for x, y in zip(a, b):
+            same(x, y, exact)
+    elif isinstance(a, float):
+        assert a == b if exact else abs(a - b) <= 1e-10 * max(1.0, abs(a))
+    else:
+        assert a == b
+
+
+def check(f, *args, exact=False):
+    """``f`` under jit gives Python's result, and leaves its arguments as Python does."""
+    py_args, jit_args = copy.deepcopy(args), copy.deepcopy(args)
+    expected = f(*py_args)
+    got = jc.jit(f)(*jit_args)
+    same(expected, got, exact)
+    same(list(py_args), list(jit_args), exact=True)
+    return got
+
+
+H = np.array([[2.0, 0.5], [0.5, 4.0]])
+X = np.array([1.0, 3.0])
+
+
+# -- 1. an operand whose buffer an op may take over, read after the op ---------------------
+
+def solve_break(x, H, n):
+    out = np.zeros(2)
+    for k in range(n):
+        g = x + k
+        if g[0] > 1e10:
+            break
+        p = np.linalg.solve(H, g)  # noqa: F841 (the report's form: p unused)
+        out += g
+    return out
+
+
+def solve_continue(x, H, n):
+    out = np.zeros(2)
+    acc = np.zeros(2)
+    for k in range(n):
+        g = x + k
+        if g[1] > 5.5:
+            continue
+        p = np.linalg.solve(H, g)  # noqa: F841 (the report's form: p unused)
+        out += g
+        acc += p
+    return out, acc
+
+
+def solve_while_break(x, H, n):
+    out = np.zeros(2)
+    k = 0
+    while k < n:
+        g = x * 0.5 + k
+        k += 1
+        if g[0] > 1e10:
+            break
+        p = np.linalg.solve(H, g)  # noqa: F841 (the report's form: p unused)
+        out = out + g @ p - g
+    return out
+
+
+def solve_after_loop(x, H, n):
+    g = x.copy()
+    for k in range(n):
+        g = x + k
+        if g[0] > 1e10:
+            break
+        p = np.linalg.solve(H, g)  # noqa: F841 (the report's form: p unused)
+    return g
+
+
+def solve_next_iteration(x, H, n):
+    g = x.copy()
+    total = np.zeros(2)
+    for _ in range(n):
+        if g[0] > 1e10:
+            break
+        p = np.linalg.solve(H, g)  # noqa: F841 (the report's form: p unused)
+        total += p
+        g = g + 1.0      # the next step reads the g the solve was given
+    return g, total
+
+
+def solve_dot_gradient(x, H, n):
+    # a Newton step reusing the gradient: the form the report's trust-region program had
+    step = 0.0
+    for k in range(n):
+        g = H @ x - k
+        if np.abs(g).max() < 1e-300:
+            break
+        p = -np.linalg.solve(H, g)
+        step += g @ p
+    return step
+
+
+def solve_nested_ifs(x, H, n):
+    out = np.zeros(2)
+    for k in range(n):
+        g = x + k
+        if g[0] > 1e10:
+            break
+        if g[1] > 2.0:
+            if g[0] > 0.0:
+                p = np.linalg.solve(H, g)
+                out += p
+        out += g
+    return out
+
+
+PROGRAMS = [solve_break, solve_continue, solve_while_break, solve_after_loop,
+            solve_next_iteration, solve_dot_gradient, solve_nested_ifs]
+
+
+@pytest.mark.parametrize("f", PROGRAMS, ids=lambda f: f.__name__)
+def test_solve_keeps_its_vector_right_hand_side(f):
+    check(f, X, H, 5)
+
+
+@pytest.mark.parametrize("f", PROGRAMS, ids=lambda f: f.__name__)
+def test_solve_keeps_its_vector_right_hand_side_zero_steps(f):
+    check(f, X, H, 0)
+
+
+def other_linalg(x, A, n):
+    out = np.zeros(2)
+    for k in range(n):
+        g = x + k
+        M = A + k
+        if g[0] > 1e10:
+            break
+        p = np.linalg.lstsq(M, g, rcond=None)[0]
+        Mi = np.linalg.inv(M)
+        L = np.linalg.cholesky(M)
+        q, r = np.linalg.qr(M)
+        c = np.linalg.solve(M, g[:, None])
+        out += g + M.sum(axis=0) + 0.0 * (p + Mi[0] + L[1] + q[0] + r[0] + c[:, 0])
+    return out
+
+
+def ufunc_reuse(x, n):
+    out = np.zeros(2)
+    for k in range(n):
+        g = x + k
+        if g[0] > 1e10:
+            continue
+        h = np.sqrt(g.reshape(2, 1))   # a view of g, read by an op made after the break
+        g2 = g.reshape(1, 2)
+        g2[0, 0] = -1.0
+        out += g + h[:, 0] + g2[0]
+    return out
+
+
+def scatter_in_arm(x, n):
+    out = np.zeros(3)
+    for k in range(n):
+        g = x + k
+        if g[0] > 1e10:
+            break
+        v = g.reshape(3)
+        v[1] = 0.0                      # a write through the view: NumPy writes g too
+        out += g + v
+    return out
+
+
+def test_other_decompositions_keep_their_operands():
+    A = np.array([[4.0, 1.0], [1.0, 3.0]])
+    check(other_linalg, X, A, 4)
+
+
+def test_views_written_after_a_break():
+    check(ufunc_reuse, X, 3, exact=True)
+    check(scatter_in_arm, np.array([1.0, 2.0, 3.0]), 3, exact=True)
+
+
+def branch_result_in_view(x, n):
+    out = np.zeros(2)
+    for k in range(n):
+        g = x + k
+        if g[0] > 1e10:
+            break
+        h = g.reshape(2, 1)
+        if g[1] > 4.5:
+            h = h * 2.0
+        out += h[:, 0] + g
+    return out
+
+
+def test_an_if_result_does_not_take_over_a_view_of_a_live_value():
+    check(branch_result_in_view, X, 4, exact=True)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.floats(-10, 10, allow_nan=False), min_size=3, max_size=3),
+       st.integers(0, 6), st.floats(-5, 20))
+def test_solve_in_loops_with_exits_hypothesis(x, n, limit):
+    x = np.array(x)
+    A = np.array([[3.0, 0.5, 0.1], [0.5, 4.0, 0.2], [0.1, 0.2, 5.0]])
+
+    def f(x, A, n, limit):
+        out = np.zeros(3)
+        g = x.copy()
+        for k in range(n):
+            g = x + k
+            if g[0] > limit:
+                break
+            if g[1] < -limit:
+                continue
+            p = np.linalg.solve(A, g)
+            out += g - A @ p
+        return out, g
+
+    check(f, x, A, n, limit)
