@@ -150,6 +150,8 @@ def emit(b: ll.IRBuilder, op: Operation, args: list[ll.Value], precision: Precis
         return _intrinsic(b, "llvm.ctpop", args)
     if name == "math.gcdui":
         return _gcd_unsigned(b, *args)
+    if name == "math.powf" and op.attributes.get("libm") and not precision.nvptx:
+        return _libm_pow(b, args)
     if name == "math.powf" and _constant_exponent(op) == 3.0 and not isinstance(args[0].type, ll.HalfType):
         return _cube(b, args[0])
     if name.startswith("math."):
@@ -230,6 +232,25 @@ def _libm_call(b: ll.IRBuilder, name: str, args: list[ll.Value]) -> ll.Value:
     if fn is None:
         fn = ll.Function(b.module, ll.FunctionType(t, [t] * len(args)), symbol)
     return b.call(fn, args)
+
+
+def _libm_pow(b: ll.IRBuilder, args: list[ll.Value]) -> ll.Value:
+    """The C library's ``pow`` (``powf`` for float32; half powers in float, as NumPy's half
+    scalars): NumPy's and Python's scalar power, bit for bit. ``nobuiltin``, so LLVM does not
+    rewrite pow(x, 2.0) as x * x, which is what the call is there not to be (llvmlite takes the
+    attribute on the declaration, and LLVM reads a callee's as the call's)."""
+    half = isinstance(args[0].type, ll.HalfType)
+    if half:
+        args = [b.fpext(a, ll.FloatType()) for a in args]
+    t = args[0].type
+    symbol = "powf" if isinstance(t, ll.FloatType) else "pow"
+    fn = b.module.globals.get(symbol)
+    if fn is None:
+        fn = ll.Function(b.module, ll.FunctionType(t, [t, t]), symbol)
+        for name in ("nobuiltin", "readnone", "nounwind"):  # errno aside, pow has no effects:
+            fn.attributes.add(name)  # LLVM may hoist it out of a loop (x * x[0] ** 2)
+    out = b.call(fn, args)
+    return _float_to_half(b, out) if half else out
 
 
 def _gcd_unsigned(b: ll.IRBuilder, x: ll.Value, y: ll.Value) -> ll.Value:

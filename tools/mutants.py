@@ -1914,6 +1914,12 @@ MUTANTS = [
            "a solve's vector right-hand side, reshaped to a column in the arm after an "
            "if ...: break, judged dead by the view's place: g read after the solve holds p",
            ("tests/jitcore/test_wrong_answers_48.py",)),
+    Mutant("scalar-power-takes-array-forms", "passes/canonicalize.py",
+           "    if op.attributes.get(\"libm\"):\n        return None  # C's pow of a scalar",
+           "    if False:\n        return None  # C's pow of a scalar",
+           "(x[0] - 1) ** 2 of a NumPy scalar rewritten as x * x: one ULP from NumPy's scalar "
+           "math, which is C's pow(), for about 1 in 1200 float64s",
+           ("tests/jitcore/test_wrong_answers_48.py",)),
 ]
 
 
