@@ -333,3 +333,14 @@ def test_arrays_keep_numpys_array_forms_and_integers_stay_exact():
     check(array_squares, x, exact=True)
     check(lambda a: (a[0] ** 2, a[1] ** 3, a ** 2), np.array([3, -7, 11]), exact=True)  # noqa: E731
     check(lambda a: a ** 2, np.array(0.6666666739422462 - 1), exact=True)  # noqa: E731 (0-d: square)
+
+
+def test_math_pow_is_pow_also_under_vectorize():
+    import math
+    x = np.random.default_rng(3).uniform(-3, 3, 100_000)
+    x = x[np.array([v ** 2 != v * v for v in x])][:40]
+
+    def f(x):
+        return [math.pow(x[i], 2) for i in range(8)], np.vectorize(lambda v: math.pow(v, 2))(x)
+
+    check(f, x, exact=True)
