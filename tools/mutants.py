@@ -1920,6 +1920,12 @@ MUTANTS = [
            "(x[0] - 1) ** 2 of a NumPy scalar rewritten as x * x: one ULP from NumPy's scalar "
            "math, which is C's pow(), for about 1 in 1200 float64s",
            ("tests/jitcore/test_wrong_answers_48.py",)),
+    Mutant("hasattr-asks-the-tracer", "jitcore/autograph/expressions.py",
+           "    return hasattr(x, name) if t is None else hasattr(t, name)",
+           "    return hasattr(x, name)",
+           "hasattr(lr, 'dtype') of a Python float argument True, as of an array: "
+           "'if not hasattr(f, \"__iter__\"): f = [f]' skipped, then len() of a 0-d array",
+           ("tests/jitcore/test_wrong_answers_48.py",)),
 ]
 
 

@@ -344,3 +344,67 @@ def test_math_pow_is_pow_also_under_vectorize():
         return [math.pow(x[i], 2) for i in range(8)], np.vectorize(lambda v: math.pow(v, 2))(x)
 
     check(f, x, exact=True)
+
+
+# -- 3. hasattr/getattr of a traced value answer as the value it stands for ------------------
+
+# (not a Python number's own methods, bit_length or is_integer: those make the number static)
+NAMES = ("dtype", "shape", "ndim", "item", "__len__", "__iter__", "__getitem__", "real",
+         "imag", "conjugate", "T", "size", "__array__", "astype", "reshape")
+
+
+def probe_attributes(x, v):
+    return tuple(hasattr(v, n) for n in NAMES), tuple(getattr(v, n, None) is None for n in NAMES)
+
+
+VALUES = {"float": 0.1, "int": 3, "bool": True, "np.float64": np.float64(0.25),
+          "np.float32": np.float32(1.5), "np.int64": np.int64(7), "array": np.arange(3.0),
+          "0-d array": np.array(2.0)}
+
+
+@pytest.mark.parametrize("kind", VALUES)
+def test_hasattr_and_getattr_answer_as_the_value_would(kind):
+    check(probe_attributes, np.ones(3), VALUES[kind])
+
+
+def test_hasattr_of_computed_values():
+    def f(x, lr):
+        s, e, m = x.sum(), x[0], x * lr
+        return tuple(hasattr(v, n) for v in (s, e, m, lr * 2, lr + e) for n in NAMES)
+
+    check(f, np.arange(4.0), 0.5)
+    check(f, np.arange(4.0), 2)
+
+
+def scale_layers(x, factors):
+    if not hasattr(factors, "__iter__"):
+        factors = [factors]
+    for f in factors:
+        x = x * f
+    return x, len(factors)
+
+
+@pytest.mark.parametrize("factors", [2.0, 3, [2.0, 0.5], (1.5,)])
+def test_a_single_value_or_a_list(factors):
+    check(scale_layers, np.ones(3), factors)
+
+
+def test_getattr_without_a_default_raises_pythons_error():
+    def f(x, lr, name="dtype"):
+        return getattr(lr, name)
+
+    check(f, np.ones(2), 0.5)      # AttributeError, as Python's
+    check(f, np.ones(2), np.float64(0.5))
+
+
+def test_lr_sniffing_takes_pythons_branch():
+    def step(w, g, lr):
+        if hasattr(lr, "dtype"):
+            lr = lr.astype(w.dtype)
+        else:
+            lr = float(lr) * 2.0
+        return w - lr * g
+
+    w, g = np.ones(3, np.float32), np.arange(3, dtype=np.float32)
+    check(step, w, g, 0.1)
+    check(step, w, g, np.float32(0.1))
