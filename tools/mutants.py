@@ -1926,6 +1926,12 @@ MUTANTS = [
            "hasattr(lr, 'dtype') of a Python float argument True, as of an array: "
            "'if not hasattr(f, \"__iter__\"): f = [f]' skipped, then len() of a 0-d array",
            ("tests/jitcore/test_wrong_answers_48.py",)),
+    Mutant("glibc-square-fast-path-too-wide", "codegen/scalar.py",
+           "_NEAR = 0.4 * 2.0 ** -52",
+           "_NEAR = 0.6 * 2.0 ** -52",
+           "x[0] ** 2 taken as x * x also where the exact square is near a rounding boundary, "
+           "where glibc's pow may round the other way",
+           ("tests/jitcore/test_wrong_answers_48.py",)),
 ]
 
 

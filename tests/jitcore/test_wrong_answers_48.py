@@ -328,6 +328,18 @@ def test_squares_where_pow_is_not_the_product(dtype):
             check(python_float_powers, np.ones(2), v, exact=True)
 
 
+def test_squares_over_many_magnitudes():
+    """The square's fast path (``x * x`` where glibc's pow is known to give it) at every scale:
+    binade edges, near over- and underflow, subnormal squares."""
+    rng = np.random.default_rng(4)
+    x = np.concatenate([rng.standard_normal(4000) * 10.0 ** rng.integers(-170, 170, 4000),
+                        np.exp2(rng.integers(-540, 512, 500).astype(float)),
+                        np.nextafter(np.exp2(rng.integers(-540, 512, 500).astype(float)), 0),
+                        [1.3407807929942596e154, 1.3407807929942597e154, 1e-162, 2.2e-308]])
+    with np.errstate(all="ignore"):
+        check(squares_one_by_one, x, exact=True)
+
+
 def test_arrays_keep_numpys_array_forms_and_integers_stay_exact():
     x = np.random.default_rng(2).uniform(-3, 3, 101)
     check(array_squares, x, exact=True)
