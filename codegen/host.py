@@ -255,7 +255,7 @@ class _Planner:
             return None  # (two results copying one input are a sort's two buffers)
         if any(name in op.attributes for name in _OWN_CODE):
             return None
-        value = op.operands[source]
+        value = _viewed(op.operands[source])
         storage = self.of(value)
         if storage.kind != "buffer":
             return None
@@ -366,7 +366,7 @@ class _Planner:
             # an arm passing on a value that dies at the if (an early return's result so far,
             # the loop's carry) keeps it where it is: only the other arm copies
             one = next((self.of(v) for v in reversed(values)
-                        if _defined_in(v, op.parent) and self.of(v).kind == "buffer"
+                        if _defined_in(_viewed(v), op.parent) and self.of(v).kind == "buffer"
                         and self.of(v) not in storages and self._dead_after(self.of(v), op)), None)
             storages[k] = one if one is not None else self.buffer_for(op.results[k])
         for r, storage in zip(op.results, storages):
@@ -395,6 +395,16 @@ def _reads_before_writes(op: kernel.GenericOp, source: int, k: int) -> bool:
             return False
         written = written or (inner.op_name == "kernel.insert" and inner.attributes.get("result") == k)
     return True
+
+
+def _viewed(value):
+    """The value whose buffer ``value`` is a view of: through its reshapes, which share the
+    buffer. Where that value is defined, not the view, says how long the buffer lives: a view
+    made in an arm (``solve(H, g)`` after an ``if ...: break``, its ``g`` reshaped to a column
+    there) of a value that the code after the arm still reads must not be written in place."""
+    while not isinstance(value, BlockArgument) and isinstance(value.owner, array.ReshapeOp):
+        value = value.owner.operands[0]
+    return value
 
 
 def _defined_in(value, block) -> bool:

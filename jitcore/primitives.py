@@ -401,7 +401,10 @@ def ufunc(fn: np.ufunc, *operands, scalar_math: bool = False) -> Tracer:
     if kind == "pow" and out_dtype in (np.float32, np.float64) and not scalar_math:
         out = _real_power(*args, operands[1])
     else:
-        out = _emit(trace, op_cls, args, TensorType(shape, ir_type(out_dtype)))
+        # a power of scalars is C's pow(), as NumPy's scalar math and Python's float power:
+        # (x[0] - 1) ** 2 is not always (x[0] - 1) * (x[0] - 1), nor the math library's pow
+        libm = {"libm": True} if kind == "pow" and scalar_math and out_dtype.kind == "f" else None
+        out = _emit(trace, op_cls, args, TensorType(shape, ir_type(out_dtype)), libm)
     # Weak in, weak out (as in JAX): x * (s * 2) stays float32 for a Python scalar s.
     out.weak = all(getattr(x, "weak", False) or type(x) in (int, float, complex) for x in operands)
     out.fortran = fortran_layout(operands, out.shape)

@@ -208,6 +208,8 @@ def _power_of_constant(op: Operation) -> list | None:
       modulo 2**bits as the power loop's do, so any order of them gives the loop's answer (and
       0 ** 0 is 1, as NumPy). A negative exponent keeps the op (NumPy rejects a constant one).
     """
+    if op.attributes.get("libm"):
+        return None  # C's pow of a scalar, as NumPy's scalar math: its bits, not the forms
     x, e = op.operands
     c = _splat_value(e)
     t = op.result_types[0]

@@ -1988,6 +1988,30 @@ MUTANTS = [
            "native integers of a 32-bit range drop the high half of each 64-bit draw, which "
            "NumPy's PCG64 keeps for the next 32-bit draw (has_uint32)",
            ("tests/jitcore/test_native_draws_48.py",)),
+    Mutant("taken-over-buffer-judged-by-its-view", "codegen/host.py",
+           "        value = _viewed(op.operands[source])",
+           "        value = op.operands[source]",
+           "a solve's vector right-hand side, reshaped to a column in the arm after an "
+           "if ...: break, judged dead by the view's place: g read after the solve holds p",
+           ("tests/jitcore/test_wrong_answers_48.py",)),
+    Mutant("scalar-power-takes-array-forms", "passes/canonicalize.py",
+           "    if op.attributes.get(\"libm\"):\n        return None  # C's pow of a scalar",
+           "    if False:\n        return None  # C's pow of a scalar",
+           "(x[0] - 1) ** 2 of a NumPy scalar rewritten as x * x: one ULP from NumPy's scalar "
+           "math, which is C's pow(), for about 1 in 1200 float64s",
+           ("tests/jitcore/test_wrong_answers_48.py",)),
+    Mutant("hasattr-asks-the-tracer", "jitcore/autograph/expressions.py",
+           "    return hasattr(x, name) if t is None else hasattr(t, name)",
+           "    return hasattr(x, name)",
+           "hasattr(lr, 'dtype') of a Python float argument True, as of an array: "
+           "'if not hasattr(f, \"__iter__\"): f = [f]' skipped, then len() of a 0-d array",
+           ("tests/jitcore/test_wrong_answers_48.py",)),
+    Mutant("glibc-square-fast-path-too-wide", "codegen/scalar.py",
+           "_NEAR = 0.4 * 2.0 ** -52",
+           "_NEAR = 0.6 * 2.0 ** -52",
+           "x[0] ** 2 taken as x * x also where the exact square is near a rounding boundary, "
+           "where glibc's pow may round the other way",
+           ("tests/jitcore/test_wrong_answers_48.py",)),
 ]
 
 

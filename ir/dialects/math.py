@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from jitcore.ir.dialects.arith import FloatOp, FloatUnaryOp, IntOp, IntUnaryOp
+from jitcore.ir.opdef import attr, of
 
 
 class SinOp(FloatUnaryOp):
@@ -113,8 +114,11 @@ class AbsiOp(IntUnaryOp):
     name = "math.absi"
     __slots__ = ()
 class PowfOp(FloatOp):
+    """``pow(x, y)``; ``libm``: the C library's own ``pow``/``powf``, bits and all (NumPy's and
+    Python's scalar ``**``), which no rewrite may replace by the forms it equals."""
     name = "math.powf"
     __slots__ = ()
+    libm = attr(of(bool), optional=True, default=False)
 class IpowiOp(IntOp):
     """Integer power; a negative exponent gives 1/b**-e truncated."""
     name = "math.ipowi"

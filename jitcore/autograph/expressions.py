@@ -640,6 +640,39 @@ def _isinstance(x, classes, /):
     return issubclass(stand_in_type(x), classes)
 
 
+def _numbers_type(x):
+    """The type whose attributes a traced value's ``hasattr``/``getattr`` answer by: a Python
+    number's (``float``: no ``dtype``, ``shape``, ``__len__`` nor ``__iter__``) or a NumPy
+    scalar's (``np.float64``: a ``dtype``, no ``__iter__``); None for an array, which the tracer
+    itself answers for, as ``ndarray`` does."""
+    if not isinstance(x, Tracer):
+        return None
+    t = stand_in_type(x)
+    return None if t is np.ndarray else t
+
+
+def _hasattr(x, name, /):
+    """``hasattr`` of a traced value as of the value it stands for: ``hasattr(lr, "dtype")``
+    of a float argument is False, as without jit, so "a single value or a list?" tests
+    (``if not hasattr(f, "__iter__"): f = [f]``) take Python's branch."""
+    t = _numbers_type(x)
+    return hasattr(x, name) if t is None else hasattr(t, name)
+
+
+_NO_DEFAULT = object()
+
+
+def _getattr(x, name, default=_NO_DEFAULT, /):
+    """``getattr`` with ``hasattr``'s answers: an attribute the stood-for number lacks is the
+    default, or Python's AttributeError."""
+    t = _numbers_type(x)
+    if t is not None and isinstance(name, str) and not hasattr(t, name):
+        if default is not _NO_DEFAULT:
+            return default
+        raise AttributeError(f"{t.__name__!r} object has no attribute {name!r}")
+    return getattr(x, name) if default is _NO_DEFAULT else getattr(x, name, default)
+
+
 def _len(x):
     """``len``; of a selection by a traced mask (``len(np.flatnonzero(m))``), its traced count,
     a Python int (``__len__`` cannot return one); of a list appended to under a traced if in a
@@ -674,6 +707,7 @@ def _pow(base, exp, mod=None):
 
 BUILTINS = {int: _int, float: _float, bool: _bool, complex: _complex, range: _range, zip: _zip, pow: _pow,
             enumerate: _enumerate, sorted: _sorted, type: _type, isinstance: _isinstance,
+            hasattr: _hasattr, getattr: _getattr,
             max: _extreme(max, operator.gt), min: _extreme(min, operator.lt),
             any: _truth(any, True, np.logical_or), all: _truth(all, False, np.logical_and)}
 

@@ -43,8 +43,9 @@ _UNARY = {"sqrt": np.sqrt, "exp": np.exp, "expm1": np.expm1, "exp2": np.exp2, "c
           "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "fabs": np.fabs,
           "log2": np.log2, "log10": np.log10, "log1p": np.log1p, "degrees": np.degrees,
           "radians": np.radians}
-_BINARY = {"atan2": np.arctan2, "hypot": np.hypot, "pow": np.power, "copysign": np.copysign,
-           "fmod": np.fmod}
+# math.pow is C's pow() (not NumPy's array forms of x ** 2): also per element under np.vectorize
+_BINARY = {"atan2": np.arctan2, "hypot": np.hypot, "copysign": np.copysign, "fmod": np.fmod,
+           "pow": lambda x, y: prims.ufunc(np.power, x, y, scalar_math=True)}
 _POLE_IS_DOMAIN = {"log", "log2", "log10", "log1p", "atanh"}
 # Without a NumPy ufunc: the math library's (gamma and lgamma: C99's values at the poles).
 _SPECIAL = {name: (lambda kind: lambda x: prims.special_function(kind, x))(name)

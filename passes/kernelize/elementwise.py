@@ -23,6 +23,8 @@ def _parallel(kb: KernelBuilder, op, value) -> kernel.GenericOp:
 def elementwise(op: array.ElementwiseOp) -> kernel.GenericOp:
     kb = KernelBuilder(op.result_type.rank)
     args = [kb.input(v, AffineMap.identity(op.result_type.rank)) for v in op.operands]
+    if op.attributes.get("libm"):  # a scalar power: C's pow itself (array.PowOp)
+        return _parallel(kb, op, kb.emit.op("math.powf", *args, libm=True))
     return _parallel(kb, op, kb.emit.elementwise(op.kind, args))
 
 

@@ -16,6 +16,7 @@ import numpy as np
 from jitcore.ir.attributes import numpy_dtype
 from jitcore.ir.core import ELEMENTWISE, PURE
 from jitcore.ir.dialects.array.base import ArrayOp, constant_array, fold_numpy, is_splat, splat_value
+from jitcore.ir.opdef import attr, of
 from jitcore.ir.types import ScalarType, i1
 
 # Float functions named as in NumPy; each is a ``math`` op of the same name in kernel bodies.
@@ -335,8 +336,18 @@ class RemOp(BinaryOp):
     name = "array.rem"
     __slots__ = ()
 class PowOp(BinaryOp):
+    """``x ** y``; ``libm`` (floats, 0-d): as NumPy's scalar math (``np.float64(x) ** 2``) and
+    Python's float power compute it, by the C library's ``pow``, not NumPy's array loop
+    (``math.powf``'s ``libm``)."""
     name = "array.pow"
     __slots__ = ()
+    libm = attr(of(bool), optional=True, default=False)
+
+    def fold(self, constants):
+        if not self.libm:
+            return super().fold(constants)
+        arrays = [constant_array(c) for c in constants]  # NumPy's scalars: their power is pow's
+        return fold_numpy(lambda x, y: x[()] ** y[()], arrays, self.result_type)
 # max/min are not commutative: which of -0.0 and 0.0 a float maximum returns depends on the
 # operands' order.
 class MaxOp(BinaryOp):
