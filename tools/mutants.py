@@ -1536,10 +1536,11 @@ MUTANTS = [
            "carried as two arrays: writes to one miss the other",
            ("tests/jitcore/test_shared_arrays.py",)),
     Mutant("local-array-sharing-not-refused", "jitcore/autograph/local_arrays.py",
-           "    if len(holders) > int(written_by_name):",
-           "    if False:",
-           "z = np.zeros(4); zv = z[1:3]; z[1] = x[0] gives a stale zv instead of an error",
-           ("tests/jitcore/test_shared_arrays.py",)),
+           "    if outside:\n        raise",
+           "    if False:\n        raise",
+           "a holder bound outside the traced loop writing the array is given the loop's tracer "
+           "(or left stale) instead of an error",
+           ("tests/jitcore/test_shared_arrays.py", "tests/jitcore/test_lists_of_arrays_48.py")),
     # session 41
     Mutant("static-on-demand-never", "jitcore/api.py",
            "        names = static_on_demand.to_promote(error, self._signature, self._static_names, args, "
@@ -1908,6 +1909,12 @@ MUTANTS = [
            "x[i - k + 1:i + 1] if i >= k - 1 else nan: the window's arm given the other arm's "
            "bounds of i, so a long comprehension of it unrolls again (its op count grows with n)",
            ("tests/jitcore/test_loops_not_unrolled_47.py",)),
+    Mutant("shared-write-reaches-one-holder", "jitcore/autograph/local_arrays.py",
+           "        if new is not value:\n            _set_local(frame, name, new)",
+           "        if False:\n            _set_local(frame, name, new)",
+           "a traced write into an array made inside the function reaches only the name written: "
+           "W keeps its zeros after for p in [W]: p -= g",
+           ("tests/jitcore/test_lists_of_arrays_48.py",)),
 ]
 
 

@@ -35,7 +35,7 @@ from jitcore.autograph.aliasing import (
     settled,
 )
 from jitcore.autograph.expressions import Indexed, TracedRange, python_number, where
-from jitcore.autograph.local_arrays import shared_as_traced
+from jitcore.autograph.local_arrays import HeldOutside, shared_as_traced
 from jitcore.autograph.lowering import RETVAL
 from jitcore.codegen.loops import NEAR, derived
 from jitcore.compile_time import user_stacklevel
@@ -376,16 +376,19 @@ def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, 
         then_fn, else_fn = index_forms.refining(then_fn, x, holds), index_forms.refining(else_fn, x, fails)
     pred = _pred(pred, "if", line)
     rebinds = set(rebinds or ())
-    init = shared_as_traced(init, names, (then_fn, else_fn), rebinds)
-    # arrays the branches change only in place: their roots, shared with other names, are the
-    # if's operands and results (``aliasing``); the variables keep their objects
-    try:
+
+    def traced(init):
+        # arrays the branches change only in place: their roots, shared with other names, are
+        # the if's operands and results (``aliasing``); the variables keep their objects
         with effects.watching("if", line, names, init, (then_fn, else_fn), (pred,)):
             return _traced_until_settled(
                 names, lambda rebound, written, kept: SharedArrays(names, init, rebinds - kept,
                                                                    written, rebound),
                 lambda shared: _traced_if(pred, then_fn, else_fn, init, names, line, then_defined,
                                           else_defined, dead, fresh, shared))[1]
+
+    try:
+        return _with_local_arrays(traced, init, names, (then_fn, else_fn), rebinds)
     except raises.BranchRaised as branch:  # it raises where it is taken; the other one runs
         with _in_user_terms():
             raises.raise_where_taken(pred, branch, then_fn if branch.then else else_fn, init)
@@ -697,11 +700,27 @@ def _with_shared_arrays(traced, names, values, line, what, targets, functions):
     arrays of the state that share memory with another variable the loop sees are traced first
     (``local_arrays``)."""
     rebinds = _rebinds()
-    values = shared_as_traced(values, names, functions, rebinds)
-    return _traced_until_settled(
-        names, lambda rebound, written, kept: _Loop(names, values, line, what, targets,
-                                                    set(rebinds) - kept, written, rebound),
-        traced)
+    return _with_local_arrays(
+        lambda values: _traced_until_settled(
+            names, lambda rebound, written, kept: _Loop(names, values, line, what, targets,
+                                                        set(rebinds) - kept, written, rebound),
+            traced),
+        values, names, functions, rebinds)
+
+
+def _with_local_arrays(run, values, names, functions, rebinds):
+    """``run(values)``, its NumPy arrays shared with other variables made traced first
+    (``local_arrays.shared_as_traced``); run again, with an array made traced too, when a
+    body wrote it while a variable bound outside the body held it (``HeldOutside``): then
+    the body writes the traced array in place, which every holder sees, as in NumPy."""
+    owners: list = []
+    while True:
+        try:
+            return run(shared_as_traced(values, names, functions, rebinds, owners))
+        except HeldOutside as e:
+            if any(o is e.owner for o in owners):
+                raise
+            owners.append(e.owner)
 
 
 _COMPARE = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,

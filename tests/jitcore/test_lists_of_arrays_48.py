@@ -1,0 +1,228 @@
+"""Ordinary code new users wrote (session 48's reports), compared with plain Python + NumPy:
+results, dtypes, Python types, the arguments after the call.
+
+- an array made inside the function, held by a second name (a list, a tuple, a dict, a loop
+  variable, a view, an object's attribute) and written in place with traced values: every
+  holder sees the write, as NumPy's do (the training loop's ``for p, g in zip(params, grads):
+  p -= lr * g``; Adam's moment lists), in unrolled and compiled loops.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import jitcore as jc
+from jitcore.errors import UnsupportedError
+
+
+def same(a, b):
+    assert type(a) is type(b), (type(a), type(b))
+    if isinstance(a, np.ndarray):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=0)
+    elif isinstance(a, (tuple, list)):
+        assert len(a) == len(b)
+        for x, y in zip(a, b):
+            same(x, y)
+    elif isinstance(a, dict):
+        assert list(a) == list(b)
+        for k in a:
+            same(a[k], b[k])
+    elif isinstance(a, float):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+    else:
+        assert a == b
+
+
+def check(f, *args, **jit_kwargs):
+    want_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    got_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    want = f(*want_args)
+    got = jc.jit(f, **jit_kwargs)(*got_args)
+    same(got, want)
+    same(got_args, want_args)
+    return got
+
+
+# -- 1. arrays made inside, written through another holder -------------------------------------
+def through_loop_variable(X):
+    W = np.zeros((X.shape[1], 2))
+    for p in [W]:
+        p -= 0.01 * X.sum()
+    return W
+
+
+def training_step(X, y):
+    W1 = np.zeros((X.shape[1], 3))
+    b1 = np.zeros(3)
+    params = [W1, b1]
+    ms = [np.zeros_like(p) for p in params]
+    for _ in range(3):
+        h = X @ params[0] + params[1]
+        err = h.sum(axis=1) - y
+        grads = [X.T @ np.outer(err, np.ones(3)), np.full(3, err.sum())]
+        for m, g in zip(ms, grads):
+            m *= 0.9
+            m += 0.1 * g
+        for p, m in zip(params, ms):
+            p -= 0.01 * m
+    return W1, b1, ms, params[0] is W1
+
+
+def held_in_dict_and_tuple(X):
+    W = np.zeros(3)
+    d = {"w": W}
+    t = (W,)
+    d["w"] += X.sum()
+    t[0][1] += 1.0
+    return W, d["w"], t[0]
+
+
+def held_by_view(X):
+    W = np.zeros((2, 3))
+    row = W[1]
+    for p in [W]:
+        p += X.sum()
+    return row, W
+
+
+def second_name(X):
+    W = np.zeros(3, dtype=np.float32)
+    V = W
+    V += X[0]
+    V[0] = X.sum()
+    return W, V
+
+
+class Layer:
+    def __init__(self, n):
+        self.W = np.zeros(n)
+
+
+def attribute_and_list(X):
+    layer = Layer(X.shape[1])
+    held = [layer.W]
+    for p in held:
+        p -= X[0]
+    return layer.W, held
+
+
+def compiled_loop(X, n):
+    W = np.zeros((X.shape[1], 2))
+    b = np.zeros(2)
+    params = [W, b]
+    for _ in range(n):
+        for p in params:
+            p -= 0.01 * X.sum()
+    return W, b
+
+
+def compiled_moments(X, n):
+    ms = [np.zeros(3), np.zeros(3)]
+    s = 0.0
+    for it in range(n):
+        for m in ms:
+            m *= 0.9
+            m += X[it % 4]
+        s += ms[0].sum()
+    return ms, s
+
+
+def second_name_in_loop(X, n):
+    W = np.zeros(3)
+    for it in range(n):
+        p = W
+        p += X[it % 4]
+    return W
+
+
+X = np.arange(12.0).reshape(4, 3)
+
+
+@pytest.mark.parametrize("f", [through_loop_variable, held_in_dict_and_tuple, held_by_view,
+                               second_name, attribute_and_list])
+def test_written_through_another_holder(f):
+    check(f, X)
+
+
+def test_training_step():
+    check(training_step, X, np.array([1.0, 0.0, 2.0, 1.0]))
+
+
+@pytest.mark.parametrize("f", [compiled_loop, compiled_moments, second_name_in_loop])
+@pytest.mark.parametrize("n", [0, 1, 7])
+def test_in_loops(f, n):
+    check(f, X, n)
+
+
+def test_loop_of_many_trips():
+    got = jc.jit(compiled_moments)(X, 100_000)
+    same(got, compiled_moments(X, 100_000))
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.integers(1, 4), st.integers(1, 4), st.floats(-2, 2, allow_nan=False))
+def test_loop_variable_hypothesis(rows, cols, lr):
+    def f(X, lr):
+        W = np.ones((X.shape[1], 2))
+        b = np.zeros(2)
+        for p, g in zip([W, b], [X.T @ np.ones((X.shape[0], 2)), X.sum(0)[:1] * np.ones(2)]):
+            p -= lr * g
+        return W, b
+
+    x = np.arange(rows * cols, dtype=np.float64).reshape(rows, cols)
+    check(f, x, lr)
+
+
+def test_holder_bound_outside_a_traced_loop_is_refused_or_right():
+    def f(X, n):
+        W = np.zeros(3)
+        d = [W]
+        for it in range(n):
+            for q in d:
+                q += X[it % 4]
+        return W
+
+    try:
+        got = jc.jit(f)(X, 5)
+    except UnsupportedError as e:
+        assert "holds it too" in str(e)
+    else:
+        same(got, f(X, 5))
+
+
+@pytest.mark.parametrize("f", [compiled_loop, compiled_moments])
+def test_loop_stays_a_loop(f):
+    """The arrays are made traced as the loop starts (not unrolled by a static trip count)."""
+    assert "scf.for" in str(jc.make_ir(f)(X, 5))
+
+
+def training_loop(X, y, n):
+    W = np.zeros((X.shape[1], 1))
+    b = np.zeros(1)
+    params = [W, b]
+    ms = [np.zeros_like(p) for p in params]
+    for _ in range(n):
+        err = (X @ W + b)[:, 0] - y
+        grads = [X.T @ err[:, None] / len(y), np.array([err.mean()])]
+        for m, g in zip(ms, grads):
+            m *= 0.9
+            m += 0.1 * g
+        for p, m in zip(params, ms):
+            p -= 0.1 * m
+    return W, b
+
+
+def test_training_loop_compiled():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((20, 4))
+    y = x @ np.arange(4.0) + 1
+    assert "scf.for" in str(jc.make_ir(training_loop)(x, y, 5))
+    for n in (0, 3, 200):
+        want = training_loop(x, y, n)
+        got = jc.jit(training_loop)(x, y, n)
+        for a, b in zip(got, want):
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15)
