@@ -1915,6 +1915,12 @@ MUTANTS = [
            "a traced write into an array made inside the function reaches only the name written: "
            "W keeps its zeros after for p in [W]: p -= g",
            ("tests/jitcore/test_lists_of_arrays_48.py",)),
+    Mutant("refreshed-number-carried", "jitcore/autograph/statements.py",
+           "    if held:  # n, only read again after rng.random(n)",
+           "    if False:  # n, only read again after rng.random(n)",
+           "n = x.shape[0] read again after rng.random(n) in a compiled loop is carried, so traced: "
+           "the draw's size is refused as traced",
+           ("tests/jitcore/test_lists_of_arrays_48.py",)),
 ]
 
 

@@ -1011,7 +1011,12 @@ def _unrolling(times: int):
 
 
 @_keeping_containers
-def for_stmt(iterable, extra_test, body_fn, *, after=None, rebinds=None, holders=(), **site):
+def for_stmt(iterable, extra_test, body_fn, *, after=None, rebinds=None, holders=(), refreshed=(),
+             **site):
+    held = [i for i, name in enumerate(site["names"])
+            if name in refreshed and type(site["init"][i]) in _UNCHANGED]
+    if held:  # n, only read again after rng.random(n): a Python number stays itself (and static)
+        return _holding(held, iterable, extra_test, body_fn, after, rebinds, holders, site)
     if holders:
         attributes = AttributeState(holders, site["names"], site["init"])
         after = attributes.loop_site(site, after)
@@ -1020,6 +1025,33 @@ def for_stmt(iterable, extra_test, body_fn, *, after=None, rebinds=None, holders
                                           after=after, rebinds=rebinds, **site))
     with _read_after(after, rebinds):
         return _for_stmt(iterable, extra_test, body_fn, **site)
+
+
+_UNCHANGED = (bool, int, float, complex, str, type(None))  # what refreshed() gives back as is
+
+
+def _holding(held, iterable, extra_test, body_fn, after, rebinds, holders, site):
+    """``for_stmt`` without the variables at positions ``held`` in its state (each a Python
+    number or string the body only reads again after a call, ``n = refreshed(n)``, which gives
+    it back as it is): the body is given them as they are, not as values the loop carries, so
+    ``rng.random(n)`` in a compiled loop sees ``n`` as the static int it is."""
+    init, names = tuple(site["init"]), site["names"]
+    kept = [i for i in range(len(names)) if i not in held]
+
+    def full(state):
+        out = list(init)
+        for i, v in zip(kept, state):
+            out[i] = v
+        return out
+
+    def body(it, *state):
+        out = tuple(body_fn(it, *full(state)))
+        return tuple(out[i] for i in kept)
+
+    test = None if extra_test is None else (lambda *state: extra_test(*full(state)))
+    narrowed = dict(site, init=tuple(init[i] for i in kept), names=tuple(names[i] for i in kept))
+    out = for_stmt(iterable, test, body, after=after, rebinds=rebinds, holders=holders, **narrowed)
+    return tuple(full(tuple(out)))
 
 
 def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targets, effects,

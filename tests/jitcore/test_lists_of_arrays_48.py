@@ -226,3 +226,93 @@ def test_training_loop_compiled():
         got = jc.jit(training_loop)(x, y, n)
         for a, b in zip(got, want):
             np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15)
+
+
+# -- 2. a draw sized by a static Python int in a loop that stays a loop ------------------------
+def sized_by_shape(x, seed):
+    n = x.shape[0]
+    rng = np.random.default_rng(seed)
+    s = 0.0
+    for _ in range(30):
+        s += (rng.random(n) * x).sum()
+    return s
+
+
+def static_count(seed, n):
+    rng = np.random.default_rng(seed)
+    s = 0.0
+    k = n
+    for _ in range(30):
+        s += rng.random(k).sum()
+    return s
+
+
+def integers_sized(x, seed):
+    n = x.shape[0]
+    rng = np.random.default_rng(seed)
+    s = 0
+    for _ in range(30):
+        s += (rng.integers(0, 10, size=n) * x).sum()
+    return s
+
+
+def choice_of_n(x, seed):
+    n = x.shape[0]
+    rng = np.random.default_rng(seed)
+    s = 0.0
+    for _ in range(30):
+        s += x[rng.choice(n, 3, replace=False)].sum()
+    return s
+
+
+def sgd_permuted(X, y, seed):
+    n = X.shape[0]
+    rng = np.random.default_rng(seed)
+    w = np.zeros(X.shape[1])
+    for _ in range(20):
+        perm = rng.permutation(n)
+        for i in range(0, n, 2):
+            idx = perm[i:i + 2]
+            w -= 0.01 * X[idx].T @ (X[idx] @ w - y[idx])
+    return w
+
+
+def generator_argument(x, rng):
+    n = x.shape[0]
+    s = 0.0
+    for _ in range(30):
+        s += (rng.standard_normal(n) * x).sum()
+    return s
+
+
+@pytest.mark.parametrize("f", [sized_by_shape, integers_sized, choice_of_n])
+@settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck))
+@given(n=st.integers(3, 6), seed=st.integers(0, 2**32 - 1))
+def test_draw_sized_by_a_static_int_in_a_loop(f, n, seed):
+    x = np.arange(float(n)) if f is not integers_sized else np.arange(n)
+    check(f, x, seed)
+
+
+def test_draw_sized_by_a_static_argument_in_a_loop():
+    check(static_count, 3, 4, static_argnums=1)
+
+
+def test_draw_sized_loop_stays_a_loop():
+    assert "scf.for" in str(jc.make_ir(sized_by_shape)(np.arange(5.0), 1))
+
+
+def test_permutation_per_epoch_with_an_in_place_update():
+    X = np.arange(12.0).reshape(6, 2) / 10
+    y = np.arange(6.0)
+    got = jc.jit(sgd_permuted)(X, y, 1)
+    np.testing.assert_allclose(got, sgd_permuted(X, y, 1), rtol=1e-12, atol=1e-15)  # (matmul order)
+
+
+def test_generator_state_after_the_call():
+    x = np.arange(5.0)
+    want_rng, got_rng = np.random.default_rng(7), np.random.default_rng(7)
+    want = generator_argument(x, want_rng)
+    got = jc.jit(generator_argument)(x, got_rng)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert got_rng.bit_generator.state == want_rng.bit_generator.state
+    assert got_rng.random() == want_rng.random()
