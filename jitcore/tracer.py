@@ -231,6 +231,9 @@ class Tracer:
     __array_priority__ = 1000
 
     def __hash__(self):  # like ndarray's: == is elementwise, so tracers are not hashable
+        if self.index_form is not None:  # a static range's counter (out[c] = v): the loop
+            # needs it as the Python int it is, and unrolls, as for a slice bound
+            self._concretize("a dict key or set member")
         raise needs_static(JitTypeError(
             f"unhashable type: a traced value ({self.description()}) cannot be a dict key or a set "
             f"member (at {user_location()}): its value is not known while the function compiles. "

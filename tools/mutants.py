@@ -1921,6 +1921,12 @@ MUTANTS = [
            "n = x.shape[0] read again after rng.random(n) in a compiled loop is carried, so traced: "
            "the draw's size is refused as traced",
            ("tests/jitcore/test_lists_of_arrays_48.py",)),
+    Mutant("counter-key-not-unrolled", "jitcore/tracer.py",
+           "        if self.index_form is not None:  # a static range's counter",
+           "        if False:  # a static range's counter",
+           "out[c] = v with c the counter of a for over range(3) whose body became a loop: refused "
+           "as an unhashable traced value rather than unrolled",
+           ("tests/jitcore/test_lists_of_arrays_48.py",)),
 ]
 
 

@@ -1,6 +1,11 @@
 """Ordinary code new users wrote (session 48's reports), compared with plain Python + NumPy:
 results, dtypes, Python types, the arguments after the call.
 
+- a draw sized by a static Python int (``n = x.shape[0]``) inside a loop that stays a loop
+  (``rng.random(n)``, ``rng.permutation(n)`` per epoch): the int stays static; the numbers
+  and the generator's state are NumPy's;
+- a dict keyed by the counter of a static range, in a body that becomes a loop: unrolled, as
+  Python runs it, where a key needs the counter;
 - an array made inside the function, held by a second name (a list, a tuple, a dict, a loop
   variable, a view, an object's attribute) and written in place with traced values: every
   holder sees the write, as NumPy's do (the training loop's ``for p, g in zip(params, grads):
@@ -316,3 +321,71 @@ def test_generator_state_after_the_call():
     np.testing.assert_allclose(got, want, rtol=1e-12)
     assert got_rng.bit_generator.state == want_rng.bit_generator.state
     assert got_rng.random() == want_rng.random()
+
+
+# -- 3. a dict keyed by the counter of a static range ------------------------------------------
+def f1_by_class_literal(pred, y):
+    out = {}
+    for c in range(3):
+        tp = np.sum((pred == c) & (y == c))
+        fp = np.sum((pred == c) & (y != c))
+        fn = np.sum((pred != c) & (y == c))
+        prec = tp / (tp + fp) if tp + fp > 0 else 0.0
+        rec = tp / (tp + fn) if tp + fn > 0 else 0.0
+        out[c] = 2 * prec * rec / (prec + rec) if prec + rec > 0 else 0.0
+    return out
+
+
+def f1_by_class(pred, y, k):
+    out = {}
+    for c in range(k):
+        tp = np.sum((pred == c) & (y == c))
+        fp = np.sum((pred == c) & (y != c))
+        fn = np.sum((pred != c) & (y == c))
+        prec = tp / (tp + fp) if tp + fp > 0 else 0.0
+        rec = tp / (tp + fn) if tp + fn > 0 else 0.0
+        out[c] = 2 * prec * rec / (prec + rec) if prec + rec > 0 else 0.0
+    return out
+
+
+def keyed_by_derived_counter(x):
+    out = {}
+    for c in range(4):
+        v = x[c] * 2 if x[c] > 0 else -x[c]
+        w = v + 1 if v > 1 else v - 1
+        u = w * 3 if w > 2 else w
+        if c in {0, 2}:  # (a set's membership hashes the counter too)
+            u = u + 0.5
+        out[c + 1] = u if u > 0 else 0.0
+    return out
+
+
+def values_only(d):
+    return {k: float(v) for k, v in d.items()}
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@given(*[st.lists(st.integers(0, 2), min_size=4, max_size=4)] * 2)
+def test_dict_keyed_by_a_static_range_counter(p, t):
+    pred, y = np.array(p), np.array(t)
+    want, got = f1_by_class_literal(pred, y), jc.jit(f1_by_class_literal)(pred, y)
+    assert list(got) == list(want) and all(type(k) is int for k in got)
+    assert values_only(got) == pytest.approx(values_only(want), rel=1e-15)
+    want, got = f1_by_class(pred, y, 3), jc.jit(f1_by_class)(pred, y, 3)
+    assert list(got) == list(want) and all(type(k) is int for k in got)
+    assert values_only(got) == pytest.approx(values_only(want), rel=1e-15)
+
+
+def test_dict_keyed_by_a_counter_expression():
+    for x in (np.array([0.5, -1.0, 3.0, 0.0]), np.array([-2.0, 2.0, 0.25, 1.5])):
+        want, got = keyed_by_derived_counter(x), jc.jit(keyed_by_derived_counter)(x)
+        assert list(got) == list(want) and all(type(k) is int for k in got)
+        assert values_only(got) == pytest.approx(values_only(want), rel=1e-15)
+
+
+def test_traced_key_still_refused_with_its_advice():
+    def f(x):
+        return {x.argmax(): 1}
+
+    with pytest.raises(jc.JitTypeError, match="cannot be a dict key"):
+        jc.jit(f)(np.arange(3.0))
