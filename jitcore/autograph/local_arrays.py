@@ -215,6 +215,59 @@ def _held_made_traced(values, names, cells, rebinds, owners, trace) -> tuple:
     return tuple(resolved(v, trace) for v in values) if made else tuple(values)
 
 
+_ITEM_WRITES = frozenset({"aug_setitem", "nested_aug_setitem", "nested_setitem", "aug_assign", "fill",
+                          "out_call", "at_call", "setitem"})
+
+
+def _writes_items(code) -> bool:
+    """Whether converted code (or a body defined in it) writes an array in place (``params[i]
+    -= g``, ``d["w"][0] = v``, ``q -= g`` with ``q = params[0]``)."""
+    return bool(_ITEM_WRITES & set(code.co_names)) or any(
+        _writes_items(c) for c in code.co_consts if hasattr(c, "co_names"))
+
+
+def refuse_carried_items(values, names, functions) -> None:
+    """Raise if a list, tuple or dict the statement carries (assigns) holds an array that
+    another variable of the function holds too, and its bodies write a container's item in
+    place: a traced loop carries the container's items by value, so the other variable (``W``
+    of ``params = [W]``) would miss the writes (a wrong answer before session 48)."""
+    if not any(fn is not None and _writes_items(fn.__code__) for fn in functions):
+        return
+    for v, name in zip(values, names):
+        if not isinstance(v, (list, tuple, dict)):
+            continue
+        items = [x for x in (v.values() if isinstance(v, dict) else v)
+                 if type(x) is np.ndarray or isinstance(x, Tracer) and not x.scalar]
+        if not items:
+            continue
+        others = sorted({other for other in _variables_holding(items) if other != name})
+        if others:
+            raise UnsupportedError(
+                f"a loop or branch whose bounds or condition are traced (at {user_location()}) "
+                f"writes in place into an item of '{name}', which it assigns, while "
+                f"{', '.join(repr(o) for o in others)} holds that array too: jitcore carries a "
+                "list's or dict's items through such a loop by value, so that variable would miss "
+                "the writes. Write the array through one of them only (W -= g in the loop, or "
+                "only params[i] -= g and read params[i] after it), or, for a list the loop does "
+                "not rebind, write its arrays through a loop variable (for p in params: p -= g)")
+
+
+def _variables_holding(items) -> set[str]:
+    """The variables of the innermost converted function (and its bodies) that hold one of
+    ``items`` itself (not in a container)."""
+    ids = {id(x) for x in items}
+    out: set[str] = set()
+    frame = sys._getframe(2)
+    while frame is not None:
+        code = frame.f_code
+        if "__ag__" in code.co_freevars:
+            out |= {n for n, v in frame.f_locals.items() if not n.startswith("__ag") and id(v) in ids}
+            if not code.co_name.startswith("__agf_"):
+                break
+        frame = frame.f_back
+    return out
+
+
 def shared_copy(base: np.ndarray, trace) -> Tracer:
     """The traced copy a traced write into ``base`` goes to (``written_copy``), which every
     variable of the converted function (and of its bodies) holding ``base``'s memory (the

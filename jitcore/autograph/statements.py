@@ -35,7 +35,7 @@ from jitcore.autograph.aliasing import (
     settled,
 )
 from jitcore.autograph.expressions import Indexed, TracedRange, python_number, where
-from jitcore.autograph.local_arrays import HeldOutside, shared_as_traced
+from jitcore.autograph.local_arrays import HeldOutside, refuse_carried_items, shared_as_traced
 from jitcore.autograph.lowering import RETVAL
 from jitcore.codegen.loops import NEAR, derived
 from jitcore.compile_time import user_stacklevel
@@ -713,6 +713,7 @@ def _with_local_arrays(run, values, names, functions, rebinds):
     (``local_arrays.shared_as_traced``); run again, with an array made traced too, when a
     body wrote it while a variable bound outside the body held it (``HeldOutside``): then
     the body writes the traced array in place, which every holder sees, as in NumPy."""
+    refuse_carried_items(values, names, functions)
     owners: list = []
     while True:
         try:

@@ -389,3 +389,78 @@ def test_traced_key_still_refused_with_its_advice():
 
     with pytest.raises(jc.JitTypeError, match="cannot be a dict key"):
         jc.jit(f)(np.arange(3.0))
+
+
+# -- a list a compiled loop carries (assigns) whose array another name holds ---------------------
+def item_read_then_written(X, n):
+    W = np.zeros((X.shape[1], 2))
+    params = [W]
+    for it in range(n):
+        q = params[0]
+        q -= X[it % 4, 0]
+    return W
+
+
+def dict_item_written(X, n):
+    W = np.zeros(3)
+    d = {"w": W}
+    for it in range(n):
+        d["w"] += X[it % 4]
+    return W
+
+
+def argument_item_written(W, X, n):
+    params = [W]
+    for it in range(n):
+        q = params[0]
+        q -= X[it % 4, 0]
+    return W
+
+
+def indexed_updates(X, n, nb):
+    W = np.ones(3)
+    b = np.zeros(3)
+    params = [W, b]
+    ms = [np.zeros(3), np.zeros(3)]
+    s = 0.0
+    for _ in range(n):
+        for bi in range(nb):
+            s += (W * X[bi % 4] + b).sum()
+            grads = [X[bi % 4] * s, X[(bi + 1) % 4]]
+            for i in range(2):
+                ms[i] = 0.9 * ms[i] + 0.1 * grads[i]
+                params[i] -= 0.01 * ms[i]
+    return W, b, s
+
+
+@pytest.mark.parametrize("f", [item_read_then_written, dict_item_written])
+def test_carried_container_item_written_is_numpys_or_refused(f):
+    """Was a wrong answer (the loop carried the list's item by value, W kept its zeros)."""
+    try:
+        got = jc.jit(f)(X, 7)
+    except UnsupportedError as e:
+        assert "by value" in str(e)
+    else:
+        same(got, f(X, 7))
+
+
+def test_carried_container_item_of_an_argument():
+    want_w, got_w = np.zeros((3, 2)), np.zeros((3, 2))
+    want = argument_item_written(want_w, X, 7)
+    try:
+        got = jc.jit(argument_item_written)(got_w, X, 7)
+    except UnsupportedError as e:
+        assert "by value" in str(e)
+    else:
+        same(got, want)
+        same(got_w, want_w)
+
+
+def test_indexed_updates_in_a_loop_that_compiles_its_rest():
+    for nb in (2, 3, 40):
+        try:
+            got = jc.jit(indexed_updates)(X, 2, nb)
+        except UnsupportedError as e:
+            assert "by value" in str(e)
+        else:
+            same(got, indexed_updates(X, 2, nb))
