@@ -1927,6 +1927,11 @@ MUTANTS = [
            "out[c] = v with c the counter of a for over range(3) whose body became a loop: refused "
            "as an unhashable traced value rather than unrolled",
            ("tests/jitcore/test_lists_of_arrays_48.py",)),
+    Mutant("carried-list-item-not-refused", "jitcore/autograph/local_arrays.py",
+           "        if others:\n            raise UnsupportedError(",
+           "        if False:\n            raise UnsupportedError(",
+           "a compiled loop carrying params = [W] writes params[0] in place: W keeps its old value",
+           ("tests/jitcore/test_lists_of_arrays_48.py",)),
 ]
 
 

@@ -245,7 +245,8 @@ def refuse_carried_items(values, names, functions) -> None:
             raise UnsupportedError(
                 f"a loop or branch whose bounds or condition are traced (at {user_location()}) "
                 f"writes in place into an item of '{name}', which it assigns, while "
-                f"{', '.join(repr(o) for o in others)} holds that array too: jitcore carries a "
+                f"{', '.join(repr(o) for o in others)} {'holds' if len(others) == 1 else 'hold'} "
+                "that array too: jitcore carries a "
                 "list's or dict's items through such a loop by value, so that variable would miss "
                 "the writes. Write the array through one of them only (W -= g in the loop, or "
                 "only params[i] -= g and read params[i] after it), or, for a list the loop does "
