@@ -2036,6 +2036,12 @@ MUTANTS = [
            "        if False:\n            raise UnsupportedError(",
            "a compiled loop carrying params = [W] writes params[0] in place: W keeps its old value",
            ("tests/jitcore/test_lists_of_arrays_48.py",)),
+    Mutant("moved-selection-returned-first", "jitcore/compiler.py",
+           "                moved[k] = leaf.position  # (a[:, m]: its selected dim is not the first)",
+           "                moved[k] = 0",
+           "a returned G[:, keep] comes back with the selected dim first: the transpose of "
+           "NumPy's result (a square one keeps NumPy's shape)",
+           ("tests/jitcore/test_moved_selections_48.py",)),
 ]
 
 
