@@ -175,13 +175,13 @@ def _require_kernels(block: Block) -> None:
 
 
 def _unit_reshape_map(source: tuple[int, ...], shape: tuple[int, ...]) -> AffineMap | None:
-    """For a reshape of ``source`` to ``shape`` that only drops extent-1 axes (an integer
-    index: ``x[i]``, ``x[:, j]``): the map from ``shape``'s indices to ``source``'s (0 on a
-    dropped axis); None for any other reshape. (One that adds axes, a ``keepdims`` or
-    ``x[:, None]``, stays: the row kernels' grouping is tuned to its form.)"""
+    """For a reshape of ``source`` to ``shape`` that only drops or adds extent-1 axes (an
+    integer index: ``x[i]``; a region write's ``cols[:, :, i, j] = v``): the map from
+    ``shape``'s indices to ``source``'s (0 on a dropped axis; an added axis, always at 0, is
+    not read); None for any other reshape."""
     kept_source = [a for a, n in enumerate(source) if n != 1]
     kept_shape = [a for a, n in enumerate(shape) if n != 1]
-    if len(shape) >= len(source) or len(kept_shape) != len(shape):
+    if tuple(source) == tuple(shape):
         return None
     if [source[a] for a in kept_source] != [shape[a] for a in kept_shape]:
         return None
@@ -308,7 +308,10 @@ def _should_inline(producer: kernel.GenericOp, consumer: kernel.GenericOp, index
         return cost <= max_recompute or _selects_pieces_for(producer, consumer, index)
     users = {id(op) for r in producer.results for op, _ in r.uses}
     amap = consumer.input_maps[index]
-    reads_once = ({e.dim for e in amap.exprs if e.dim is not None} == set(range(amap.num_dims))
+    # a dim of extent 1 (an axis a reshape added, read through it) repeats nothing
+    domain = consumer.domain()
+    reads_once = ({e.dim for e in amap.exprs if e.dim is not None}
+                  >= {d for d in range(amap.num_dims) if domain[d] != 1}
                   and sum(getattr(v, "op", None) is producer for v in consumer.operands) == 1)
     if users == {id(consumer)} and reads_once:
         return True
