@@ -130,3 +130,35 @@ def test_computed_value_fuses_through_the_added_axis():
     x = np.random.default_rng(5).standard_normal((5, 9))
     np.testing.assert_allclose(jc.jit(two_columns)(out_jit, x), two_columns(out_np, x), rtol=1e-12)
     np.testing.assert_allclose(out_jit, out_np, rtol=1e-12)
+
+
+def last_kernel_domain(text):
+    domains = [line for line in text.splitlines() if "domain = [" in line]
+    return [int(n) for n in domains[-1].split("domain = [")[1].split("]")[0].split(", ")]
+
+
+def test_transpose_reads_a_longer_run_than_a_short_output_run():
+    """im2col's final copy writes runs of kw = 3 floats (less than a cache line) and reads
+    runs of ow = 30: the loop along ow goes innermost."""
+    _, text = kernels(im2col, np.zeros((4, 3, 32, 32), np.float32), kh=3, kw=3)
+    assert last_kernel_domain(text)[-1] == 30, text
+
+
+@pytest.mark.parametrize("shape", [(256, 4096), (30, 2000), (4096, 256)])
+def test_transpose_keeps_output_order_past_a_cache_line(shape):
+    a = np.zeros(shape, np.float32)
+    _, text = kernels(lambda a: np.ascontiguousarray(a.T), a)
+    assert last_kernel_domain(text) == [shape[1], shape[0]], text
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(5, 3, 40), (2, 40, 3), (0, 3, 40), (1, 1, 1)])
+def test_transposes_match_numpy(dtype, shape):
+    a = sample(shape, dtype, np.random.default_rng(6))
+
+    def f(a):
+        return np.ascontiguousarray(a.transpose(0, 2, 1)), a[:, :, ::2].T.copy()
+    got, want = jc.jit(f)(a), f(a)
+    assert type(got) is type(want)
+    for g, w in zip(got, want):
+        same(g, w)
