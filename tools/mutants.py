@@ -60,6 +60,12 @@ class Mutant:
 
 
 MUTANTS = [
+    Mutant("interchange-short-runs-stay-innermost", "passes/interchange.py",
+           "    if domain[best] * itemsize >= LINE_BYTES:",
+           "    if domain[best] * itemsize >= 0:",
+           "a transpose that writes runs shorter than a cache line keeps them innermost (im2col's "
+           "6-d transpose writes runs of 3 floats, reading by a stride of 900)",
+           ("tests/jitcore/test_copies_48.py", "tests/passes/test_interchange.py")),
     Mutant("fuse-extent-one-dims-read-again", "passes/fuse.py",
            ">= {d for d in range(amap.num_dims) if domain[d] != 1}",
            "== set(range(amap.num_dims))",
