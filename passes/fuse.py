@@ -6,7 +6,7 @@ nothing changes, for each kernel and each of its operands:
   - a producer kernel without reduction iterators is inlined into the consumer (its body is
     cloned in, its indexing maps composed with the consumer's) when
       (a) the consumer is the producer's only user and reads each element once
-          (its map for that operand uses every iteration dim, and no other of its operands
+          (its map for that operand uses every iteration dim of extent over 1, and no other of its operands
           reads the producer: two shifted reads such as ``v[1:]`` and ``v[:-1]`` would clone
           the body twice, and a chain of such steps, a backward induction unrolled over a
           static range, would double the body at each step), or

@@ -10,7 +10,8 @@ by whole rows. The pass counts, for each dim, the arrays it walks with unit stri
 read invariantly along the dim, a broadcast, costs nothing either way and is not counted) and
 makes the dim with the most the innermost, moving it there and keeping the others in order;
 the current innermost dim wins ties, so ``a.T + b`` and ``a.T + a`` (output and one operand
-unit stride) keep their order. The result is then written through a permuted map.
+unit stride) keep their order, unless it walks less than a cache line and a tied dim is longer
+(``_longer_on_a_tie``: im2col's 6-d transpose). The result is then written through a permuted map.
 
 A kernel whose dims are all parallel is reordered that way. Reordering it changes no value:
 each point runs the same body once, and ``kernel.index`` follows its dim.
