@@ -162,3 +162,18 @@ def test_transposes_match_numpy(dtype, shape):
     assert type(got) is type(want)
     for g, w in zip(got, want):
         same(g, w)
+
+
+def layernorm(x):
+    m = x.mean(-1, keepdims=True)
+    v = ((x - m) ** 2).mean(-1, keepdims=True)
+    return (x - m) / np.sqrt(v + 1e-5)
+
+
+def test_a_reductions_keepdims_keeps_its_reshape():
+    """Only reshapes of kernels that fusing may take in are read through: the variance's
+    ``+ 1e-5`` stays its reduction's epilogue (3 kernels), and the values are NumPy's."""
+    x = np.random.default_rng(7).standard_normal((6, 40)).astype(np.float32)
+    count, text = kernels(layernorm, x)
+    assert count == 3, text
+    np.testing.assert_allclose(jc.jit(layernorm)(x), layernorm(x), rtol=1e-5, atol=1e-5)
