@@ -6,7 +6,7 @@ nothing changes, for each kernel and each of its operands:
   - a producer kernel without reduction iterators is inlined into the consumer (its body is
     cloned in, its indexing maps composed with the consumer's) when
       (a) the consumer is the producer's only user and reads each element once
-          (its map for that operand uses every iteration dim, and no other of its operands
+          (its map for that operand uses every iteration dim of extent over 1, and no other of its operands
           reads the producer: two shifted reads such as ``v[1:]`` and ``v[:-1]`` would clone
           the body twice, and a chain of such steps, a backward induction unrolled over a
           static range, would double the body at each step), or
@@ -175,13 +175,14 @@ def _require_kernels(block: Block) -> None:
 
 
 def _unit_reshape_map(source: tuple[int, ...], shape: tuple[int, ...]) -> AffineMap | None:
-    """For a reshape of ``source`` to ``shape`` that only drops extent-1 axes (an integer
-    index: ``x[i]``, ``x[:, j]``): the map from ``shape``'s indices to ``source``'s (0 on a
-    dropped axis); None for any other reshape. (One that adds axes, a ``keepdims`` or
-    ``x[:, None]``, stays: the row kernels' grouping is tuned to its form.)"""
+    """For a reshape of ``source`` to ``shape`` that only drops or adds extent-1 axes (an
+    integer index: ``x[i]``; a region write's ``cols[:, :, i, j] = v``): the map from
+    ``shape``'s indices to ``source``'s (0 on a dropped axis; an added axis, always at 0, is
+    not read); None for any other reshape. A kernel reads through one that adds axes only
+    as ``_fusable_through`` says (a region write of a slice)."""
     kept_source = [a for a, n in enumerate(source) if n != 1]
     kept_shape = [a for a, n in enumerate(shape) if n != 1]
-    if len(shape) >= len(source) or len(kept_shape) != len(shape):
+    if tuple(source) == tuple(shape):
         return None
     if [source[a] for a in kept_source] != [shape[a] for a in kept_shape]:
         return None
@@ -212,8 +213,11 @@ def _read_through_unit_reshapes(block: Block) -> bool:
             unit = _unit_reshape_map(source.type.shape, value.type.shape)
             if unit is None:
                 continue
+            composed = unit.compose(maps[i])
+            if len(value.type.shape) > len(source.type.shape) and not _fusable_through(source, composed, op):
+                continue  # a keepdims (softmax's, a reduction's epilogue) keeps its form
             op.set_operand(i, source)
-            maps[i] = unit.compose(maps[i])
+            maps[i] = composed
             rewritten = True
         if rewritten:
             op.attributes["indexing_maps"] = tuple(maps)
@@ -222,6 +226,20 @@ def _read_through_unit_reshapes(block: Block) -> bool:
         if isinstance(op, array.ReshapeOp) and not op.results[0].uses:
             op.erase()
     return changed
+
+
+def _fusable_through(source: Value, amap: AffineMap, op: kernel.GenericOp) -> bool:
+    """Whether ``op``, reading ``source`` through ``amap``, should read through a reshape
+    that adds axes to it: where ``source`` comes from a kernel without reductions (one that
+    fusing may take in) and ``op`` reads along each of its dims of extent over 1 (no
+    broadcast). A reduction's keepdims stays a reshape: the row kernels group by that form,
+    and a reduction epilogue takes the kernel reading it."""
+    producer = getattr(source, "op", None)
+    if not isinstance(producer, kernel.GenericOp) or producer.has_reduction:
+        return False
+    domain = op.domain()
+    return {e.dim for e in amap.exprs if e.dim is not None} >= {
+        d for d in range(amap.num_dims) if domain[d] != 1}
 
 
 def _blocks(block: Block):
@@ -308,7 +326,10 @@ def _should_inline(producer: kernel.GenericOp, consumer: kernel.GenericOp, index
         return cost <= max_recompute or _selects_pieces_for(producer, consumer, index)
     users = {id(op) for r in producer.results for op, _ in r.uses}
     amap = consumer.input_maps[index]
-    reads_once = ({e.dim for e in amap.exprs if e.dim is not None} == set(range(amap.num_dims))
+    # a dim of extent 1 (an axis a reshape added, read through it) repeats nothing
+    domain = consumer.domain()
+    reads_once = ({e.dim for e in amap.exprs if e.dim is not None}
+                  >= {d for d in range(amap.num_dims) if domain[d] != 1}
                   and sum(getattr(v, "op", None) is producer for v in consumer.operands) == 1)
     if users == {id(consumer)} and reads_once:
         return True

@@ -60,6 +60,24 @@ class Mutant:
 
 
 MUTANTS = [
+    Mutant("interchange-short-runs-stay-innermost", "passes/interchange.py",
+           "    if domain[best] * itemsize >= LINE_BYTES:",
+           "    if domain[best] * itemsize >= 0:",
+           "a transpose that writes runs shorter than a cache line keeps them innermost (im2col's "
+           "6-d transpose writes runs of 3 floats, reading by a stride of 900)",
+           ("tests/jitcore/test_copies_48.py", "tests/passes/test_interchange.py")),
+    Mutant("fuse-extent-one-dims-read-again", "passes/fuse.py",
+           ">= {d for d in range(amap.num_dims) if domain[d] != 1}",
+           "== set(range(amap.num_dims))",
+           "a region write's extent-1 dims count as repeated reads: a costly producer read through "
+           "a reshape that adds a unit axis stays a separate kernel and buffer",
+           ("tests/jitcore/test_copies_48.py",)),
+    Mutant("fuse-no-read-through-added-unit-axes", "passes/fuse.py",
+           "    if tuple(source) == tuple(shape):\n        return None",
+           "    if tuple(source) == tuple(shape) or len(shape) > len(source):\n        return None",
+           "reshapes that add extent-1 axes are not read through: im2col copies each slice, then "
+           "writes it",
+           ("tests/jitcore/test_copies_48.py",)),
     Mutant("raise-drops-its-status-words", "codegen/kernel_body.py",
            "                for slot, v in enumerate((i64(code), *words)):",
            "                for slot, v in enumerate((i64(code),)):",
