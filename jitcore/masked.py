@@ -625,6 +625,19 @@ class RangedSelection(MaskedSelection):
     def _like(self, values: Tracer) -> RangedSelection:
         return RangedSelection(values, self.mask, self.factors, self.spans)
 
+    def __getitem__(self, key):
+        """``t[i:j + 1][::-1]``: the slice reversed in place, element ``p`` of its span being
+        ``t[start + stop - 1 - p]`` (a gather, clipped; positions outside the span are masked)."""
+        if key != slice(None, None, -1) and key != (slice(None, None, -1),):
+            return super().__getitem__(key)
+        if not self.spans or len(self.spans) != 1 or self.mask.ndim != 1:
+            raise self._refusal("reversing it over more than one sliced axis")
+        (start, stop), n = self.spans[0], self.values.shape[0]
+        positions = prims.constant(self.values.owner_trace, _arange(n))
+        last = prims.ufunc(np.subtract, prims.ufunc(np.add, start, stop), 1)
+        idx = prims.clip(prims.ufunc(np.subtract, last, positions), 0, max(n - 1, 0))
+        return self._like(self.values[idx])
+
     def _arg(self, np_fn, axis, out, keepdims):
         """``np.argmin(x[i:])``: the slice rebased (element j is ``x[start + j]``), the
         positions past its length filled with a value that never wins; those come after the
@@ -698,7 +711,7 @@ def write_ranged(x: Tracer, mask: Tracer, value, refusal: RangedSelection) -> Tr
         if same_mask(value.mask, mask) and value.values.shape == x.shape:
             return write(x, mask, value)
         target = RangedSelection(x, mask, refusal.factors, refusal.spans)
-        aligned = aligned_onto(value, target)  # out[:n - k] = x[k:]: shifted into place
+        aligned = aligned_onto(value, target, writing=True)  # out[:n - k] = x[k:]: shifted into place
         if aligned is None:
             raise refusal._refusal("assigning a selection by another mask or of another shape")
         return write(x, mask, MaskedSelection(aligned, mask))
@@ -710,7 +723,7 @@ def write_ranged(x: Tracer, mask: Tracer, value, refusal: RangedSelection) -> Tr
     return prims.where(cond_, prims.convert(v, x.dtype), x)
 
 
-def aligned_onto(x, onto: MaskedSelection) -> Tracer | None:
+def aligned_onto(x, onto: MaskedSelection, writing: bool = False) -> Tracer | None:
     """The values of the 1-d-ranged selection ``x`` placed at the positions of ``onto``'s
     (``xc[k:]`` onto ``xc[:-k]``: ``xc[k + j]`` at ``j``), where the two slices have the same
     length for every value of the loop index (``index_forms.length_key``); else None."""
@@ -718,10 +731,52 @@ def aligned_onto(x, onto: MaskedSelection) -> Tracer | None:
             and x.spans and onto.spans and len(x.spans) == len(onto.spans) == 1
             and x.mask.ndim == onto.mask.ndim == 1 and x.values.shape[1:] == onto.values.shape[1:]):
         return None
-    key = index_forms.length_key(*x.spans[0])
-    if key is None or key != index_forms.length_key(*onto.spans[0]):
-        return None
-    return realign(x.values, x.spans[0][0], onto.values.shape[0], onto.spans[0][0])
+    key, onto_key = index_forms.length_key(*x.spans[0]), index_forms.length_key(*onto.spans[0])
+    if key is not None and key == onto_key:
+        return realign(x.values, x.spans[0][0], onto.values.shape[0], onto.spans[0][0])
+    if key is not None and onto_key is not None:
+        return None  # two forms of the index, of other lengths: the loop unrolls (NumPy's error)
+    return _checked_realign(x, onto, writing)
+
+
+def _length(span) -> Tracer:
+    start, stop = span
+    return prims.ufunc(np.maximum, prims.ufunc(np.subtract, stop, start), 0)
+
+
+def _checked_realign(x: RangedSelection, onto: RangedSelection, writing: bool) -> Tracer:
+    """``x``'s values at ``onto``'s positions where a bound comes from the data, so equal
+    lengths cannot be proved while tracing: the call checks them when it runs and raises NumPy's
+    ValueError where they differ; a slice of length 1 broadcasts (its one element everywhere).
+    ``onto`` of length 1 against a longer ``x`` would give a result longer than ``onto``'s
+    frame, which a selection cannot hold: that raises at run time too, saying what to write."""
+    n, m = _length(onto.spans[0]), _length(x.spans[0])
+    one = prims.ufunc(np.equal, m, 1)
+    def shape(k: int) -> tuple:
+        return (k,) + tuple(x.values.shape[1:])
+
+    where = user_location()
+
+    def mismatch(a, b):
+        a, b = int(a), int(b)
+        if writing:
+            return ValueError(f"could not broadcast input array from shape {shape(b)} into shape {shape(a)}")
+        if a == 1:
+            return UnsupportedError(
+                f"a slice of length 1 broadcast against one of length {b}, both with bounds from the "
+                f"data, at {where}: jitcore keeps such a result at the first operand's positions, "
+                "which cannot hold it. Put the longer slice first (b[k:l] * a[i:j])")
+        return ValueError(f"operands could not be broadcast together with shapes {shape(a)} {shape(b)} ")
+
+    bad = prims.ufunc(np.not_equal, n, m) & np.logical_not(one)
+    if not writing:
+        bad = bad | (prims.ufunc(np.equal, n, 1) & prims.ufunc(np.greater, m, 1))
+    _raise_at_run_time(bad, mismatch, n, m)
+    positions = prims.constant(x.values.owner_trace, _arange(onto.values.shape[0]))
+    idx = prims.where(one, x.spans[0][0], prims.ufunc(np.add, positions,
+                                              prims.ufunc(np.subtract, x.spans[0][0], onto.spans[0][0])))
+    idx = prims.clip(idx, 0, max(x.values.shape[0] - 1, 0))
+    return x.values[idx]
 
 
 def realign(values: Tracer, start, n: int, onto_start) -> Tracer:
@@ -786,16 +841,16 @@ def _raise_if_none_selected(mask: Tracer, message: str) -> None:
     _raise_at_run_time(np.logical_not(np.any(mask)), lambda: ValueError(message))
 
 
-def _raise_at_run_time(condition: Tracer, error) -> None:
-    """``error()`` raised by the call where ``condition`` holds (a callback on the branch that
-    is taken only then)."""
-    def fail(_):
-        raise error()
+def _raise_at_run_time(condition: Tracer, error, *values) -> None:
+    """``error(*values)`` raised by the call where ``condition`` holds (a callback on the branch
+    that is taken only then; ``values``, traced, arrive concrete)."""
+    def fail(_, *concrete):
+        raise error(*concrete)
 
     def check():
         from jitcore.debugging import debug_callback  # here: it loads the codegen's callbacks
 
-        debug_callback(fail, 0)
+        debug_callback(fail, 0, *values)
 
     cond(condition, check, lambda: None)
 
