@@ -2012,6 +2012,12 @@ MUTANTS = [
            "x[0] ** 2 taken as x * x also where the exact square is near a rounding boundary, "
            "where glibc's pow may round the other way",
            ("tests/jitcore/test_wrong_answers_48.py",)),
+    Mutant("data-bound-slice-shift-ignores-target-start", "jitcore/masked.py",
+           "prims.ufunc(np.subtract, x.spans[0][0], onto.spans[0][0])))",
+           "x.spans[0][0]))",
+           "dp[w:] = np.maximum(dp[w:], dp[:W + 1 - w] + v) reads dp[:W + 1 - w] at the target's "
+           "positions unshifted: the knapsack adds the value to the wrong capacities",
+           ("tests/jitcore/test_traced_slices_48.py",)),
 ]
 
 
