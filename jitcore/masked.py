@@ -666,7 +666,8 @@ class RangedSelection(MaskedSelection):
             f"{self.values!r}[a:b], a slice whose bound is a traced index, has a length that depends "
             f"on the data, which a compiled function cannot have ({what}), at {user_location()}. "
             "Reduce it at once (x[:i].sum(), .max(), np.mean(x[i:]), L[i, :i] @ x[:i]), write it "
-            "(x[:i] = v, x[:i] = f(x[:i])), or use jitcore.numpy.where(np.arange(n) < i, x, 0)"), *bounds)
+            "(x[:i] = v, x[:i] = f(x[:i])), or use jitcore.numpy.where(np.arange(n) < i, x, 0)"
+            + _static_advice(bounds)), *bounds)
 
     def __repr__(self) -> str:
         return f"{self.values!r}[a:b], a slice of traced length: reduce it (x[:i].sum())"
@@ -739,9 +740,25 @@ def aligned_onto(x, onto: MaskedSelection, writing: bool = False) -> Tracer | No
     return _checked_realign(x, onto, writing)
 
 
-def _length(span) -> Tracer:
+def _static_advice(bounds) -> str:
+    """Where a bound comes from a scalar argument (``c[w:]``, ``w`` an int): mark it static."""
+    names = sorted({s for b in bounds for s in b.sources if s in b.owner_trace.scalar_arguments})
+    if not names:
+        return ""
+    return (", or, as the bound is a Python value, mark it static: jit(f, static_argnames=("
+            + ", ".join(repr(n) for n in names) + ",)) — each new value then compiles once")
+
+
+def _length(span):
     start, stop = span
-    return prims.ufunc(np.maximum, prims.ufunc(np.subtract, stop, start), 0)
+    return _op(np.maximum, _op(np.subtract, stop, start), 0)
+
+
+def _op(ufunc, a, b):
+    """``ufunc(a, b)`` of bounds that are static ints or traced indices."""
+    if isinstance(a, Tracer) or isinstance(b, Tracer):
+        return prims.ufunc(ufunc, a, b)
+    return int(ufunc(a, b))
 
 
 def _checked_realign(x: RangedSelection, onto: RangedSelection, writing: bool) -> Tracer:
@@ -751,7 +768,8 @@ def _checked_realign(x: RangedSelection, onto: RangedSelection, writing: bool) -
     ``onto`` of length 1 against a longer ``x`` would give a result longer than ``onto``'s
     frame, which a selection cannot hold: that raises at run time too, saying what to write."""
     n, m = _length(onto.spans[0]), _length(x.spans[0])
-    one = prims.ufunc(np.equal, m, 1)
+    one = _op(np.equal, m, 1)
+
     def shape(k: int) -> tuple:
         return (k,) + tuple(x.values.shape[1:])
 
@@ -768,13 +786,16 @@ def _checked_realign(x: RangedSelection, onto: RangedSelection, writing: bool) -
                 "which cannot hold it. Put the longer slice first (b[k:l] * a[i:j])")
         return ValueError(f"operands could not be broadcast together with shapes {shape(a)} {shape(b)} ")
 
-    bad = prims.ufunc(np.not_equal, n, m) & np.logical_not(one)
-    if not writing:
-        bad = bad | (prims.ufunc(np.equal, n, 1) & prims.ufunc(np.greater, m, 1))
-    _raise_at_run_time(bad, mismatch, n, m)
+    differ, longer = _op(np.not_equal, n, m), _op(np.not_equal, m, 1)
+    bad = differ & longer if isinstance(differ, Tracer) else longer & differ
+    if isinstance(bad, Tracer):
+        _raise_at_run_time(bad, mismatch, n, m)
+    elif bad:
+        raise mismatch(n, m)
     positions = prims.constant(x.values.owner_trace, _arange(onto.values.shape[0]))
-    idx = prims.where(one, x.spans[0][0], prims.ufunc(np.add, positions,
-                                              prims.ufunc(np.subtract, x.spans[0][0], onto.spans[0][0])))
+    idx = prims.ufunc(np.add, positions, _op(np.subtract, x.spans[0][0], onto.spans[0][0]))
+    if one is True or isinstance(one, Tracer):
+        idx = prims.where(one, x.spans[0][0], idx)
     idx = prims.clip(idx, 0, max(x.values.shape[0] - 1, 0))
     return x.values[idx]
 

@@ -172,3 +172,17 @@ def test_shape_of_data_bound_slice_still_refused():
         return x[b[0]:].shape[0]
     with pytest.raises(JitcoreError, match="slice whose bound is a traced index"):
         jc.jit(f)(np.arange(6.0), np.array([1]))
+
+
+def test_returned_data_bound_slice_compiles_once():
+    # an int argument as a bound: no longer made static (one compile per value), one program
+    def rolling_mean(x, w):
+        c = np.cumsum(np.insert(x, 0, 0.0))
+        return (c[w:] - c[:-w]) / w
+    f = jc.jit(rolling_mean)
+    x = np.linspace(0.0, 1.0, 12)
+    for w in (1, 3, 5, 12, 13, -2):
+        check(rolling_mean, x, w)
+        same(f(x, w), rolling_mean(x, w))
+    assert f.cache_info().traces == 1
+    check(rolling_mean, x, 0)  # c[0:] and c[:0]: NumPy's ValueError, when called
