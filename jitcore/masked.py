@@ -718,10 +718,27 @@ def write_ranged(x: Tracer, mask: Tracer, value, refusal: RangedSelection) -> Tr
         return write(x, mask, MaskedSelection(aligned, mask))
     shape = np.shape(value)
     if len(shape) >= x.ndim and shape[len(shape) - x.ndim] != 1:
-        raise refusal._refusal(f"assigning an array of shape {shape}")
+        whole = _as_ranged(x, value) if len(shape) == x.ndim else None
+        if whole is None:
+            raise refusal._refusal(f"assigning an array of shape {shape}")
+        return write_ranged(x, mask, whole, refusal)  # new[i:j] = arr: its length checked when run
     v = prims.broadcast_to(prims.as_tracer(x.owner_trace, value, x.dtype), x.shape)
     cond_ = prims.reshape(mask, mask.shape + (1,) * (x.ndim - mask.ndim))
     return prims.where(cond_, prims.convert(v, x.dtype), x)
+
+
+def _as_ranged(x: Tracer, value) -> RangedSelection | None:
+    """An array of static length ``L`` as the ranged slice ``[0, L)`` of itself, so that it is
+    written into a slice with bounds from the data like a slice (``x[i:j] = np.arange(3)``).
+    None where its trailing dims are not ``x``'s (broadcast rows stay refused)."""
+    if tuple(np.shape(value)[1:]) != tuple(x.shape[1:]):
+        return None
+    length = np.shape(value)[0]
+    v = prims.convert(prims.as_tracer(x.owner_trace, value, x.dtype), x.dtype)
+    if length == 0:  # one element that is never written: the gather reads in bounds
+        v = prims.broadcast_to(prims.as_tracer(x.owner_trace, 0, x.dtype), (1,) + v.shape[1:])
+    everywhere = prims.constant(x.owner_trace, np.ones(v.shape[0], np.bool_))
+    return RangedSelection(v, everywhere, None, ((0, length),))
 
 
 def aligned_onto(x, onto: MaskedSelection, writing: bool = False) -> Tracer | None:
@@ -770,21 +787,24 @@ def _checked_realign(x: RangedSelection, onto: RangedSelection, writing: bool) -
     n, m = _length(onto.spans[0]), _length(x.spans[0])
     one = _op(np.equal, m, 1)
 
-    def shape(k: int) -> tuple:
-        return (k,) + tuple(x.values.shape[1:])
+    def shape(k: int, of: RangedSelection = x) -> str:  # as NumPy prints them: (5,), (2,1)
+        dims = (k,) + tuple(of.values.shape[1:])
+        return "(" + ",".join(map(str, dims)) + ("," if len(dims) == 1 else "") + ")"
 
     where = user_location()
 
     def mismatch(a, b):
         a, b = int(a), int(b)
         if writing:
-            return ValueError(f"could not broadcast input array from shape {shape(b)} into shape {shape(a)}")
+            return ValueError(f"could not broadcast input array from shape {shape(b)} "
+                              f"into shape {shape(a, onto)}")
         if a == 1:
             return UnsupportedError(
                 f"a slice of length 1 broadcast against one of length {b}, both with bounds from the "
                 f"data, at {where}: jitcore keeps such a result at the first operand's positions, "
                 "which cannot hold it. Put the longer slice first (b[k:l] * a[i:j])")
-        return ValueError(f"operands could not be broadcast together with shapes {shape(a)} {shape(b)} ")
+        return ValueError("operands could not be broadcast together with shapes "
+                          f"{shape(a, onto)} {shape(b)} ")
 
     differ, longer = _op(np.not_equal, n, m), _op(np.not_equal, m, 1)
     bad = differ & longer if isinstance(differ, Tracer) else longer & differ

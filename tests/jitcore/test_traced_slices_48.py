@@ -186,3 +186,38 @@ def test_returned_data_bound_slice_compiles_once():
         same(f(x, w), rolling_mean(x, w))
     assert f.cache_info().traces == 1
     check(rolling_mean, x, 0)  # c[0:] and c[:0]: NumPy's ValueError, when called
+
+
+def write_array(x, b):
+    y = x.copy()
+    y[b[0]:b[1]] = np.arange(3.0) * 10
+    return y
+
+
+def write_empty(x, b):
+    y = x.copy()
+    y[b[0]:b[1]] = np.zeros(0, dtype=np.int32)
+    return y
+
+
+def write_rows(x, b):
+    y = x.copy()
+    y[b[0]:b[1]] = np.array([[1.0, 2.0], [3.0, 4.0]])
+    return y
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(-9, 9), st.integers(-9, 9))
+def test_array_of_static_length_written_into_data_bound_slice(i, j):
+    check(write_array, np.arange(6.0), np.array([i, j]))
+    check(write_empty, np.arange(6.0), np.array([i, j]))
+    check(write_rows, np.arange(12.0).reshape(6, 2), np.array([i, j]))
+
+
+def test_broadcast_rows_into_data_bound_slice_still_refused():
+    def f(x, b):
+        y = x.copy()
+        y[b[0]:b[1]] = np.array([[1.0], [2.0]])
+        return y
+    with pytest.raises(JitcoreError, match=r"assigning an array of shape \(2, 1\)"):
+        jc.jit(f)(np.zeros((6, 2)), np.array([0, 2]))
