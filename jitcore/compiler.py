@@ -258,7 +258,7 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
                 raise needs_static(error, *(tracer for _, (tracer, _) in formatting.values_in([constant], t)))
         # A selection by a traced mask (x[x > 0], np.nonzero(x)): its rows compacted into a
         # buffer, their count an output after the results (one per mask), as the tags are
-        counts, made_of = {}, {}
+        counts, made_of, moved = {}, {}, {}
         for k, leaf in enumerate(leaves):
             if isinstance(leaf, KeptList):  # a list the data filled: the list, as Python's
                 made_of[k] = leaf.returned()
@@ -266,6 +266,7 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
             elif isinstance(leaf, ListSelection):  # np.array(out): np.array([]) where empty
                 made_of[k] = leaf.empty
             if isinstance(leaf, MaskedSelection):
+                moved[k] = leaf.position  # (a[:, m]: its selected dim is not the first)
                 key = id(leaf.mask)
                 leaves[k], count = compaction(leaf)
                 counts.setdefault(key, count)
@@ -281,7 +282,7 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
                 if at is None:
                     at = len(tags)
                     tags.append(count)
-                scalars.append(Trimmed(len(leaves) + at, made_of.get(k)))
+                scalars.append(Trimmed(len(leaves) + at, made_of.get(k), moved.get(k, 0)))
             elif turn:  # written in C order transposed: the caller gets its Fortran-ordered transpose
                 values.append(transpose(leaf).value)
                 scalars.append(False)

@@ -232,14 +232,16 @@ class Trimmed:
     loop (``data_length.KeptList``) "array" (``np.array(out)``: NumPy's ``np.array([])``,
     float64 of shape (0,), where nothing was kept; "typed": ``np.array(out, dtype)``, of that
     dtype), "python" or "numpy" (the list itself, of
-    Python numbers, or of NumPy scalars or rows)."""
+    Python numbers, or of NumPy scalars or rows). ``moved_to``: where NumPy puts the selected
+    dim (``a[:, m]``: 1; the buffer holds it first)."""
 
     count: int
     made_of: str | None = None
+    moved_to: int = 0
 
     @property
     def trim(self):
-        return _TRIMS[self.made_of]
+        return _TRIMS[self.made_of] if not self.moved_to else _moved_trim(self.moved_to)
 
 
 @dataclass(frozen=True)
@@ -574,6 +576,21 @@ def _trim_python(rows: np.ndarray, count) -> list:
 def _trim_numpy(rows: np.ndarray, count) -> list:
     """A list the data filled with NumPy scalars or rows (``out.append(x[i] * 2)``)."""
     return list(rows[:int(count)].copy())
+
+
+_MOVED_TRIMS: dict = {}
+
+
+def _moved_trim(position: int):
+    """The trim of ``a[:, m]`` (its selected dim at ``position``): the kept rows, that dim moved
+    back where NumPy has it, in C order as NumPy's copy is. One function per position, kept
+    here: the native call holds its id."""
+    trim = _MOVED_TRIMS.get(position)
+    if trim is None:
+        def trim(rows: np.ndarray, count) -> np.ndarray:
+            return np.ascontiguousarray(np.moveaxis(rows[:int(count)], 0, position))
+        _MOVED_TRIMS[position] = trim
+    return trim
 
 
 _TRIMS = {None: data_length_trim, "array": _trim_array, "typed": _trim_typed, "python": _trim_python,

@@ -62,7 +62,7 @@ class Trace:
 
     __slots__ = ("builder", "function_name", "constants", "depth", "derived", "scalar_arguments",
                  "star_items", "extents", "formatted", "appended", "catching", "local_copies",
-                 "arguments")
+                 "arguments", "region_frames")
 
     def __init__(self, builder: Builder, function_name: str):
         self.builder = LocatingBuilder(builder.block, builder.before)
@@ -93,6 +93,10 @@ class Trace:
         # The function's arguments, as traced (their versions count the writes so far): what a
         # raise leaves in the caller's arrays (``raise_state``)
         self.arguments: list[Tracer] = []
+        # The Python stack's depth where each region being traced into began, innermost last: a
+        # frame deeper than the last began inside it, and its variables may hold its tracers
+        # (autograph.local_arrays rebinds them)
+        self.region_frames: list[int] = []
 
     @contextmanager
     def running(self):
@@ -123,6 +127,8 @@ class Trace:
         self.derived = dict(self.derived)
         self.local_copies = dict(self.local_copies)
         self.depth += 1
+        self.region_frames.append(stack_depth(sys._getframe(2)))  # (the with statement's frame:
+        # this generator's is 0, contextlib's __enter__ 1)
         try:
             yield block
         except BaseException:
@@ -132,6 +138,16 @@ class Trace:
         finally:
             self.builder, self.constants, self.derived, self.local_copies = saved
             self.depth -= 1
+            self.region_frames.pop()
+
+
+def stack_depth(frame=None) -> int:
+    """How many Python frames are below ``frame`` (the caller's when None), itself included."""
+    frame = frame or sys._getframe(1)
+    n = 0
+    while frame is not None:
+        n, frame = n + 1, frame.f_back
+    return n
 
 
 def print_options() -> dict | None:
@@ -215,6 +231,9 @@ class Tracer:
     __array_priority__ = 1000
 
     def __hash__(self):  # like ndarray's: == is elementwise, so tracers are not hashable
+        if self.index_form is not None:  # a static range's counter (out[c] = v): the loop
+            # needs it as the Python int it is, and unrolls, as for a slice bound
+            self._concretize("a dict key or set member")
         raise needs_static(JitTypeError(
             f"unhashable type: a traced value ({self.description()}) cannot be a dict key or a set "
             f"member (at {user_location()}): its value is not known while the function compiles. "

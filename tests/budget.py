@@ -20,3 +20,9 @@ def examples(full: int, ci: int | None = None) -> int:
     if profile == "ci" and ci is not None:
         return ci
     return full
+
+
+def cases(full: tuple, ci: tuple) -> tuple:
+    """A parametrization's values: ``ci`` under the ``ci`` profile, ``full`` otherwise (the cut
+    says where the values left out are covered)."""
+    return ci if settings.get_current_profile_name() == "ci" else full

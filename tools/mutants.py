@@ -1548,10 +1548,11 @@ MUTANTS = [
            "carried as two arrays: writes to one miss the other",
            ("tests/jitcore/test_shared_arrays.py",)),
     Mutant("local-array-sharing-not-refused", "jitcore/autograph/local_arrays.py",
-           "    if len(holders) > int(written_by_name):",
-           "    if False:",
-           "z = np.zeros(4); zv = z[1:3]; z[1] = x[0] gives a stale zv instead of an error",
-           ("tests/jitcore/test_shared_arrays.py",)),
+           "    if outside:\n        raise",
+           "    if False:\n        raise",
+           "a holder bound outside the traced loop writing the array is given the loop's tracer "
+           "(or left stale) instead of an error",
+           ("tests/jitcore/test_shared_arrays.py", "tests/jitcore/test_lists_of_arrays_48.py")),
     # session 41
     Mutant("static-on-demand-never", "jitcore/api.py",
            "        names = static_on_demand.to_promote(error, self._signature, self._static_names, args, "
@@ -2012,6 +2013,35 @@ MUTANTS = [
            "x[0] ** 2 taken as x * x also where the exact square is near a rounding boundary, "
            "where glibc's pow may round the other way",
            ("tests/jitcore/test_wrong_answers_48.py",)),
+    Mutant("shared-write-reaches-one-holder", "jitcore/autograph/local_arrays.py",
+           "        if new is not value:\n            _set_local(frame, name, new)",
+           "        if False:\n            _set_local(frame, name, new)",
+           "a traced write into an array made inside the function reaches only the name written: "
+           "W keeps its zeros after for p in [W]: p -= g",
+           ("tests/jitcore/test_lists_of_arrays_48.py",)),
+    Mutant("refreshed-number-carried", "jitcore/autograph/statements.py",
+           "    if held:  # n, only read again after rng.random(n)",
+           "    if False:  # n, only read again after rng.random(n)",
+           "n = x.shape[0] read again after rng.random(n) in a compiled loop is carried, so traced: "
+           "the draw's size is refused as traced",
+           ("tests/jitcore/test_lists_of_arrays_48.py",)),
+    Mutant("counter-key-not-unrolled", "jitcore/tracer.py",
+           "        if self.index_form is not None:  # a static range's counter",
+           "        if False:  # a static range's counter",
+           "out[c] = v with c the counter of a for over range(3) whose body became a loop: refused "
+           "as an unhashable traced value rather than unrolled",
+           ("tests/jitcore/test_lists_of_arrays_48.py",)),
+    Mutant("carried-list-item-not-refused", "jitcore/autograph/local_arrays.py",
+           "        if others:\n            raise UnsupportedError(",
+           "        if False:\n            raise UnsupportedError(",
+           "a compiled loop carrying params = [W] writes params[0] in place: W keeps its old value",
+           ("tests/jitcore/test_lists_of_arrays_48.py",)),
+    Mutant("moved-selection-returned-first", "jitcore/compiler.py",
+           "                moved[k] = leaf.position  # (a[:, m]: its selected dim is not the first)",
+           "                moved[k] = 0",
+           "a returned G[:, keep] comes back with the selected dim first: the transpose of "
+           "NumPy's result (a square one keeps NumPy's shape)",
+           ("tests/jitcore/test_moved_selections_48.py",)),
     Mutant("data-bound-slice-shift-ignores-target-start", "jitcore/masked.py",
            "_op(np.subtract, x.spans[0][0], onto.spans[0][0]))",
            "x.spans[0][0])",

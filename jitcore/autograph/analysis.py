@@ -236,6 +236,33 @@ def rebound(stmts) -> set[str]:
     return v.names
 
 
+def only_refreshed(stmts, names) -> set[str]:
+    """The ``names`` that the statements (as converted) bind only by reading them again after a
+    call (``n = __ag__.refreshed(n)``: ``rng.random(n)`` might have written an array ``n``), or
+    as the result of an inner loop that lists them so (``refreshed=``): a Python number there
+    stays itself, so the loop need not carry it (``statements.for_stmt``)."""
+    out = set(names)
+    for n in (m for s in stmts for m in ast.walk(s)):
+        if isinstance(n, ast.Assign):
+            value, targets = n.value, n.targets
+            if (isinstance(value, ast.Call) and _is_helper(value.func, "refreshed") and len(targets) == 1
+                    and isinstance(targets[0], ast.Name) and value.args
+                    and isinstance(value.args[0], ast.Name) and value.args[0].id == targets[0].id):
+                continue
+            inner = set()
+            if isinstance(value, ast.Call) and any(_is_helper(value.func, h) for h in _STATEMENTS):
+                inner = {e.value for k in value.keywords if k.arg == "refreshed"
+                         for e in getattr(k.value, "elts", ()) if isinstance(e, ast.Constant)}
+            out -= {t.id for tg in targets for t in ast.walk(tg)
+                    if isinstance(t, ast.Name) and t.id not in inner}
+    # bound otherwise (a loop's target, x += 1 on a name, with ... as n, del n): carried
+    stored = {n.id for s in stmts for n in ast.walk(s) if isinstance(n, ast.Name)
+              and isinstance(n.ctx, (ast.Store, ast.Del))}
+    assigned = {t.id for s in stmts for a in ast.walk(s) if isinstance(a, ast.Assign)
+                for tg in a.targets for t in ast.walk(tg) if isinstance(t, ast.Name)}
+    return out - (stored - assigned)
+
+
 def _with_viewed(stmts, out: set[str]) -> set[str]:
     """``out`` and the arrays its names view: ``v = x[i:i + 3]; v[:] = 0`` (or ``v *= 2``)
     writes ``x``, which is then state as well."""

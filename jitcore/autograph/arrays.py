@@ -25,7 +25,7 @@ import numpy as np
 import jitcore.numpy as jnp
 from jitcore import primitives as prims
 from jitcore import view_layout
-from jitcore.autograph.local_arrays import refuse_shared, written_copy
+from jitcore.autograph.local_arrays import shared_copy
 from jitcore.data_length import KeptList
 from jitcore.errors import TracerConversionError, UnsupportedError
 from jitcore.masked import MaskedSelection
@@ -256,10 +256,9 @@ ARRAY_CALLS = _array_calls()
 def traced_copy(base: np.ndarray, trace) -> Tracer:
     """A NumPy array made while tracing, about to be written with traced values, as its traced
     copy (the converted statement binds it to the array's name), the one every holder of the
-    array reads once the write is done (``local_arrays.written_copy``). Another variable of
-    the writing function holding it is refused: that variable would keep the NumPy array."""
-    refuse_shared(base)
-    return written_copy(base, trace)
+    array reads once the write is done: the writing function's other variables holding it are
+    bound to it (``local_arrays.shared_copy``), as NumPy's holders see the write."""
+    return shared_copy(base, trace)
 
 
 # Methods of an array that take out=, each the NumPy function of its name with the array first

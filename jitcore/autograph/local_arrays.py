@@ -11,9 +11,12 @@ a list holding ``z``) would keep the NumPy array and miss the write. So:
   it (``shared_as_traced``), which ``aliasing`` then carries as one array. A view is
   rebuilt as basic slices and a transpose of the array owning the memory; one that is not
   (another dtype, a length-1 or broadcast axis) is left as it was;
-- elsewhere, a traced write into such an array while another variable of the converted
-  function holds it, a view of it or a list of it raises ``UnsupportedError``
-  (``refuse_shared``), naming that variable, rather than leave it stale.
+- elsewhere, a traced write into such an array makes its traced copy, and every variable
+  of the converted function and its bodies that holds it (the array, a view of it, a list,
+  tuple or dict of such) is bound to the copy, or the view of it it is (``shared_copy``), as
+  NumPy's holders all see a write: ``for p in [W]: p -= g`` writes ``W``. Inside a traced
+  loop or branch only variables bound inside it can be (a tracer made there cannot leave it
+  but as its state); one bound outside raises ``UnsupportedError``, naming it.
 
 Code other than the writing function's holds the array too: a caller that passed it to a
 helper (``fill(a, v)``), an object made while tracing whose method writes its attribute
@@ -27,6 +30,7 @@ the caller left holding the NumPy array then is refused (``refuse_stale``), not 
 
 from __future__ import annotations
 
+import ctypes
 import sys
 
 import numpy as np
@@ -34,7 +38,7 @@ import numpy as np
 from jitcore import calltime
 from jitcore import primitives as prims
 from jitcore.errors import UnsupportedError
-from jitcore.tracer import Tracer, current_trace, fresh, user_location
+from jitcore.tracer import Tracer, current_trace, fresh, stack_depth, user_location
 
 
 def _owner(a: np.ndarray) -> np.ndarray:
@@ -85,7 +89,7 @@ def _view_key(view: np.ndarray, owner: np.ndarray):
 
 
 def _frames_holding(owner_ids: set[int]) -> dict[int, set]:
-    """Per owner, the ``(function frame, name)`` of each variable of the
+    """Per owner, the ``(frame, name)`` of each variable of the
     innermost converted function running on this thread (and of its bodies, by its frame)
     that holds that owner's memory: the array, a view of it, or a list or dict of such. (A
     caller's variable is not looked at: a helper given an array writes it and returns it,
@@ -96,13 +100,13 @@ def _frames_holding(owner_ids: set[int]) -> dict[int, set]:
     while frame is not None:
         code = frame.f_code
         if "__ag__" in code.co_freevars:  # a converted function or one of its bodies
-            held = [(k, name) for name, value in frame.f_locals.items()
+            held = [(k, frame, name) for name, value in frame.f_locals.items()
                     if not name.startswith("__ag") for k in _owners_held(value) if k in out]
             if code.co_name.startswith("__agf_"):
                 bodies += held
             else:
-                for k, name in (*bodies, *held):
-                    out[k].add((id(frame), name))
+                for k, where, name in (*bodies, *held):
+                    out[k].add((where, name))
                 break
         frame = frame.f_back
     return out
@@ -115,16 +119,19 @@ def _owners_held(value) -> set[int]:
     return {id(_owner(x)) for x in items if type(x) is np.ndarray}
 
 
-def shared_as_traced(values, names, functions, rebinds) -> tuple:
+def shared_as_traced(values, names, functions, rebinds, owners=()) -> tuple:
     """``values`` (a traced statement's variables ``names``) with the NumPy arrays that share
     memory with another of them, or with a variable that ``functions`` (its bodies) read, as
     one traced array and traced views of it; those variables' cells are given the same. A
-    NumPy array the statement writes in place (a variable not in ``rebinds``) that a variable
-    it cannot reach holds too (the function's, read after it) is refused."""
+    NumPy array held elsewhere as well that the loop would otherwise carry as a copy is made
+    traced first, every variable holding it given that (``_held_made_traced``), and so are
+    ``owners`` (a body wrote them while variables bound outside it held them: ``HeldOutside``)."""
+    trace = current_trace()
     cells = {}  # name -> cell, of the variables the bodies read
     for fn in functions:
         if fn is not None and fn.__closure__:
             cells.update(zip(fn.__code__.co_freevars, fn.__closure__))
+    values = _held_made_traced(values, names, cells, rebinds, owners, trace)
     found: dict[int, list] = {}  # id(owner) -> [(where, array)]
     for i, v in enumerate(values):
         if type(v) is np.ndarray:
@@ -141,7 +148,7 @@ def shared_as_traced(values, names, functions, rebinds) -> tuple:
         if type(v) is np.ndarray and id(_owner(v)) in found:
             found[id(_owner(v))].append((cell, v))
     reached = set(names) | set(cells)
-    for holders in _frames_holding(written).values():
+    for holders in _frames_holding(written).values():  # (arrays _held_made_traced cannot make traced)
         unreached = sorted({f"'{name}'" for _, name in holders if name not in reached})
         if unreached:
             raise UnsupportedError(
@@ -151,7 +158,6 @@ def shared_as_traced(values, names, functions, rebinds) -> tuple:
                 "without being used in that loop or branch; jitcore writes a traced copy there, "
                 "which would not reach it. Make the array with jitcore.numpy (jnp.zeros(...)), "
                 "whose views and names follow its writes, or read it through the name written")
-    trace = current_trace()
     out = list(values)
     for owner_id, group in found.items():
         if len(group) < 2 or owner_id not in written:
@@ -178,21 +184,145 @@ def shared_as_traced(values, names, functions, rebinds) -> tuple:
     return tuple(out)
 
 
-def refuse_shared(base: np.ndarray, written_by_name: bool = True) -> None:
-    """Raise if a variable of the converted function, other than the one written, holds
-    ``base``'s memory: the traced copy ``base`` becomes would not reach it. (Written through an
-    object's attribute, ``p.W -= g``, not by name: any variable holding it is another.)"""
+def _held_made_traced(values, names, cells, rebinds, owners, trace) -> tuple:
+    """``values`` with these NumPy arrays made traced (``shared_copy``: every variable holding
+    one holds that): ``owners``; each that a list, tuple or dict among the statement's
+    variables and its bodies' holds while another variable holds it too (the loop would
+    carry the container's copy, which that variable would miss); each the statement writes
+    (a variable of it not in ``rebinds``) that a variable it does not use holds too."""
+    def cell_value(cell):
+        try:
+            return cell.cell_contents
+        except ValueError:  # (empty: not assigned yet)
+            return None
+
+    seen = [*values, *(cell_value(c) for c in cells.values())]
+    made: dict[int, np.ndarray] = {id(o): o for o in owners}
+    contained = {id(_owner(x)): _owner(x) for v in seen if isinstance(v, (list, tuple, dict))
+                 for x in (v.values() if isinstance(v, dict) else v)
+                 if type(x) is np.ndarray and x.dtype.kind in "biufc"}
+    written = {id(_owner(v)): _owner(v) for v, name in zip(values, names)
+               if type(v) is np.ndarray and name not in rebinds and v.dtype.kind in "biufc"}
+    if contained or written:
+        reached = set(names) | set(cells)
+        for k, holders in _frames_holding({*contained, *written}).items():
+            held = {name for _, name in holders}
+            if (k in contained and len(held) > 1) or (k in written and held - reached):
+                made[k] = contained.get(k, written.get(k))
+    made = [o for k, o in made.items() if k not in trace.local_copies]
+    for owner in made:
+        shared_copy(owner, trace)
+    return tuple(resolved(v, trace) for v in values) if made else tuple(values)
+
+
+_ITEM_WRITES = frozenset({"aug_setitem", "nested_aug_setitem", "nested_setitem", "aug_assign", "fill",
+                          "out_call", "at_call", "setitem"})
+
+
+def _writes_items(code) -> bool:
+    """Whether converted code (or a body defined in it) writes an array in place (``params[i]
+    -= g``, ``d["w"][0] = v``, ``q -= g`` with ``q = params[0]``)."""
+    return bool(_ITEM_WRITES & set(code.co_names)) or any(
+        _writes_items(c) for c in code.co_consts if hasattr(c, "co_names"))
+
+
+def refuse_carried_items(values, names, functions) -> None:
+    """Raise if a list, tuple or dict the statement carries (assigns) holds an array that
+    another variable of the function holds too, and its bodies write a container's item in
+    place: a traced loop carries the container's items by value, so the other variable (``W``
+    of ``params = [W]``) would miss the writes (a wrong answer before session 48)."""
+    if not any(fn is not None and _writes_items(fn.__code__) for fn in functions):
+        return
+    for v, name in zip(values, names):
+        if not isinstance(v, (list, tuple, dict)):
+            continue
+        items = [x for x in (v.values() if isinstance(v, dict) else v)
+                 if type(x) is np.ndarray or isinstance(x, Tracer) and not x.scalar]
+        if not items:
+            continue
+        others = sorted({other for other in _variables_holding(items) if other != name})
+        if others:
+            raise UnsupportedError(
+                f"a loop or branch whose bounds or condition are traced (at {user_location()}) "
+                f"writes in place into an item of '{name}', which it assigns, while "
+                f"{', '.join(repr(o) for o in others)} {'holds' if len(others) == 1 else 'hold'} "
+                "that array too: jitcore carries a "
+                "list's or dict's items through such a loop by value, so that variable would miss "
+                "the writes. Write the array through one of them only (W -= g in the loop, or "
+                "only params[i] -= g and read params[i] after it), or, for a list the loop does "
+                "not rebind, write its arrays through a loop variable (for p in params: p -= g)")
+
+
+def _variables_holding(items) -> set[str]:
+    """The variables of the innermost converted function (and its bodies) that hold one of
+    ``items`` itself (not in a container)."""
+    ids = {id(x) for x in items}
+    out: set[str] = set()
+    frame = sys._getframe(2)
+    while frame is not None:
+        code = frame.f_code
+        if "__ag__" in code.co_freevars:
+            out |= {n for n, v in frame.f_locals.items() if not n.startswith("__ag") and id(v) in ids}
+            if not code.co_name.startswith("__agf_"):
+                break
+        frame = frame.f_back
+    return out
+
+
+def shared_copy(base: np.ndarray, trace) -> Tracer:
+    """The traced copy a traced write into ``base`` goes to (``written_copy``), which every
+    variable of the converted function (and of its bodies) holding ``base``'s memory (the
+    array, a view of it, a list, tuple or dict of such) holds the copy instead, as every holder
+    of a NumPy array sees its writes. A variable bound outside the loop body or branch being
+    traced is refused: the copy, made inside it, cannot outlive it."""
     owner_id = id(_owner(base))
     holders = _frames_holding({owner_id})[owner_id]
-    if len(holders) > int(written_by_name):
-        names = ", ".join(sorted({f"'{n}'" for _, n in holders}))
-        raise UnsupportedError(
+    outside = sorted({f"'{name}'" for frame, name in holders if not _bound_here(frame, name, trace)})
+    if outside:
+        raise HeldOutside(_owner(base),
             f"a NumPy array made inside the jitted function is written with traced values (at "
-            f"{user_location()}) while more than one variable holds it ({names}: the array, a "
-            "view of it or a list of it); the write would reach only the one written, as "
-            "jitcore writes a traced copy of a NumPy array. Make the array with jitcore.numpy "
-            "(jnp.zeros(...)), whose views and names follow its writes, or write and read it "
-            "through one name")
+            f"{user_location()}) inside a loop or branch whose bounds or condition are traced, "
+            f"while {', '.join(outside)}, bound outside it, holds it too (the array, a view of it "
+            "or a list of it); jitcore writes a traced copy, which cannot leave the loop or branch "
+            "through a variable it does not assign. Use that variable in the loop or branch, "
+            "make the array with jitcore.numpy (jnp.zeros(...)), or write and read it through "
+            "one name")
+    copy = written_copy(base, trace)
+    for frame, name in holders:
+        value = frame.f_locals[name]
+        new = resolved(value, trace)  # (a list's or dict's items are replaced in place)
+        if new is not value:
+            _set_local(frame, name, new)
+    return copy
+
+
+class HeldOutside(UnsupportedError):
+    """A traced write inside a loop or branch into a NumPy array (``owner``) that a variable
+    bound outside it holds: the statement around it is traced again with the array made a
+    traced one first (``shared_as_traced``'s ``owners``), which its bodies then write in place
+    (``aliasing`` carries it); raised on where no statement can."""
+
+    def __init__(self, owner: np.ndarray, message: str):
+        super().__init__(message)
+        self.owner = owner
+
+
+def _bound_here(frame, name: str, trace) -> bool:
+    """Whether ``frame``'s variable ``name`` was bound inside the region being traced into
+    (anywhere, outside every region): only such a variable may hold a tracer made there."""
+    if not trace.region_frames:
+        return True
+    return (name not in frame.f_code.co_freevars
+            and stack_depth(frame) > trace.region_frames[-1])
+
+
+def _set_local(frame, name: str, value) -> None:
+    """Bind ``frame``'s variable ``name`` (a local or a cell) to ``value``."""
+    if sys.version_info >= (3, 13):  # PEP 667: f_locals writes through
+        frame.f_locals[name] = value
+        return
+    frame.f_locals[name] = value
+    ctypes.pythonapi.PyFrame_LocalsToFast(ctypes.py_object(frame), ctypes.c_int(0))
 
 
 def written_copy(base: np.ndarray, trace) -> Tracer:

@@ -30,7 +30,6 @@ from jitcore.autograph.expressions import (
     setitem,
 )
 from jitcore.autograph.filtered import comprehension_test, filtered
-from jitcore.autograph.local_arrays import refuse_shared
 from jitcore.autograph.printf import percent
 from jitcore.autograph.statements import carried, for_stmt, holders, if_stmt, result, state, while_stmt
 from jitcore.debugging import debug_callback
@@ -435,10 +434,8 @@ def aug_attribute(obj, name: str, op: str, value) -> None:
     if type(current) is np.ndarray and prims.holds_tracer(value) and r is not None \
             and r.made_here(obj) and not r.outside(obj):
         # p.W -= g, p made in the function's own code: its NumPy array, which cannot take a
-        # traced value, replaced by a traced copy, as p.W = p.W - g replaces it
-        refuse_shared(current, written_by_name=False)
-        set_attribute(obj, name, _in_place(op)(expressions._writable(current, (), value),
-                                                      value))
+        # traced value, replaced by a traced copy (which its other holders then hold)
+        set_attribute(obj, name, _in_place(op)(expressions._writable(current, (), value), value))
         return
     number = isinstance(current, Tracer) and (current.scalar or current.weak)  # immutable: rebound
     if type(current) is np.ndarray or isinstance(current, Tracer) and not number:

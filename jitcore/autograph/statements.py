@@ -44,7 +44,7 @@ from jitcore.autograph.expressions import (
     selection_loop,
     where,
 )
-from jitcore.autograph.local_arrays import shared_as_traced
+from jitcore.autograph.local_arrays import HeldOutside, refuse_carried_items, shared_as_traced
 from jitcore.autograph.lowering import RETVAL
 from jitcore.codegen.loops import NEAR, derived
 from jitcore.compile_time import user_stacklevel
@@ -386,16 +386,19 @@ def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, 
         then_fn, else_fn = index_forms.refining(then_fn, x, holds), index_forms.refining(else_fn, x, fails)
     pred = _pred(pred, "if", line)
     rebinds = set(rebinds or ())
-    init = shared_as_traced(init, names, (then_fn, else_fn), rebinds)
-    # arrays the branches change only in place: their roots, shared with other names, are the
-    # if's operands and results (``aliasing``); the variables keep their objects
-    try:
+
+    def traced(init):
+        # arrays the branches change only in place: their roots, shared with other names, are
+        # the if's operands and results (``aliasing``); the variables keep their objects
         with effects.watching("if", line, names, init, (then_fn, else_fn), (pred,)):
             return _traced_until_settled(
                 names, lambda rebound, written, kept: SharedArrays(names, init, rebinds - kept,
                                                                    written, rebound),
                 lambda shared: _traced_if(pred, then_fn, else_fn, init, names, line, then_defined,
                                           else_defined, dead, fresh, shared))[1]
+
+    try:
+        return _with_local_arrays(traced, init, names, (then_fn, else_fn), rebinds)
     except raises.BranchRaised as branch:  # it raises where it is taken; the other one runs
         with _in_user_terms():
             raises.raise_where_taken(pred, branch, then_fn if branch.then else else_fn, init)
@@ -812,11 +815,28 @@ def _with_shared_arrays(traced, names, values, line, what, targets, functions):
     arrays of the state that share memory with another variable the loop sees are traced first
     (``local_arrays``)."""
     rebinds = _rebinds()
-    values = shared_as_traced(values, names, functions, rebinds)
-    return _traced_until_settled(
-        names, lambda rebound, written, kept: _Loop(names, values, line, what, targets,
-                                                    set(rebinds) - kept, written, rebound),
-        traced)
+    return _with_local_arrays(
+        lambda values: _traced_until_settled(
+            names, lambda rebound, written, kept: _Loop(names, values, line, what, targets,
+                                                        set(rebinds) - kept, written, rebound),
+            traced),
+        values, names, functions, rebinds)
+
+
+def _with_local_arrays(run, values, names, functions, rebinds):
+    """``run(values)``, its NumPy arrays shared with other variables made traced first
+    (``local_arrays.shared_as_traced``); run again, with an array made traced too, when a
+    body wrote it while a variable bound outside the body held it (``HeldOutside``): then
+    the body writes the traced array in place, which every holder sees, as in NumPy."""
+    refuse_carried_items(values, names, functions)
+    owners: list = []
+    while True:
+        try:
+            return run(shared_as_traced(values, names, functions, rebinds, owners))
+        except HeldOutside as e:
+            if any(o is e.owner for o in owners):
+                raise
+            owners.append(e.owner)
 
 
 _COMPARE = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
@@ -1107,7 +1127,12 @@ def _unrolling(times: int):
 
 
 @_keeping_containers
-def for_stmt(iterable, extra_test, body_fn, *, after=None, rebinds=None, holders=(), **site):
+def for_stmt(iterable, extra_test, body_fn, *, after=None, rebinds=None, holders=(), refreshed=(),
+             **site):
+    held = [i for i, name in enumerate(site["names"])
+            if name in refreshed and type(site["init"][i]) in _UNCHANGED]
+    if held:  # n, only read again after rng.random(n): a Python number stays itself (and static)
+        return _holding(held, iterable, extra_test, body_fn, after, rebinds, holders, site)
     if holders:
         attributes = AttributeState(holders, site["names"], site["init"])
         after = attributes.loop_site(site, after)
@@ -1116,6 +1141,33 @@ def for_stmt(iterable, extra_test, body_fn, *, after=None, rebinds=None, holders
                                           after=after, rebinds=rebinds, **site))
     with _read_after(after, rebinds):
         return _for_stmt(iterable, extra_test, body_fn, **site)
+
+
+_UNCHANGED = (bool, int, float, complex, str, type(None))  # what refreshed() gives back as is
+
+
+def _holding(held, iterable, extra_test, body_fn, after, rebinds, holders, site):
+    """``for_stmt`` without the variables at positions ``held`` in its state (each a Python
+    number or string the body only reads again after a call, ``n = refreshed(n)``, which gives
+    it back as it is): the body is given them as they are, not as values the loop carries, so
+    ``rng.random(n)`` in a compiled loop sees ``n`` as the static int it is."""
+    init, names = tuple(site["init"]), site["names"]
+    kept = [i for i in range(len(names)) if i not in held]
+
+    def full(state):
+        out = list(init)
+        for i, v in zip(kept, state):
+            out[i] = v
+        return out
+
+    def body(it, *state):
+        out = tuple(body_fn(it, *full(state)))
+        return tuple(out[i] for i in kept)
+
+    test = None if extra_test is None else (lambda *state: extra_test(*full(state)))
+    narrowed = dict(site, init=tuple(init[i] for i in kept), names=tuple(names[i] for i in kept))
+    out = for_stmt(iterable, test, body, after=after, rebinds=rebinds, holders=holders, **narrowed)
+    return tuple(full(tuple(out)))
 
 
 def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targets, effects,

@@ -851,6 +851,9 @@ class ControlFlow(ast.NodeTransformer):
             site["appends_under_if"] = ast.Constant(True)
         site["after"] = self._after(node, state)
         site["rebinds"] = _strings(sorted(analysis.rebound(body) & set(state)))
+        refreshed = analysis.only_refreshed(body, state)
+        if refreshed:
+            site["refreshed"] = _strings(sorted(refreshed))
         call = _call(_helper("for_stmt"), node.iter, test, _load(body_fn), **site)
         return [*hoisted, *self._finish(defs, call, state, node)]
 
