@@ -150,7 +150,8 @@ def _ranged_slice(x: Tracer, key):
         size = x.shape[j]
         if index_forms.static_slice(keys[j], size) is not None:
             return None  # a static length: a gather (_split_sliding)
-        bounds = index_forms.bounded_slice(keys[j], size) or _counted_prefix(keys[j], size)
+        bounds = (index_forms.bounded_slice(keys[j], size) or _counted_prefix(keys[j], size)
+                  or _clamped_span(keys[j], size))
         if bounds is None:
             return None
         masks.append(_positions_mask(x.owner_trace, size, *bounds))
@@ -171,6 +172,31 @@ def _counted_prefix(k: slice, size: int):
         return None
     start = slice(k.start, None).indices(size)[0]
     return start, prims.where(stop < 0, stop + size, stop)
+
+
+def _clamped_span(k: slice, size: int):
+    """``(start, stop)`` of a step-1 slice whose traced bounds come from the data (``dp[w[i]:]``,
+    ``t[i:j + 1]`` with ``i = ij[0]``): no index form bounds them, so each is clamped as NumPy
+    clamps it (counted from the end where negative, then into ``[0, size]``) at run time; a stop
+    below the start selects nothing. Bounds that are forms of a loop index keep the old path
+    (their loop unrolls where NumPy could clamp them)."""
+    if k.step not in (None, 1):
+        return None
+    bounds = []
+    for b, default in ((k.start, 0), (k.stop, size)):
+        if b is None:
+            bounds.append(default)
+        elif isinstance(b, Tracer):
+            if not is_traced_int(b) or b.ndim or index_forms.form_of(b) is not None:
+                return None
+            b = prims.convert(b, np.int64)  # a narrow int would wrap when size is added
+            b = prims.where(b < 0, b + size, b)
+            bounds.append(prims.clip(b, 0, size))
+        elif isinstance(b, (int, np.integer)) and not isinstance(b, bool):
+            bounds.append(slice(b, None).indices(size)[0])  # step 1: start and stop clamp alike
+        else:
+            return None
+    return tuple(bounds)
 
 
 def _positions_mask(trace, size: int, start, stop) -> Tracer:

@@ -625,6 +625,19 @@ class RangedSelection(MaskedSelection):
     def _like(self, values: Tracer) -> RangedSelection:
         return RangedSelection(values, self.mask, self.factors, self.spans)
 
+    def __getitem__(self, key):
+        """``t[i:j + 1][::-1]``: the slice reversed in place, element ``p`` of its span being
+        ``t[start + stop - 1 - p]`` (a gather, clipped; positions outside the span are masked)."""
+        if key != slice(None, None, -1) and key != (slice(None, None, -1),):
+            return super().__getitem__(key)
+        if not self.spans or len(self.spans) != 1 or self.mask.ndim != 1:
+            raise self._refusal("reversing it over more than one sliced axis")
+        (start, stop), n = self.spans[0], self.values.shape[0]
+        positions = prims.constant(self.values.owner_trace, _arange(n))
+        last = prims.ufunc(np.subtract, prims.ufunc(np.add, start, stop), 1)
+        idx = prims.clip(prims.ufunc(np.subtract, last, positions), 0, max(n - 1, 0))
+        return self._like(self.values[idx])
+
     def _arg(self, np_fn, axis, out, keepdims):
         """``np.argmin(x[i:])``: the slice rebased (element j is ``x[start + j]``), the
         positions past its length filled with a value that never wins; those come after the
@@ -653,7 +666,8 @@ class RangedSelection(MaskedSelection):
             f"{self.values!r}[a:b], a slice whose bound is a traced index, has a length that depends "
             f"on the data, which a compiled function cannot have ({what}), at {user_location()}. "
             "Reduce it at once (x[:i].sum(), .max(), np.mean(x[i:]), L[i, :i] @ x[:i]), write it "
-            "(x[:i] = v, x[:i] = f(x[:i])), or use jitcore.numpy.where(np.arange(n) < i, x, 0)"), *bounds)
+            "(x[:i] = v, x[:i] = f(x[:i])), or use jitcore.numpy.where(np.arange(n) < i, x, 0)"
+            + _static_advice(bounds)), *bounds)
 
     def __repr__(self) -> str:
         return f"{self.values!r}[a:b], a slice of traced length: reduce it (x[:i].sum())"
@@ -698,19 +712,36 @@ def write_ranged(x: Tracer, mask: Tracer, value, refusal: RangedSelection) -> Tr
         if same_mask(value.mask, mask) and value.values.shape == x.shape:
             return write(x, mask, value)
         target = RangedSelection(x, mask, refusal.factors, refusal.spans)
-        aligned = aligned_onto(value, target)  # out[:n - k] = x[k:]: shifted into place
+        aligned = aligned_onto(value, target, writing=True)  # out[:n - k] = x[k:]: shifted into place
         if aligned is None:
             raise refusal._refusal("assigning a selection by another mask or of another shape")
         return write(x, mask, MaskedSelection(aligned, mask))
     shape = np.shape(value)
     if len(shape) >= x.ndim and shape[len(shape) - x.ndim] != 1:
-        raise refusal._refusal(f"assigning an array of shape {shape}")
+        whole = _as_ranged(x, value) if len(shape) == x.ndim else None
+        if whole is None:
+            raise refusal._refusal(f"assigning an array of shape {shape}")
+        return write_ranged(x, mask, whole, refusal)  # new[i:j] = arr: its length checked when run
     v = prims.broadcast_to(prims.as_tracer(x.owner_trace, value, x.dtype), x.shape)
     cond_ = prims.reshape(mask, mask.shape + (1,) * (x.ndim - mask.ndim))
     return prims.where(cond_, prims.convert(v, x.dtype), x)
 
 
-def aligned_onto(x, onto: MaskedSelection) -> Tracer | None:
+def _as_ranged(x: Tracer, value) -> RangedSelection | None:
+    """An array of static length ``L`` as the ranged slice ``[0, L)`` of itself, so that it is
+    written into a slice with bounds from the data like a slice (``x[i:j] = np.arange(3)``).
+    None where its trailing dims are not ``x``'s (broadcast rows stay refused)."""
+    if tuple(np.shape(value)[1:]) != tuple(x.shape[1:]):
+        return None
+    length = np.shape(value)[0]
+    v = prims.convert(prims.as_tracer(x.owner_trace, value, x.dtype), x.dtype)
+    if length == 0:  # one element that is never written: the gather reads in bounds
+        v = prims.broadcast_to(prims.as_tracer(x.owner_trace, 0, x.dtype), (1,) + v.shape[1:])
+    everywhere = prims.constant(x.owner_trace, np.ones(v.shape[0], np.bool_))
+    return RangedSelection(v, everywhere, None, ((0, length),))
+
+
+def aligned_onto(x, onto: MaskedSelection, writing: bool = False) -> Tracer | None:
     """The values of the 1-d-ranged selection ``x`` placed at the positions of ``onto``'s
     (``xc[k:]`` onto ``xc[:-k]``: ``xc[k + j]`` at ``j``), where the two slices have the same
     length for every value of the loop index (``index_forms.length_key``); else None."""
@@ -718,10 +749,75 @@ def aligned_onto(x, onto: MaskedSelection) -> Tracer | None:
             and x.spans and onto.spans and len(x.spans) == len(onto.spans) == 1
             and x.mask.ndim == onto.mask.ndim == 1 and x.values.shape[1:] == onto.values.shape[1:]):
         return None
-    key = index_forms.length_key(*x.spans[0])
-    if key is None or key != index_forms.length_key(*onto.spans[0]):
-        return None
-    return realign(x.values, x.spans[0][0], onto.values.shape[0], onto.spans[0][0])
+    key, onto_key = index_forms.length_key(*x.spans[0]), index_forms.length_key(*onto.spans[0])
+    if key is not None and key == onto_key:
+        return realign(x.values, x.spans[0][0], onto.values.shape[0], onto.spans[0][0])
+    if key is not None and onto_key is not None:
+        return None  # two forms of the index, of other lengths: the loop unrolls (NumPy's error)
+    return _checked_realign(x, onto, writing)
+
+
+def _static_advice(bounds) -> str:
+    """Where a bound comes from a scalar argument (``c[w:]``, ``w`` an int): mark it static."""
+    names = sorted({s for b in bounds for s in b.sources if s in b.owner_trace.scalar_arguments})
+    if not names:
+        return ""
+    return (", or, as the bound is a Python value, mark it static: jit(f, static_argnames=("
+            + ", ".join(repr(n) for n in names) + ",)) — each new value then compiles once")
+
+
+def _length(span):
+    start, stop = span
+    return _op(np.maximum, _op(np.subtract, stop, start), 0)
+
+
+def _op(ufunc, a, b):
+    """``ufunc(a, b)`` of bounds that are static ints or traced indices."""
+    if isinstance(a, Tracer) or isinstance(b, Tracer):
+        return prims.ufunc(ufunc, a, b)
+    return int(ufunc(a, b))
+
+
+def _checked_realign(x: RangedSelection, onto: RangedSelection, writing: bool) -> Tracer:
+    """``x``'s values at ``onto``'s positions where a bound comes from the data, so equal
+    lengths cannot be proved while tracing: the call checks them when it runs and raises NumPy's
+    ValueError where they differ; a slice of length 1 broadcasts (its one element everywhere).
+    ``onto`` of length 1 against a longer ``x`` would give a result longer than ``onto``'s
+    frame, which a selection cannot hold: that raises at run time too, saying what to write."""
+    n, m = _length(onto.spans[0]), _length(x.spans[0])
+    one = _op(np.equal, m, 1)
+
+    def shape(k: int, of: RangedSelection = x) -> str:  # as NumPy prints them: (5,), (2,1)
+        dims = (k,) + tuple(of.values.shape[1:])
+        return "(" + ",".join(map(str, dims)) + ("," if len(dims) == 1 else "") + ")"
+
+    where = user_location()
+
+    def mismatch(a, b):
+        a, b = int(a), int(b)
+        if writing:
+            return ValueError(f"could not broadcast input array from shape {shape(b)} "
+                              f"into shape {shape(a, onto)}")
+        if a == 1:
+            return UnsupportedError(
+                f"a slice of length 1 broadcast against one of length {b}, both with bounds from the "
+                f"data, at {where}: jitcore keeps such a result at the first operand's positions, "
+                "which cannot hold it. Put the longer slice first (b[k:l] * a[i:j])")
+        return ValueError("operands could not be broadcast together with shapes "
+                          f"{shape(a, onto)} {shape(b)} ")
+
+    differ, longer = _op(np.not_equal, n, m), _op(np.not_equal, m, 1)
+    bad = differ & longer if isinstance(differ, Tracer) else longer & differ
+    if isinstance(bad, Tracer):
+        _raise_at_run_time(bad, mismatch, n, m)
+    elif bad:
+        raise mismatch(n, m)
+    positions = prims.constant(x.values.owner_trace, _arange(onto.values.shape[0]))
+    idx = prims.ufunc(np.add, positions, _op(np.subtract, x.spans[0][0], onto.spans[0][0]))
+    if one is True or isinstance(one, Tracer):
+        idx = prims.where(one, x.spans[0][0], idx)
+    idx = prims.clip(idx, 0, max(x.values.shape[0] - 1, 0))
+    return x.values[idx]
 
 
 def realign(values: Tracer, start, n: int, onto_start) -> Tracer:
@@ -786,16 +882,16 @@ def _raise_if_none_selected(mask: Tracer, message: str) -> None:
     _raise_at_run_time(np.logical_not(np.any(mask)), lambda: ValueError(message))
 
 
-def _raise_at_run_time(condition: Tracer, error) -> None:
-    """``error()`` raised by the call where ``condition`` holds (a callback on the branch that
-    is taken only then)."""
-    def fail(_):
-        raise error()
+def _raise_at_run_time(condition: Tracer, error, *values) -> None:
+    """``error(*values)`` raised by the call where ``condition`` holds (a callback on the branch
+    that is taken only then; ``values``, traced, arrive concrete)."""
+    def fail(_, *concrete):
+        raise error(*concrete)
 
     def check():
         from jitcore.debugging import debug_callback  # here: it loads the codegen's callbacks
 
-        debug_callback(fail, 0)
+        debug_callback(fail, 0, *values)
 
     cond(condition, check, lambda: None)
 

@@ -1836,8 +1836,8 @@ MUTANTS = [
            "free[k] = b at a traced k writes the items after k too",
            ("tests/jitcore/test_list_writes_46.py",)),
     Mutant("shifted-slices-any-length", "jitcore/masked.py",
-           "    if key is None or key != index_forms.length_key(*onto.spans[0]):",
-           "    if key is None:",
+           "    if key is not None and key == onto_key:",
+           "    if key is not None:",
            "x[k:] * x[:k] combines slices of different traced lengths (NumPy: a broadcast error)",
            ("tests/jitcore/test_loop_slices_46.py",)),
     Mutant("window-check-off-by-one", "jitcore/indexing.py",
@@ -2060,6 +2060,12 @@ MUTANTS = [
            "a returned G[:, keep] comes back with the selected dim first: the transpose of "
            "NumPy's result (a square one keeps NumPy's shape)",
            ("tests/jitcore/test_moved_selections_48.py",)),
+    Mutant("data-bound-slice-shift-ignores-target-start", "jitcore/masked.py",
+           "_op(np.subtract, x.spans[0][0], onto.spans[0][0]))",
+           "x.spans[0][0])",
+           "dp[w:] = np.maximum(dp[w:], dp[:W + 1 - w] + v) reads dp[:W + 1 - w] at the target's "
+           "positions unshifted: the knapsack adds the value to the wrong capacities",
+           ("tests/jitcore/test_traced_slices_48.py",)),
 ]
 
 

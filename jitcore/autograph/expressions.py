@@ -35,7 +35,17 @@ from jitcore.tracer import Tracer, as_scalar, fresh, make_view, needs_static, us
 
 
 def traced(x) -> bool:
-    return any(isinstance(leaf, Tracer) for leaf in pytree.flatten(x)[0])
+    return first_tracer(x) is not None
+
+
+def first_tracer(x) -> Tracer | None:
+    """The first traced value ``x`` holds, a slice's bounds included (``dp[w[i]:]``)."""
+    for leaf in pytree.flatten(x)[0]:
+        if isinstance(leaf, slice):
+            leaf = first_tracer((leaf.start, leaf.stop, leaf.step))
+        if isinstance(leaf, Tracer):
+            return leaf
+    return None
 
 
 def where(line) -> str:
@@ -271,12 +281,14 @@ def getitem(base, key):
     if isinstance(base, _CONCATENATORS) and traced(key):
         return index_concatenation.concatenate_by_index(base, key)  # np.r_[x, 0], np.c_[x, y]
     if isinstance(base, np.ndarray) and traced(key):
-        tracer = next(x for x in pytree.flatten(key)[0] if isinstance(x, Tracer))
+        tracer = first_tracer(key)
         if not _copied_by_numpy(base, key):  # a view in NumPy (DIRS[m], a row of a table)
             seen = calltime.hidden_array(tracer.owner_trace, base)
             if seen is not None:  # a global's or a cell's array: a view of its call-time input
                 return seen[key]
             table = constant(tracer.owner_trace, base)  # made while compiling: read, not written
+            if isinstance(table[key], MaskedSelection):
+                return table[key]  # dp[w[i]:]: a ranged selection, no view to write through
             return make_view(table, lambda b: b[key], _read_only_table)
         return constant(tracer.owner_trace, base)[key]
     if isinstance(base, (tuple, list)) and is_traced_int(key):  # dx[d], lams[int(np.argmin(s))]
@@ -351,7 +363,7 @@ def _writable(base, key, value):
     one the caller sees (a default argument's array, a global's under a local name) becomes its
     call-time input, so that the write reaches it as NumPy's does."""
     if isinstance(base, np.ndarray) and (traced(key) or traced(value)):
-        tracer = next(x for x in pytree.flatten((key, value))[0] if isinstance(x, Tracer))
+        tracer = first_tracer((key, value))
         seen = calltime.written_array(tracer.owner_trace, base, create=True)
         return traced_copy(base, tracer.owner_trace) if seen is None else seen
     return base
