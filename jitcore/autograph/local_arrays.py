@@ -233,8 +233,9 @@ def refuse_carried_items(values, names, functions) -> None:
     of ``params = [W]``) would miss the writes (a wrong answer before session 48)."""
     if not any(fn is not None and _writes_items(fn.__code__) for fn in functions):
         return
+    made_each_step = {n for fn in functions if fn is not None for n in getattr(fn, "per_step_lists", ())}
     for v, name in zip(values, names):
-        if not isinstance(v, (list, tuple, dict)):
+        if not isinstance(v, (list, tuple, dict)) or name in made_each_step:
             continue
         items = [x for x in (v.values() if isinstance(v, dict) else v)
                  if type(x) is np.ndarray or isinstance(x, Tracer) and not x.scalar]

@@ -581,6 +581,16 @@ class Expressions(_LinedTransformer):
         return node
 
 
+def _per_step_lists(body_fn: str, own_lists, node) -> list:
+    """``body_fn.per_step_lists = (...)``: the lists the loop's body makes anew at its top each
+    step (``xs = [x0]``), whose items no step's writes carry into the next
+    (``local_arrays.refuse_carried_items`` leaves them be)."""
+    if not own_lists:
+        return []
+    target = ast.Attribute(value=_load(body_fn), attr="per_step_lists", ctx=ast.Store())
+    return [_locate(ast.Assign(targets=[target], value=_strings(sorted(own_lists))), node)]
+
+
 class ControlFlow(ast.NodeTransformer):
     """Statements to helper calls, inner statements first. ``live`` is the function's
     liveness (computed after ``lowering``), ``declared`` its global/nonlocal names."""
@@ -754,7 +764,8 @@ class ControlFlow(ast.NodeTransformer):
         test_fn, body_fn = self.fresh("test"), self.fresh("body")
         test = self._function(test_fn, state, [], [], node)
         test.body = [ast.Return(value=node.test)]
-        defs = [_locate(test, node), self._function(body_fn, state, node.body, state, node)]
+        defs = [_locate(test, node), self._function(body_fn, state, node.body, state, node),
+                *_per_step_lists(body_fn, own_lists, node)]
         site = self._site(node, state, node.body)
         site["targets"] = _strings(sorted(self._scratch(node.body, node)))
         affine = self.affine.get(id(node))
@@ -828,7 +839,8 @@ class ControlFlow(ast.NodeTransformer):
             or (appended if under_if else None)
         state = sorted(set(state) | set(appends or ()))
         body_fn = self.fresh("body")
-        defs = [self._function(body_fn, [ITER, *state], body, state, node)]
+        defs = [self._function(body_fn, [ITER, *state], body, state, node),
+                *_per_step_lists(body_fn, own_lists, node)]
         test = ast.Constant(None)
         extra = getattr(node, "extra_test", None)
         if extra is not None:
