@@ -231,42 +231,54 @@ class RangeSort:
         budget: -1 never gives up)."""
         fn, b = self._function(name, I1, [PTR, I64, I64])
         keys, m, budget = fn.args
-        t = self.k.type
-        entry = b.block
-        outer, head, inner, shift, place, gave_up, finished = (
-            fn.append_basic_block(n) for n in ("outer", "head", "inner", "shift", "place", "gave_up",
-                                               "finished"))
-        b.branch(outer)
-        b.position_at_end(outer)
-        i, moves = b.phi(I64), b.phi(I64)
-        i.add_incoming(_c(1), entry)
-        moves.add_incoming(_c(0), entry)
-        b.cbranch(b.icmp_signed("<", i, m), head, finished)
-        b.position_at_end(head)
-        v = b.load(b.gep(keys, [i], inbounds=True, source_etype=t), typ=t)
-        b.branch(inner)
-        b.position_at_end(inner)  # j: where v goes, if the key before it is not above v
-        j = b.phi(I64)
-        j.add_incoming(i, head)
-        above = b.icmp_signed(">", j, _c(0))
-        before = b.sub(j, _c(1))
-        prev = b.load(b.gep(keys, [b.select(above, before, _c(0))], inbounds=True, source_etype=t), typ=t)
         def order(x):
             return self.k.plain(b, x) if floats else x
 
-        b.cbranch(b.and_(above, b.icmp_unsigned(">", order(prev), order(v))), shift, place)
-        b.position_at_end(shift)
-        b.store(prev, b.gep(keys, [j], inbounds=True, source_etype=t))
-        j.add_incoming(before, shift)
-        b.branch(inner)
-        b.position_at_end(place)
-        b.store(v, b.gep(keys, [j], inbounds=True, source_etype=t))
-        made = b.add(moves, b.sub(i, j))
-        i.add_incoming(b.add(i, _c(1)), place)
-        moves.add_incoming(made, place)
-        b.cbranch(b.icmp_unsigned(">", made, budget), gave_up, outer)
-        b.position_at_end(gave_up)
-        b.ret(ll.Constant(I1, 0))
-        b.position_at_end(finished)
-        b.ret(ll.Constant(I1, 1))
+        def moves_before(prev, v, above):
+            return b.and_(above, b.icmp_unsigned(">", order(prev), order(v)))
+
+        emit_budgeted_insertion(b, fn, keys, self.k.type, m, budget, moves_before)
         return fn
+
+
+def emit_budgeted_insertion(b: ll.IRBuilder, fn: ll.Function, items, t, m, budget, moves_before) -> None:
+    """The body of ``fn`` (``b`` at the end of its entry block): insertion-sort the ``m`` items of
+    type ``t`` at ``items`` in place, an item ``v`` moving before the one before it, ``prev``,
+    while ``moves_before(prev, v, above)`` holds (``above``: there is one before it; the callback
+    emits the comparison, in blocks of its own if it needs them, and leaves ``b`` where the i1 it
+    returns is known); return false once more than ``budget`` moves were made (an unsigned
+    budget: -1 never gives up), true when sorted."""
+    entry = b.block
+    outer, head, inner, shift, place, gave_up, finished = (
+        fn.append_basic_block(n) for n in ("outer", "head", "inner", "shift", "place", "gave_up",
+                                           "finished"))
+    b.branch(outer)
+    b.position_at_end(outer)
+    i, moves = b.phi(I64), b.phi(I64)
+    i.add_incoming(_c(1), entry)
+    moves.add_incoming(_c(0), entry)
+    b.cbranch(b.icmp_signed("<", i, m), head, finished)
+    b.position_at_end(head)
+    v = b.load(b.gep(items, [i], inbounds=True, source_etype=t), typ=t)
+    b.branch(inner)
+    b.position_at_end(inner)  # j: where v goes, if the item before it does not move after v
+    j = b.phi(I64)
+    j.add_incoming(i, head)
+    above = b.icmp_signed(">", j, _c(0))
+    before = b.sub(j, _c(1))
+    prev = b.load(b.gep(items, [b.select(above, before, _c(0))], inbounds=True, source_etype=t), typ=t)
+    b.cbranch(moves_before(prev, v, above), shift, place)
+    b.position_at_end(shift)
+    b.store(prev, b.gep(items, [j], inbounds=True, source_etype=t))
+    j.add_incoming(before, shift)
+    b.branch(inner)
+    b.position_at_end(place)
+    b.store(v, b.gep(items, [j], inbounds=True, source_etype=t))
+    made = b.add(moves, b.sub(i, j))
+    i.add_incoming(b.add(i, _c(1)), place)
+    moves.add_incoming(made, place)
+    b.cbranch(b.icmp_unsigned(">", made, budget), gave_up, outer)
+    b.position_at_end(gave_up)
+    b.ret(ll.Constant(I1, 0))
+    b.position_at_end(finished)
+    b.ret(ll.Constant(I1, 1))

@@ -25,6 +25,7 @@ from llvmlite import ir as ll
 from jitcore.codegen.cpu import sort_buckets, sort_ints
 from jitcore.codegen.cpu.sort_keys import SortKeys
 from jitcore.codegen.cpu.sort_keys import c64 as _c
+from jitcore.codegen.cpu.sort_range import emit_budgeted_insertion
 from jitcore.codegen.llvm_types import I1, I64, PTR
 from jitcore.codegen.loops import emit_loop
 
@@ -137,55 +138,27 @@ class WordArgsort:
         fn.attributes.add("noinline")
         words, src, stride, m, budget = fn.args
         b = ll.IRBuilder(fn.append_basic_block("entry"))
-        entry = b.block
-        outer, head, inner, tie, decide, shift, place, gave_up, finished = (
-            fn.append_basic_block(n) for n in ("outer", "head", "inner", "tie", "decide", "shift",
-                                               "place", "gave_up", "finished"))
-        b.branch(outer)
-        b.position_at_end(outer)
-        i, moves = b.phi(I64), b.phi(I64)
-        i.add_incoming(_c(1), entry)
-        moves.add_incoming(_c(0), entry)
-        b.cbranch(b.icmp_signed("<", i, m), head, finished)
-        b.position_at_end(head)
-        v = b.load(b.gep(words, [i], inbounds=True, source_etype=I64), typ=I64)
-        b.branch(inner)
-        b.position_at_end(inner)  # j: where v goes, if the word before it is not above v
-        j = b.phi(I64)
-        j.add_incoming(i, head)
-        above = b.icmp_signed(">", j, _c(0))
-        before = b.sub(j, _c(1))
-        prev = b.load(b.gep(words, [b.select(above, before, _c(0))], inbounds=True, source_etype=I64),
-                      typ=I64)
-        kept_tie = b.icmp_unsigned("==", b.lshr(prev, _c(self.p)), b.lshr(v, _c(self.p)))
-        plain = b.icmp_unsigned(">", prev, v)  # kept bits apart: they decide
-        moved = b.and_(above, plain)
-        b.cbranch(b.and_(above, kept_tie), tie, decide)
-        b.position_at_end(tie)  # the whole keys decide, then the positions
+        def moves_before(prev, v, above):
+            tie, decide = fn.append_basic_block("tie"), fn.append_basic_block("decide")
+            inner = b.block
+            kept_tie = b.icmp_unsigned("==", b.lshr(prev, _c(self.p)), b.lshr(v, _c(self.p)))
+            plain = b.icmp_unsigned(">", prev, v)  # kept bits apart: they decide
+            moved = b.and_(above, plain)
+            b.cbranch(b.and_(above, kept_tie), tie, decide)
+            b.position_at_end(tie)  # the whole keys decide, then the positions
 
-        def key_of(word):
-            return k.of(b, k.load(b, src, stride, b.and_(word, self.mask)))[0]
+            def key_of(word):
+                return k.of(b, k.load(b, src, stride, b.and_(word, self.mask)))[0]
 
-        kp, kv = key_of(prev), key_of(v)
-        later = b.or_(b.icmp_unsigned(">", kp, kv), b.and_(b.icmp_unsigned("==", kp, kv), plain))
-        b.branch(decide)
-        b.position_at_end(decide)
-        greater = b.phi(I1)
-        greater.add_incoming(moved, inner)
-        greater.add_incoming(later, tie)
-        b.cbranch(greater, shift, place)
-        b.position_at_end(shift)
-        b.store(prev, b.gep(words, [j], inbounds=True, source_etype=I64))
-        j.add_incoming(before, shift)
-        b.branch(inner)
-        b.position_at_end(place)
-        b.store(v, b.gep(words, [j], inbounds=True, source_etype=I64))
-        made = b.add(moves, b.sub(i, j))
-        i.add_incoming(b.add(i, _c(1)), place)
-        moves.add_incoming(made, place)
-        b.cbranch(b.icmp_unsigned(">", made, budget), gave_up, outer)
-        b.position_at_end(gave_up)
-        b.ret(ll.Constant(I1, 0))
-        b.position_at_end(finished)
-        b.ret(ll.Constant(I1, 1))
+            kp, kv = key_of(prev), key_of(v)
+            later = b.or_(b.icmp_unsigned(">", kp, kv), b.and_(b.icmp_unsigned("==", kp, kv), plain))
+            tied = b.block
+            b.branch(decide)
+            b.position_at_end(decide)
+            greater = b.phi(I1)
+            greater.add_incoming(moved, inner)
+            greater.add_incoming(later, tied)
+            return greater
+
+        emit_budgeted_insertion(b, fn, words, I64, m, budget, moves_before)
         return fn
