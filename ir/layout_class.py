@@ -8,7 +8,13 @@ kernel takes its strides when it runs).
   ``a[::-1, ::-1]`` of a C array, ``a[::-1]`` of a 1-d one);
 - ``C flip 0`` or ``F flip 0,2``: dense in that order with those axes backwards, the others
   forwards (``a[::-1]`` of a C or Fortran matrix);
-- ``strided``: anything else (``a[::2]``, a broadcast, a transposed slice).
+- ``strided``: anything else (``a[::2]``, a broadcast, a transposed slice), with where NumPy
+  would find it partly dense when that is so: ``strided u`` when its last long axis steps one
+  element, and ``m`` or ``g`` for each pair of adjacent long axes from the last, ``m`` where
+  they merge (the outer steps over the whole inner one: ``a[:, ::2]``, whose ``reshape(-1)``
+  NumPy makes a view), ``g`` where there is a gap (``a[:, 1:]``, which it copies).
+  ``jitcore/view_layout.py`` models the array's strides from these, so that a reshape, ravel
+  or ``ascontiguousarray`` of it (or of its views) is a view or a copy as in NumPy.
 
 Axes of extent 0 or 1 never count, as NumPy's contiguity flags ignore them. A reduction over
 an argument dense in memory reads it in memory order, NumPy's rule: the code generator picks
@@ -46,14 +52,37 @@ def classify(shape: Sequence[int], strides: Sequence[int], itemsize: int) -> str
         return C + _FLIP + ",".join(map(str, flipped))
     if dense(long_axes):
         return F + (_FLIP + ",".join(map(str, flipped)) if flipped else "")
-    return STRIDED
+    return _strided(shape, strides, itemsize, long_axes)
+
+
+def _strided(shape, strides, itemsize: int, long_axes: list[int]) -> str:
+    """``strided``, with the facts of its long axes that decide NumPy's views (module doc)."""
+    if not long_axes:
+        return STRIDED
+    inner = long_axes[-1]
+    facts = ["u" if strides[inner] == itemsize else "g"]
+    for outer, inner in zip(long_axes[-2::-1], long_axes[::-1]):
+        facts.append("m" if strides[outer] == strides[inner] * shape[inner] else "g")
+    text = "".join(facts)
+    return STRIDED if set(text) == {"g"} else f"{STRIDED} {text}"
+
+
+def is_strided(layout: str) -> bool:
+    return layout.split(" ")[0] == STRIDED
+
+
+def strided_facts(layout: str) -> str:
+    """A strided class's facts, inner first (``u``/``g``, then ``m``/``g`` per pair of long
+    axes); empty where it has none (every axis gapped)."""
+    _, _, facts = layout.partition(" ")
+    return facts
 
 
 def dense_orders(layout: str, shape: Sequence[int]) -> tuple[tuple[str, ...], frozenset[int]] | None:
     """For an argument of ``shape`` and class ``layout``: the axis orders it is dense in ("C",
     "F", both where at most one axis is above 1) and the axes it lies backwards along; None
     for a strided one."""
-    if layout == STRIDED:
+    if is_strided(layout):
         return None
     long_axes = [a for a, n in enumerate(shape) if n > 1]
     if layout == REVERSED:
@@ -73,4 +102,6 @@ def describe(layout: str) -> str:
         axes = flips.split(",")
         named = f"axes {', '.join(axes)}" if len(axes) > 1 else f"axis {axes[0]}"
         return f"{'C' if order == C else 'Fortran'} order, {named} reversed"
+    if is_strided(layout) and strided_facts(layout):
+        return f"strided, partly dense ({strided_facts(layout)})"
     return layout

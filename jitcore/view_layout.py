@@ -8,8 +8,10 @@ view tracer keeps how its strides follow from its base's (``Tracer.view_model``,
 the base's model); a tracer that is no view is C- or Fortran-ordered as NumPy lays out new
 arrays, and an argument has its layout class. The model is a NumPy array with those strides
 over a one-element buffer: NumPy's own stride rules answer, and no element is ever read.
-Where the strides are not known (a strided argument's class holds no strides, a view made by
-the aliasing rewrites), the model is None and the array is taken for a view, as before."""
+A strided argument's class holds no strides: its model has strides that make nothing dense
+(``_gapped``), so what NumPy copies for any such array is copied. Where the strides are not
+known (a view made by the aliasing rewrites), the model is None and the array is taken for a
+view, as before."""
 
 from __future__ import annotations
 
@@ -30,11 +32,32 @@ def _dense(shape, itemsize: int, inner_first, flipped=frozenset()) -> list[int]:
     return strides
 
 
+def _gapped(shape, itemsize: int, facts: str) -> list[int]:
+    """Strides for a strided argument, whose class holds none, only its facts
+    (``layout_class.strided_facts``): its last long axis one element apart where ``u``, else
+    two; each long axis outside it over the whole inner one where ``m``, else one element
+    past that. NumPy then views or copies this model as it would the argument (its reshapes
+    merge adjacent axes by these relations; ``ravel`` and ``ascontiguousarray`` need them
+    all). A coincidence of the real strides the facts do not hold (a row of ``x[::2]`` of a
+    3-d ``x`` dense across a gap) can still make NumPy view what is copied here."""
+    long_axes = [a for a, n in enumerate(shape) if n > 1]
+    relations = iter(facts[1:] if facts else "")
+    strides = [itemsize] * len(shape)
+    step = itemsize if facts[:1] == "u" else 2 * itemsize
+    for k, axis in enumerate(reversed(long_axes)):
+        if k:
+            gap = 0 if next(relations, "g") == "m" else itemsize
+            step = step * shape[long_axes[len(long_axes) - k]] + gap
+        strides[axis] = step
+    return strides
+
+
 def _base_model(x) -> np.ndarray | None:
     layout = x.arg_layout or (layout_class.F if x.fortran else layout_class.C)
     dense = layout_class.dense_orders(layout, x.shape)
     if dense is None:
-        return None  # strided: the class holds no strides
+        facts = layout_class.strided_facts(layout)
+        return _model(x.shape, x.dtype, _gapped(x.shape, x.dtype.itemsize, facts))
     (order, *_), flipped = dense
     axes = range(x.ndim)
     inner_first = reversed(axes) if order == layout_class.C else axes

@@ -2066,6 +2066,18 @@ MUTANTS = [
            "dp[w:] = np.maximum(dp[w:], dp[:W + 1 - w] + v) reads dp[:W + 1 - w] at the target's "
            "positions unshifted: the knapsack adds the value to the wrong capacities",
            ("tests/jitcore/test_traced_slices_48.py",)),
+    Mutant("transpose-tiles-drop-leftover-columns", "codegen/cpu/transpose_tiles.py",
+           "b, b.sub(columns, whole_columns), lambda j:",
+           "b, extent(0), lambda j:",
+           "a tiled transpose skips the columns past its last whole tile: np.ascontiguousarray(a.T) "
+           "of a 37x256 float32 array leaves 5 columns unwritten",
+           ("tests/codegen/test_transpose_tiles.py",)),
+    Mutant("strided-class-never-merges", "ir/layout_class.py",
+           'facts.append("m" if strides[outer] == strides[inner] * shape[inner] else "g")',
+           'facts.append("g")',
+           "a strided argument's adjacent axes are taken as never merging: NumPy's view "
+           "b[:, ::2].reshape(-1) becomes a copy and a write through it no longer reaches b",
+           ("tests/jitcore/test_strided_argument_views_49.py",)),
 ]
 
 

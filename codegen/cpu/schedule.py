@@ -43,7 +43,15 @@ import numpy as np
 from llvmlite import ir as ll
 
 from jitcore.codegen import scalar
-from jitcore.codegen.cpu import column_pieces, cost, full_reduction, pairwise_pieces, reduction, target
+from jitcore.codegen.cpu import (
+    column_pieces,
+    cost,
+    full_reduction,
+    pairwise_pieces,
+    reduction,
+    target,
+    transpose_tiles,
+)
 from jitcore.codegen.kernel_body import KernelBody, entry_builder, kernel_function, row_invariant_divisions
 from jitcore.codegen.llvm_types import I1, I8, I64, PTR, constant, memory_type
 from jitcore.codegen.loops import Sizes, element_pointer, emit_loop, emit_nest, extent, static_value
@@ -354,6 +362,10 @@ class _Schedule:
                 and self.split_dim != last and not self.breakpoints.get(last)
                 and not kernel.runs_in_order(op)):
             self.masked = masked_row(op)
+        self.transposed = None
+        if self.pieces is None and producer is None and self.masked is None and self.rows_from is None \
+                and not any(self.breakpoints.values()):
+            self.transposed = transpose_tiles.transposed_read(op, maps, len(self.domain))
         exact_fallback = any(scalar.needs_exact_fallback(inner) for inner in kernel.body_ops(op))
         if isinstance(self.pieces, column_pieces.ColumnPieces) and self.pieces.known_count is None:
             self.split_extent = column_pieces.RunTimeCount(self.factors[-2], self.pieces)
@@ -820,7 +832,23 @@ class _Schedule:
         if self.breakpoints.get(depth):
             self._segmented_loop(depth, lambda iv: self._loop_nest(depth + 1, ivs + [iv]))
             return
+        if self.transposed is not None and depth == len(self.domain) - 2:
+            self._tiled(depth, ivs)
+            return
         self._range_loop(depth, lambda iv: self._loop_nest(depth + 1, ivs + [iv]))
+
+    def _tiled(self, depth: int, ivs: list) -> None:
+        """The last two dims in tiles where the transposed read's rows alias in the cache
+        (``transpose_tiles``), else as before."""
+        read = self.transposed
+        first, rows = extent(0), self.domain[depth]
+        if depth == self.split_dim:
+            first, hi = self.bounds
+            rows = self.b.sub(hi, first)
+        transpose_tiles.emit(
+            self.b, read, self.body.operands[read.operand].strides[read.axis], rows, self.domain[depth + 1],
+            first, lambda i, j: self._loop_nest(depth + 2, ivs + [i, j]),
+            lambda: self._range_loop(depth, lambda iv: self._loop_nest(depth + 1, ivs + [iv])))
 
     def _segmented_loop(self, depth: int, body) -> None:
         """The loop over dim ``depth`` as one loop per segment between its breakpoints, in
