@@ -2031,6 +2031,11 @@ MUTANTS = [
            "x[0] ** 2 taken as x * x also where the exact square is near a rounding boundary, "
            "where glibc's pow may round the other way",
            ("tests/jitcore/test_wrong_answers_48.py", "tests/codegen/test_scalar_math_49.py")),
+    Mutant("glibc-powf-square-too-wide", "codegen/scalar.py",
+           "ll.Constant(f64, 0.5 - _POWF_EXP2_ULPS - _POWF_LOG2_PER_BINADE)",
+           "ll.Constant(f64, 0.6 - _POWF_EXP2_ULPS - _POWF_LOG2_PER_BINADE)",
+           "a float32 x[0] ** 2 taken as the rounded square also where powf may round the other way",
+           ("tests/codegen/test_scalar_math_49.py",)),
     Mutant("glibc-square-band-per-binade-dropped", "codegen/scalar.py",
            "per_binade = b.mul(k_abs, ll.Constant(i64, _EDGE_BITS_PER_BINADE))",
            "per_binade = b.mul(k_abs, ll.Constant(i64, 0))",

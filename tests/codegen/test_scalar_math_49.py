@@ -29,7 +29,9 @@ needs_glibc = pytest.mark.skipif(not GLIBC, reason="the square's fast path is gl
 
 _LIBM = ctypes.CDLL(ctypes.util.find_library("m"))
 _LIBM.pow.restype, _LIBM.pow.argtypes = ctypes.c_double, [ctypes.c_double, ctypes.c_double]
+_LIBM.powf.restype, _LIBM.powf.argtypes = ctypes.c_float, [ctypes.c_float, ctypes.c_float]
 _POW = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_double, ctypes.c_double)
+_POWF = ctypes.CFUNCTYPE(ctypes.c_float, ctypes.c_float, ctypes.c_float)
 
 
 def exact_error_ulps(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -56,23 +58,27 @@ def squares_49(x):
 
 
 class CountedPow:
-    """While open, the ``pow`` that code compiled then links to counts its calls."""
+    """While open, the ``pow`` (``powf``) that code compiled then links to counts its calls."""
+
+    def __init__(self, symbol: str = "pow"):
+        self.symbol = symbol
 
     def __enter__(self):
         self.calls = 0
+        real = getattr(_LIBM, self.symbol)
 
         def counted(x, y):
             self.calls += 1
-            return _LIBM.pow(x, y)
+            return real(x, y)
 
-        self._callback = _POW(counted)
+        self._callback = (_POW if self.symbol == "pow" else _POWF)(counted)
         self._cache = jc.config.disk_cache
         jc.config.disk_cache = False
-        llvm.add_symbol("pow", ctypes.cast(self._callback, ctypes.c_void_p).value)
+        llvm.add_symbol(self.symbol, ctypes.cast(self._callback, ctypes.c_void_p).value)
         return self
 
     def __exit__(self, *exc):
-        llvm.add_symbol("pow", ctypes.cast(_LIBM.pow, ctypes.c_void_p).value)
+        llvm.add_symbol(self.symbol, ctypes.cast(getattr(_LIBM, self.symbol), ctypes.c_void_p).value)
         jc.config.disk_cache = self._cache
 
 
@@ -112,11 +118,59 @@ def test_beyond_the_band_pow_is_called_and_its_bits_kept():
     assert pow_.calls == len(x)
 
 
+def float_error_ulps(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A float32's square is exact in float64: ``|lo| / ulp(hi)`` in float ULPs, and hi's exponent."""
+    exact = x.astype(np.float64) ** 2
+    hi = exact.astype(np.float32)
+    k = np.frexp(hi)[1] - 1
+    return np.abs(exact - hi) / np.ldexp(1.0, k - 23), k
+
+
+def float_edge(k: np.ndarray) -> np.ndarray:
+    """powf's band edge in float ULP from its documented relerr_exp2 and relerr_log2."""
+    return 0.5 - 1.69 * 2.0 ** -10 - (np.abs(k) + 1) * math.log(2) * 1.83 * 2.0 ** -9
+
+
+def float_values(seed: int, n: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return (rng.uniform(1, 2, n) * np.exp2(rng.integers(-60, 60, n).astype(float))
+            * rng.choice([-1, 1], n)).astype(np.float32)
+
+
+@needs_glibc
+def test_float32_squares_inside_powfs_band_no_call():
+    x = float_values(2, 100_000)
+    r, k = float_error_ulps(x)
+    x = x[(r <= float_edge(k) - 1e-6) & (np.abs(k) <= 120)][:300]
+    assert len(x) == 300
+    with CountedPow("powf") as powf:
+        got = jc.jit(squares_49)(x)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, np.array([_LIBM.powf(v, 2.0) for v in x], dtype=np.float32))
+    np.testing.assert_array_equal(got, np.array([v ** 2 for v in x], dtype=np.float32))  # NumPy's
+    assert powf.calls == 0
+
+
+@needs_glibc
+def test_float32_squares_beyond_the_band_call_powf():
+    x = float_values(3, 400_000)
+    r, k = float_error_ulps(x)
+    x = np.concatenate([x[r > float_edge(k) + 1e-6][:300],
+                        np.array([0.0, -0.0, np.inf, np.nan, 2.0 ** -70, 2.0 ** 64, 1.5e-45], np.float32)])
+    with CountedPow("powf") as powf:
+        got = jc.jit(squares_49)(x)
+    with np.errstate(all="ignore"):
+        want = np.array([v ** 2 for v in x], dtype=np.float32)
+    np.testing.assert_array_equal(got, want)
+    assert powf.calls == len(x)
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.floats(1.0, 2.0, exclude_max=True), st.integers(-530, 520), st.booleans())
 def test_squares_are_numpys_scalar_powers(m, e, negative):
-    """Differential against NumPy's float64 scalar power, Python's float power and math.pow,
-    over every binade a square reaches (subnormal and overflowing squares included)."""
+    """Differential against NumPy's float64, float32 and float16 scalar powers, Python's float
+    power and math.pow, over every binade a square reaches (subnormal and overflowing squares
+    included)."""
     v = math.ldexp(-m if negative else m, e)
     x = np.array([v, 1.0])
     for f in (lambda x, v: x[0] ** 2, lambda x, v: v ** 2, lambda x, v: math.pow(v, 2)):
@@ -130,6 +184,13 @@ def test_squares_are_numpys_scalar_powers(m, e, negative):
         got = jc.jit(f)(x, v)
         assert type(got) is type(want)
         assert got == want or (got != got and want != want), (v, got, want)
+    for dtype in (np.float32, np.float16):  # powf's squares (half ones in float, then rounded)
+        with np.errstate(all="ignore"):
+            xs = np.array([v, 1.0]).astype(dtype)
+            want = xs[0] ** 2
+        got = jc.jit(lambda x: x[0] ** 2)(xs)
+        assert type(got) is type(want)
+        assert got == want or (got != got and want != want), (xs[0], got, want)
 
 
 def test_a_loop_of_squares_keeps_its_arguments_and_pows_bits():
