@@ -214,3 +214,38 @@ def test_the_pow_call_is_cold():
     """The fast path is straight-line: the call sits behind llvm.expect in a block of its own."""
     text = jc.jit(squares_49).lower(np.ones(4)).as_text("llvm")
     assert "llvm.expect.i1" in text and "square.pow" in text
+
+
+# -- the f64 log/exp workload: the log of an exp is computed, never rewritten as x (XLA's
+# algebraic simplifier does so, which is how JAX's sum(log(exp(x))) is faster: it runs no exp
+# and no log, and leaves NumPy's values wherever exp rounds, overflows or underflows) ----------
+
+LOG_EXP_EDGES = [1e-20, 3e-17, 0.1, 709.0, 710.0, 800.0, -740.0, -745.0, -746.0,
+                 -np.inf, np.inf, np.nan, 0.0, -0.0]
+
+
+def test_log_of_exp_keeps_numpys_values_where_it_is_not_x():
+    x = np.array(LOG_EXP_EDGES)
+    with np.errstate(all="ignore"):
+        want = np.log(np.exp(x))
+    got = jc.jit(lambda x: np.log(np.exp(x)))(x)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)  # 0.0 at 1e-20, inf at 710, -744.44... at -745
+    assert (want != x)[[0, 1, 2, 4, 5, 6, 7, 8]].all()  # where x itself would be wrong
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.floats(-760, 720, allow_nan=False), min_size=1, max_size=40))
+def test_sum_of_log_of_exp_is_numpys(values):
+    x = np.array(values)
+    with np.errstate(all="ignore"):
+        want = np.sum(np.log(np.exp(x)))
+        elementwise = np.log(np.exp(x))
+    got = jc.jit(lambda x: np.sum(np.log(np.exp(x))))(x)
+    assert type(got) is type(want)
+    if not np.isfinite(want):
+        assert got == want
+        return
+    # exp's rounding differs by an ULP here and there: log(exp(x)) = x + that relative error
+    tol = 4e-16 * np.sum(np.abs(elementwise)) + 4 * len(x) * 2.0 ** -52
+    assert abs(got - want) <= tol, (got, want)
