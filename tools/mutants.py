@@ -1958,6 +1958,12 @@ MUTANTS = [
            "    fn, method, reflected = _RICH[symbol]\n    if True:",
            "v == w and v < w run the user's __eq__/__lt__ unconverted: a traced if in one is refused",
            ("tests/jitcore/test_user_classes_48.py",)),
+    Mutant("selection-extreme-fills-the-other-end", "jitcore/masked.py",
+           "        return self._reduce(np_fn, axis, keepdims, initial=_lowest(self.dtype, np_fn is np.max))",
+           "        return self._reduce(np_fn, axis, keepdims, initial=_lowest(self.dtype, np_fn is np.min))",
+           "x[x > t].max() with a traced threshold t fills the masked-out elements with the dtype's "
+           "highest value, not its lowest (min the other way round): the extreme of the fill",
+           ("tests/jitcore/test_inside_arrays.py",)),
     Mutant("selection-nan-count-keeps-nan", "jitcore/masked.py",
            "return self._like(np.logical_not(np.isnan(self.values))).sum(axis, np.intp, None, keepdims)",
            "return self._like(np.isfinite(self.values) | True).sum(axis, np.intp, None, keepdims)",
