@@ -133,6 +133,20 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), fastmath: bool = Fal
                        max_signatures=max_signatures)
 
 
+
+def _static_positions(signature, nums, names) -> frozenset | None:
+    """The positions of every static argument of a call made without keywords (a static name
+    of a positional parameter at its place; a keyword-only one takes its default there), or
+    None where binding could move one (``*args``, positions counted from the end)."""
+    if signature is None or any(n < 0 for n in nums):
+        return None
+    params = list(signature.parameters.values())
+    if any(p.kind == inspect.Parameter.VAR_POSITIONAL for p in params):
+        return None
+    positional = [p.name for p in params
+                  if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    return frozenset(nums) | {positional.index(n) for n in names if n in positional}
+
 class JitFunction:
     """A jitted function: call it like the original; inspect it with ``lower`` and ``cache_info``."""
 
@@ -189,6 +203,7 @@ class JitFunction:
         self._static_nums, self._static_names = callables.static_arguments(
             self._signature, static_argnums, static_argnames, self.__name__)
         self._statics = bool(self._static_nums or self._static_names)
+        self._memo_positions = _static_positions(self._signature, self._static_nums, self._static_names)
         self._on_demand = static_on_demand.OnDemand()  # the arguments made static on demand
         self._int_ranges_needed = False  # (``_int_range``)
 
@@ -272,7 +287,8 @@ class JitFunction:
             short = None
         memo = None
         if short is None:  # scalars, keywords, strided arrays: the memo of the call's structure
-            memo = call_memo.key(args, kwargs, self._statics, self._int_range)
+            positions = self._memo_positions if not kwargs else None
+            memo = call_memo.key(args, kwargs, self._statics, self._int_range, positions)
             known = self._memo.get(memo) if memo is not None else None
             if known is not None:
                 self._hit()
@@ -386,6 +402,7 @@ class JitFunction:
             self._static_nums, self._static_names = callables.static_arguments(
                 self._signature, nums, frozenset(given) | names, self.__name__)
             self._statics = bool(self._static_nums or self._static_names)
+            self._memo_positions = _static_positions(self._signature, self._static_nums, self._static_names)
             self._on_demand.set_names(names)
         self.clear_cache()
 
@@ -399,6 +416,12 @@ class JitFunction:
             return self._method_of_class._method_twin("static")(*args, **kwargs)
         flat, values = made
         result = flat(*values, *args[1:], **kwargs)
+        rebound = flat.fun.rebound
+        if rebound:  # the attributes the method rebinds, assigned as the plain call would
+            result, after = result
+            for name, value in zip(rebound, after):
+                setattr(args[0], name, value)
+            return result
         table = flat._method_table
         if table is not None and getattr(self, "_native", None) is not table:
             self._native = table  # the layout called last: the native call checks the instance against it
@@ -408,10 +431,11 @@ class JitFunction:
         """The flat twin of ``obj``'s layout (made on its first call) and its leading arguments;
         None where a classmethod's twin cannot key its class (``method_calls.layout``)."""
         cls = obj if self._of_class else type(obj)
-        reads = self._class_reads.get(cls)
-        if reads is None:
-            reads = self._class_reads[cls] = method_calls.class_reads(self.fun, cls)
-        made = method_calls.layout(obj, reads, self._of_class)
+        accesses = self._class_reads.get(cls)
+        if accesses is None:
+            accesses = self._class_reads[cls] = method_calls.class_reads(self.fun, cls)
+        reads, stores = accesses
+        made = method_calls.layout(obj, reads, self._of_class, stores)
         if made is None:
             return None
         layout, values = made
@@ -421,11 +445,12 @@ class JitFunction:
                 flat = self._flats.get(layout)
                 if flat is None:
                     cls, names, arrays, n_own = layout
-                    body = method_calls.FlatBody(self.fun, self.autograph, self._signature, *layout)
+                    body = method_calls.FlatBody(self.fun, self.autograph, self._signature, *layout, stores)
                     flat = JitFunction(body, method_calls.static_positions(arrays, self._static_nums),
                                        self._static_names, self.options, autograph=False,
                                        cache=self.disk_cache, max_signatures=self.max_signatures)
-                    if native_call.AVAILABLE and all(type(n) is str for n in names):
+                    # the native call returns the result alone: a rebinding method assigns after it
+                    if native_call.AVAILABLE and all(type(n) is str for n in names) and not body.rebound:
                         flat._method_of = (self, native_call.instance_spec(cls, names, n_own))
                     self._flats[layout] = flat
                     while len(self._flats) > self._limit():  # layouts made on the fly: the oldest goes

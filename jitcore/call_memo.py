@@ -19,7 +19,8 @@ order, and per value:
 - where the function has static arguments, every number by ``Exactly`` (its type and bits),
   every string by type and value, ``BY_IDENTITY``'s (``None``, a class, a function) by identity,
   since which argument is static only binding tells: the memo's key is then finer than the
-  full key, never coarser.
+  full key, never coarser; in a call without keywords to a function whose static arguments
+  are all given by position, only those positions (session 49).
 
 The first call with such a key takes the full path; ``JitFunction`` then records a
 ``Structure``: the full key, its executable, and where each leaf comes from (found by running
@@ -54,12 +55,16 @@ _INT64 = (-(2 ** 63), 2 ** 63 - 1)
 BY_IDENTITY = frozenset((type(None), type, types.FunctionType, property, staticmethod, classmethod))
 
 
-def key(args: tuple, kwargs: dict, statics: bool, int_range) -> tuple | None:
+def key(args: tuple, kwargs: dict, statics: bool, int_range,
+        positions: frozenset | None = None) -> tuple | None:
     """The memo key of a call, or None when the call is not flat (the full path decides).
-    ``int_range`` is ``api.int_range`` (passed in: api imports this module)."""
+    ``int_range`` is ``api.int_range`` (passed in: api imports this module). ``positions``: for
+    a call without keywords, the static positions, where binding cannot move an argument: only
+    those are keyed by value (a jitted method's flat twin: its numbers traced, ``self.t``)."""
     parts: list = [len(args)]
-    for a in args:
-        part = _items(a, statics, int_range) if container(a) else _part(a, statics, int_range)
+    for i, a in enumerate(args):
+        static = statics and (positions is None or i in positions)
+        part = _items(a, static, int_range) if container(a) else _part(a, static, int_range)
         if part is None:
             return None
         parts.append(part)

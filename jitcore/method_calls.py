@@ -51,7 +51,8 @@ _SELF_LOADS = ("LOAD_FAST", "LOAD_DEREF", "LOAD_CLOSURE")
 _ATTRIBUTE_LOADS = ("LOAD_ATTR", "LOAD_METHOD")
 
 
-def layout(obj, reads: tuple, of_class: bool = False) -> tuple[tuple, list] | None:
+def layout(obj, reads: tuple, of_class: bool = False,
+           stores: frozenset = frozenset()) -> tuple[tuple, list] | None:
     """``obj``'s layout and its flat twin's leading arguments. The layout: the class, the
     attribute names (the instance's own in ``__dict__`` order, then ``reads``' names that are
     plain values of its class: ``class_reads``), which of them hold arrays, and the count of the
@@ -59,12 +60,17 @@ def layout(obj, reads: tuple, of_class: bool = False) -> tuple[tuple, list] | No
     (``static_value``). ``of_class``: ``obj`` is a classmethod's class (its own count -1), whose
     code reads its values from the class itself while tracing: an array there is keyed by its
     contents (``Content``; a bigger one is refused), and None where a value compares by
-    identity (the caller then keys the class alone, as before)."""
+    identity (the caller then keys the class alone, as before). ``stores``: the names the method
+may assign (``class_reads``), whose numbers are passed traced."""
     names, arrays, values = [], [], []
     own = {} if of_class else vars(obj)
     for name, value in own.items():
         names.append(name)
-        is_array = methods._is_arrays(value)
+        # a number the method may rebind (self.t += dt) is traced, not static: its new value
+        # each call would otherwise compile again; a bool stays static (two compiles at most,
+        # and the native call takes no traced bool)
+        is_array = methods._is_arrays(value) or (name in stores and methods.is_number(value)
+                                                 and not isinstance(value, (bool, np.bool_)))
         arrays.append(is_array)
         values.append(value if is_array else static_value(value))
     n_own, cls = len(names), obj if of_class else type(obj)
@@ -104,13 +110,16 @@ def class_value(cls: type, name: str):
     return _MISSING
 
 
-def class_reads(fun, cls: type) -> tuple:
+def class_reads(fun, cls: type) -> tuple[tuple, frozenset]:
     """The names ``fun`` reads as ``self.NAME`` (``self``: its first parameter), in its own
     code, code nested in it (lambdas, inner functions) and, the same way, in the functions of
     ``cls`` it reaches as ``self.name``: where such a name is a class attribute, its value is
     part of the call as an instance attribute's is, so changing it is seen (a class constant
-    read while tracing would otherwise stay in the code)."""
+    read while tracing would otherwise stay in the code). Second, the names that code may
+    assign as attributes (``STORE_ATTR`` of any object: more than ``self``'s, never fewer),
+    the attributes a call may rebind (``FlatBody.rebound``)."""
     names: dict = {}
+    stores: set = set()
     seen: set = set()
 
     def scan(f, depth: int) -> None:
@@ -120,6 +129,7 @@ def class_reads(fun, cls: type) -> tuple:
         if code is None or code in seen or depth > _SCAN_DEPTH or not code.co_argcount:
             return
         seen.add(code)
+        stores.update(_stored_attributes(code))
         for name in _self_attributes(code, code.co_varnames[0]):
             names.setdefault(name, None)
             target = class_value(cls, name)
@@ -127,7 +137,16 @@ def class_reads(fun, cls: type) -> tuple:
                 scan(target, depth + 1)
 
     scan(fun, 0)
-    return tuple(names)
+    return tuple(names), frozenset(stores)
+
+
+def _stored_attributes(code) -> set:
+    """The attribute names ``code`` (and the code nested in it) assigns."""
+    found = {ins.argval for ins in dis.get_instructions(code) if ins.opname == "STORE_ATTR"}
+    for const in code.co_consts:
+        if hasattr(const, "co_code"):
+            found |= _stored_attributes(const)
+    return found
 
 
 def _self_attributes(code, self_name: str) -> list:
@@ -250,13 +269,17 @@ def static_positions(arrays: tuple, static_nums) -> frozenset:
 
 class FlatBody:
     """The function a flat twin compiles: ``(attribute values..., *args, **kwargs)``, the method
-    called on a stand-in instance (``methods.MethodBody``, which also refuses a method that
-    rebinds an attribute)."""
+    called on a stand-in instance (``methods.MethodBody``); with ``rebound`` attributes, it
+    returns ``(result, their values after the call)``."""
 
     def __init__(self, fun, autograph: bool, signature: inspect.Signature, cls: type, names: tuple,
-                 arrays: tuple, n_own: int):
+                 arrays: tuple, n_own: int, stores: frozenset = frozenset()):
         self.body = methods.MethodBody(fun, autograph, signature)
         self.cls, self.names, self.arrays, self.of_class = cls, names, arrays, n_own < 0
+        # the instance's own attributes the method may rebind: a call returns their values after
+        # it beside its result, and the caller assigns them (``JitFunction._call_method``)
+        self.rebound = () if n_own < 0 else tuple(n for n in names[:n_own] if n in stores)
+        self.body.rebindable = self.rebound
         self.n_own = n_own
         self.autograph = autograph
         self.fun = fun

@@ -11,7 +11,10 @@ value is not hashable; a list or dict of numbers by its contents), so changing `
 compiles again; so do the class's plain values the method reads as ``self.NAME``. The method
 traces on a stand-in object of ``obj``'s class holding those attributes; instances of one
 class with equal static attributes share compiled code. A method that rebinds an attribute of
-``self`` (``self.n += 1``) is refused: a compiled call could not repeat it. What the method
+``self`` holding an array or a number to an array or a number (``self.u = u + 1``, ``self.n +=
+1``; session 49) returns the new values beside its result, and the call assigns them to the
+instance (such a number is traced, not static); adding, deleting or rebinding other attributes
+is refused: a compiled call could not repeat it. What the method
 reads through an attribute's own attributes (an object it holds) is read while tracing.
 
 Objects this cannot stand in for (``__slots__``, a ``__new__`` of their own) and a method with
@@ -66,6 +69,13 @@ def _is_arrays(value) -> bool:
     return _is_array(value)
 
 
+def is_number(value) -> bool:
+    """A Python or NumPy number (or a traced 0-d value standing for one)."""
+    if isinstance(value, Tracer):
+        return value.ndim == 0
+    return isinstance(value, (int, float, complex, np.number, np.bool_))
+
+
 class MethodBody:
     """The method called on a stand-in instance: ``(key, attributes, *args)``, the stand-in of
     class ``key.cls`` holding ``key.values()`` and ``attributes`` (``method_calls.FlatBody``
@@ -82,6 +92,7 @@ class MethodBody:
         self_param = params[0]
         attributes = inspect.Parameter(f"{self_param.name}_attributes", self_param.kind)
         self.__signature__ = signature.replace(parameters=[self_param, attributes, *params[1:]])
+        self.rebindable: tuple = ()  # attributes a call may rebind (method_calls.FlatBody.rebound)
 
     def __call__(self, key, attributes: dict, *args, **kwargs):
         stand_in = object.__new__(key.cls)
@@ -93,11 +104,17 @@ class MethodBody:
         after = stand_in.__dict__
         changed = sorted(n for n in before.keys() | after.keys()
                          if before.get(n, before) is not after.get(n, after))  # absent: the dict
+        rebound = [n for n in changed if n in self.rebindable and n in before and n in after
+                   and (_is_arrays(after[n]) or is_number(after[n]))]
+        changed = [n for n in changed if n not in rebound]
+        if self.rebindable and not changed:
+            return out, tuple(after[n] for n in self.rebindable)
         if changed:
             self_name = next(iter(self.__signature__.parameters))
             raise UnsupportedError(
                 f"{self.__name__}() assigns {', '.join(f'{self_name}.{n}' for n in changed)}: a jitted "
-                "method may write into its instance's arrays (self.x[...] = v, self.x += v) but not "
-                "rebind its attributes, which a compiled call could not repeat; return the new "
-                "values and assign them after the call")
+                "method may write into its instance's arrays (self.x[...] = v, self.x += v) and rebind "
+                "those holding arrays or numbers to arrays or numbers (self.u = u + 1, self.t += dt), "
+                "but not add, delete or rebind other attributes, which a compiled call could not "
+                "repeat; return the new values and assign them after the call")
         return out

@@ -2095,6 +2095,12 @@ MUTANTS = [
            "a strided argument's adjacent axes are taken as never merging: NumPy's view "
            "b[:, ::2].reshape(-1) becomes a copy and a write through it no longer reaches b",
            ("tests/jitcore/test_strided_argument_views_49.py",)),
+    Mutant("rebound-attributes-not-assigned", "jitcore/api.py",
+           "                setattr(args[0], name, value)\n",
+           "                pass\n",
+           "a jitted method's self.t += dt is computed but never assigned to the instance: "
+           "the state stays at its first value",
+           ("tests/jitcore/test_method_rebinding_49.py",)),
 ]
 
 
