@@ -2066,6 +2066,12 @@ MUTANTS = [
            "dp[w:] = np.maximum(dp[w:], dp[:W + 1 - w] + v) reads dp[:W + 1 - w] at the target's "
            "positions unshifted: the knapsack adds the value to the wrong capacities",
            ("tests/jitcore/test_traced_slices_48.py",)),
+    Mutant("unbound-after-loop-not-noted", "jitcore/autograph/statements.py",
+           "unbound.after_statement(names, before, after, lambda name: ran)",
+           "unbound.after_statement(names, before, after, lambda name: True)",
+           "the target of a traced for loop (or a name first bound in its body) read after a loop "
+           "that ran zero times gives zeros silently (Python raises UnboundLocalError)",
+           ("tests/jitcore/test_loops_49.py",)),
 ]
 
 

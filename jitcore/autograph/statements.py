@@ -21,7 +21,7 @@ import numpy as np
 
 from jitcore import calltime, compile_time, index_forms, pytree
 from jitcore import control_flow as cf
-from jitcore.autograph import analysis, appending, effects, loop_exit, raises
+from jitcore.autograph import analysis, appending, effects, loop_exit, raises, unbound
 from jitcore.autograph.aliasing import (
     Rebound,
     SharedArrays,
@@ -445,19 +445,26 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
     # written in place but not read after the if, and with no value before it: local to a branch
     local = {n for n, v in zip(names, init) if n in fresh and isinstance(v, Undefined)}
     dead = set(dead) | local
-    filled = None  # the result variable, defined by one branch only (the other has returned)
-    for i, (name, value) in enumerate(zip(names, init)):
-        if isinstance(value, Undefined):
-            if name in dead or (name in then_defined and name in else_defined):
-                continue
-            if name == RETVAL and (name in then_defined or name in else_defined):
-                filled = i
-                continue
+    # Variables with no value before the if that one branch defines (the result variable, where
+    # the other returns; any other, bound after the if where that branch ran: ``unbound``): the
+    # other branch fills zeros of their types, so that branch is traced first. Those of both
+    # branches cannot all be traced first: the other side's are refused.
+    filled = set()
+    one_sided = [i for i, (name, value) in enumerate(zip(names, init)) if isinstance(value, Undefined)
+                 and name not in dead and not (name in then_defined and name in else_defined)]
+    sides = [names[i] in then_defined if names[i] in then_defined or names[i] in else_defined else None
+             for i in one_sided]
+    then_first = next((side for i, side in zip(one_sided, sides) if names[i] == RETVAL and side is not None),
+                      next((side for side in sides if side is not None), True))
+    for i, side in zip(one_sided, sides):
+        if side is None or side != then_first:
             raise UnsupportedError(
-                f"'{name}' is assigned in only one branch of the if at {where(line)}, whose "
+                f"'{names[i]}' is assigned in only one branch of the if at {where(line)}, whose "
                 "condition is traced, and it is used after the if; give it a value before the if "
                 "or in both branches")
-        if not _carriable(value):
+        filled.add(i)
+    for name, value in zip(names, init):
+        if not isinstance(value, Undefined) and not _carriable(value):
             raise _cannot_carry(name, value, "if", line)
     carried = [i for i, v in enumerate(init) if not isinstance(v, Undefined) and i not in shared.held]
     first_type = {}
@@ -502,7 +509,7 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
             if name in local or i in shared.held:
                 continue
             if isinstance(v, Undefined):
-                if i != filled or first:
+                if i not in filled or first:
                     raise UnsupportedError(f"'{name}' is not assigned on every path of the if "
                                            f"at {where(line)}, whose condition is traced")
                 treedef, kinds = first_type[i]  # zeros of the other path's leaves
@@ -512,7 +519,7 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
                                                     for shape, dtype, scalar in kinds])
             elif not _carriable(v):
                 raise _cannot_carry(name, v, "if", line)
-            elif first and i == filled:  # (a returned tuple: each leaf's kind)
+            elif first and i in filled:  # (a returned tuple: each leaf's kind)
                 leaves, treedef = pytree.flatten(v)
                 first_type[i] = (treedef, [_leaf_kind(leaf) for leaf in leaves])
         given = {}
@@ -536,7 +543,7 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
     operands = tuple(init[i] for i in carried)
     first_pred = pred
     with _in_user_terms():
-        if filled is not None and names[filled] not in then_defined:
+        if not then_first:
             first_pred = np.logical_not(pred)
             out = cf.cond(first_pred, branch(else_fn, True), branch(then_fn, False), *operands,
                           python_types=True)
@@ -559,8 +566,20 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
             continue  # both paths keep the array, one writes it: ``writes`` writes it in place
         out[name] = pytree.unflatten(tree, [chosen(first_pred, a, b, leaf)
                                             for a, b, leaf in zip(first, second, leaves)])
-    return writes.result(tuple(init[i] if i in shared.held else out.get(name, v)
-                               for i, (name, v) in enumerate(zip(names, init))))
+    after = writes.result(tuple(init[i] if i in shared.held else out.get(name, v)
+                                for i, (name, v) in enumerate(zip(names, init))))
+    unbound.after_statement(names, init, after, functools.partial(
+        _bound_by_if, pred, then_defined, else_defined))
+    return after
+
+
+def _bound_by_if(pred, then_defined, else_defined, name):
+    """Where a traced if binds ``name``: where the branch that assigns it runs. (The result
+    variable is read only where a branch returned: always.)"""
+    then, other = name in then_defined, name in else_defined
+    if name == RETVAL or then == other:
+        return then
+    return pred if then else np.logical_not(pred)
 
 
 class _InPlace:
@@ -1171,8 +1190,10 @@ def _holding(held, iterable, extra_test, body_fn, after, rebinds, holders, site)
 
 
 def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targets, effects,
-              changes=None, appends=None, scratch=(), appends_under_if=False):
+              changes=None, appends=None, scratch=(), appends_under_if=False, fresh=()):
     values = tuple(init)
+    if extra_test is None:  # (a break may skip what the body sets: refused as before)
+        targets = tuple(targets) + tuple(fresh)
     source = None
     if iterates_selection(iterable):  # (for i in np.flatnonzero(m): over its kept items)
         iterable, source = selection_loop(iterable)
@@ -1450,7 +1471,8 @@ def _traced_for_once(loop, rng, source, extra_test, body_fn, names, line):
                                carry, step=step, python_types=True)
         trips = len(steps) if static else None
         known = _known_after(loop, out, numbers, trips, item_at if trips else None)
-        return loop.result(out, ran=static and len(steps) > 0, known=known)
+        ran = bool(trips) or _range_length(start, stop, step, line) > 0
+        return _noted(values, names, loop.result(out, ran=static and len(steps) > 0, known=known), ran)
     # i = start + k * step for k = 0, 1, ... while k < the range's length and no break.
     n = _range_length(start, stop, step, line)
     first, stride = _int64(start), _int64(step)
@@ -1482,7 +1504,14 @@ def _traced_for_once(loop, rng, source, extra_test, body_fn, names, line):
         for name in loop.from_item:
             before = values[names.index(name)]
             _bound_index(out, name, form.lo, form.hi, "for loop", line, None if runs else before)
-    return loop.result(out, ran=bool(trips), known=known)
+    return _noted(values, names, loop.result(out, ran=bool(trips), known=known), bool(trips) or count > 0)
+
+
+def _noted(before, names, after, ran) -> tuple:
+    """``after``, the state after a traced loop, its variables that had no value before it
+    noted as bound where it ran (``unbound``: a read after it raises where it did not)."""
+    unbound.after_statement(names, before, after, lambda name: ran)
+    return after
 
 
 # The state of the loop statement being run that is read after it (``after``, from the

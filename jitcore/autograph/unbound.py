@@ -1,0 +1,233 @@
+"""Variables that a traced loop or ``if`` may leave without a value, read after it.
+
+``for i in range(n): ...`` then ``return i``: Python raises ``UnboundLocalError`` where the
+loop ran zero times; so does a read of a name first bound in the body, or in one branch of an
+``if`` that did not run. Traced, the loop carries such a variable from zeros of its type (the
+body's, ``statements._Loop.init``), and the zeros came back silently where ``n`` was 0. Now the
+statement notes, by the identity of the value it leaves in the variable, a traced bool of
+whether it was bound (``note``: the loop ran, the branch was taken); the conversion wraps each
+read of a local that is not assigned on every path to it (``transform.unbound_reads``) in
+``bound``, which raises Python's error at once where the variable has no value while tracing
+(a loop run in Python zero times) and, for a noted value, adds a check to the compiled code
+that raises it where the flag fails when the function runs. A value never noted (a loop known
+to run, a variable bound before it) costs nothing.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+
+from jitcore import raise_state
+from jitcore.autograph import analysis
+from jitcore.tracer import Tracer, current_trace, user_location
+
+
+def message(name: str) -> str:
+    """Python's message for a read of the local ``name`` that has no value."""
+    return f"cannot access local variable '{name}' where it is not associated with a value"
+
+
+def _noteable(value) -> bool:
+    """A tracer, or a container holding one: objects made for the statement's result, whose
+    identity names them (a Python number's does not: ``0`` is one object everywhere)."""
+    if isinstance(value, Tracer):
+        return True
+    if isinstance(value, (tuple, list)):
+        return any(_noteable(v) for v in value)
+    if isinstance(value, dict):
+        return any(_noteable(v) for v in value.values())
+    return False
+
+
+def flag(value):
+    """Whether ``value`` is bound: a traced bool where a statement noted it, else True."""
+    trace = current_trace()
+    entry = None if trace is None else trace.maybe_unbound.get(id(value))
+    return entry[1] if entry is not None and entry[0] is value else True
+
+
+def note(value, bound) -> None:
+    """``value`` is what a traced statement left in a variable that is bound only where the
+    traced bool ``bound`` holds (True: always; nothing to note)."""
+    if bound is True or not isinstance(bound, (Tracer, np.bool_, bool)):
+        return
+    trace = current_trace()
+    if trace is not None and _noteable(value):
+        trace.maybe_unbound[id(value)] = (value, bound)
+
+
+def after_statement(names, before, after, ran) -> None:
+    """Note the variables of a traced statement's state (``names``, their values ``before``
+    and ``after`` it) that had no value before it, or may have had none, and were given one
+    by it: bound after it where ``ran(name)`` holds (a traced bool, or True), or where they
+    were bound before."""
+    from jitcore.autograph.statements import Undefined  # (statements imports this module)
+
+    for name, old, new in zip(names, before, after):
+        if new is old or isinstance(new, Undefined):
+            continue
+        was = False if isinstance(old, Undefined) else flag(old)
+        if was is True:
+            continue
+        now = ran(name)
+        if now is True:
+            continue
+        note(new, now if was is False else np.logical_or(was, now))
+
+
+def bound(value, name: str):
+    """A read of the local ``name`` (``value``) that is not assigned on every path to it: Python's
+    ``UnboundLocalError`` where it has no value, now or, for a value a traced statement left
+    (``note``), when the compiled function runs and finds it unbound."""
+    from jitcore.autograph.statements import Undefined  # (statements imports this module)
+
+    if isinstance(value, Undefined):
+        raise UnboundLocalError(message(name))
+    is_bound = flag(value)
+    if is_bound is not True:
+        _check(is_bound, name)
+    return value
+
+
+def _check(is_bound, name: str) -> None:
+    """A check in the compiled code that raises Python's error where ``is_bound`` fails."""
+    from jitcore.control_flow import cond  # here: control flow loads after this module
+    from jitcore.debugging import debug_callback  # and the codegen's callbacks
+
+    where = user_location()
+    missing = np.logical_not(is_bound)
+
+    def fail(_):
+        error = UnboundLocalError(message(name))
+        error.add_note(f"(raised by the compiled function, at {where}: the loop or branch that "
+                       "gives it a value did not run)")
+        raise error
+
+    def raising():
+        raise_state.keep(current_trace())  # the arguments written before the raise
+        debug_callback(fail, missing)
+
+    cond(missing, raising, lambda: None)
+
+
+# -- the conversion: which reads may find no value -------------------------------------------
+
+_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
+           ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_ENDS = (ast.Return, ast.Raise, ast.Break, ast.Continue)
+
+
+class _Reads:
+    """Definite assignment over a function's own statements, as Python's compiler sees it:
+    the loads of its locals that some path reaches with no assignment before them. A loop's
+    body's loads of the names the loop assigns are left out: the loop's trial runs and first
+    pass give them their values (``statements._Loop``), which the conversion reads as state."""
+
+    def __init__(self, own: set[str]):
+        self.own = own
+        self.found: dict[int, ast.Name] = {}
+
+    def expr(self, node, defined, looped) -> None:
+        todo = [node]
+        while todo:
+            n = todo.pop()
+            if isinstance(n, _SCOPES):
+                continue
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in self.own \
+                    and n.id not in defined and n.id not in looped and not n.id.startswith("__ag"):
+                self.found[id(n)] = n
+            todo.extend(ast.iter_child_nodes(n))
+
+    def block(self, stmts, defined: set, looped: frozenset) -> set:
+        for s in stmts:
+            defined = self.stmt(s, defined, looped)
+        return defined
+
+    def stmt(self, s, defined: set, looped: frozenset) -> set:
+        everything = set(self.own)  # after a jump: no path goes on from here
+        if isinstance(s, ast.If):
+            self.expr(s.test, defined, looped)
+            return self.block(s.body, set(defined), looped) & self.block(s.orelse, set(defined), looped)
+        if isinstance(s, (ast.For, ast.AsyncFor)):
+            self.expr(s.iter, defined, looped)
+            targets: set[str] = set()
+            analysis._targets(s.target, targets, False)
+            inner = looped | analysis.assigned(s.body) | targets
+            self.block(s.body, defined | targets, frozenset(inner))
+            self.block(s.orelse, set(defined), looped)
+            return defined
+        if isinstance(s, ast.While):
+            inner = frozenset(looped | analysis.assigned(s.body))
+            self.expr(s.test, defined, inner)
+            self.block(s.body, set(defined), inner)
+            self.block(s.orelse, set(defined), looped)
+            return defined
+        if isinstance(s, (ast.With, ast.AsyncWith)):
+            for item in s.items:
+                self.expr(item.context_expr, defined, looped)
+                if item.optional_vars is not None:
+                    analysis._targets(item.optional_vars, defined := set(defined), False)
+            return self.block(s.body, defined, looped)
+        if isinstance(s, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            self.block(s.body, set(defined), looped)
+            for h in s.handlers:
+                self.block(h.body, defined | ({h.name} if h.name else set()), looped)
+            self.block(s.orelse, set(defined), looped)
+            return self.block(s.finalbody, set(defined), looped)
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return defined | {s.name}
+        if isinstance(s, (ast.Import, ast.ImportFrom)):
+            return defined | analysis.assigned([s])
+        if isinstance(s, ast.Match):
+            return defined
+        if isinstance(s, ast.Delete):
+            gone: set[str] = set()
+            for t in s.targets:
+                analysis._targets(t, gone, False)
+            return defined - gone
+        if isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = s.targets if isinstance(s, ast.Assign) else [s.target]
+            if s.value is not None:
+                self.expr(s.value, defined, looped)
+            for t in targets:  # (a subscript's base and key are read; a name is bound)
+                if not isinstance(t, ast.Name):
+                    self.expr(t, defined, looped)
+            bound_now: set[str] = set()
+            if s.value is not None:
+                for t in targets:
+                    analysis._targets(t, bound_now, False)
+            defined = defined | bound_now
+        else:
+            for child in ast.iter_child_nodes(s):
+                self.expr(child, defined, looped)
+        walrus = {n.target.id for n in ast.walk(s) if isinstance(n, ast.NamedExpr)}
+        return everything if isinstance(s, _ENDS) else defined | walrus
+
+
+def reads_to_check(fn: ast.FunctionDef, own: set[str]) -> dict[int, ast.Name]:
+    """The loads in ``fn``'s own code (by ``id``; the nodes kept alive) of locals that may have
+    no value there: read before the conversion moves them, wrapped after it (``wrap_reads``)."""
+    reads = _Reads(own)
+    reads.block(fn.body, analysis._params(fn.args), frozenset())
+    return reads.found
+
+
+class _Wrap(ast.NodeTransformer):
+    def __init__(self, found):
+        self.found = found
+
+    def visit_Name(self, node):
+        if self.found.get(id(node)) is not node or not isinstance(node.ctx, ast.Load):
+            return node
+        call = ast.Call(func=ast.Attribute(value=ast.Name(id="__ag__", ctx=ast.Load()), attr="bound",
+                                           ctx=ast.Load()),
+                        args=[node, ast.Constant(node.id)], keywords=[])
+        return ast.copy_location(call, node)
+
+
+def wrap_reads(fn: ast.FunctionDef, found: dict[int, ast.Name]) -> None:
+    """Each load in ``found`` still in the converted ``fn`` as ``__ag__.bound(name, "name")``."""
+    if found:
+        _Wrap(found).visit(fn)

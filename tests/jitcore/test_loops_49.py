@@ -1,0 +1,188 @@
+"""Loops of session 49 against plain Python + NumPy: values, dtypes, Python types, the
+arguments after the call, errors raised (type and message).
+
+1. A variable a traced loop or ``if`` may leave without a value (the loop's target after
+   ``range(n)`` with ``n == 0``, a name first bound in the body or in one branch), read after
+   it: Python's ``UnboundLocalError`` when the function runs (it returned zeros).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import jitcore as jc
+from tests.budget import examples
+
+
+def _same(got, want):
+    """The same pytree of results: types, dtypes, shapes and values."""
+    assert type(got) is type(want), (type(got), type(want), got, want)
+    if isinstance(want, (tuple, list)):
+        assert len(got) == len(want), (got, want)
+        for a, b in zip(got, want):
+            _same(a, b)
+    elif isinstance(want, np.ndarray):
+        assert (got.dtype, got.shape) == (want.dtype, want.shape), (got, want)
+        np.testing.assert_array_equal(got, want)
+    elif isinstance(want, np.generic):
+        assert got.dtype == want.dtype and got == want, (got, want)
+    else:
+        assert got == want, (got, want)
+
+
+def _outcome(fn, args):
+    """``fn(*args)``'s result and its arguments after the call, or the error it raised."""
+    args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    try:
+        return "ok", fn(*args), args
+    except Exception as e:  # noqa: BLE001  (the error is the outcome compared)
+        return "raised", (type(e), str(e)), args
+
+
+def _check(jitted, fn, *args):
+    want, got = _outcome(fn, args), _outcome(jitted, args)
+    assert got[0] == want[0], (got, want)
+    if want[0] == "raised":
+        assert got[1] == want[1], (got[1], want[1])
+    else:
+        _same(got[1], want[1])
+    for a, b in zip(got[2], want[2]):  # the arguments after the call, as Python leaves them
+        if isinstance(b, np.ndarray):
+            np.testing.assert_array_equal(a, b)
+
+
+# -- 1. reads of variables a traced loop or if may leave unbound ------------------------------
+def target_after_range(x, n):
+    for i in range(n):  # noqa: B007  (read after the loop: the case)
+        x = x + 1
+    return i
+
+
+def first_bound_in_body(x, n):
+    for i in range(n):
+        y = x * i
+    return y.sum()
+
+
+def target_after_array_loop(x):
+    for v in x:  # noqa: B007
+        pass
+    return v
+
+
+def target_guarded_read(x, n):
+    for i in range(n):  # noqa: B007  (read after the loop: the case)
+        x = x + 1
+    if n > 0:
+        return i
+    return -1
+
+
+def two_loops_one_target(x, n, m):
+    for i in range(n):  # noqa: B007  (read after the loop: the case)
+        x = x + 1
+    for i in range(m):  # noqa: B007
+        x = x * 2
+    return i
+
+
+def one_arm(x):
+    if x.sum() > 0:
+        y = x + 1
+    return y
+
+
+def one_arm_read_under_same_test(x):
+    if x.sum() > 0:
+        y = 1.0
+    if x.sum() > 0:
+        return y
+    return 0.0
+
+
+def else_arm(x):
+    if x.sum() > 0:
+        pass
+    else:
+        y = x * 2
+    return y
+
+
+def written_then_unbound(x, n):
+    for i in range(n):
+        x[i] = 5.0
+        v = i
+    x[0] = -1.0
+    return v
+
+
+def breaking_loop_target(x):
+    for i in range(x.shape[0]):
+        if x[i] < 0:
+            break
+    return i
+
+
+_UNBOUND = "cannot access local variable 'i' where it is not associated with a value"
+
+
+def test_target_after_empty_range_raises_pythons_error():
+    f = jc.jit(target_after_range)
+    with pytest.raises(UnboundLocalError) as e:
+        f(np.ones(3), 0)
+    assert str(e.value) == _UNBOUND
+    assert f(np.ones(3), 4) == 3
+    assert f.cache_info().compiles == 1  # n stays traced: one compile for every n
+
+
+@given(n=st.integers(-2, 6), m=st.integers(-1, 4))
+@settings(max_examples=examples(30, 12), deadline=None)
+def test_reads_after_loops_match_python(n, m):
+    x = np.arange(1.0, 4.0)
+    for fn in (target_after_range, first_bound_in_body, target_guarded_read):
+        _check(_jitted(fn), fn, x, n)
+    _check(_jitted(two_loops_one_target), two_loops_one_target, x, n, m)
+    _check(_jitted(written_then_unbound), written_then_unbound, np.zeros(8), n)
+
+
+_JITTED = {}
+
+
+def _jitted(fn):
+    return _JITTED.setdefault(fn, jc.jit(fn))
+
+
+@pytest.mark.parametrize("x", [np.zeros(0), np.ones(1), np.arange(4.0)])
+def test_loop_over_array(x):
+    _check(_jitted(target_after_array_loop), target_after_array_loop, x)
+
+
+@pytest.mark.parametrize("fn", [one_arm, one_arm_read_under_same_test, else_arm])
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_one_arm_of_traced_if(fn, sign):
+    _check(_jitted(fn), fn, sign * np.arange(1.0, 4.0))
+
+
+@pytest.mark.parametrize("x", [np.zeros(0), np.array([1.0, -1.0]), np.array([-1.0])])
+def test_breaking_loop_target(x):
+    _check(_jitted(breaking_loop_target), breaking_loop_target, x)
+
+
+def test_run_time_error_names_the_line():
+    with pytest.raises(UnboundLocalError) as e:
+        jc.jit(first_bound_in_body)(np.ones(2), 0)
+    assert "test_loops_49.py" in " ".join(getattr(e.value, "__notes__", []))
+
+
+def test_no_check_where_the_loop_is_known_to_run():
+    # a static range that runs: the value is bound, no check is compiled
+    def f(x):
+        for i in range(100):
+            x = x + i
+        return i
+    text = str(jc.make_ir(f)(np.ones(2)))
+    assert "callback" not in text
+    assert jc.jit(f)(np.ones(2)) == 99
