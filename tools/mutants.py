@@ -2067,8 +2067,8 @@ MUTANTS = [
            "positions unshifted: the knapsack adds the value to the wrong capacities",
            ("tests/jitcore/test_traced_slices_48.py",)),
     Mutant("unbound-after-loop-not-noted", "jitcore/autograph/statements.py",
-           "unbound.after_statement(names, before, after, lambda name: ran)",
-           "unbound.after_statement(names, before, after, lambda name: True)",
+           "                unbound.note(v, carry[unbound.KEY + name])",
+           "                pass",
            "the target of a traced for loop (or a name first bound in its body) read after a loop "
            "that ran zero times gives zeros silently (Python raises UnboundLocalError)",
            ("tests/jitcore/test_loops_49.py",)),

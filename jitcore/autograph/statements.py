@@ -504,6 +504,7 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
         for i, name in enumerate(names):
             if name in dead:  # read first in a branch, never after the if: not carried
                 out[i] = full[i]
+        bound_here = {i: unbound.given_flag(out[i], full[i], was) for i, was in tracked.items()}
         writes.saw(full, out)
         for i, (name, v) in enumerate(zip(names, out)):
             if name in local or i in shared.held:
@@ -536,9 +537,16 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
                 flags[i] = picked
             if i in flags and name in given:
                 given[_PICKED + name] = path_flag(out[i], flags[i])
+        given.update((unbound.KEY + names[i], b) for i, b in bound_here.items())
         given.update(shared.current())
         return given
 
+    # variables that may be unbound as the if starts (no value, or one a statement noted): each
+    # branch gives out whether it leaves them bound (``unbound``)
+    tracked = {i: np.False_ if isinstance(v, Undefined) else unbound.flag(v)
+               for i, (name, v) in enumerate(zip(names, init))
+               if name != RETVAL and name not in local and name not in dead and i not in shared.held
+               and unbound.tracked(v)}
     flags = {}  # variable -> the array an inner if of the first branch traced picks for it
     operands = tuple(init[i] for i in carried)
     first_pred = pred
@@ -550,6 +558,7 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
         else:
             out = cf.cond(pred, branch(then_fn, True), branch(else_fn, False), *operands, python_types=True)
     picks = {i: out.pop(_PICKED + names[i]) for i in flags if _PICKED + names[i] in out}
+    bounds = {i: out.pop(unbound.KEY + names[i]) for i in tracked if unbound.KEY + names[i] in out}
     shared.finish(out)
     # a variable that one branch binds to an array the caller sees holds that array there
     for i in set(sides[0]) | set(sides[1]):
@@ -568,18 +577,9 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
                                             for a, b, leaf in zip(first, second, leaves)])
     after = writes.result(tuple(init[i] if i in shared.held else out.get(name, v)
                                 for i, (name, v) in enumerate(zip(names, init))))
-    unbound.after_statement(names, init, after, functools.partial(
-        _bound_by_if, pred, then_defined, else_defined))
+    for i, is_bound in bounds.items():  # bound after the if where the branch that ran bound it
+        unbound.note(after[i], is_bound)
     return after
-
-
-def _bound_by_if(pred, then_defined, else_defined, name):
-    """Where a traced if binds ``name``: where the branch that assigns it runs. (The result
-    variable is read only where a branch returned: always.)"""
-    then, other = name in then_defined, name in else_defined
-    if name == RETVAL or then == other:
-        return then
-    return pred if then else np.logical_not(pred)
 
 
 class _InPlace:
@@ -657,8 +657,9 @@ def while_stmt(test_fn, body_fn, *, after=None, rebinds=None, holders=(), **site
 
 
 def _while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), counter=None, bound=None,
-                stepped=None, affine=None, changes=None, effects=False, appends=(), guard=None):
+                stepped=None, affine=None, changes=None, effects=False, appends=(), guard=None, fresh=()):
     values = tuple(init)
+    targets = tuple(targets) + tuple(fresh)  # (bound after it where a step bound them: ``unbound``)
     if affine is not None:
         counted = _affine_while(test_fn, body_fn, values, names, line, in_try, targets, *affine)
         if counted is not None:
@@ -1192,8 +1193,7 @@ def _holding(held, iterable, extra_test, body_fn, after, rebinds, holders, site)
 def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targets, effects,
               changes=None, appends=None, scratch=(), appends_under_if=False, fresh=()):
     values = tuple(init)
-    if extra_test is None:  # (a break may skip what the body sets: refused as before)
-        targets = tuple(targets) + tuple(fresh)
+    targets = tuple(targets) + tuple(fresh)
     source = None
     if iterates_selection(iterable):  # (for i in np.flatnonzero(m): over its kept items)
         iterable, source = selection_loop(iterable)
@@ -1471,8 +1471,7 @@ def _traced_for_once(loop, rng, source, extra_test, body_fn, names, line):
                                carry, step=step, python_types=True)
         trips = len(steps) if static else None
         known = _known_after(loop, out, numbers, trips, item_at if trips else None)
-        ran = bool(trips) or _range_length(start, stop, step, line) > 0
-        return _noted(values, names, loop.result(out, ran=static and len(steps) > 0, known=known), ran)
+        return loop.result(out, ran=static and len(steps) > 0, known=known)
     # i = start + k * step for k = 0, 1, ... while k < the range's length and no break.
     n = _range_length(start, stop, step, line)
     first, stride = _int64(start), _int64(step)
@@ -1504,14 +1503,7 @@ def _traced_for_once(loop, rng, source, extra_test, body_fn, names, line):
         for name in loop.from_item:
             before = values[names.index(name)]
             _bound_index(out, name, form.lo, form.hi, "for loop", line, None if runs else before)
-    return _noted(values, names, loop.result(out, ran=bool(trips), known=known), bool(trips) or count > 0)
-
-
-def _noted(before, names, after, ran) -> tuple:
-    """``after``, the state after a traced loop, its variables that had no value before it
-    noted as bound where it ran (``unbound``: a read after it raises where it did not)."""
-    unbound.after_statement(names, before, after, lambda name: ran)
-    return after
+    return loop.result(out, ran=bool(trips), known=known)
 
 
 # The state of the loop statement being run that is read after it (``after``, from the
@@ -1654,6 +1646,12 @@ class _Loop:
         # What the body leaves known while tracing (``loop_exit``): a variable it sets to a
         # number (the same at every iteration: the body is traced once), and, in a ``for``
         # loop, one it leaves as the item it was given (its target), by the item's leaves.
+        # Variables that may be unbound as the loop starts (no value, or one noted): the carry
+        # holds whether each is bound (``unbound.KEY``); those every step binds (``always``)
+        # need no note after a loop known to run.
+        self.tracked: set[str] = set()
+        self.always: set[str] = set()
+        self._flags_in: dict = {}
         self.item = None  # the item the body was last traced with
         self.concrete: dict[str, object] = {}
         self.from_item: dict[str, tuple] = {}
@@ -1672,7 +1670,11 @@ class _Loop:
         (``v = x[1:]``, then ``v = v + 1`` in a body that writes ``x``) is that array, as the
         body has written it so far, in the first pass: Python's first pass reads it there."""
         self.arrays.enter(carry)
+        self._flags_in = {name: carry[unbound.KEY + name] for name in self.tracked}
         state = self._state(carry)
+        for name, v in zip(self.names, state):  # (an if in the body gives their flags on)
+            if name in self.tracked:
+                unbound.note(v, self._flags_in[name])
         if self.first:
             first = carry[_FIRST]
             at = where(self.line)
@@ -1711,6 +1713,9 @@ class _Loop:
         values = self.writes.result(values)
         if known:
             values = tuple(known.get(name, v) for name, v in zip(self.names, values))
+        for name, v in zip(self.names, values):  # bound after it where a step bound it
+            if name in self.tracked and not (ran and name in self.always):
+                unbound.note(v, carry[unbound.KEY + name])
         return values
 
     def _as_body_made(self, name, value):
@@ -1761,6 +1766,14 @@ class _Loop:
                                        f"{self.what} at {where(self.line)}")
             carry[name] = pytree.unflatten(tree, [settled(leaf, self.arrays) for leaf in leaves]) \
                 if self.arrays else v
+        for i, name in enumerate(self.names):
+            if name in self.tracked:
+                step = unbound.given_flag(values[i], self._given[i], self._flags_in[name])
+                carry[unbound.KEY + name] = step
+                if isinstance(step, np.bool_) and step:
+                    self.always.add(name)
+                else:
+                    self.always.discard(name)
         carry.update(self.arrays.current())
         if self.first:
             carry[_FIRST] = np.False_
@@ -1800,6 +1813,10 @@ class _Loop:
                     self.absent.add(self.names[i])
         carry = {n: v for i, (n, v) in enumerate(zip(self.names, values))
                  if n not in self.absent and i not in self.arrays.held}
+        for name, v in zip(self.names, self.values):
+            if name in carry and name != RETVAL and unbound.tracked(v):
+                self.tracked.add(name)
+                carry[unbound.KEY + name] = np.False_ if isinstance(v, Undefined) else unbound.flag(v)
         carry.update(self.arrays.initial())
         if self.first:
             carry[_FIRST] = np.True_

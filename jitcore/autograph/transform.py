@@ -759,6 +759,7 @@ class ControlFlow(ast.NodeTransformer):
         if appends and any(isinstance(n, ast.Name) and n.id in appends for n in ast.walk(node.test)):
             appends = None
         own_lists = analysis.per_step_lists(node.body)  # (xs = [x0] each step: no effect)
+        read_first = analysis.read_first(node.body) | analysis.loaded(node.test)
         self.generic_visit(node)
         state = sorted(set(self._state(node.body, self.live.live_in.get(id(node)))) | set(appends or ()))
         test_fn, body_fn = self.fresh("test"), self.fresh("body")
@@ -768,6 +769,7 @@ class ControlFlow(ast.NodeTransformer):
                 *_per_step_lists(body_fn, own_lists, node)]
         site = self._site(node, state, node.body)
         site["targets"] = _strings(sorted(self._scratch(node.body, node)))
+        site["fresh"] = _strings(sorted(set(state) - read_first))  # (as a for loop's: ``unbound``)
         affine = self.affine.get(id(node))
         if affine is not None and set(affine[0]) <= set(state) and (counted is None or len(affine[0]) > 1):
             # ``while start + N <= len(x): ...; start += hop; k += 1``: the test's two sides and

@@ -48,33 +48,39 @@ def flag(value):
     return entry[1] if entry is not None and entry[0] is value else True
 
 
+KEY = "\0bound "  # a statement's output (a branch's, a loop's carry) of a variable's flag
+
+
+def tracked(value) -> bool:
+    """Whether a variable holding ``value`` as a traced statement starts may be unbound (no
+    value yet, or one noted): the statement then gives out its flag (``KEY + name``)."""
+    from jitcore.autograph.statements import Undefined  # (statements imports this module)
+
+    return isinstance(value, Undefined) or flag(value) is not True
+
+
+def given_flag(value, before, flag_before):
+    """The flag a branch or a loop's step gives out for a variable it leaves as ``value``:
+    where it is still ``before`` (the value it was given), the flag it was given; else the
+    value's own (True where the step bound it: no note)."""
+    from jitcore.autograph.statements import Undefined  # (statements imports this module)
+
+    if value is before:
+        return flag_before
+    if isinstance(value, Undefined):
+        return np.False_
+    return np.bool_(True) if flag(value) is True else flag(value)
+
+
 def note(value, bound) -> None:
     """``value`` is what a traced statement left in a variable that is bound only where the
     traced bool ``bound`` holds (True: always; nothing to note)."""
-    if bound is True or not isinstance(bound, (Tracer, np.bool_, bool)):
+    if bound is True or (isinstance(bound, np.bool_) and bound) \
+            or not isinstance(bound, (Tracer, np.bool_, bool)):
         return
     trace = current_trace()
     if trace is not None and _noteable(value):
         trace.maybe_unbound[id(value)] = (value, bound)
-
-
-def after_statement(names, before, after, ran) -> None:
-    """Note the variables of a traced statement's state (``names``, their values ``before``
-    and ``after`` it) that had no value before it, or may have had none, and were given one
-    by it: bound after it where ``ran(name)`` holds (a traced bool, or True), or where they
-    were bound before."""
-    from jitcore.autograph.statements import Undefined  # (statements imports this module)
-
-    for name, old, new in zip(names, before, after):
-        if new is old or isinstance(new, Undefined):
-            continue
-        was = False if isinstance(old, Undefined) else flag(old)
-        if was is True:
-            continue
-        now = ran(name)
-        if now is True:
-            continue
-        note(new, now if was is False else np.logical_or(was, now))
 
 
 def bound(value, name: str):

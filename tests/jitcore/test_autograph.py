@@ -505,12 +505,13 @@ def test_autograph_off_keeps_python_control_flow():
 # -- what cannot be converted: a jitcore error at the user's line -----------------------------------
 
 def used_after_loop(x, n):
-    # (without the break, y is bound after the loop where it ran: ``autograph.unbound``)
+    # (y is read in the next step before this one binds it; a name bound before any read is
+    # bound after the loop where a step bound it: ``autograph.unbound``)
     for i in range(n):
         if x[i] > 5:
-            break
-        y = x[i]
-    return y
+            s = y  # noqa: F821  (bound by an earlier step: the case)
+        y = x[i]  # noqa: F841
+    return s
 
 
 def one_branch_only(x):

@@ -126,6 +126,57 @@ def breaking_loop_target(x):
     return i
 
 
+def bound_under_if_in_body(x, n):
+    for i in range(n):
+        if x[i] > 0:
+            y = x[i]
+    return y
+
+
+def bound_after_break(x, n):
+    for i in range(n):
+        if x[i] > 2:
+            break
+        gg = x[i]
+    return gg
+
+
+def rebound_by_a_later_loop(x, n, m):
+    for i in range(n):  # noqa: B007
+        pass
+    for j in range(m):
+        if x[j] > 0:
+            i = j
+    return i
+
+
+def bound_in_while(x, n):
+    i = 0
+    while i < n:
+        z = x + i
+        i += 1
+    return z
+
+
+def bound_in_data_while(x):
+    i = 0
+    while x[i] < 3 and i < x.shape[0] - 1:
+        last = x[i]
+        i += 1
+    return last
+
+
+@given(x=st.lists(st.sampled_from([-1.0, 1.0, 3.0]), min_size=3, max_size=3), n=st.integers(0, 3),
+       m=st.integers(0, 3))
+@settings(max_examples=examples(40, 15), deadline=None)
+def test_bound_on_some_steps_only(x, n, m):
+    x = np.array(x)
+    for fn in (bound_under_if_in_body, bound_after_break, bound_in_while):
+        _check(_jitted(fn), fn, x, n)
+    _check(_jitted(rebound_by_a_later_loop), rebound_by_a_later_loop, x, n, m)
+    _check(_jitted(bound_in_data_while), bound_in_data_while, x)
+
+
 _UNBOUND = "cannot access local variable 'i' where it is not associated with a value"
 
 
@@ -186,3 +237,4 @@ def test_no_check_where_the_loop_is_known_to_run():
     text = str(jc.make_ir(f)(np.ones(2)))
     assert "callback" not in text
     assert jc.jit(f)(np.ones(2)) == 99
+
