@@ -4,6 +4,8 @@ arguments after the call, errors raised (type and message).
 1. A variable a traced loop or ``if`` may leave without a value (the loop's target after
    ``range(n)`` with ``n == 0``, a name first bound in the body or in one branch), read after
    it: Python's ``UnboundLocalError`` when the function runs (it returned zeros).
+2. A list appended under a traced ``if`` in a loop, then appended to after the loop (closing
+   the last run-length segment), extended, ``+=``, ``+``: it was refused.
 """
 
 from __future__ import annotations
@@ -237,4 +239,120 @@ def test_no_check_where_the_loop_is_known_to_run():
     text = str(jc.make_ir(f)(np.ones(2)))
     assert "callback" not in text
     assert jc.jit(f)(np.ones(2)) == 99
+
+
+# -- 2. growing a list after the loop that appended to it under a traced if -------------------
+def close_last(x):
+    out = []
+    for i in range(x.size):
+        if x[i] > 0:
+            out.append(i)
+    out.append(-1)
+    return out
+
+
+def close_last_array(x):
+    out = []
+    for i in range(x.size):
+        if x[i] > 0:
+            out.append(i)
+    out.append(-1)
+    return np.array(out), len(out)
+
+
+def extended(x):
+    out = []
+    for i in range(x.size):
+        if x[i] > 0:
+            out.append(float(x[i]))
+    out.extend([7.0, 8.0])
+    out += [9.0]
+    out = out + [0.5]
+    return out, np.array(out).sum(), len(out)
+
+
+def numpy_items(x):
+    out = []
+    for i in range(x.size):
+        if x[i] > 0:
+            out.append(x[i] * 2)
+    out.append(x[0])
+    return out, np.array(out)
+
+
+def segments(path):
+    starts, ends = [], []
+    for i in range(1, path.size):
+        if path[i] != path[i - 1]:
+            ends.append(i)
+            starts.append(i)
+    ends.append(path.size)
+    return [0] + starts, ends
+
+
+def second_loop(x):
+    out = []
+    for i in range(x.size):
+        if x[i] > 0:
+            out.append(i)
+    for i in range(x.size):
+        out.append(i * 10)
+    out.append(-1)
+    return out
+
+
+def tuple_rows(x):
+    out = []
+    for i in range(x.size):
+        if x[i] > 0:
+            out.append((i, i + 1))
+    out.append((-1, -1))
+    return np.array(out)
+
+
+def breaking_then_appended(x):
+    hist = []
+    for k in range(x.size):
+        hist.append(float(x[k]))
+        if x[k] < 0:
+            break
+    hist.append(0.0)
+    return hist
+
+
+_GROWN = [close_last, close_last_array, extended, numpy_items, second_loop, tuple_rows,
+          breaking_then_appended]
+
+
+@given(x=st.lists(st.integers(-3, 3), max_size=9))
+@settings(max_examples=examples(30, 10), deadline=None)
+def test_appends_after_the_loop_match_python(x):
+    x = np.array(x, dtype=float)
+    for fn in _GROWN:
+        if fn is numpy_items and not x.size:
+            continue
+        _check(_jitted(fn), fn, x)
+    _check(_jitted(segments), segments, x.astype(np.int64))
+
+
+@pytest.mark.parametrize("fn", _GROWN)
+def test_appends_after_the_loop_compile_once(fn):
+    f = jc.jit(fn)
+    for x in (np.array([1.0, -2.0, 3.0]), -np.ones(3)):
+        _check(f, fn, x)
+    assert f.cache_info().compiles == 1
+
+
+def other_type_after(x):
+    out = []
+    for i in range(x.size):
+        if x[i] > 0:
+            out.append(i)
+    out.append(1.5)
+    return out
+
+
+def test_an_item_of_another_type_is_refused_saying_what_it_holds():
+    with pytest.raises(jc.UnsupportedError, match=r"out.append of a Python float .* holds Python ints"):
+        jc.jit(other_type_after)(np.ones(3))
 
