@@ -6,6 +6,9 @@ arguments after the call, errors raised (type and message).
    it: Python's ``UnboundLocalError`` when the function runs (it returned zeros).
 2. A list appended under a traced ``if`` in a loop, then appended to after the loop (closing
    the last run-length segment), extended, ``+=``, ``+``: it was refused.
+4. A list of numbers as an argument (``f(x, [3])``, ``f(x, [0.1, 0.2])``): as a tuple, traced,
+   or made static where a value is needed (it was a ConcretizationError); a static list the
+   function changes is refused.
 """
 
 from __future__ import annotations
@@ -356,3 +359,81 @@ def test_an_item_of_another_type_is_refused_saying_what_it_holds():
     with pytest.raises(jc.UnsupportedError, match=r"out.append of a Python float .* holds Python ints"):
         jc.jit(other_type_after)(np.ones(3))
 
+
+# -- 4. a list of numbers argument, as a tuple: traced, or static where a value is needed ----
+def zeros_of(x, sizes):
+    return np.zeros(sizes[0]) + x.sum()
+
+
+def weighted(x, w):
+    return x * w[0] + w[1]
+
+
+def views(theta, shapes):
+    out, off = [], 0
+    for s in shapes:
+        n = s[0] * s[1]
+        out.append(theta[off:off + n].reshape(s))
+        off += n
+    return out
+
+
+def bumps_a_static_list(x, sizes):
+    sizes[0] = sizes[0] + 1
+    return np.zeros(sizes[0]) + x.sum()
+
+
+def appends_to_a_list(x, w):
+    w.append(3)
+    w[0] = 5
+    return x * w[1]
+
+
+@given(n=st.integers(0, 5), kind=st.sampled_from([list, tuple]))
+@settings(max_examples=examples(20, 8), deadline=None)
+def test_a_list_of_numbers_is_made_static_where_a_value_is_needed(n, kind):
+    _check(_jitted(zeros_of), zeros_of, np.ones(3), kind([n]))
+
+
+def test_a_static_list_compiles_once_per_value_and_apart_from_the_tuple():
+    f = jc.jit(zeros_of)
+    for sizes in ([3], [4], [3]):
+        _check(f, zeros_of, np.ones(2), sizes)
+    assert f.cache_info().compiles == 2
+    _check(f, zeros_of, np.ones(2), (3,))
+    assert f.cache_info().compiles == 3  # (a list and a tuple are other values)
+
+
+@pytest.mark.parametrize("w, other", [([0.1, 0.2], [0.3, -1.0]), ((0.1, 0.2), (0.3, -1.0)),
+                                      ([1, 2], [3, -4]), ([True, 3.5], [False, 1.5])])
+def test_a_list_of_numbers_the_function_only_computes_with_stays_traced(w, other):
+    f = jc.jit(weighted)
+    _check(f, weighted, np.arange(3.0), w)
+    _check(f, weighted, np.arange(3.0), other)
+    assert f.cache_info().compiles == 1
+
+
+def test_shapes_in_a_list_slice_views():
+    _check(jc.jit(views), views, np.arange(30.0), [(4, 5), (5, 2)])
+    _check(jc.jit(views), views, np.arange(30.0), [[2, 3], [4, 6]])
+
+
+def test_a_static_list_named_in_static_argnames():
+    f = jc.jit(weighted, static_argnames=("w",))
+    _check(f, weighted, np.ones(2), [2.0, 1.0])
+    _check(f, weighted, np.ones(2), [3.0, 1.0])
+    assert f.cache_info().compiles == 2
+
+
+def test_changing_a_static_list_is_refused_and_leaves_it_as_it_was():
+    sizes = [3]
+    with pytest.raises(jc.UnsupportedError, match=r"the list sizes is changed while the function "
+                                                  r"compiles \(\[3\] became \[4\]\).*Change a copy"):
+        jc.jit(bumps_a_static_list)(np.ones(2), sizes)
+    assert sizes == [3]
+
+
+def test_changing_a_traced_list_reaches_the_caller():
+    w, v = [1, 2], [1, 2]
+    np.testing.assert_array_equal(jc.jit(appends_to_a_list)(np.ones(2), w), appends_to_a_list(np.ones(2), v))
+    assert w == v == [5, 2, 3]
