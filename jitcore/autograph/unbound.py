@@ -3,14 +3,19 @@
 ``for i in range(n): ...`` then ``return i``: Python raises ``UnboundLocalError`` where the
 loop ran zero times; so does a read of a name first bound in the body, or in one branch of an
 ``if`` that did not run. Traced, the loop carries such a variable from zeros of its type (the
-body's, ``statements._Loop.init``), and the zeros came back silently where ``n`` was 0. Now the
-statement notes, by the identity of the value it leaves in the variable, a traced bool of
-whether it was bound (``note``: the loop ran, the branch was taken); the conversion wraps each
-read of a local that is not assigned on every path to it (``transform.unbound_reads``) in
-``bound``, which raises Python's error at once where the variable has no value while tracing
-(a loop run in Python zero times) and, for a noted value, adds a check to the compiled code
-that raises it where the flag fails when the function runs. A value never noted (a loop known
-to run, a variable bound before it) costs nothing.
+body's, ``statements._Loop.init``), and the zeros came back silently where ``n`` was 0.
+
+Now whether such a variable is bound is a value the statements give out as they give out the
+variable: a traced ``if`` gives out, per branch, a bool for each variable that had no value (or
+a noted one) as it started (``KEY + name`` among its results: ``given_flag``), a traced loop
+carries one, and each notes the value it leaves in the variable with that bool (``note``, by
+the value's identity, in ``Trace.maybe_unbound``). The conversion wraps each read of a local
+that some path reaches with no assignment (``reads_to_check``, on the user's own AST;
+``wrap_reads`` once converted) in ``bound``, which raises Python's error at once where the
+variable has no value while tracing (a loop run in Python zero times) and, for a noted value,
+adds a check to the compiled code that raises it where the bool fails when the function runs.
+A value never noted (a variable bound before the statement, or by every step of a loop known
+to run) costs nothing.
 """
 
 from __future__ import annotations
