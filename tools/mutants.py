@@ -2073,6 +2073,12 @@ MUTANTS = [
            "the target of a traced for loop (or a name first bound in its body) read after a loop "
            "that ran zero times gives zeros silently (Python raises UnboundLocalError)",
            ("tests/jitcore/test_loops_49.py",)),
+    Mutant("traced-range-capacity-unbounded", "jitcore/autograph/statements.py",
+           "    trips = max(0, -(-(bounds[1] - start) // step))",
+           "    trips = max(0, -(-(bounds[1] - start) // step)) // 2",
+           "the capacity of a list appended in a loop over range(n), n an int argument, is half "
+           "of n's class: the rows of the later steps are written past the buffer",
+           ("tests/jitcore/test_loops_49.py",)),
     Mutant("kept-list-growth-unmarked", "jitcore/data_length.py",
            "prims.constant(trace, np.ones(len(items), bool))",
            "prims.constant(trace, np.zeros(len(items), bool))",

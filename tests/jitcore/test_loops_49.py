@@ -6,6 +6,8 @@ arguments after the call, errors raised (type and message).
    it: Python's ``UnboundLocalError`` when the function runs (it returned zeros).
 2. A list appended under a traced ``if`` in a loop, then appended to after the loop (closing
    the last run-length segment), extended, ``+=``, ``+``: it was refused.
+3. A loop over ``range(n)``, ``n`` an int argument, that appends (and may break): ``n`` stays
+   traced, one compile for the ints of its class (it was made static: one compile per ``n``).
 4. A list of numbers as an argument (``f(x, [3])``, ``f(x, [0.1, 0.2])``): as a tuple, traced,
    or made static where a value is needed (it was a ConcretizationError); a static list the
    function changes is refused.
@@ -358,6 +360,51 @@ def other_type_after(x):
 def test_an_item_of_another_type_is_refused_saying_what_it_holds():
     with pytest.raises(jc.UnsupportedError, match=r"out.append of a Python float .* holds Python ints"):
         jc.jit(other_type_after)(np.ones(3))
+
+
+
+# -- 3. appending loops over range(n) with n an int argument ---------------------------------
+def history_until_small(x, n):
+    hist = []
+    for _k in range(n):
+        e = float(np.sum(x))
+        hist.append(e)
+        if e < 1e-3:
+            break
+        x = x * 0.5
+    return x, hist
+
+
+def every_step(x, n):
+    out = []
+    for k in range(n):
+        out.append(x[k % x.size] * k)
+    return np.array(out), len(out)
+
+
+def odd_steps_kept(x, n):
+    out = []
+    for k in range(1, n, 2):
+        if x[k % x.size] > 0:
+            out.append(k)
+    out.append(-1)
+    return out
+
+
+@given(n=st.integers(-3, 260), scale=st.sampled_from([1.0, 1e-4, 0.0]))
+@settings(max_examples=examples(30, 12), deadline=None)
+def test_appending_loops_over_a_traced_range_match_python(n, scale):
+    x = np.array([1.0, -2.0, 3.0]) * scale
+    for fn in (history_until_small, every_step, odd_steps_kept):
+        _check(_jitted(fn), fn, x, n)
+
+
+def test_the_count_stays_traced():
+    for fn in (history_until_small, every_step, odd_steps_kept):
+        f = jc.jit(fn)
+        for n in (5, 0, 40, 127, 3):  # (the ints of one class: 0 to 127)
+            _check(f, fn, np.array([1.0, -2.0, 3.0]), n)
+        assert f.cache_info().compiles == 1, fn.__name__
 
 
 # -- 4. a list of numbers argument, as a tuple: traced, or static where a value is needed ----
