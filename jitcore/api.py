@@ -689,12 +689,16 @@ class JitFunction:
                 if changed is not None:
                     for _, _, made in before:
                         argument_writes.restore(made)
+                    advice = ("Change a copy (new = list(a)) and return it, or pass the numbers "
+                              "in a NumPy array, which the function may write in place"
+                              if type(v) is list else
+                              "Pass the arrays it holds as arguments (written in place, as NumPy "
+                              "writes them), or return the new values and store them outside the "
+                              "jitted function")
                     raise UnsupportedError(
                         f"{self.__name__}(): {changed}, a static argument: compiled, that happens "
                         "once, while compiling, not at each call, and later calls would not see "
-                        "it. Pass the arrays it holds as arguments (written in place, as NumPy "
-                        "writes them), or return the new values and store them outside the "
-                        "jitted function")
+                        f"it. {advice}")
             return argument_writes.traced_result(result, dyn, tree, traced_leaves)
 
         call.tree = tree

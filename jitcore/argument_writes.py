@@ -97,4 +97,7 @@ def changed_static(name: str, value, before: list, depth: int = 3) -> str | None
     for path, array, copy in before:
         if type(array) is np.ndarray and not np.array_equal(array, copy, equal_nan=True):
             return f"{name}{path} is written while the function compiles"
+        if array is value and type(value) is list and (
+                len(value) != len(copy) or any(a is not b for a, b in zip(value, copy))):
+            return f"the list {name} is changed while the function compiles ({copy} became {value})"
     return None

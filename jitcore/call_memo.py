@@ -177,10 +177,39 @@ def bits(value):
 
 
 def exactly(value):
-    """A static argument's value as the full key holds it: numbers as ``Exactly``, anything
-    else itself (compared by its own ``==``)."""
+    """A static argument's value as the full key holds it: numbers as ``Exactly``, a list as
+    ``ListValue`` (hashable: a list of numbers is made static as a tuple is), anything else
+    itself (compared by its own ``==``)."""
     t = type(value)
+    if t is list and _numbers_only(value):
+        return ListValue(tuple(exactly(v) for v in value))
     return Exactly(value) if t in _NUMBERS or t in NUMPY_SCALARS else value
+
+
+def _numbers_only(items) -> bool:
+    """Whether ``items`` (a list or tuple) holds numbers only, or lists and tuples of them."""
+    return all(type(v) in _NUMBERS or type(v) in NUMPY_SCALARS
+               or (type(v) in (list, tuple) and _numbers_only(v)) for v in items)
+
+
+class ListValue:
+    """A static list of numbers (or of lists and tuples of them: shapes) in a key: its items'
+    keys, equal to another list's only (``[3]`` and ``(3,)`` are traced apart: the function may
+    tell them apart). A list holding anything else is not hashable, as before."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items: tuple):
+        self.items = items
+
+    def __eq__(self, other):
+        return type(other) is ListValue and self.items == other.items
+
+    def __hash__(self):
+        return hash((ListValue, self.items))
+
+    def __repr__(self):
+        return repr(list(self.items))
 
 
 class Source:

@@ -23,7 +23,31 @@ from jitcore import primitives as prims
 from jitcore.errors import UnsupportedError
 from jitcore.ir.dialects.kernel import STACK_OF_EMPTY
 from jitcore.masked import MaskedSelection
-from jitcore.tracer import Tracer, fresh, user_location
+from jitcore.tracer import Tracer, current_trace, fresh, user_location
+
+_PYTHON_NAMES = {"b": "bool", "i": "int", "f": "float", "c": "complex"}
+
+
+def _python_kind(v) -> str | None:
+    """The dtype kind of a Python number (or of a traced one, weakly typed), else None."""
+    if type(v) in (bool, int, float, complex):
+        return {bool: "b", int: "i", float: "f", complex: "c"}[type(v)]
+    if isinstance(v, Tracer) and v.weak and not v.ndim:
+        return v.dtype.kind
+    return None
+
+
+def _dtype_of(v) -> np.dtype:
+    return v.dtype if hasattr(v, "dtype") else np.array(v).dtype
+
+
+def _described(v) -> str:
+    kind = _python_kind(v)
+    if kind is not None:
+        return f"a Python {_PYTHON_NAMES[kind]}"
+    if hasattr(v, "dtype"):
+        return f"a value of dtype {v.dtype} and shape {np.shape(v)}"
+    return f"a {type(v).__name__}"
 
 
 class Positions(MaskedSelection):
@@ -72,10 +96,99 @@ class KeptList:
     of numbers, each a row of ``np.array(out)``). Only its conversion, ``np.array(out)``
     (``selection``), its length and returning it compile: its items are known when it runs."""
 
-    __slots__ = ("name", "rows", "kept", "made_of")
+    __slots__ = ("name", "rows", "kept", "made_of", "depth")
 
     def __init__(self, name: str, rows: Tracer, kept: Tracer, made_of: str):
         self.name, self.rows, self.kept, self.made_of = name, rows, kept, made_of
+        trace = current_trace()
+        self.depth = None if trace is None else trace.depth  # the region it may grow in
+
+    # -- growing it after its loop (session 49): closing the last segment, ``out.append(-1)`` --
+    def append(self, value) -> None:
+        """``out.append(v)``: one more row, always kept."""
+        self._grow([value], "append")
+
+    def extend(self, items) -> None:
+        """``out.extend(items)`` of a list or tuple of items, or of another such list."""
+        if isinstance(items, KeptList):
+            self._check_region("extend")
+            if (items.made_of, items.rows.shape[1:], items.rows.dtype) != \
+                    (self.made_of, self.rows.shape[1:], self.rows.dtype):
+                raise self._kind_refusal(items.rows, "extend")
+            self.rows = prims.concatenate([self.rows, items.rows], 0)
+            self.kept = prims.concatenate([self.kept, items.kept], 0)
+        elif isinstance(items, (list, tuple)):
+            self._grow(list(items), "extend")
+        else:
+            raise self._refusal(f"{self.name}.extend of a {type(items).__name__}")
+
+    def __iadd__(self, items):  # (out += [v]: Python's list extends in place)
+        self.extend(items)
+        return self
+
+    def __add__(self, items):  # (out = out + [v]: a new list, this one as it was)
+        if not isinstance(items, (list, tuple, KeptList)) or isinstance(items, tuple):
+            return NotImplemented
+        joined = KeptList(self.name, self.rows, self.kept, self.made_of)
+        joined.depth = self.depth if current_trace() is None else current_trace().depth
+        joined.extend(items)
+        return joined
+
+    def __radd__(self, items):  # ([0] + starts: that list's items first)
+        if not isinstance(items, list):
+            return NotImplemented
+        joined = KeptList(self.name, self.rows, self.kept, self.made_of)
+        joined.rows, joined.kept = joined.rows[:0], joined.kept[:0]
+        joined.depth = self.depth if current_trace() is None else current_trace().depth
+        joined.extend(items)
+        joined.extend(self)
+        return joined
+
+    def _check_region(self, what: str) -> None:
+        trace = current_trace()
+        if trace is None or trace.depth != self.depth:  # (a branch's or loop's growth: refused)
+            raise self._refusal(f"{self.name}.{what} in a traced branch or loop after the one "
+                                "that appended to it")
+
+    def _grow(self, items: list, what: str) -> None:
+        """The rows of ``items`` after the kept ones, each kept: items of the kind the list
+        holds (Python numbers of its type, NumPy values of its dtype and shape, tuples as long
+        as its rows), its rows being one array."""
+        self._check_region(what)
+        for item in items:
+            if not self._fits(item):
+                raise self._kind_refusal(item, what)
+        if not items:
+            return
+        trace = current_trace()
+        dtype = self.rows.dtype
+        rows = prims.nested_array(items, dtype) if prims.holds_tracer(items) else \
+            prims.constant(trace, np.array(items, dtype))
+        rows = prims.convert(rows, dtype) if rows.dtype != dtype else rows
+        self.rows = prims.concatenate([self.rows, rows], 0)
+        self.kept = prims.concatenate([self.kept, prims.constant(trace, np.ones(len(items), bool))], 0)
+
+    def _fits(self, item) -> bool:
+        shape, dtype = self.rows.shape[1:], self.rows.dtype
+        if self.made_of == "python":
+            return _python_kind(item) == dtype.kind
+        if self.made_of == "tuple":
+            return isinstance(item, tuple) and (len(item),) == shape and all(
+                _python_kind(v) is not None or (isinstance(v, (Tracer, np.generic)) and np.ndim(v) == 0)
+                for v in item) and np.result_type(*[_dtype_of(v) for v in item]) == dtype
+        return isinstance(item, (Tracer, np.ndarray, np.generic)) and _python_kind(item) is None \
+            and np.shape(item) == shape and item.dtype == dtype
+
+    def _kind_refusal(self, item, what: str) -> UnsupportedError:
+        row = self.rows.shape[1:]
+        held = f"Python {_PYTHON_NAMES.get(self.rows.dtype.kind, 'number')}s" if self.made_of == "python" \
+            else f"tuples of {row[0]} numbers" if self.made_of == "tuple" \
+            else f"NumPy values of dtype {self.rows.dtype} and shape {row}"
+        return UnsupportedError(
+            f"{self.name}.{what} of {_described(item)} (at {user_location()}): '{self.name}' was "
+            f"appended to under a traced if, or in a loop the data ends, and holds {held}; "
+            "compiled, its items are one array of one dtype and shape. Append items of that kind "
+            "(int(v), float(v), or a value of its dtype)")
 
     def selection(self, dtype=None) -> ListSelection:
         """``np.array(out, dtype)``: the kept rows, a selection (compacted when returned)."""

@@ -30,7 +30,7 @@ import warnings
 
 import numpy as np
 
-from jitcore import config, tracebacks
+from jitcore import call_memo, config, tracebacks
 from jitcore.compile_time import user_stacklevel
 from jitcore.errors import JitcoreError, StaticOnDemandWarning
 
@@ -66,8 +66,8 @@ def to_promote(error: BaseException, signature: inspect.Signature | None, static
             return frozenset()
         else:
             value = bound[name]
-        try:
-            hash(value)  # an array, a list or a dict is not: it cannot be static
+        try:  # an array or a dict is not hashable: it cannot be static (a list of numbers is)
+            hash(call_memo.exactly(value))
         except TypeError:
             return frozenset()
     return names

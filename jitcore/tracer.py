@@ -62,7 +62,7 @@ class Trace:
 
     __slots__ = ("builder", "function_name", "constants", "depth", "derived", "scalar_arguments",
                  "star_items", "extents", "formatted", "appended", "catching", "local_copies",
-                 "arguments", "region_frames")
+                 "arguments", "region_frames", "maybe_unbound")
 
     def __init__(self, builder: Builder, function_name: str):
         self.builder = LocatingBuilder(builder.block, builder.before)
@@ -97,6 +97,9 @@ class Trace:
         # frame deeper than the last began inside it, and its variables may hold its tracers
         # (autograph.local_arrays rebinds them)
         self.region_frames: list[int] = []
+        # id(value) -> (value, bound): the value a traced loop or if left in a variable that had
+        # none before it, and the traced bool of whether it was given one (autograph.unbound)
+        self.maybe_unbound: dict[int, tuple] = {}
 
     @contextmanager
     def running(self):

@@ -1579,9 +1579,10 @@ MUTANTS = [
            "np.zeros(n), c[w:], a mode string: JAX's error asking for static_argnames again",
            ("tests/jitcore/test_static_on_demand.py",)),
     Mutant("static-on-demand-arrays", "jitcore/static_on_demand.py",
-           "            hash(value)  # an array, a list or a dict is not: it cannot be static",
+           "            hash(call_memo.exactly(value))",
            "            pass",
-           "an argument whose value is a list (or holds an array) is made static and fails as unhashable",
+           "an argument whose value is a dict (or a list holding an array) is made static and fails "
+           "as unhashable",
            ("tests/jitcore/test_static_on_demand.py",)),
     Mutant("raise-while-tracing", "jitcore/autograph/statements.py",
            "                if raises.is_users(e):  # a raise: at run time, where this branch is taken",
@@ -2101,6 +2102,30 @@ MUTANTS = [
            "a jitted method's self.t += dt is computed but never assigned to the instance: "
            "the state stays at its first value",
            ("tests/jitcore/test_method_rebinding_49.py",)),
+    Mutant("unbound-after-loop-not-noted", "jitcore/autograph/statements.py",
+           "                unbound.note(v, carry[unbound.KEY + name])",
+           "                pass",
+           "the target of a traced for loop (or a name first bound in its body) read after a loop "
+           "that ran zero times gives zeros silently (Python raises UnboundLocalError)",
+           ("tests/jitcore/test_loops_49.py",)),
+    Mutant("traced-range-capacity-unbounded", "jitcore/autograph/statements.py",
+           "    trips = max(0, -(-(bounds[1] - start) // step))",
+           "    trips = max(0, -(-(bounds[1] - start) // step)) // 2",
+           "the capacity of a list appended in a loop over range(n), n an int argument, is half "
+           "of n's class: the rows of the later steps are written past the buffer",
+           ("tests/jitcore/test_loops_49.py",)),
+    Mutant("kept-list-growth-unmarked", "jitcore/data_length.py",
+           "prims.constant(trace, np.ones(len(items), bool))",
+           "prims.constant(trace, np.zeros(len(items), bool))",
+           "out.append(-1) after a loop that appended under a traced if adds a row that is not "
+           "kept: the closing item is lost",
+           ("tests/jitcore/test_loops_49.py",)),
+    Mutant("static-list-change-not-refused", "jitcore/argument_writes.py",
+           "        if array is value and type(value) is list and (",
+           "        if False and (",
+           "a static list argument the function changes while compiling is accepted: the change "
+           "happens once, and the caller's list is not what Python leaves",
+           ("tests/jitcore/test_loops_49.py",)),
 ]
 
 

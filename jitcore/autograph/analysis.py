@@ -433,6 +433,15 @@ class Liveness:
         return (live - kills) | loaded(s)
 
 
+def read_first(stmts) -> set[str]:
+    """Names ``stmts`` may read before they assign them (live at their start with nothing
+    live after): a loop's body that reads none of a variable's earlier values can start it
+    with no value, as its target."""
+    live = Liveness.__new__(Liveness)
+    live.always, live.live_out, live.live_in = set(), {}, {}
+    return live.block(stmts, set())
+
+
 # Calls that change Python objects or the outside world: a loop making them runs in Python
 # (traced once as a compiled loop, its body would make them once).
 _EFFECTS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "add", "discard",

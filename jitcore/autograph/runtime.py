@@ -32,13 +32,14 @@ from jitcore.autograph.expressions import (
 from jitcore.autograph.filtered import comprehension_test, filtered
 from jitcore.autograph.printf import percent
 from jitcore.autograph.statements import carried, for_stmt, holders, if_stmt, result, state, while_stmt
+from jitcore.autograph.unbound import bound
 from jitcore.debugging import debug_callback
 from jitcore.errors import ConcretizationError, TracerConversionError, UnsupportedError
 from jitcore.masked import MaskedSelection
 from jitcore.numpy.orthogonal_series import call_series
 from jitcore.tracer import Tracer, current_trace, print_options, user_location
 
-__all__ = ["and_", "at_call", "aug_assign", "aug_setitem", "call", "catching", "compare",
+__all__ = ["and_", "at_call", "aug_assign", "aug_setitem", "bound", "call", "catching", "compare",
            "comprehension", "comprehension_call", "comprehension_test", "converted", "filtered",
            "reraise_refusal",
            "fill", "for_stmt", "getitem", "holders", "if_exp", "if_stmt",

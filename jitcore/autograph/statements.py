@@ -21,7 +21,8 @@ import numpy as np
 
 from jitcore import calltime, compile_time, index_forms, pytree
 from jitcore import control_flow as cf
-from jitcore.autograph import analysis, appending, effects, loop_exit, raises
+from jitcore import primitives as prims
+from jitcore.autograph import analysis, appending, effects, loop_exit, raises, unbound
 from jitcore.autograph.aliasing import (
     Rebound,
     SharedArrays,
@@ -445,19 +446,26 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
     # written in place but not read after the if, and with no value before it: local to a branch
     local = {n for n, v in zip(names, init) if n in fresh and isinstance(v, Undefined)}
     dead = set(dead) | local
-    filled = None  # the result variable, defined by one branch only (the other has returned)
-    for i, (name, value) in enumerate(zip(names, init)):
-        if isinstance(value, Undefined):
-            if name in dead or (name in then_defined and name in else_defined):
-                continue
-            if name == RETVAL and (name in then_defined or name in else_defined):
-                filled = i
-                continue
+    # Variables with no value before the if that one branch defines (the result variable, where
+    # the other returns; any other, bound after the if where that branch ran: ``unbound``): the
+    # other branch fills zeros of their types, so that branch is traced first. Those of both
+    # branches cannot all be traced first: the other side's are refused.
+    filled = set()
+    one_sided = [i for i, (name, value) in enumerate(zip(names, init)) if isinstance(value, Undefined)
+                 and name not in dead and not (name in then_defined and name in else_defined)]
+    sides = [names[i] in then_defined if names[i] in then_defined or names[i] in else_defined else None
+             for i in one_sided]
+    then_first = next((side for i, side in zip(one_sided, sides) if names[i] == RETVAL and side is not None),
+                      next((side for side in sides if side is not None), True))
+    for i, side in zip(one_sided, sides):
+        if side is None or side != then_first:
             raise UnsupportedError(
-                f"'{name}' is assigned in only one branch of the if at {where(line)}, whose "
+                f"'{names[i]}' is assigned in only one branch of the if at {where(line)}, whose "
                 "condition is traced, and it is used after the if; give it a value before the if "
                 "or in both branches")
-        if not _carriable(value):
+        filled.add(i)
+    for name, value in zip(names, init):
+        if not isinstance(value, Undefined) and not _carriable(value):
             raise _cannot_carry(name, value, "if", line)
     carried = [i for i, v in enumerate(init) if not isinstance(v, Undefined) and i not in shared.held]
     first_type = {}
@@ -497,12 +505,13 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
         for i, name in enumerate(names):
             if name in dead:  # read first in a branch, never after the if: not carried
                 out[i] = full[i]
+        bound_here = {i: unbound.given_flag(out[i], full[i], was) for i, was in tracked.items()}
         writes.saw(full, out)
         for i, (name, v) in enumerate(zip(names, out)):
             if name in local or i in shared.held:
                 continue
             if isinstance(v, Undefined):
-                if i != filled or first:
+                if i not in filled or first:
                     raise UnsupportedError(f"'{name}' is not assigned on every path of the if "
                                            f"at {where(line)}, whose condition is traced")
                 treedef, kinds = first_type[i]  # zeros of the other path's leaves
@@ -512,7 +521,7 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
                                                     for shape, dtype, scalar in kinds])
             elif not _carriable(v):
                 raise _cannot_carry(name, v, "if", line)
-            elif first and i == filled:  # (a returned tuple: each leaf's kind)
+            elif first and i in filled:  # (a returned tuple: each leaf's kind)
                 leaves, treedef = pytree.flatten(v)
                 first_type[i] = (treedef, [_leaf_kind(leaf) for leaf in leaves])
         given = {}
@@ -529,20 +538,28 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
                 flags[i] = picked
             if i in flags and name in given:
                 given[_PICKED + name] = path_flag(out[i], flags[i])
+        given.update((unbound.KEY + names[i], b) for i, b in bound_here.items())
         given.update(shared.current())
         return given
 
+    # variables that may be unbound as the if starts (no value, or one a statement noted): each
+    # branch gives out whether it leaves them bound (``unbound``)
+    tracked = {i: np.False_ if isinstance(v, Undefined) else unbound.flag(v)
+               for i, (name, v) in enumerate(zip(names, init))
+               if name != RETVAL and name not in local and name not in dead and i not in shared.held
+               and unbound.tracked(v)}
     flags = {}  # variable -> the array an inner if of the first branch traced picks for it
     operands = tuple(init[i] for i in carried)
     first_pred = pred
     with _in_user_terms():
-        if filled is not None and names[filled] not in then_defined:
+        if not then_first:
             first_pred = np.logical_not(pred)
             out = cf.cond(first_pred, branch(else_fn, True), branch(then_fn, False), *operands,
                           python_types=True)
         else:
             out = cf.cond(pred, branch(then_fn, True), branch(else_fn, False), *operands, python_types=True)
     picks = {i: out.pop(_PICKED + names[i]) for i in flags if _PICKED + names[i] in out}
+    bounds = {i: out.pop(unbound.KEY + names[i]) for i in tracked if unbound.KEY + names[i] in out}
     shared.finish(out)
     # a variable that one branch binds to an array the caller sees holds that array there
     for i in set(sides[0]) | set(sides[1]):
@@ -559,8 +576,11 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
             continue  # both paths keep the array, one writes it: ``writes`` writes it in place
         out[name] = pytree.unflatten(tree, [chosen(first_pred, a, b, leaf)
                                             for a, b, leaf in zip(first, second, leaves)])
-    return writes.result(tuple(init[i] if i in shared.held else out.get(name, v)
-                               for i, (name, v) in enumerate(zip(names, init))))
+    after = writes.result(tuple(init[i] if i in shared.held else out.get(name, v)
+                                for i, (name, v) in enumerate(zip(names, init))))
+    for i, is_bound in bounds.items():  # bound after the if where the branch that ran bound it
+        unbound.note(after[i], is_bound)
+    return after
 
 
 class _InPlace:
@@ -638,8 +658,9 @@ def while_stmt(test_fn, body_fn, *, after=None, rebinds=None, holders=(), **site
 
 
 def _while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), counter=None, bound=None,
-                stepped=None, affine=None, changes=None, effects=False, appends=(), guard=None):
+                stepped=None, affine=None, changes=None, effects=False, appends=(), guard=None, fresh=()):
     values = tuple(init)
+    targets = tuple(targets) + tuple(fresh)  # (bound after it where a step bound them: ``unbound``)
     if affine is not None:
         counted = _affine_while(test_fn, body_fn, values, names, line, in_try, targets, *affine)
         if counted is not None:
@@ -1171,14 +1192,20 @@ def _holding(held, iterable, extra_test, body_fn, after, rebinds, holders, site)
 
 
 def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targets, effects,
-              changes=None, appends=None, scratch=(), appends_under_if=False):
+              changes=None, appends=None, scratch=(), appends_under_if=False, fresh=()):
     values = tuple(init)
+    targets = tuple(targets) + tuple(fresh)
     source = None
     if iterates_selection(iterable):  # (for i in np.flatnonzero(m): over its kept items)
         iterable, source = selection_loop(iterable)
     if isinstance(iterable, TracedRange):
         bounds = (iterable.start, iterable.stop, iterable.step)
         _refuse_in_try(in_try, "a for loop", line, *bounds)
+        if appends and source is None and current_trace() is not None:  # (the change it makes)
+            filled = _appending_traced_range(iterable, extra_test, body_fn, values, names, line,
+                                             targets, appends)
+            if filled is not None:
+                return filled
         _refuse_changes(changes, "for loop", line, *bounds)
         return _traced_for(iterable, source, extra_test, body_fn, values, names, line, targets)
     # A loop is unrolled while its body's copies (this loop's trip count times those of the
@@ -1234,6 +1261,54 @@ def _appending_for(iterable, extra_test, body_fn, values, names, line, targets, 
                                                      line, targets),
         lambda body, state, then: _trial(lambda *state: body(first_item(), *state), state, then),
         body_fn, values, names, appends, len(rng), long, masked=extra_test is not None)
+
+
+# The most steps of a ``for`` over ``range(n)`` that appends, ``n`` an int argument, for ``n`` to
+# stay traced (the lists' capacity is the bound of ``n``'s class, ``api.int_range``: 127, 255,
+# then 32,767): past it, ``n`` is made static on demand, as before. A capacity of 32,767 cost
+# 0.4 ms a call at n = 1000 (the buffer zeroed and compacted whole) where the static loop took
+# 7 us: the classes above 255 are too coarse for a buffer.
+TRACED_RANGE_ROWS = 255
+
+
+def _range_capacity(rng: TracedRange) -> int | None:
+    """The most steps of ``range(start, n, step)`` (``start`` and ``step > 0`` Python ints, ``n``
+    a Python int argument): from the upper bound of ``n``'s class in the signature, where that
+    is at most ``TRACED_RANGE_ROWS``; None elsewhere. An int keyed as any int64 asks for its
+    class (``primitives.int_range_asked``: the call is keyed by it and traced again)."""
+    start, stop, step = rng.start, rng.stop, rng.step
+    if type(start) is not int or type(step) is not int or step <= 0:
+        return None
+    bounds = getattr(stop, "int_range", None)
+    if bounds is None:
+        return None
+    if bounds == prims.ANY_INT64:
+        prims.int_range_asked.yes = True
+        return None
+    trips = max(0, -(-(bounds[1] - start) // step))
+    return trips if trips <= TRACED_RANGE_ROWS else None
+
+
+def _appending_traced_range(rng, extra_test, body_fn, values, names, line, targets, appends):
+    """A loop over ``range(n)``, ``n`` an int argument, whose body appends to lists: compiled as
+    an appending loop (``appending``) whose capacity is the most steps of ``n``'s class
+    (``_range_capacity``), each row marked as its step runs, so that ``n`` stays traced (one
+    compile for every ``n`` of its class; it was made static, one compile per ``n``). None where
+    it cannot be: the caller goes on as before."""
+    trips = _range_capacity(rng)
+    if trips is None:
+        return None
+    n = len(values)
+    test = None if extra_test is None else lambda *state: extra_test(*state[:n])
+
+    def first_item():
+        return fresh(_int64(rng.start), scalar=True, weak=True)
+
+    return appending.appending_loop(
+        lambda body, state, state_names: _traced_for(rng, None, test, body, state, state_names,
+                                                     line, targets),
+        lambda body, state, then: _trial(lambda *state: body(first_item(), *state), state, then),
+        body_fn, values, names, appends, trips, True, masked=True)
 
 
 def _sized(n) -> bool:
@@ -1625,6 +1700,12 @@ class _Loop:
         # What the body leaves known while tracing (``loop_exit``): a variable it sets to a
         # number (the same at every iteration: the body is traced once), and, in a ``for``
         # loop, one it leaves as the item it was given (its target), by the item's leaves.
+        # Variables that may be unbound as the loop starts (no value, or one noted): the carry
+        # holds whether each is bound (``unbound.KEY``); those every step binds (``always``)
+        # need no note after a loop known to run.
+        self.tracked: set[str] = set()
+        self.always: set[str] = set()
+        self._flags_in: dict = {}
         self.item = None  # the item the body was last traced with
         self.concrete: dict[str, object] = {}
         self.from_item: dict[str, tuple] = {}
@@ -1643,7 +1724,11 @@ class _Loop:
         (``v = x[1:]``, then ``v = v + 1`` in a body that writes ``x``) is that array, as the
         body has written it so far, in the first pass: Python's first pass reads it there."""
         self.arrays.enter(carry)
+        self._flags_in = {name: carry[unbound.KEY + name] for name in self.tracked}
         state = self._state(carry)
+        for name, v in zip(self.names, state):  # (an if in the body gives their flags on)
+            if name in self.tracked:
+                unbound.note(v, self._flags_in[name])
         if self.first:
             first = carry[_FIRST]
             at = where(self.line)
@@ -1682,6 +1767,9 @@ class _Loop:
         values = self.writes.result(values)
         if known:
             values = tuple(known.get(name, v) for name, v in zip(self.names, values))
+        for name, v in zip(self.names, values):  # bound after it where a step bound it
+            if name in self.tracked and not (ran and name in self.always):
+                unbound.note(v, carry[unbound.KEY + name])
         return values
 
     def _as_body_made(self, name, value):
@@ -1732,6 +1820,14 @@ class _Loop:
                                        f"{self.what} at {where(self.line)}")
             carry[name] = pytree.unflatten(tree, [settled(leaf, self.arrays) for leaf in leaves]) \
                 if self.arrays else v
+        for i, name in enumerate(self.names):
+            if name in self.tracked:
+                step = unbound.given_flag(values[i], self._given[i], self._flags_in[name])
+                carry[unbound.KEY + name] = step
+                if isinstance(step, np.bool_) and step:
+                    self.always.add(name)
+                else:
+                    self.always.discard(name)
         carry.update(self.arrays.current())
         if self.first:
             carry[_FIRST] = np.False_
@@ -1771,6 +1867,10 @@ class _Loop:
                     self.absent.add(self.names[i])
         carry = {n: v for i, (n, v) in enumerate(zip(self.names, values))
                  if n not in self.absent and i not in self.arrays.held}
+        for name, v in zip(self.names, self.values):
+            if name in carry and name != RETVAL and unbound.tracked(v):
+                self.tracked.add(name)
+                carry[unbound.KEY + name] = np.False_ if isinstance(v, Undefined) else unbound.flag(v)
         carry.update(self.arrays.initial())
         if self.first:
             carry[_FIRST] = np.True_

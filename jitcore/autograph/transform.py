@@ -13,7 +13,7 @@ import builtins
 import copy
 import itertools
 
-from jitcore.autograph import analysis, lowering
+from jitcore.autograph import analysis, lowering, unbound
 from jitcore.autograph.analysis import GENERATED
 
 AG = "__ag__"
@@ -759,6 +759,7 @@ class ControlFlow(ast.NodeTransformer):
         if appends and any(isinstance(n, ast.Name) and n.id in appends for n in ast.walk(node.test)):
             appends = None
         own_lists = analysis.per_step_lists(node.body)  # (xs = [x0] each step: no effect)
+        read_first = analysis.read_first(node.body) | analysis.loaded(node.test)
         self.generic_visit(node)
         state = sorted(set(self._state(node.body, self.live.live_in.get(id(node)))) | set(appends or ()))
         test_fn, body_fn = self.fresh("test"), self.fresh("body")
@@ -768,6 +769,7 @@ class ControlFlow(ast.NodeTransformer):
                 *_per_step_lists(body_fn, own_lists, node)]
         site = self._site(node, state, node.body)
         site["targets"] = _strings(sorted(self._scratch(node.body, node)))
+        site["fresh"] = _strings(sorted(set(state) - read_first))  # (as a for loop's: ``unbound``)
         affine = self.affine.get(id(node))
         if affine is not None and set(affine[0]) <= set(state) and (counted is None or len(affine[0]) > 1):
             # ``while start + N <= len(x): ...; start += hop; k += 1``: the test's two sides and
@@ -829,6 +831,7 @@ class ControlFlow(ast.NodeTransformer):
         appended = analysis.appended_lists(node.body, self.own - self.declared)
         under_if = bool(appended) and analysis.appends_under_if(node.body, appended)
         own_lists = analysis.per_step_lists(node.body)  # (xs = [x0] each step: no effect)
+        read_first = analysis.read_first(node.body)
         self.generic_visit(node)
         bind = ast.Assign(targets=[node.target], value=_load(ITER))
         body = [_locate(bind, node), *node.body]
@@ -853,6 +856,9 @@ class ControlFlow(ast.NodeTransformer):
         scratch = self._scratch(body, node)
         site["targets"] = _strings(sorted(analysis.assigned([bind]) | scratch))
         site["scratch"] = _strings(sorted(scratch))
+        # first set in the body, before any read: a traced loop may start them with no value,
+        # as its target, and they are bound after it where it ran (``unbound``)
+        site["fresh"] = _strings(sorted(set(state) - read_first - analysis.assigned([bind])))
         site["effects"] = ast.Constant(analysis.has_python_effects(node.body, own_lists))
         changes = analysis.changed_python_object(node.body, self.own - own_lists)
         if changes is not None and changes.split(".")[0] in shown:  # the user's words
@@ -1032,6 +1038,8 @@ def convert_function(fn: ast.FunctionDef) -> ast.FunctionDef:
     """``fn`` rewritten in place: jumps lowered to flags, then control flow and expressions to
     helper calls."""
     _asserts_as_raises(fn)
+    # the reads that may find no value, as the user wrote them (wrapped once converted)
+    unset = unbound.reads_to_check(fn, analysis.local_names(fn) - set().union(*_declared(fn)))
     lowering.lower_returns(fn)
     lowering.lower_jumps(fn)
     globals_, nonlocals = _declared(fn)
@@ -1055,6 +1063,7 @@ def convert_function(fn: ast.FunctionDef) -> ast.FunctionDef:
     converter.following = {id(s): fn.body[k + 1:] for k, s in enumerate(fn.body)}
     fn.body = [out for s in fn.body for out in _as_list(converter.visit(s))]
     fn.body[:0] = _defaults_read(fn)
+    unbound.wrap_reads(fn, unset)
     fn.decorator_list = []
     return fn
 

@@ -505,15 +505,22 @@ def test_autograph_off_keeps_python_control_flow():
 # -- what cannot be converted: a jitcore error at the user's line -----------------------------------
 
 def used_after_loop(x, n):
+    # (y is read in the next step before this one binds it; a name bound before any read is
+    # bound after the loop where a step bound it: ``autograph.unbound``)
     for i in range(n):
-        y = x[i]
-    return y
+        if x[i] > 5:
+            s = y  # noqa: F821  (bound by an earlier step: the case)
+        y = x[i]  # noqa: F841
+    return s
 
 
 def one_branch_only(x):
+    # (one of them alone is bound after the if where its branch ran: ``autograph.unbound``)
     if x.sum() > 0:
         y = x
-    return y
+    else:
+        z = x
+    return y, z
 
 
 def returns_differ(x):
@@ -553,7 +560,7 @@ ERRORS = {
     "first assigned in a traced loop": (used_after_loop, (np.ones(3), 2), jc.UnsupportedError,
                                         "for i in range(n):", "'y' is first assigned inside the for loop"),
     "assigned in one branch": (one_branch_only, (np.ones(3),), jc.UnsupportedError,
-                               "if x.sum() > 0:", "'y' is assigned in only one branch"),
+                               "if x.sum() > 0:", "'z' is assigned in only one branch"),
     "branches return different types": (returns_differ, (np.ones(3),), jc.JitTypeError,
                                         "if x.sum() > 0:", "the value returned is float64[3]"),
     "try around a traced if": (try_around, (np.ones(3),), jc.UnsupportedError,

@@ -215,7 +215,8 @@ def test_negative_static_argnums_counts_from_the_end():
     assert info(pw) == (0, 2, 2, 2)
 
 
-@pytest.mark.parametrize("value", [[1, 2], {"a": 1}, np.ones(2)], ids=["list", "dict", "ndarray"])
+# (a list of numbers is hashable as a tuple is, since session 49: a list of strings is not)
+@pytest.mark.parametrize("value", [["a", "b"], {"a": 1}, np.ones(2)], ids=["list", "dict", "ndarray"])
 @pytest.mark.parametrize("how", ["positional", "keyword"])
 def test_unhashable_static_argument_is_a_jit_type_error(value, how):
     @jc.jit(static_argnames=("n",))
@@ -236,7 +237,7 @@ def test_unhashable_static_argument_message_names_the_parameter():
         return x
 
     with pytest.raises(jc.JitTypeError) as err:
-        f(f32(3), n=[1, 2])
+        f(f32(3), n=[np.ones(2)])
     assert "n=list" in str(err.value) or "'n'" in str(err.value), str(err.value)
 
 

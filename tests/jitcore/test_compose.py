@@ -98,8 +98,8 @@ def test_inlined_callee_keeps_its_static_arguments():
             jc.jit(lambda x, k: repeat_square(x, n=k))(A, 2)
     finally:
         jc.config.auto_static = True
-    unhashable = jc.jit(lambda x: repeat_square(x, n=[2]))
-    with pytest.raises(jc.JitTypeError, match="static arguments must be hashable, got n=list"):
+    unhashable = jc.jit(lambda x: repeat_square(x, n={"n": 2}))
+    with pytest.raises(jc.JitTypeError, match="static arguments must be hashable, got n=dict"):
         unhashable(A)
 
 

@@ -10,15 +10,6 @@ import jitcore as jc
 from jitcore.errors import UnsupportedError
 
 
-def assigned_after_break(x, n):
-    for k in range(n):
-        g = x * k
-        if g[0] > 5:
-            break
-        gg = g.sum()
-    return gg
-
-
 def assigned_after_return(x):
     if x[0] > 0:
         return x
@@ -28,8 +19,7 @@ def assigned_after_return(x):
     return z
 
 
-@pytest.mark.parametrize("fn, args", [(assigned_after_break, (np.ones(3), 4)),
-                                      (assigned_after_return, (np.ones(3),))])
+@pytest.mark.parametrize("fn, args", [(assigned_after_return, (np.ones(3),))])
 def test_the_message_names_the_line_of_an_if_the_user_wrote(fn, args):
     lines, first = inspect.getsourcelines(fn)
     with pytest.raises(UnsupportedError) as e:
