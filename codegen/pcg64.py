@@ -23,6 +23,7 @@ from __future__ import annotations
 from llvmlite import ir as ll
 
 from jitcore.codegen.llvm_types import I64, PTR
+from jitcore.codegen.pcg64_draws import MoreSamplers
 
 I128 = ll.IntType(128)
 F64 = ll.DoubleType()
@@ -39,7 +40,10 @@ OFF = 3  # not a PCG64 (or one shared by two places): every draw calls back
 # sampler -> (its parameters' LLVM types, the result's)
 SAMPLERS = {"random": ((), F64), "uniform": ((F64, F64), F64), "poisson": ((F64,), I64),
             "integers": ((I64, I64), I64), "laplace": ((F64, F64), F64), "gumbel": ((F64, F64), F64),
-            "logistic": ((F64, F64), F64), "standard_normal": ((), F64), "normal": ((F64, F64), F64)}
+            "logistic": ((F64, F64), F64), "standard_normal": ((), F64), "normal": ((F64, F64), F64),
+            "standard_exponential": ((), F64), "exponential": ((F64,), F64), "standard_gamma": ((F64,), F64),
+            "gamma": ((F64, F64), F64), "chisquare": ((F64,), F64), "beta": ((F64, F64), F64),
+            "binomial": ((I64, F64), I64), "geometric": ((F64,), I64)}
 # NumPy's normal ziggurat tables (ki, wi, fi), which jitcore.ziggurat reads back from NumPy and
 # sets here before it compiles a native normal draw.
 ZIGGURAT = None
@@ -66,7 +70,7 @@ def _intrinsic(module: ll.Module, name: str) -> ll.Function:
     return module.declare_intrinsic(name, [F64])
 
 
-class _Sampler:
+class _Sampler(MoreSamplers):
     """Builds one fill function: ``void fill(i64* state, double params..., out*, i64 n)``."""
 
     def __init__(self, module: ll.Module, method: str):
@@ -477,7 +481,30 @@ def params_ok(b: ll.IRBuilder, method: str, params: list[ll.Value]) -> ll.Value:
         return b.icmp_signed("<", params[0], params[1])
     if method == "poisson":  # lam >= 0 (else ValueError), far below NumPy's POISSON_LAM_MAX
         return b.and_(b.fcmp_ordered(">=", params[0], f64(0.0)), b.fcmp_ordered("<", params[0], f64(1e15)))
+    if method in ("exponential", "standard_gamma"):  # NumPy refuses a negative sign (-0.0 too)
+        return _plus(b, params[0])
+    if method == "gamma":
+        return b.and_(_plus(b, params[0]), _plus(b, params[1]))
+    if method == "chisquare":  # df > 0 (NumPy: "df <= 0")
+        return _finite_above_zero(b, params[0])
+    if method == "beta":  # a > 0, b > 0
+        return b.and_(_finite_above_zero(b, params[0]), _finite_above_zero(b, params[1]))
+    if method == "binomial":  # n >= 0, 0 <= p <= 1 (else NumPy's ValueError)
+        p_ok = b.and_(b.fcmp_ordered(">=", params[1], f64(0.0)), b.fcmp_ordered("<=", params[1], f64(1.0)))
+        return b.and_(b.icmp_signed(">=", params[0], ll.Constant(I64, 0)), p_ok)
+    if method == "geometric":  # 0 < p <= 1
+        return b.and_(b.fcmp_ordered(">", params[0], f64(0.0)), b.fcmp_ordered("<=", params[0], f64(1.0)))
     return ll.Constant(ll.IntType(1), 1)
+
+
+def _plus(b: ll.IRBuilder, x: ll.Value) -> ll.Value:
+    """x is +0.0 or finite and above 0 (a NaN, inf, or negative sign: NumPy's sampler decides)."""
+    zero = b.icmp_unsigned("==", b.bitcast(x, I64), ll.Constant(I64, 0))
+    return b.or_(zero, _finite_above_zero(b, x))
+
+
+def _finite_above_zero(b: ll.IRBuilder, x: ll.Value) -> ll.Value:
+    return b.and_(b.fcmp_ordered(">", x, f64(0.0)), b.fcmp_ordered("<", x, f64(float("inf"))))
 
 
 def emit_draw(b: ll.IRBuilder, module: ll.Module, method: str, state: ll.Value, params: list[ll.Value],

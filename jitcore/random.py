@@ -420,11 +420,11 @@ def _native_draw(recorder, trace, owner, method, state, parameters, sampler, wri
     NumPy's; its callback draws with NumPy's sampler when the buffer is off (not a PCG64) or
     the parameters are ones the code leaves to NumPy (bad ones: NumPy raises its error)."""
     values, size, single = parameters
-    read = operand_reader((), np.dtype(np.int64 if method == "integers" else np.float64))
+    reads = [operand_reader((), dtype) for dtype in native_draws.parameter_dtypes(method)]
     count = len(values)
 
     def draw(data) -> None:
-        params = [read(data[1 + k]) for k in range(count)]
+        params = [read(data[1 + k]) for k, read in enumerate(reads)]
         if single:  # integers(high)
             params = params[1:]
         write(data[1 + count], sampler(*params) if size is None else sampler(*params, size=size))
