@@ -27,6 +27,7 @@ from jitcore.codegen.pcg64_draws import MoreSamplers
 
 I128 = ll.IntType(128)
 F64 = ll.DoubleType()
+F32 = ll.FloatType()
 MULTIPLIER = 0x2360ED051FC65DA44385DF649FCCF645  # PCG's default 128-bit multiplier
 
 # Words of the state buffer.
@@ -43,7 +44,7 @@ SAMPLERS = {"random": ((), F64), "uniform": ((F64, F64), F64), "poisson": ((F64,
             "logistic": ((F64, F64), F64), "standard_normal": ((), F64), "normal": ((F64, F64), F64),
             "standard_exponential": ((), F64), "exponential": ((F64,), F64), "standard_gamma": ((F64,), F64),
             "gamma": ((F64, F64), F64), "chisquare": ((F64,), F64), "beta": ((F64, F64), F64),
-            "binomial": ((I64, F64), I64), "geometric": ((F64,), I64)}
+            "binomial": ((I64, F64), I64), "geometric": ((F64,), I64), "random_float32": ((), F32)}
 # NumPy's normal ziggurat tables (ki, wi, fi), which jitcore.ziggurat reads back from NumPy and
 # sets here before it compiles a native normal draw.
 ZIGGURAT = None
@@ -164,6 +165,12 @@ class _Sampler(MoreSamplers):
     # -- samplers: NumPy's, statement for statement ------------------------------------------
     def random(self) -> ll.Value:
         return self.next_double()
+
+    def random_float32(self) -> ll.Value:
+        """NumPy's ``next_float``: the top 24 bits of a 32-bit draw times 2**-24."""
+        b = self.b
+        top = b.lshr(self.next32(), ll.Constant(I32, 8))
+        return b.fmul(b.uitofp(top, F32), ll.Constant(F32, 1.0 / 16777216.0))
 
     def uniform(self, low: ll.Value, high: ll.Value) -> ll.Value:
         b = self.b  # random_uniform(low, range): low + range * next_double

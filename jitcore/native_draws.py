@@ -2,7 +2,8 @@
 whose bit generator is a PCG64 (``np.random.default_rng``'s): ``random``, ``uniform``,
 ``poisson``, ``integers`` (int64), ``laplace``, ``gumbel``, ``logistic``, ``standard_normal``,
 ``normal``, ``standard_exponential``, ``exponential``, ``standard_gamma``, ``gamma``,
-``chisquare``, ``beta``, ``binomial`` and ``geometric`` (``PARAMETERS``) in a branch, a
+``chisquare``, ``beta``, ``binomial`` and ``geometric`` (``PARAMETERS``; ``random`` also of
+``dtype=np.float32``) in a branch, a
 while loop, a loop with a traced trip count, or with parameters computed in the function
 (``jitcore/random.py``'s draws made as the code runs).
 
@@ -49,6 +50,8 @@ PARAMETERS = {"random": (), "uniform": (("low", 0.0), ("high", 1.0)), "poisson":
               "geometric": (("p", None),)}
 _COUNTS = ("poisson", "integers", "binomial", "geometric")
 RESULT_DTYPE = {name: np.dtype(np.int64 if name in _COUNTS else np.float64) for name in PARAMETERS}
+# sampler -> its native sampler for dtype=np.float32 (NumPy's float samplers draw 32-bit words)
+FLOAT32 = {"random": "random_float32"}
 # sampler -> the places of its int64 parameters (the others are float64)
 INTEGRAL = {"integers": (0, 1), "binomial": (0,)}
 # the ziggurats a sampler's code draws through (jitcore/ziggurat.py's kinds)
@@ -57,7 +60,7 @@ ZIGGURATS = {**{m: ("normal",) for m in ("standard_normal", "normal")},
              **{m: ("exponential",) for m in ("standard_exponential", "exponential", "geometric")},
              **{m: ("normal", "exponential") for m in _GAMMA}}
 _INT64 = (-(2**63), 2**63 - 1)
-assert set(PARAMETERS) == set(NATIVE_DRAWS)
+assert set(PARAMETERS) | set(FLOAT32.values()) == set(NATIVE_DRAWS)
 
 
 def _bit_generator(owner):
@@ -187,10 +190,21 @@ def synced(owner, draw):
 
 
 def parameters(method: str, args, kwargs, sample) -> tuple | None:
-    """The sampler's parameters (each a 0-d traced value or a Python number) and size, when the code can
-    draw ``method(*args, **kwargs)`` itself: scalar parameters, no dtype= or out=, NumPy's
-    float64 (int64 for poisson) result; else None."""
-    if method not in PARAMETERS or np.asarray(sample).dtype != RESULT_DTYPE[method]:
+    """(parameters, size, single, native sampler, other keywords) when the code can draw
+    ``method(*args, **kwargs)`` itself: scalar parameters (each a 0-d traced value or a Python
+    number), no out=, NumPy's float64 (int64 for the counts) result, or float32 where
+    ``FLOAT32`` has a sampler for ``dtype=np.float32``; else None."""
+    kwargs, other = dict(kwargs), {}
+    native = method
+    if "dtype" in kwargs and method in FLOAT32:
+        try:
+            float32 = np.dtype(kwargs["dtype"]) == np.float32
+        except TypeError:
+            return None
+        other["dtype"] = kwargs.pop("dtype")
+        if float32:
+            native = FLOAT32[method]
+    if method not in PARAMETERS or np.asarray(sample).dtype != RESULT_DTYPE.get(native, np.float32):
         return None
     for kind in ZIGGURATS.get(method, ()):  # NumPy's ziggurat tables, read back from it
         zig = ziggurat.tables(ziggurat.EXPONENTIAL if kind == "exponential" else ziggurat.NORMAL)
@@ -225,7 +239,7 @@ def parameters(method: str, args, kwargs, sample) -> tuple | None:
                 return None
         elif not isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating)):
             return None
-    return values, (tuple(size) if isinstance(size, list) else size), single
+    return values, (tuple(size) if isinstance(size, list) else size), single, native, other
 
 
 def parameter_dtypes(method: str) -> list[np.dtype]:

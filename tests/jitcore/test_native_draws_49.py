@@ -303,3 +303,38 @@ def test_other_bit_generators_call_back(bit_generator):
     a, b = np.random.Generator(bit_generator(4)), np.random.Generator(bit_generator(4))
     _same(jf(b, 0.7, 30), f(a, 0.7, 30))
     _same_state(a, b)
+
+
+# -- float32 draws ------------------------------------------------------------------------------
+
+def floats32(rng, c, n):
+    s = np.float32(0)
+    k = 0
+    while k < n:
+        if c > 0:
+            s += rng.random(dtype=np.float32)
+        else:
+            s += rng.random(dtype="float32") * np.float32(c)
+        if k % 3 == 0:
+            s += np.float32(rng.random())  # a 64-bit draw between the 32-bit halves
+        k += 1
+    return s, rng.random(dtype=np.float32), rng.random(size=5, dtype=np.float32), rng.random(dtype=np.float64)
+
+
+PROGRAMS["floats32"] = (floats32, jc.jit(floats32))
+
+
+@settings(max_examples=30, deadline=None)
+@given(SEEDS, st.floats(-3.0, 3.0), st.integers(0, 30), st.booleans())
+def test_random_float32(seed, c, n, half_kept):
+    f, jf = PROGRAMS["floats32"]
+    a, b = _pair(seed)
+    if half_kept:  # a 32-bit half of a 64-bit draw kept (has_uint32): the first float32 uses it
+        a.random(dtype=np.float32)
+        b.random(dtype=np.float32)
+    jf(np.random.default_rng(0), c, 2)
+    with no_callbacks():
+        got = jf(b, c, n)
+    for g, w in zip(got, f(a, c, n)):
+        _same(g, w)
+    _same_state(a, b)

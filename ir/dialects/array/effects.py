@@ -19,7 +19,7 @@ from jitcore.ir.types import TensorType, i1, i64
 # the samplers codegen/pcg64.py draws
 NATIVE_DRAWS = ("random", "uniform", "poisson", "integers", "laplace", "gumbel", "logistic",
                 "standard_normal", "normal", "standard_exponential", "exponential", "standard_gamma",
-                "gamma", "chisquare", "beta", "binomial", "geometric")
+                "gamma", "chisquare", "beta", "binomial", "geometric", "random_float32")
 
 
 class CallbackOp(ArrayOp):
