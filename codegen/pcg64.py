@@ -74,10 +74,12 @@ def _intrinsic(module: ll.Module, name: str) -> ll.Function:
 class _Sampler(MoreSamplers):
     """Builds one fill function: ``void fill(i64* state, double params..., out*, i64 n)``."""
 
-    def __init__(self, module: ll.Module, method: str):
+    def __init__(self, module: ll.Module, method: str, arrays: tuple[bool, ...] = ()):
         types, self.out_type = SAMPLERS[method]
-        fnty = ll.FunctionType(ll.VoidType(), [PTR, *types, PTR, I64])
-        self.fn = ll.Function(module, fnty, f"jitcore_pcg64_{method}")
+        self.types, self.arrays = types, arrays or (False,) * len(types)
+        taken = [PTR if a else t for t, a in zip(types, self.arrays)]
+        fnty = ll.FunctionType(ll.VoidType(), [PTR, *taken, PTR, I64])
+        self.fn = ll.Function(module, fnty, _fill_name(method, self.arrays))
         self.fn.linkage = "internal"
         self.module = module
         self.b = ll.IRBuilder(self.fn.append_basic_block("entry"))
@@ -108,7 +110,9 @@ class _Sampler(MoreSamplers):
         i = b.phi(I64)
         i.add_incoming(ll.Constant(I64, 0), start)
         b.cbranch(b.icmp_signed("<", i, n), body, done)
-        b.position_at_end(body)
+        b.position_at_end(body)  # an array parameter (broadcast to the result): its i-th element
+        params = [b.load(b.gep(p, [i], source_etype=t), typ=t) if a else p
+                  for p, t, a in zip(params, self.types, self.arrays)]
         value = getattr(self, method)(*params)
         b.store(value, b.gep(out, [i], source_etype=self.out_type))
         i.add_incoming(b.add(i, ll.Constant(I64, 1)), b.block)
@@ -470,10 +474,17 @@ class _Sampler(MoreSamplers):
         return out
 
 
-def fill_function(module: ll.Module, method: str) -> ll.Function:
-    """``module``'s fill function of ``method`` (made on first use)."""
-    fn = module.globals.get(f"jitcore_pcg64_{method}")
-    return fn if fn is not None else _Sampler(module, method).build(method)
+def _fill_name(method: str, arrays: tuple[bool, ...]) -> str:
+    suffix = "".join("a" if a else "s" for a in arrays) if any(arrays) else ""
+    return f"jitcore_pcg64_{method}" + (f"_{suffix}" if suffix else "")
+
+
+def fill_function(module: ll.Module, method: str, arrays: tuple[bool, ...] = ()) -> ll.Function:
+    """``module``'s fill function of ``method`` (made on first use); ``arrays``: which
+    parameters it takes as arrays of the result's size (pointers), one element a draw."""
+    arrays = tuple(arrays)
+    fn = module.globals.get(_fill_name(method, arrays))
+    return fn if fn is not None else _Sampler(module, method, arrays).build(method)
 
 
 def params_ok(b: ll.IRBuilder, method: str, params: list[ll.Value]) -> ll.Value:
@@ -514,24 +525,52 @@ def _finite_above_zero(b: ll.IRBuilder, x: ll.Value) -> ll.Value:
     return b.and_(b.fcmp_ordered(">", x, f64(0.0)), b.fcmp_ordered("<", x, f64(float("inf"))))
 
 
+def _all_params_ok(b: ll.IRBuilder, method: str, params: list[ll.Value], arrays, count: int) -> ll.Value:
+    """``params_ok`` of every draw's parameters (an array parameter's every element), checked
+    before the first draw as NumPy checks them."""
+    types = SAMPLERS[method][0]
+    if not any(arrays):
+        return params_ok(b, method, [b.load(p, typ=t) for p, t in zip(params, types)])
+    scalars = [None if a else b.load(p, typ=t) for p, t, a in zip(params, types, arrays)]
+    start = b.block
+    fn = start.function
+    head, body, done = (fn.append_basic_block(f"params_ok.{x}") for x in ("head", "body", "done"))
+    b.branch(head)
+    b.position_at_end(head)
+    i, ok = b.phi(I64), b.phi(ll.IntType(1))
+    i.add_incoming(ll.Constant(I64, 0), start)
+    ok.add_incoming(ll.Constant(ll.IntType(1), 1), start)
+    b.cbranch(b.and_(ok, b.icmp_signed("<", i, ll.Constant(I64, count))), body, done)
+    b.position_at_end(body)
+    values = [b.load(b.gep(p, [i], source_etype=t), typ=t) if a else v
+              for p, t, a, v in zip(params, types, arrays, scalars)]
+    ok.add_incoming(params_ok(b, method, values), body)
+    i.add_incoming(b.add(i, ll.Constant(I64, 1)), body)
+    b.branch(head)
+    b.position_at_end(done)
+    return ok
+
+
 def emit_draw(b: ll.IRBuilder, module: ll.Module, method: str, state: ll.Value, params: list[ll.Value],
-              out: ll.Value, count: int, call_back) -> None:
+              out: ll.Value, count: int, call_back, arrays: tuple[bool, ...] = ()) -> None:
     """A draw of ``count`` numbers into ``out``: natively, unless the buffer is ``OFF`` or the
     parameters are not ones to draw natively (``call_back()``: NumPy's sampler draws, or
     raises); a buffer ``BEHIND`` the generator is reloaded first (``call_back`` with the
-    ``REQUEST`` word set)."""
+    ``REQUEST`` word set). ``arrays``: which parameters are arrays of ``count`` elements."""
     def word(k: int) -> ll.Value:
         return b.gep(state, [ll.Constant(I64, k)], source_etype=I64)
 
-    values = [b.load(p, typ=t) for p, t in zip(params, SAMPLERS[method][0])]
+    arrays = tuple(arrays) or (False,) * len(params)
+    ok = _all_params_ok(b, method, params, arrays, count)
+    values = [p if a else b.load(p, typ=t) for p, t, a in zip(params, SAMPLERS[method][0], arrays)]
     mode = b.load(word(MODE), typ=I64)
-    native = b.and_(b.icmp_unsigned("!=", mode, ll.Constant(I64, OFF)), params_ok(b, method, values))
+    native = b.and_(b.icmp_unsigned("!=", mode, ll.Constant(I64, OFF)), ok)
     with b.if_else(native, likely=True) as (then, otherwise):
         with then:
             with b.if_then(b.icmp_unsigned("==", mode, ll.Constant(I64, BEHIND)), likely=False):
                 b.store(ll.Constant(I64, 1), word(REQUEST))
                 call_back()
-            b.call(fill_function(module, method), [state, *values, out, ll.Constant(I64, count)])
+            b.call(fill_function(module, method, arrays), [state, *values, out, ll.Constant(I64, count)])
             b.store(ll.Constant(I64, AHEAD), word(MODE))
         with otherwise:
             call_back()

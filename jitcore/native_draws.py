@@ -33,7 +33,7 @@ from jitcore.codegen import pcg64, pcg64_draws
 from jitcore.codegen.pcg64 import AHEAD, BEHIND, CLEAN, MODE, OFF, REQUEST
 from jitcore.generator_arguments import GeneratorArgument, kind_of
 from jitcore.ir.dialects.array.effects import NATIVE_DRAWS
-from jitcore.primitives import constant, convert
+from jitcore.primitives import broadcast_to, constant, convert
 from jitcore.tracer import Tracer
 
 WORDS = 8
@@ -228,11 +228,14 @@ def parameters(method: str, args, kwargs, sample) -> tuple | None:
     single = method == "integers" and values[1] is None  # integers(high): [0, high)
     if single:
         values = [0, values[0]]
+    shape = np.shape(sample)
     for k, v in enumerate(values):
         integral = k in INTEGRAL.get(method, ())
         if isinstance(v, Tracer):
             fits = v.dtype.kind in "bi" or (v.dtype.kind == "u" and v.dtype.itemsize < 8)  # int64
-            if v.ndim or not (fits or (not integral and v.dtype.kind in "uf")):
+            if v.ndim and not _broadcasts(method, v.shape, shape):
+                return None
+            if not (fits or (not integral and v.dtype.kind in "uf")):
                 return None
         elif integral:
             if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or not _INT64[0] <= v <= _INT64[1]:
@@ -242,18 +245,31 @@ def parameters(method: str, args, kwargs, sample) -> tuple | None:
     return values, (tuple(size) if isinstance(size, list) else size), single, native, other
 
 
+def _broadcasts(method: str, have: tuple, result: tuple) -> bool:
+    """Whether an array parameter of shape ``have`` is one the code draws with, an element per
+    draw in the result's C order, as NumPy's ``cont``/``disc`` loops do (NumPy checks every
+    element before the first draw: so does ``codegen/pcg64.py``). Not ``integers`` (its array
+    bounds take another of NumPy's paths)."""
+    if method == "integers" or len(have) > len(result):
+        return False
+    return all(h in (1, r) for h, r in zip(have[::-1], result[::-1]))
+
+
 def parameter_dtypes(method: str) -> list[np.dtype]:
     """The native sampler's parameter types: float64, int64 at ``INTEGRAL``'s places."""
     return [np.dtype(np.int64 if k in INTEGRAL.get(method, ()) else np.float64)
             for k in range(len(PARAMETERS[method]))]
 
 
-def operands(trace, method: str, values) -> list:
-    """The parameters as 0-d values of the native sampler's types (``parameter_dtypes``),
-    its operands after the state buffer."""
+def operands(trace, method: str, values, shape: tuple) -> list:
+    """The parameters as values of the native sampler's types (``parameter_dtypes``), its
+    operands after the state buffer: 0-d, or an array parameter broadcast to the result's
+    ``shape``."""
     out = []
     for v, dtype in zip(values, parameter_dtypes(method)):
-        if isinstance(v, Tracer):
+        if isinstance(v, Tracer) and v.ndim:
+            out.append(broadcast_to(convert(v, dtype), shape).value)
+        elif isinstance(v, Tracer):
             out.append(convert(v, dtype).value)
         else:
             number = int(v) if isinstance(v, (bool, np.bool_)) else v

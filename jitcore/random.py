@@ -420,7 +420,9 @@ def _native_draw(recorder, trace, owner, method, state, parameters, sampler, wri
     NumPy's; its callback draws with NumPy's sampler when the buffer is off (not a PCG64) or
     the parameters are ones the code leaves to NumPy (bad ones: NumPy raises its error)."""
     values, size, single, native, other = parameters
-    reads = [operand_reader((), dtype) for dtype in native_draws.parameter_dtypes(method)]
+    shape = np.shape(sample)
+    reads = [operand_reader(shape if isinstance(v, Tracer) and v.ndim else (), dtype)
+             for v, dtype in zip(values, native_draws.parameter_dtypes(method))]
     count = len(values)
     if size is not None:
         other = {**other, "size": size}
@@ -431,7 +433,7 @@ def _native_draw(recorder, trace, owner, method, state, parameters, sampler, wri
             params = params[1:]
         write(data[1 + count], sampler(*params, **other))
 
-    operands = [state.value, *native_draws.operands(trace, method, values)]
+    operands = [state.value, *native_draws.operands(trace, method, values, shape)]
     sources = frozenset().union(*(v.sources for v in values if isinstance(v, Tracer)))
     native_draws.note_draw(recorder, owner, None)
     return _running_result(recorder, trace, owner, native_draws.synced(owner, draw), operands,

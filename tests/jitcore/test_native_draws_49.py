@@ -338,3 +338,63 @@ def test_random_float32(seed, c, n, half_kept):
     for g, w in zip(got, f(a, c, n)):
         _same(g, w)
     _same_state(a, b)
+
+
+# -- array parameters (broadcast): an element a draw, in the result's C order -----------------
+
+def broadcast_draws(rng, mu, s, n):
+    t = np.zeros(mu.shape)
+    k = 0
+    while k < n:
+        if s[0] > -1.0:  # a traced branch
+            t = t + rng.normal(mu * k, 1.0) + rng.gamma(s[:, None] + mu)
+        t = t + rng.binomial(10 + k, mu / (mu.max() + 1)) + rng.uniform(mu, mu + 1.0)
+        k += 1
+    return (t, rng.exponential(mu, size=(2,) + mu.shape), rng.poisson(mu * 3), rng.beta(s[:, None] + 0.5, mu),
+            rng.geometric(1.0 / (1.0 + mu)), rng.laplace(0.0, s))
+
+
+PROGRAMS["broadcast_draws"] = (broadcast_draws, jc.jit(broadcast_draws))
+
+POSITIVE = st.floats(0.0, 20.0)
+
+
+@settings(max_examples=25, deadline=None)
+@given(SEEDS, st.lists(POSITIVE, min_size=6, max_size=6), st.lists(POSITIVE, min_size=2, max_size=2),
+       st.integers(0, 6))
+def test_array_parameters_broadcast(seed, mus, ss, n):
+    f, jf = PROGRAMS["broadcast_draws"]
+    mu, s = np.array(mus).reshape(2, 3), np.array(ss)
+    jf(np.random.default_rng(0), np.ones((2, 3)), np.ones(2), 1)
+    a, b = _pair(seed)
+    try:
+        want = f(a, mu, s, n)
+    except ValueError as e:  # (laplace's scale 0 is NumPy's own; beta needs a, b > 0)
+        with pytest.raises(ValueError) as got:
+            jf(b, mu, s, n)
+        assert str(got.value) == str(e)
+    else:
+        with no_callbacks() if (mu > 0).all() and (s > 0).all() else contextlib.nullcontext():
+            got = jf(b, mu, s, n)
+        for g, w in zip(got, want):
+            _same(g, w)
+    _same_state(a, b)
+
+
+@pytest.mark.parametrize("bad", [-1.0, -0.0, np.nan, np.inf])
+def test_one_bad_element_is_numpys_error_before_any_draw(bad):
+    f, jf = PROGRAMS["broadcast_draws"]
+    mu, s = np.array([[0.5, 1.0, 2.0], [3.0, 0.1, 7.0]]), np.array([1.0, 0.2])
+    mu[1, 1] = bad
+    for seed in range(3):
+        a, b = _pair(seed)
+        try:
+            want = f(a, mu, s, 3)
+        except ValueError as e:
+            with pytest.raises(ValueError) as got:
+                jf(b, mu, s, 3)
+            assert str(got.value) == str(e)
+        else:
+            for g, w in zip(jf(b, mu, s, 3), want):
+                _same(g, w)
+        _same_state(a, b)
