@@ -99,6 +99,13 @@ def wf_selection(rng, N, p0, s, h, gens):  # with selection, stopped at fixation
     return total
 
 
+def wf_replicates(rng, N, p0, gens, reps):  # a binomial of an array of p per generation
+    p = np.full(reps, p0)
+    for _ in range(gens):
+        p = rng.binomial(2 * N, p) / (2 * N)
+    return np.mean(p == 1.0) + 2 * np.mean(p == 0.0) + p.sum()
+
+
 def timed(fn, *args, reps=7):
     ts = []
     for _ in range(reps):
@@ -116,7 +123,8 @@ cases = [("gibbs normal+gamma 10^4", gibbs, (np.random.default_rng(0).normal(2, 
          ("AR(1) while, normal per step 10^5", ar1, (0.9, 100_000)),
          ("coalescent exponential n=20 x2000", coalescent, (20, 2000)),
          ("wf_fixation binomial N=500", wf_fixation, (500, 0.5)),
-         ("wf_selection binomial N=1000 2000g", wf_selection, (1000, 0.01, 0.01, 0.5, 2000))]
+         ("wf_selection binomial N=1000 2000g", wf_selection, (1000, 0.01, 0.01, 0.5, 2000)),
+         ("wf_replicates binomial(2N, p_array) 200g x 10^4", wf_replicates, (1000, 0.2, 200, 10_000))]
 cases = [c for c in cases if os.environ.get("ONLY", "") in c[0]]
 for name, f, args in cases:
     jf = jc.jit(f)
