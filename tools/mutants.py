@@ -2031,6 +2031,12 @@ MUTANTS = [
            "the exponential ziggurat's tail starting an ulp-ish off r: the tail's draws (layer 0 "
            "beyond ke[0]) differ in their last bits",
            ("tests/jitcore/test_native_draws_49.py",)),
+    Mutant("pcg64-array-parameters-first-only", "codegen/pcg64.py",
+           'b.cbranch(b.and_(ok, b.icmp_signed("<", i, ll.Constant(I64, count))), body, done)',
+           'b.cbranch(b.and_(ok, b.icmp_signed("<", i, ll.Constant(I64, 1))), body, done)',
+           "an array parameter's elements past the first not checked before the draws: a "
+           "negative gamma shape at [1, 1] drawn from, where NumPy raises before any draw",
+           ("tests/jitcore/test_native_draws_49.py",)),
     Mutant("taken-over-buffer-judged-by-its-view", "codegen/host.py",
            "        value = _viewed(op.operands[source])",
            "        value = op.operands[source]",
