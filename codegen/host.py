@@ -631,9 +631,11 @@ class _Entry:
             self.call_back(step)
             return
         *params, out = (self.pointers[s] for s in step.operands[1:])
-        count = math.prod(self.plan.callbacks[step.number][-1][0])
+        shapes = [entry[0] for entry in self.plan.callbacks[step.number]]
+        count = math.prod(shapes[-1])
+        arrays = tuple(shape != () for shape in shapes[1:-1])  # (broadcast to the result's shape)
         pcg64.emit_draw(b, self.fn.module, step.native, self.pointers[step.operands[0]], params, out, count,
-                        lambda: self.call_back(step))
+                        lambda: self.call_back(step), arrays)
 
     def call_back(self, step: Callback) -> None:
         b = self.b

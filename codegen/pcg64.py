@@ -23,9 +23,11 @@ from __future__ import annotations
 from llvmlite import ir as ll
 
 from jitcore.codegen.llvm_types import I64, PTR
+from jitcore.codegen.pcg64_draws import MoreSamplers
 
 I128 = ll.IntType(128)
 F64 = ll.DoubleType()
+F32 = ll.FloatType()
 MULTIPLIER = 0x2360ED051FC65DA44385DF649FCCF645  # PCG's default 128-bit multiplier
 
 # Words of the state buffer.
@@ -39,7 +41,10 @@ OFF = 3  # not a PCG64 (or one shared by two places): every draw calls back
 # sampler -> (its parameters' LLVM types, the result's)
 SAMPLERS = {"random": ((), F64), "uniform": ((F64, F64), F64), "poisson": ((F64,), I64),
             "integers": ((I64, I64), I64), "laplace": ((F64, F64), F64), "gumbel": ((F64, F64), F64),
-            "logistic": ((F64, F64), F64), "standard_normal": ((), F64), "normal": ((F64, F64), F64)}
+            "logistic": ((F64, F64), F64), "standard_normal": ((), F64), "normal": ((F64, F64), F64),
+            "standard_exponential": ((), F64), "exponential": ((F64,), F64), "standard_gamma": ((F64,), F64),
+            "gamma": ((F64, F64), F64), "chisquare": ((F64,), F64), "beta": ((F64, F64), F64),
+            "binomial": ((I64, F64), I64), "geometric": ((F64,), I64), "random_float32": ((), F32)}
 # NumPy's normal ziggurat tables (ki, wi, fi), which jitcore.ziggurat reads back from NumPy and
 # sets here before it compiles a native normal draw.
 ZIGGURAT = None
@@ -66,13 +71,15 @@ def _intrinsic(module: ll.Module, name: str) -> ll.Function:
     return module.declare_intrinsic(name, [F64])
 
 
-class _Sampler:
+class _Sampler(MoreSamplers):
     """Builds one fill function: ``void fill(i64* state, double params..., out*, i64 n)``."""
 
-    def __init__(self, module: ll.Module, method: str):
+    def __init__(self, module: ll.Module, method: str, arrays: tuple[bool, ...] = ()):
         types, self.out_type = SAMPLERS[method]
-        fnty = ll.FunctionType(ll.VoidType(), [PTR, *types, PTR, I64])
-        self.fn = ll.Function(module, fnty, f"jitcore_pcg64_{method}")
+        self.types, self.arrays = types, arrays or (False,) * len(types)
+        taken = [PTR if a else t for t, a in zip(types, self.arrays)]
+        fnty = ll.FunctionType(ll.VoidType(), [PTR, *taken, PTR, I64])
+        self.fn = ll.Function(module, fnty, _fill_name(method, self.arrays))
         self.fn.linkage = "internal"
         self.module = module
         self.b = ll.IRBuilder(self.fn.append_basic_block("entry"))
@@ -103,7 +110,9 @@ class _Sampler:
         i = b.phi(I64)
         i.add_incoming(ll.Constant(I64, 0), start)
         b.cbranch(b.icmp_signed("<", i, n), body, done)
-        b.position_at_end(body)
+        b.position_at_end(body)  # an array parameter (broadcast to the result): its i-th element
+        params = [b.load(b.gep(p, [i], source_etype=t), typ=t) if a else p
+                  for p, t, a in zip(params, self.types, self.arrays)]
         value = getattr(self, method)(*params)
         b.store(value, b.gep(out, [i], source_etype=self.out_type))
         i.add_incoming(b.add(i, ll.Constant(I64, 1)), b.block)
@@ -160,6 +169,12 @@ class _Sampler:
     # -- samplers: NumPy's, statement for statement ------------------------------------------
     def random(self) -> ll.Value:
         return self.next_double()
+
+    def random_float32(self) -> ll.Value:
+        """NumPy's ``next_float``: the top 24 bits of a 32-bit draw times 2**-24."""
+        b = self.b
+        top = b.lshr(self.next32(), ll.Constant(I32, 8))
+        return b.fmul(b.uitofp(top, F32), ll.Constant(F32, 1.0 / 16777216.0))
 
     def uniform(self, low: ll.Value, high: ll.Value) -> ll.Value:
         b = self.b  # random_uniform(low, range): low + range * next_double
@@ -459,10 +474,17 @@ class _Sampler:
         return out
 
 
-def fill_function(module: ll.Module, method: str) -> ll.Function:
-    """``module``'s fill function of ``method`` (made on first use)."""
-    fn = module.globals.get(f"jitcore_pcg64_{method}")
-    return fn if fn is not None else _Sampler(module, method).build(method)
+def _fill_name(method: str, arrays: tuple[bool, ...]) -> str:
+    suffix = "".join("a" if a else "s" for a in arrays) if any(arrays) else ""
+    return f"jitcore_pcg64_{method}" + (f"_{suffix}" if suffix else "")
+
+
+def fill_function(module: ll.Module, method: str, arrays: tuple[bool, ...] = ()) -> ll.Function:
+    """``module``'s fill function of ``method`` (made on first use); ``arrays``: which
+    parameters it takes as arrays of the result's size (pointers), one element a draw."""
+    arrays = tuple(arrays)
+    fn = module.globals.get(_fill_name(method, arrays))
+    return fn if fn is not None else _Sampler(module, method, arrays).build(method)
 
 
 def params_ok(b: ll.IRBuilder, method: str, params: list[ll.Value]) -> ll.Value:
@@ -477,27 +499,78 @@ def params_ok(b: ll.IRBuilder, method: str, params: list[ll.Value]) -> ll.Value:
         return b.icmp_signed("<", params[0], params[1])
     if method == "poisson":  # lam >= 0 (else ValueError), far below NumPy's POISSON_LAM_MAX
         return b.and_(b.fcmp_ordered(">=", params[0], f64(0.0)), b.fcmp_ordered("<", params[0], f64(1e15)))
+    if method in ("exponential", "standard_gamma"):  # NumPy refuses a negative sign (-0.0 too)
+        return _plus(b, params[0])
+    if method == "gamma":
+        return b.and_(_plus(b, params[0]), _plus(b, params[1]))
+    if method == "chisquare":  # df > 0 (NumPy: "df <= 0")
+        return _finite_above_zero(b, params[0])
+    if method == "beta":  # a > 0, b > 0
+        return b.and_(_finite_above_zero(b, params[0]), _finite_above_zero(b, params[1]))
+    if method == "binomial":  # n >= 0, 0 <= p <= 1 (else NumPy's ValueError)
+        p_ok = b.and_(b.fcmp_ordered(">=", params[1], f64(0.0)), b.fcmp_ordered("<=", params[1], f64(1.0)))
+        return b.and_(b.icmp_signed(">=", params[0], ll.Constant(I64, 0)), p_ok)
+    if method == "geometric":  # 0 < p <= 1
+        return b.and_(b.fcmp_ordered(">", params[0], f64(0.0)), b.fcmp_ordered("<=", params[0], f64(1.0)))
     return ll.Constant(ll.IntType(1), 1)
 
 
+def _plus(b: ll.IRBuilder, x: ll.Value) -> ll.Value:
+    """x is +0.0 or finite and above 0 (a NaN, inf, or negative sign: NumPy's sampler decides)."""
+    zero = b.icmp_unsigned("==", b.bitcast(x, I64), ll.Constant(I64, 0))
+    return b.or_(zero, _finite_above_zero(b, x))
+
+
+def _finite_above_zero(b: ll.IRBuilder, x: ll.Value) -> ll.Value:
+    return b.and_(b.fcmp_ordered(">", x, f64(0.0)), b.fcmp_ordered("<", x, f64(float("inf"))))
+
+
+def _all_params_ok(b: ll.IRBuilder, method: str, params: list[ll.Value], arrays, count: int) -> ll.Value:
+    """``params_ok`` of every draw's parameters (an array parameter's every element), checked
+    before the first draw as NumPy checks them."""
+    types = SAMPLERS[method][0]
+    if not any(arrays):
+        return params_ok(b, method, [b.load(p, typ=t) for p, t in zip(params, types)])
+    scalars = [None if a else b.load(p, typ=t) for p, t, a in zip(params, types, arrays)]
+    start = b.block
+    fn = start.function
+    head, body, done = (fn.append_basic_block(f"params_ok.{x}") for x in ("head", "body", "done"))
+    b.branch(head)
+    b.position_at_end(head)
+    i, ok = b.phi(I64), b.phi(ll.IntType(1))
+    i.add_incoming(ll.Constant(I64, 0), start)
+    ok.add_incoming(ll.Constant(ll.IntType(1), 1), start)
+    b.cbranch(b.and_(ok, b.icmp_signed("<", i, ll.Constant(I64, count))), body, done)
+    b.position_at_end(body)
+    values = [b.load(b.gep(p, [i], source_etype=t), typ=t) if a else v
+              for p, t, a, v in zip(params, types, arrays, scalars)]
+    ok.add_incoming(params_ok(b, method, values), body)
+    i.add_incoming(b.add(i, ll.Constant(I64, 1)), body)
+    b.branch(head)
+    b.position_at_end(done)
+    return ok
+
+
 def emit_draw(b: ll.IRBuilder, module: ll.Module, method: str, state: ll.Value, params: list[ll.Value],
-              out: ll.Value, count: int, call_back) -> None:
+              out: ll.Value, count: int, call_back, arrays: tuple[bool, ...] = ()) -> None:
     """A draw of ``count`` numbers into ``out``: natively, unless the buffer is ``OFF`` or the
     parameters are not ones to draw natively (``call_back()``: NumPy's sampler draws, or
     raises); a buffer ``BEHIND`` the generator is reloaded first (``call_back`` with the
-    ``REQUEST`` word set)."""
+    ``REQUEST`` word set). ``arrays``: which parameters are arrays of ``count`` elements."""
     def word(k: int) -> ll.Value:
         return b.gep(state, [ll.Constant(I64, k)], source_etype=I64)
 
-    values = [b.load(p, typ=t) for p, t in zip(params, SAMPLERS[method][0])]
+    arrays = tuple(arrays) or (False,) * len(params)
+    ok = _all_params_ok(b, method, params, arrays, count)
+    values = [p if a else b.load(p, typ=t) for p, t, a in zip(params, SAMPLERS[method][0], arrays)]
     mode = b.load(word(MODE), typ=I64)
-    native = b.and_(b.icmp_unsigned("!=", mode, ll.Constant(I64, OFF)), params_ok(b, method, values))
+    native = b.and_(b.icmp_unsigned("!=", mode, ll.Constant(I64, OFF)), ok)
     with b.if_else(native, likely=True) as (then, otherwise):
         with then:
             with b.if_then(b.icmp_unsigned("==", mode, ll.Constant(I64, BEHIND)), likely=False):
                 b.store(ll.Constant(I64, 1), word(REQUEST))
                 call_back()
-            b.call(fill_function(module, method), [state, *values, out, ll.Constant(I64, count)])
+            b.call(fill_function(module, method, arrays), [state, *values, out, ll.Constant(I64, count)])
             b.store(ll.Constant(I64, AHEAD), word(MODE))
         with otherwise:
             call_back()

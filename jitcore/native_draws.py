@@ -1,6 +1,9 @@
 """Draws that the compiled code makes itself, bit for bit NumPy's, from a ``np.random.Generator``
 whose bit generator is a PCG64 (``np.random.default_rng``'s): ``random``, ``uniform``,
-``poisson``, ``integers`` (int64), ``laplace``, ``gumbel`` and ``logistic`` in a branch, a
+``poisson``, ``integers`` (int64), ``laplace``, ``gumbel``, ``logistic``, ``standard_normal``,
+``normal``, ``standard_exponential``, ``exponential``, ``standard_gamma``, ``gamma``,
+``chisquare``, ``beta``, ``binomial`` and ``geometric`` (``PARAMETERS``; ``random`` also of
+``dtype=np.float32``) in a branch, a
 while loop, a loop with a traced trip count, or with parameters computed in the function
 (``jitcore/random.py``'s draws made as the code runs).
 
@@ -26,11 +29,11 @@ import numpy as np
 
 from jitcore import ziggurat
 from jitcore.callbacks import replace_callback
-from jitcore.codegen import pcg64
+from jitcore.codegen import pcg64, pcg64_draws
 from jitcore.codegen.pcg64 import AHEAD, BEHIND, CLEAN, MODE, OFF, REQUEST
 from jitcore.generator_arguments import GeneratorArgument, kind_of
 from jitcore.ir.dialects.array.effects import NATIVE_DRAWS
-from jitcore.primitives import constant, convert
+from jitcore.primitives import broadcast_to, constant, convert
 from jitcore.tracer import Tracer
 
 WORDS = 8
@@ -39,11 +42,25 @@ _LOW = (1 << 64) - 1
 PARAMETERS = {"random": (), "uniform": (("low", 0.0), ("high", 1.0)), "poisson": (("lam", 1.0),),
               "integers": (("low", None), ("high", None)), "laplace": (("loc", 0.0), ("scale", 1.0)),
               "gumbel": (("loc", 0.0), ("scale", 1.0)), "logistic": (("loc", 0.0), ("scale", 1.0)),
-              "standard_normal": (), "normal": (("loc", 0.0), ("scale", 1.0))}
-RESULT_DTYPE = {name: np.dtype(np.int64 if name in ("poisson", "integers") else np.float64)
-                for name in PARAMETERS}
+              "standard_normal": (), "normal": (("loc", 0.0), ("scale", 1.0)),
+              "standard_exponential": (), "exponential": (("scale", 1.0),),
+              "standard_gamma": (("shape", None),),
+              "gamma": (("shape", None), ("scale", 1.0)), "chisquare": (("df", None),),
+              "beta": (("a", None), ("b", None)), "binomial": (("n", None), ("p", None)),
+              "geometric": (("p", None),)}
+_COUNTS = ("poisson", "integers", "binomial", "geometric")
+RESULT_DTYPE = {name: np.dtype(np.int64 if name in _COUNTS else np.float64) for name in PARAMETERS}
+# sampler -> its native sampler for dtype=np.float32 (NumPy's float samplers draw 32-bit words)
+FLOAT32 = {"random": "random_float32"}
+# sampler -> the places of its int64 parameters (the others are float64)
+INTEGRAL = {"integers": (0, 1), "binomial": (0,)}
+# the ziggurats a sampler's code draws through (jitcore/ziggurat.py's kinds)
+_GAMMA = ("standard_gamma", "gamma", "chisquare", "beta")
+ZIGGURATS = {**{m: ("normal",) for m in ("standard_normal", "normal")},
+             **{m: ("exponential",) for m in ("standard_exponential", "exponential", "geometric")},
+             **{m: ("normal", "exponential") for m in _GAMMA}}
 _INT64 = (-(2**63), 2**63 - 1)
-assert set(PARAMETERS) == set(NATIVE_DRAWS)
+assert set(PARAMETERS) | set(FLOAT32.values()) == set(NATIVE_DRAWS)
 
 
 def _bit_generator(owner):
@@ -173,16 +190,30 @@ def synced(owner, draw):
 
 
 def parameters(method: str, args, kwargs, sample) -> tuple | None:
-    """The sampler's parameters (each a 0-d traced value or a Python number) and size, when the code can
-    draw ``method(*args, **kwargs)`` itself: scalar parameters, no dtype= or out=, NumPy's
-    float64 (int64 for poisson) result; else None."""
-    if method not in PARAMETERS or np.asarray(sample).dtype != RESULT_DTYPE[method]:
+    """(parameters, size, single, native sampler, other keywords) when the code can draw
+    ``method(*args, **kwargs)`` itself: scalar parameters (each a 0-d traced value or a Python
+    number), no out=, NumPy's float64 (int64 for the counts) result, or float32 where
+    ``FLOAT32`` has a sampler for ``dtype=np.float32``; else None."""
+    kwargs, other = dict(kwargs), {}
+    native = method
+    if "dtype" in kwargs and method in FLOAT32:
+        try:
+            float32 = np.dtype(kwargs["dtype"]) == np.float32
+        except TypeError:
+            return None
+        other["dtype"] = kwargs.pop("dtype")
+        if float32:
+            native = FLOAT32[method]
+    if method not in PARAMETERS or np.asarray(sample).dtype != RESULT_DTYPE.get(native, np.float32):
         return None
-    if method in ("normal", "standard_normal"):  # NumPy's ziggurat tables, read back from it
-        zig = ziggurat.tables()
+    for kind in ZIGGURATS.get(method, ()):  # NumPy's ziggurat tables, read back from it
+        zig = ziggurat.tables(ziggurat.EXPONENTIAL if kind == "exponential" else ziggurat.NORMAL)
         if zig is None:
             return None
-        pcg64.ZIGGURAT = zig
+        if kind == "normal":
+            pcg64.ZIGGURAT = zig
+        else:
+            pcg64_draws.MoreSamplers.EXPONENTIAL = zig
     names = [name for name, _ in PARAMETERS[method]] + ["size"]
     if len(args) > len(names) or set(kwargs) - set(names):
         return None
@@ -197,27 +228,48 @@ def parameters(method: str, args, kwargs, sample) -> tuple | None:
     single = method == "integers" and values[1] is None  # integers(high): [0, high)
     if single:
         values = [0, values[0]]
-    integral = method == "integers"
-    for v in values:
+    shape = np.shape(sample)
+    for k, v in enumerate(values):
+        integral = k in INTEGRAL.get(method, ())
         if isinstance(v, Tracer):
             fits = v.dtype.kind in "bi" or (v.dtype.kind == "u" and v.dtype.itemsize < 8)  # int64
-            if v.ndim or not (fits or (not integral and v.dtype.kind in "uf")):
+            if v.ndim and not _broadcasts(method, v.shape, shape):
+                return None
+            if not (fits or (not integral and v.dtype.kind in "uf")):
                 return None
         elif integral:
             if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or not _INT64[0] <= v <= _INT64[1]:
                 return None
         elif not isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating)):
             return None
-    return values, (tuple(size) if isinstance(size, list) else size), single
+    return values, (tuple(size) if isinstance(size, list) else size), single, native, other
 
 
-def operands(trace, method: str, values) -> list:
-    """The parameters as 0-d values of the native sampler's types (float64; int64 for
-    ``integers``), its operands after the state buffer."""
-    dtype = np.dtype(np.int64 if method == "integers" else np.float64)
+def _broadcasts(method: str, have: tuple, result: tuple) -> bool:
+    """Whether an array parameter of shape ``have`` is one the code draws with, an element per
+    draw in the result's C order, as NumPy's ``cont``/``disc`` loops do (NumPy checks every
+    element before the first draw: so does ``codegen/pcg64.py``). Not ``integers`` (its array
+    bounds take another of NumPy's paths)."""
+    if method == "integers" or len(have) > len(result):
+        return False
+    return all(h in (1, r) for h, r in zip(have[::-1], result[::-1]))
+
+
+def parameter_dtypes(method: str) -> list[np.dtype]:
+    """The native sampler's parameter types: float64, int64 at ``INTEGRAL``'s places."""
+    return [np.dtype(np.int64 if k in INTEGRAL.get(method, ()) else np.float64)
+            for k in range(len(PARAMETERS[method]))]
+
+
+def operands(trace, method: str, values, shape: tuple) -> list:
+    """The parameters as values of the native sampler's types (``parameter_dtypes``), its
+    operands after the state buffer: 0-d, or an array parameter broadcast to the result's
+    ``shape``."""
     out = []
-    for v in values:
-        if isinstance(v, Tracer):
+    for v, dtype in zip(values, parameter_dtypes(method)):
+        if isinstance(v, Tracer) and v.ndim:
+            out.append(broadcast_to(convert(v, dtype), shape).value)
+        elif isinstance(v, Tracer):
             out.append(convert(v, dtype).value)
         else:
             number = int(v) if isinstance(v, (bool, np.bool_)) else v

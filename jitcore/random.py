@@ -419,21 +419,25 @@ def _native_draw(recorder, trace, owner, method, state, parameters, sampler, wri
     """A draw the code makes itself from the state buffer (``codegen/pcg64.py``), bit for bit
     NumPy's; its callback draws with NumPy's sampler when the buffer is off (not a PCG64) or
     the parameters are ones the code leaves to NumPy (bad ones: NumPy raises its error)."""
-    values, size, single = parameters
-    read = operand_reader((), np.dtype(np.int64 if method == "integers" else np.float64))
+    values, size, single, native, other = parameters
+    shape = np.shape(sample)
+    reads = [operand_reader(shape if isinstance(v, Tracer) and v.ndim else (), dtype)
+             for v, dtype in zip(values, native_draws.parameter_dtypes(method))]
     count = len(values)
+    if size is not None:
+        other = {**other, "size": size}
 
     def draw(data) -> None:
-        params = [read(data[1 + k]) for k in range(count)]
+        params = [read(data[1 + k]) for k, read in enumerate(reads)]
         if single:  # integers(high)
             params = params[1:]
-        write(data[1 + count], sampler(*params) if size is None else sampler(*params, size=size))
+        write(data[1 + count], sampler(*params, **other))
 
-    operands = [state.value, *native_draws.operands(trace, method, values)]
+    operands = [state.value, *native_draws.operands(trace, method, values, shape)]
     sources = frozenset().union(*(v.sources for v in values if isinstance(v, Tracer)))
     native_draws.note_draw(recorder, owner, None)
     return _running_result(recorder, trace, owner, native_draws.synced(owner, draw), operands,
-                           {"native": method}, sample, sources)
+                           {"native": native}, sample, sources)
 
 
 def _stand_in(x: Tracer, c):

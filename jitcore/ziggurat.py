@@ -1,17 +1,20 @@
-"""NumPy's ziggurat tables for ``standard_normal`` (256 layers: ``ki``, ``wi``, ``fi``), read back
-from NumPy's own sampler, for the compiled code to draw normals bit for bit NumPy's
-(``codegen/pcg64.py``).
+"""NumPy's ziggurat tables for ``standard_normal`` (256 layers: ``ki``, ``wi``, ``fi``) and for
+``standard_exponential`` (``ke``, ``we``, ``fe``), read back from NumPy's own samplers, for the
+compiled code to draw normals and exponentials bit for bit NumPy's (``codegen/pcg64.py``).
 
 Recomputed from the ziggurat's recurrence, in float64 or in 60 digits, a third of the entries
 differ from NumPy's in the last bits (docs/numpy_support.md, rng48). Instead, NumPy's
 ``Generator`` is given a bit generator that hands out chosen 64-bit words (a ctypes ``bitgen_t``
-in a capsule, which ``Generator`` accepts), and its ``standard_normal`` shows the tables:
+in a capsule, which ``Generator`` accepts), and its ``standard_normal`` shows the tables (a word
+is the layer i in its low 8 bits, a sign bit, then 52 bits of rabs; ``standard_exponential``'s
+is 3 unused bits, the layer, then 53 bits):
 
 - ``wi[i]``: layer i, sign 0, rabs 1 gives ``1 * wi[i]``;
 - ``ki[i]``: the least rabs for which the draw asks for more bits (a binary search);
-- ``fi[i]``: ``exp(-x*x/2)`` of the layer's ``x = wi[i] * 2**52`` (or an ulp or two off: one
-  entry of NumPy 2.4's is), the one whose acceptance boundary over the uniform U matches the
-  sampler's at a point of the layer (the test ``(fi[i-1] - fi[i]) * U + fi[i] < exp(-x*x/2)``).
+- ``fi[i]``: ``exp(-x*x/2)`` (``exp(-x)``) of the layer's ``x = wi[i] * 2**52`` (``2**53``), or
+  an ulp or two off (one entry of NumPy 2.4's normal table is), the one whose acceptance
+  boundary over the uniform U matches the sampler's at a point of the layer (the test
+  ``(fi[i-1] - fi[i]) * U + fi[i] < density(x)``).
 
 Each answer is checked; ``tables()`` is None when anything does not fit, and the normals then
 keep NumPy's sampler through a callback.
@@ -29,7 +32,6 @@ import numpy as np
 _NEXT64 = ctypes.CFUNCTYPE(ctypes.c_uint64, ctypes.c_void_p)
 _NEXT32 = ctypes.CFUNCTYPE(ctypes.c_uint32, ctypes.c_void_p)
 _NEXTD = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_void_p)
-_M = 2.0**52
 _U = 1.0 / 9007199254740992.0
 
 
@@ -44,6 +46,7 @@ class _Fed:
 
     def __init__(self):
         self.words, self.used, self.lock = [], 0, threading.Lock()
+        self.method = "standard_normal"
         self._callbacks = (_NEXT64(self._next64), _NEXT32(lambda s: self._next64(s) & 0xFFFFFFFF),
                            _NEXTD(lambda s: (self._next64(s) >> 11) * _U))
         self._struct = _BitGen(None, self._callbacks[0], self._callbacks[1], self._callbacks[2],
@@ -59,15 +62,27 @@ class _Fed:
 
     def draw(self, generator, *words) -> tuple[float, int]:
         self.words, self.used = list(words), 0
-        return generator.standard_normal(), self.used
+        return getattr(generator, self.method)(), self.used
 
 
-def _layer(i: int, rabs: int) -> int:
-    return i | (rabs << 9)  # sign 0
+class _Kind:
+    """One ziggurat: its sampler, where a word holds the layer and the bits of x, the
+    bits' count and the density the layers cover."""
+
+    def __init__(self, method: str, layer_shift: int, bits_shift: int, bits: int, density):
+        self.method, self.layer_shift, self.bits_shift = method, layer_shift, bits_shift
+        self.bits, self.density = bits, density
+
+    def layer(self, i: int, rabs: int) -> int:
+        return (i << self.layer_shift) | (rabs << self.bits_shift)  # (the normal's sign: 0)
 
 
-def _accepts(fi_before: float, fi_i: float, x: float, k: int) -> bool:
-    return (fi_before - fi_i) * (k * _U) + fi_i < math.exp(-0.5 * x * x)
+NORMAL = _Kind("standard_normal", 0, 9, 52, lambda x: math.exp(-0.5 * x * x))
+EXPONENTIAL = _Kind("standard_exponential", 3, 11, 53, lambda x: math.exp(-x))
+
+
+def _accepts(kind: _Kind, fi_before: float, fi_i: float, x: float, k: int) -> bool:
+    return (fi_before - fi_i) * (k * _U) + fi_i < kind.density(x)
 
 
 def _boundary(accepts) -> int:
@@ -83,47 +98,50 @@ def _boundary(accepts) -> int:
 
 
 @functools.cache
-def tables() -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """(ki uint64, wi float64, fi float64) as NumPy's ``standard_normal`` uses them, or None."""
+def tables(kind: _Kind = NORMAL) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(ki uint64, wi float64, fi float64) as NumPy's ``standard_normal`` (or ``kind``'s
+    sampler) uses them, or None."""
     try:
         fed = _Fed()
+        fed.method = kind.method
         generator = np.random.Generator(fed)
-        return _read(fed, generator)
-    except Exception:  # an other NumPy: its normals keep the callback
+        return _read(fed, generator, kind)
+    except Exception:  # an other NumPy: its draws keep the callback
         return None
 
 
-def _read(fed: _Fed, generator) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+def _read(fed: _Fed, generator, kind: _Kind) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    top = 2**kind.bits
     wi = np.zeros(256)
     ki = np.zeros(256, np.uint64)
     for i in range(256):
-        wi[i], _ = fed.draw(generator, _layer(i, 1), 0)
-        lo, hi = 0, 2**52  # the least rabs that takes the slow path (2**52: none does)
+        wi[i], _ = fed.draw(generator, kind.layer(i, 1), 0)
+        lo, hi = 0, top  # the least rabs that takes the slow path (top: none does)
         while lo < hi:
             mid = (lo + hi) // 2
-            if fed.draw(generator, _layer(i, mid), 0, 0, 0)[1] > 1:
+            if fed.draw(generator, kind.layer(i, mid), 0, 0, 0)[1] > 1:
                 hi = mid
             else:
                 lo = mid + 1
         ki[i] = lo
-        if 0 < lo < 2**52 and fed.draw(generator, _layer(i, lo - 1))[0] != (lo - 1) * wi[i]:
+        if 0 < lo < top and fed.draw(generator, kind.layer(i, lo - 1))[0] != (lo - 1) * wi[i]:
             return None
     fi = np.zeros(256)
     fi[0] = 1.0
     for i in range(1, 256):
-        guess = math.exp(-0.5 * (wi[i] * _M) ** 2)
+        guess = kind.density(wi[i] * top)
         fits = _near(guess)
         for part in (2, 4, 8):  # points of the layer's slow path, until one candidate is left
-            rabs = int(ki[i]) + (2**52 - int(ki[i])) // part
+            rabs = int(ki[i]) + (top - int(ki[i])) // part
             x = rabs * wi[i]
-            if fed.draw(generator, _layer(i, rabs), 0)[0] != x:  # U = 0 accepts there
+            if fed.draw(generator, kind.layer(i, rabs), 0)[0] != x:  # U = 0 accepts there
                 return None
             # NumPy's boundary: a rejected U draws again (layer 0, rabs 0: a 0.0, one more word)
-            word = _layer(i, rabs)
+            word = kind.layer(i, rabs)
             drawn = _boundary(lambda k, word=word: fed.draw(generator, word, k << 11, 0)[1] == 2)
             before = fi[i - 1]
             fits = [c for c in fits
-                    if _boundary(lambda k, c=c, x=x, before=before: _accepts(before, c, x, k)) == drawn]
+                    if _boundary(lambda k, c=c, x=x, before=before: _accepts(kind, before, c, x, k)) == drawn]
             if len(fits) <= 1:
                 break
         if not fits:

@@ -2014,6 +2014,36 @@ MUTANTS = [
            "native integers of a 32-bit range drop the high half of each 64-bit draw, which "
            "NumPy's PCG64 keeps for the next 32-bit draw (has_uint32)",
            ("tests/jitcore/test_native_draws_48.py",)),
+    Mutant("pcg64-gamma-squeeze-constant", "codegen/pcg64_draws.py",
+           "b.fmul(b.fmul(f64(0.0331), xx), xx)",
+           "b.fmul(b.fmul(f64(0.02), xx), xx)",
+           "Marsaglia and Tsang's squeeze 1 - 0.0331 X^4 made wider (0.02): it keeps now and then "
+           "a draw that NumPy's log test rejects (a narrower one changes nothing: the log test "
+           "keeps all the squeeze keeps)",
+           ("tests/jitcore/test_native_draws_49.py",)),
+    Mutant("pcg64-btpe-setup-constant", "codegen/pcg64_draws.py",
+           'spread = b.fmul(f64(2.195), ',
+           'spread = b.fmul(f64(2.19), ',
+           "BTPE's triangle width p1 = floor(2.195 sqrt(n r q) - 4.6 q) + 0.5 with 2.19: other "
+           "regions, other binomials than NumPy's",
+           ("tests/jitcore/test_native_draws_49.py",)),
+    Mutant("pcg64-binomial-inversion-to-31", "codegen/pcg64_draws.py",
+           'self.to_f64(n)), f64(30.0))',
+           'self.to_f64(n)), f64(31.0))',
+           "binomial draws with n min(p, 1 - p) in (30, 31] by inversion, where NumPy uses BTPE",
+           ("tests/jitcore/test_native_draws_49.py",)),
+    Mutant("pcg64-exponential-tail-start", "codegen/pcg64_draws.py",
+           "EXP_R = 7.69711747013104972",
+           "EXP_R = 7.697117470131",
+           "the exponential ziggurat's tail starting an ulp-ish off r: the tail's draws (layer 0 "
+           "beyond ke[0]) differ in their last bits",
+           ("tests/jitcore/test_native_draws_49.py",)),
+    Mutant("pcg64-array-parameters-first-only", "codegen/pcg64.py",
+           'b.cbranch(b.and_(ok, b.icmp_signed("<", i, ll.Constant(I64, count))), body, done)',
+           'b.cbranch(b.and_(ok, b.icmp_signed("<", i, ll.Constant(I64, 1))), body, done)',
+           "an array parameter's elements past the first not checked before the draws: a "
+           "negative gamma shape at [1, 1] drawn from, where NumPy raises before any draw",
+           ("tests/jitcore/test_native_draws_49.py",)),
     Mutant("taken-over-buffer-judged-by-its-view", "codegen/host.py",
            "        value = _viewed(op.operands[source])",
            "        value = op.operands[source]",

@@ -18,7 +18,8 @@ from jitcore.ir.types import TensorType, i1, i64
 
 # the samplers codegen/pcg64.py draws
 NATIVE_DRAWS = ("random", "uniform", "poisson", "integers", "laplace", "gumbel", "logistic",
-                "standard_normal", "normal")
+                "standard_normal", "normal", "standard_exponential", "exponential", "standard_gamma",
+                "gamma", "chisquare", "beta", "binomial", "geometric", "random_float32")
 
 
 class CallbackOp(ArrayOp):
@@ -26,9 +27,9 @@ class CallbackOp(ArrayOp):
     __slots__ = ()
     callback = attr(of(int, ": the callback's number"))
     # A random draw the CPU code makes itself (codegen/pcg64.py): operand 0 is a PCG64 state
-    # buffer (ui64 x 8), then the sampler's 0-d parameters (float64; int64 for integers); the
-    # callback draws instead when the buffer says so (not a PCG64) or the parameters are ones
-    # NumPy refuses.
+    # buffer (ui64 x 8), then the sampler's 0-d parameters (float64; int64 for integers' and
+    # binomial's n); the callback draws instead when the buffer says so (not a PCG64) or the
+    # parameters are ones NumPy refuses.
     native = attr(one_of(NATIVE_DRAWS), optional=True)
 
     def check(self) -> None:
