@@ -2101,6 +2101,12 @@ MUTANTS = [
            "a jitted method's self.t += dt is computed but never assigned to the instance: "
            "the state stays at its first value",
            ("tests/jitcore/test_method_rebinding_49.py",)),
+    Mutant("object-argument-writes-dropped", "jitcore/pytree.py",
+           "            if k not in before or not _same_value(before[k], v):",
+           "            if False:",
+           "an object argument's attributes assigned in the jitted function (g.t += dt) are not "
+           "set on the caller's object: its state stays where it was",
+           ("tests/jitcore/test_object_arguments_49.py",)),
 ]
 
 
