@@ -1,5 +1,7 @@
 """Pytrees: nested tuples, lists, dicts and None around array leaves, as in JAX; a named tuple
-(NumPy's ``EighResult``, a user's own) is a node that rebuilds as its own class.
+(NumPy's ``EighResult``, a user's own) is a node that rebuilds as its own class, and so is an
+object of the user's own class whose state is its ``__dict__`` (a dataclass, a plain class;
+session 49): its data attributes are children, the others part of the node.
 
 ``flatten`` returns the leaves and a hashable ``TreeDef`` that ``unflatten`` rebuilds the
 structure from; the TreeDef is part of a jitted function's signature key.
@@ -12,7 +14,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class TreeDef:
-    # "leaf", "none", "tuple", "list", "dict", "namedtuple" (keys: its class), "constant" (a
+    # "leaf", "none", "tuple", "list", "dict", "namedtuple" (keys: its class), "object" (keys: its
+    # class and its attributes in order, each _CHILD or a _Static value), "constant" (a
     # Python value a jitted function returns as it is; keys: its type and itself)
     kind: str
     children: tuple = ()
@@ -43,8 +46,88 @@ def _flatten(tree, leaves: list) -> TreeDef:
         return TreeDef("namedtuple", tuple(_flatten(x, leaves) for x in tree), (type(tree),))
     if isinstance(tree, dict):  # in the dict's own order, as Python iterates it (JAX sorts)
         return TreeDef("dict", tuple(_flatten(v, leaves) for v in tree.values()), tuple(tree))
+    if plain_object(tree):
+        return _flatten_object(tree, leaves)
     leaves.append(tree)
     return LEAF
+
+
+def plain_object(value) -> bool:
+    """An instance of the user's own class whose state is its ``__dict__`` (a dataclass, a
+    plain class): a node of its attributes. Not a class, a function, a module, a callable
+    object, nor NumPy's, jitcore's or a library's objects that hold a ``__dict__``."""
+    cls = type(value)
+    module = getattr(cls, "__module__", "") or ""
+    if module.startswith(_LIBRARY_MODULES) or issubclass(cls, type) or not cls.__dictoffset__:
+        return False
+    # read from the class alone: a proxy's attribute lookup (jitcore's own placeholders, a
+    # lazy object) may raise anything
+    return (cls.__new__ is object.__new__ and cls.__getattribute__ is object.__getattribute__
+            and not hasattr(cls, "__getattr__") and not callable(value)
+            and all("__slots__" not in vars(c) for c in cls.__mro__))
+
+
+_LIBRARY_MODULES = ("builtins", "numpy", "jitcore", "dask", "jax", "numba", "types", "functools")
+
+
+def _flatten_object(obj, leaves: list) -> TreeDef:
+    """A user's object: its attributes that hold data (arrays, numbers, containers and objects
+    of them) are children, in ``__dict__`` order; the others (a string, None, a function) are
+    part of the node, compared by value (by identity where not hashable), as a static
+    argument's."""
+    children, layout = [], []
+    for name, value in vars(obj).items():
+        if _holds_data(value):
+            children.append(_flatten(value, leaves))
+            layout.append((name, _CHILD))
+        else:
+            layout.append((name, _Static.of(value)))
+    return TreeDef("object", tuple(children), (type(obj), tuple(layout)))
+
+
+_CHILD = "<child>"
+
+
+def _holds_data(value) -> bool:
+    import numpy as np
+
+    if isinstance(value, (np.ndarray, np.generic, int, float, complex)):
+        return True
+    from jitcore.tracer import Tracer
+
+    if isinstance(value, Tracer):
+        return True
+    if isinstance(value, (list, tuple, dict)):
+        items = value.values() if isinstance(value, dict) else value
+        return bool(items) and all(_holds_data(v) for v in items)
+    return plain_object(value)
+
+
+class _Static:
+    """An attribute that holds no data, in a TreeDef: equal by value where hashable, else by
+    identity; it rebuilds as the object itself."""
+
+    __slots__ = ("value", "_key")
+
+    def __init__(self, value, key):
+        self.value, self._key = value, key
+
+    @classmethod
+    def of(cls, value):
+        try:
+            return cls(value, (type(value), value, hash(value)))
+        except TypeError:
+            return cls(value, (type(value), id(value)))
+
+    def __eq__(self, other):
+        return type(other) is _Static and other._key[:2] == self._key[:2] and (
+            len(self._key) == 2 or other.value == self.value)
+
+    def __hash__(self):
+        return hash(self._key[:2]) if len(self._key) == 2 else self._key[2]
+
+    def __repr__(self):
+        return repr(self.value)
 
 
 def with_constants(treedef: TreeDef, leaves: list, is_constant) -> tuple[TreeDef, list]:
@@ -94,6 +177,12 @@ def _unflatten(treedef: TreeDef, it):
         return children
     if treedef.kind == "namedtuple":
         return treedef.keys[0](*children)
+    if treedef.kind == "object":
+        cls, layout = treedef.keys
+        obj = object.__new__(cls)
+        kids = iter(children)
+        obj.__dict__.update((name, next(kids) if how == _CHILD else how.value) for name, how in layout)
+        return obj
     return dict(zip(treedef.keys, children))
 
 
@@ -105,10 +194,23 @@ def leaf_paths(treedef: TreeDef, prefix: str) -> list[str]:
     if treedef.kind == "namedtuple":
         return [p for name, child in zip(treedef.keys[0]._fields, treedef.children)
                 for p in leaf_paths(child, f"{prefix}.{name}")]
+    if treedef.kind == "object":
+        names = [name for name, how in treedef.keys[1] if how == _CHILD]
+        return [p for name, child in zip(names, treedef.children)
+                for p in leaf_paths(child, f"{prefix}.{name}")]
     out = []
     for label, child in zip(labels, treedef.children):
         out += leaf_paths(child, f"{prefix}[{label}]")
     return out
+
+
+def _same_value(old, new) -> bool:
+    """The attribute unchanged: the same object, or a number of the same type and bits (a
+    number comes back from compiled code as a new object)."""
+    if old is new:
+        return True
+    return type(old) is type(new) and isinstance(old, (int, float, complex)) and (
+        old == new and str(old) == str(new) or old != old and new != new)
 
 
 def update_in_place(old, new):
@@ -127,6 +229,18 @@ def update_in_place(old, new):
         return old
     if type(old) is list and type(new) is list:
         old[:] = [update_in_place(o, n) for o, n in zip(old, new)] + new[len(old):]
+        return old
+    if type(old) is type(new) and plain_object(old):  # the caller's object, its attributes set
+        params = getattr(type(old), "__dataclass_params__", None)
+        if params is not None and params.frozen:
+            return old  # immutable, as in Python: its attributes were only read
+        before = vars(old)
+        after = {k: update_in_place(before[k], v) if k in before else v for k, v in vars(new).items()}
+        for k in [k for k in before if k not in after]:
+            delattr(old, k)
+        for k, v in after.items():
+            if k not in before or not _same_value(before[k], v):
+                setattr(old, k, v)
         return old
     if type(old) is tuple and type(new) is tuple and len(old) == len(new):
         # immutable: the old tuple where only the containers inside changed, else a new one

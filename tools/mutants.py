@@ -2156,6 +2156,12 @@ MUTANTS = [
            "a static list argument the function changes while compiling is accepted: the change "
            "happens once, and the caller's list is not what Python leaves",
            ("tests/jitcore/test_loops_49.py",)),
+    Mutant("object-argument-writes-dropped", "jitcore/pytree.py",
+           "            if k not in before or not _same_value(before[k], v):",
+           "            if False:",
+           "an object argument's attributes assigned in the jitted function (g.t += dt) are not "
+           "set on the caller's object: its state stays where it was",
+           ("tests/jitcore/test_object_arguments_49.py",)),
 ]
 
 
