@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 import jitcore as jc
-from jitcore.errors import UnsupportedError
 
 
 class Walker:
