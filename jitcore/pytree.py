@@ -57,13 +57,23 @@ def plain_object(value) -> bool:
     plain class): a node of its attributes. Not a class, a function, a module, a callable
     object, nor NumPy's, jitcore's or a library's objects that hold a ``__dict__``."""
     cls = type(value)
+    known = _PLAIN_CLASSES.get(cls)
+    if known is None:
+        known = _PLAIN_CLASSES[cls] = _plain_class(cls)
+    return known
+
+
+_PLAIN_CLASSES: dict = {}  # by class: plain_object's answer (a function of the class alone)
+
+
+def _plain_class(cls: type) -> bool:
     module = getattr(cls, "__module__", "") or ""
     if module.startswith(_LIBRARY_MODULES) or issubclass(cls, type) or not cls.__dictoffset__:
         return False
     # read from the class alone: a proxy's attribute lookup (jitcore's own placeholders, a
     # lazy object) may raise anything
     return (cls.__new__ is object.__new__ and cls.__getattribute__ is object.__getattribute__
-            and not hasattr(cls, "__getattr__") and not callable(value)
+            and not hasattr(cls, "__getattr__") and not any("__call__" in vars(c) for c in cls.__mro__[:-1])
             and all("__slots__" not in vars(c) for c in cls.__mro__))
 
 
