@@ -54,6 +54,8 @@ KEPT = 16
 _TRACED_MODULES = frozenset(f"jitcore.ir.dialects.{name}" for name in (
     "array.elementwise", "array.reduce", "array.shape", "array.index", "array.linalg",
     "array.base", "func", "scf", "arith", "math", "builtin"))
+# The attribute numbers that may hold a size (a bool is a flag, never one).
+_NUMBERS = (int, float, np.integer, np.floating)
 # Attributes that hold operand positions, never extents.
 _POSITIONS = frozenset({"indexed", "fills", "result"})
 # Numbers the passes add that no size makes: the dtypes' bounds (reductions' identities).
@@ -103,7 +105,7 @@ def _abstract(value, slots):
     """``value`` (a type or an attribute) with the symbols' values as their slots."""
     if isinstance(value, bool) or value is None or isinstance(value, (str, SymbolRef)):
         return value
-    if isinstance(value, (int, float)):
+    if isinstance(value, _NUMBERS):
         if value in slots and float(value).is_integer():
             return slots[value]
         return value
@@ -131,8 +133,8 @@ def _numbers(value, into: set) -> None:
     """Add the numbers ``value`` holds (dims, attributes' numbers) to ``into``."""
     if isinstance(value, bool) or value is None or isinstance(value, (str, SymbolRef)):
         return
-    if isinstance(value, (int, float)):
-        into.add(float(value) if not isinstance(value, complex) else value)
+    if isinstance(value, _NUMBERS):
+        into.add(float(value))
     elif isinstance(value, TensorType):
         into.update(float(d) for d in value.shape)
     elif isinstance(value, (tuple, list)):
@@ -215,11 +217,9 @@ def resized(optimized, old: tuple[int, ...], new: tuple[int, ...]):
 def _resize(value, mapping):
     if isinstance(value, bool) or value is None or isinstance(value, (str, SymbolRef)):
         return value
-    if isinstance(value, int):
-        return mapping.get(value, value)
-    if isinstance(value, float):
-        if value.is_integer() and value in mapping:
-            return float(mapping[value])
+    if isinstance(value, _NUMBERS):  # an int stays an int, a float a float (NumPy's too)
+        if float(value).is_integer() and value in mapping:
+            return type(value)(mapping[value])
         return value
     if isinstance(value, TensorType):
         return TensorType(tuple(mapping.get(d, d) for d in value.shape), value.element)
