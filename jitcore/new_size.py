@@ -106,11 +106,9 @@ def _abstract(value, slots):
     if isinstance(value, bool) or value is None or isinstance(value, (str, SymbolRef)):
         return value
     if isinstance(value, _NUMBERS):
-        if value in slots and float(value).is_integer():
-            return slots[value]
-        return value
+        return _slot(value, slots)
     if isinstance(value, TensorType):
-        return ("T", tuple(slots.get(d, d) for d in value.shape), value.element.name)
+        return ("T", tuple(_slot(d, slots) for d in value.shape), value.element.name)
     if isinstance(value, (tuple, list)):
         return tuple(_abstract(v, slots) for v in value)
     if isinstance(value, ScalarAttr):
@@ -127,6 +125,14 @@ def _abstract(value, slots):
         return ("F", tuple(_abstract(t, slots) for t in value.inputs),
                 tuple(_abstract(t, slots) for t in value.results))
     return value  # a scalar type, or another hashable attribute: compared as it is
+
+
+def _slot(n, slots):
+    """A number's slot where it is a symbol's value (the central check: any other number,
+    ``n - 1`` included, stays itself, so a trace that holds it matches only that number)."""
+    if n in slots and float(n).is_integer():
+        return slots[n]
+    return n
 
 
 def _numbers(value, into: set) -> None:

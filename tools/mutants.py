@@ -2066,6 +2066,13 @@ MUTANTS = [
            "dp[w:] = np.maximum(dp[w:], dp[:W + 1 - w] + v) reads dp[:W + 1 - w] at the target's "
            "positions unshifted: the knapsack adds the value to the wrong capacities",
            ("tests/jitcore/test_traced_slices_48.py",)),
+    Mutant("new-size-key-takes-derived-sizes", "jitcore/new_size.py",
+           "    if n in slots and float(n).is_integer():\n        return slots[n]",
+           "    if abs(n) > MIN_SYMBOL and float(n).is_integer():\n        return slots.get(n, (\"$\", 0))",
+           "a trace that holds a number it computed from a size (x[:-1]: n - 1, len(x) // 2) keys "
+           "the same abstract text at every size: the earlier size's program is resized, its "
+           "n - 1 left as it was",
+           ("tests/jitcore/test_new_size_dispatch_49.py",)),
 ]
 
 
