@@ -241,9 +241,7 @@ def _resize(value, mapping):
     if isinstance(value, DenseAttr):
         array = value.array
         if array.size == 1 and array.dtype.kind in "iuf":  # abstracted as a number
-            array = array.copy()
-            for old, new in mapping.items():
-                array[array == old] = new
+            array = np.full_like(array, _resize(array.reshape(-1)[0].item(), mapping))  # (swaps too)
         return DenseAttr(array, _resize(value.type, mapping))
     if isinstance(value, AffineMap):
         return AffineMap(value.num_dims, tuple(AffineExpr(e.dim, _resize(e.scale, mapping),

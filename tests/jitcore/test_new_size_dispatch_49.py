@@ -173,6 +173,19 @@ def test_two_extents_swapped_and_merged():
     assert jitted.cache_info().resized == 3
 
 
+def means_both_ways(x):  # the 0-d constants n and m: swapped with the extents
+    return x.sum(axis=0) / x.shape[0] + x.sum(axis=1).sum() / x.shape[1]
+
+
+def test_swapped_extents_swap_the_constants_that_hold_them():
+    jitted = jc.jit(means_both_ways, cache=False)
+    for shape in ((100, 200), (200, 100), (300, 400)):
+        x = np.random.default_rng(shape[0]).standard_normal(shape)
+        same(jitted(x), jc.jit(means_both_ways, cache=False)(x))
+        close_to_numpy(jitted(x), means_both_ways(x))
+    assert jitted.cache_info().resized == 2
+
+
 def test_a_sort_is_not_resized():
     jitted = jc.jit(lambda x: np.sort(x) * 2.0, cache=False)
     for n in (100, 237):
