@@ -52,6 +52,7 @@ from jitcore import (
     method_calls,
     methods,
     native_call,
+    new_size,
     pickling,
     pytree,
     size_generic,
@@ -82,17 +83,21 @@ class CacheInfo(namedtuple("CacheInfo", ["hits", "misses", "traces", "compiles"]
     """The four counts of ``JitFunction.cache_info``, and ``from_disk``: of the compiles, those
     whose code came from the disk cache (``jitcore.disk_cache``: LLVM did not run), and
     ``reused``: traces (new sizes of a size-generic function) whose machine code was compiled
-    earlier for another size and reused, counted in ``traces`` but not in ``compiles``.
-    ``from_disk`` and ``reused`` are attributes beside the tuple, so the four counts unpack."""
+    earlier for another size and reused, counted in ``traces`` but not in ``compiles``;
+    ``resized``: traces whose optimized program was another size's, resized (``new_size.py``:
+    the pass pipeline did not run). ``from_disk``, ``reused`` and ``resized`` are attributes
+    beside the tuple, so the four counts unpack."""
 
-    def __new__(cls, hits, misses, traces, compiles, from_disk=0, reused=0):
+    def __new__(cls, hits, misses, traces, compiles, from_disk=0, reused=0, resized=0):
         info = super().__new__(cls, hits, misses, traces, compiles)
         info.from_disk = from_disk
         info.reused = reused
+        info.resized = resized
         return info
 
     def __repr__(self):
-        return f"{super().__repr__()[:-1]}, from_disk={self.from_disk}, reused={self.reused})"
+        return (f"{super().__repr__()[:-1]}, from_disk={self.from_disk}, reused={self.reused}, "
+                f"resized={self.resized})")
 
 
 class DaskArgument(JitTypeError):
@@ -186,6 +191,8 @@ class JitFunction:
         self._hit_reads = 0  # values of the hit counter consumed by cache_info
         self._misses = self._traces = self._compiles = self._from_disk = 0
         self._reused = 0  # size-generic hook: executables whose machine code another size made
+        self._resized = 0  # new sizes whose optimized program was another size's (new_size.py)
+        self._new_sizes = new_size.Memo()  # optimized programs by their trace's abstract text
         self._lock = threading.Lock()
         self._pending: dict = {}  # key -> (owner thread id, Future) of a compile in progress
         self._methods: dict = {}  # the twins that bound methods call (__get__)
@@ -537,12 +544,13 @@ class JitFunction:
             counts = [flat.cache_info() for flat in list(self._flats.values())]
             total = [sum(c[i] for c in counts) for i in range(4)]
             total[0] += self._native_hits.value
-            return CacheInfo(*total, sum(c.from_disk for c in counts), sum(c.reused for c in counts))
+            return CacheInfo(*total, sum(c.from_disk for c in counts), sum(c.reused for c in counts),
+                             sum(c.resized for c in counts))
         with self._lock:
             hits = self._hit() - self._hit_reads + self._native_hits.value  # reading consumes one value
             self._hit_reads += 1
             return CacheInfo(hits, self._misses, self._traces, self._compiles - self._reused,
-                             self._from_disk, self._reused)
+                             self._from_disk, self._reused, self._resized)
 
     def _limit(self) -> int:
         return self.max_signatures or config.max_signatures
@@ -572,6 +580,7 @@ class JitFunction:
             self._cache.clear()
             self._fast_cache.clear()
             self._memo.clear()
+            self._new_sizes.clear()
             self._native_sync()
 
     def lower(self, *args, **kwargs) -> Lowered:
@@ -949,6 +958,27 @@ class JitFunction:
             self._compiles += 1
         return result
 
+    def _optimized(self, module):
+        """``module`` after the pass pipeline; at a new size, an earlier size's optimized
+        program resized instead where their traces differ only by their extents (new_size.py)."""
+        with self._lock:
+            optimized, handle = self._new_sizes.lookup(module)
+        if optimized is not None:
+            if self.options.verify_each:  # the resized program, as the pipeline's would be
+                ir.verify(optimized)
+            if new_size.CHECK:
+                new_size.check(optimized, compiler.optimize(module, self.options))
+            with self._lock:
+                self._resized += 1
+            return optimized
+        if not self.options.verify_each:  # else the pass manager verifies its input
+            ir.verify(module)
+        optimized = compiler.optimize(module, self.options)
+        if handle is not None:
+            with self._lock:
+                self._new_sizes.remember(handle, module, optimized)
+        return optimized
+
     def _compile_executable(self, specs, call, log: tuple[str, str] | None = None):
         """Trace, optimise and generate code (or load it from the disk cache); ``log``: the
         signature and the miss's reason to log it with, or None."""
@@ -965,9 +995,7 @@ class JitFunction:
         from_disk = plan is not None
         if plan is None:
             with clock.stage("optimizing"):
-                if not self.options.verify_each:  # else the pass manager verifies its input
-                    ir.verify(module)
-                optimized = compiler.optimize(module, self.options)
+                optimized = self._optimized(module)
             with clock.stage("code generation"):
                 plan = size_generic.lower(self, optimized, specs)  # size-generic hook: may reuse code
             if entry is not None:

@@ -2162,6 +2162,13 @@ MUTANTS = [
            "an object argument's attributes assigned in the jitted function (g.t += dt) are not "
            "set on the caller's object: its state stays where it was",
            ("tests/jitcore/test_object_arguments_49.py",)),
+    Mutant("new-size-key-takes-derived-sizes", "jitcore/new_size.py",
+           "    if n in slots and float(n).is_integer():\n        return slots[n]",
+           "    if abs(n) > MIN_SYMBOL and float(n).is_integer():\n        return slots.get(n, (\"$\", 0))",
+           "a trace that holds a number it computed from a size (x[:-1]: n - 1, len(x) // 2) keys "
+           "the same abstract text at every size: the earlier size's program is resized, its "
+           "n - 1 left as it was",
+           ("tests/jitcore/test_new_size_dispatch_49.py",)),
 ]
 
 
