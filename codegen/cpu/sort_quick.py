@@ -307,13 +307,12 @@ class _QuickKernel:
                         v[r], v[r + j // w] = (lo, hi) if up else (hi, lo)
                 else:  # partners within a vector: element l meets l ^ j
                     perm = ll.Constant(ll.VectorType(i32, w), [lane ^ j for lane in range(w)])
-                    lower = ll.Constant(self.mask, [int(lane & j == 0) for lane in range(w)])
                     for r in range(count):
                         other = b.shuffle_vector(v[r], ll.Constant(self.vec, ll.Undefined), perm)
-                        # both elements of a pair compare (lower, upper) in that order, so that
-                        # equal keys (-0.0, 0.0) go one each way, not both the same
-                        first, second = b.select(lower, v[r], other), b.select(lower, other, v[r])
-                        small, large = order(first, second)
+                        # x86's min and max: each gives ``other`` where the two are equal, so
+                        # equal keys (-0.0, 0.0) trade places, never both come out the same
+                        small = b.select(b.fcmp_ordered("<", v[r], other), v[r], other)
+                        large = b.select(b.fcmp_ordered(">", v[r], other), v[r], other)
                         takes_small = [((lane & j) == 0) == (((r * w + lane) & k) == 0)
                                        for lane in range(w)]
                         pick = ll.Constant(self.mask, [int(t) for t in takes_small])
