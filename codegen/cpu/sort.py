@@ -136,10 +136,10 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
     def quick_lane(ivs):  # by vector partitions (sort_quick.py), the radix path its way out
         zero = [*ivs, ll.Constant(I64, 0)]
         src = element_pointer(b, source.pointer, zero, source.strides, elem)
-        key_a, key_b = (element_pointer(b, r.pointer, zero, r.strides, elem) for r in buffers[:2])
+        key_a = element_pointer(b, buffers[0].pointer, zero, buffers[0].strides, elem)
         nans, lost = _copy_numbers_first(b, keys, src, source.strides[-1], key_a, n)
         quick = sort_quick.declare(module, t.bitwidth, lanes)
-        failed = b.call(quick, [key_a, key_b, b.sub(_c(n), nans), _c(sort_quick.depth_limit(n))])
+        failed = b.call(quick, [key_a, b.sub(_c(n), nans), _c(sort_quick.depth_limit(n))])
         with b.if_else(b.icmp_unsigned("!=", failed, _c(0)), likely=False) as (gave_up, sorted_):
             with gave_up:
                 run_lane(ivs)

@@ -8,22 +8,27 @@ and 0.0 are equal and may end in any order, which ``sort_keys.restore_lost`` the
 input order, as the radix path does (NumPy's ``kind='stable'`` order, which jitcore promises
 for every kind).
 
-One partition reads a segment of buffer ``p`` a vector at a time, compares it with the pivot
-and writes the keys below it to the front of the same segment of buffer ``q``, the others to
-its back (``llvm.masked.compressstore``: ``vpcompressps/pd`` with AVX-512, LLVM's generic
-lowering elsewhere). The two halves are then sorted from ``q``, back into ``p`` or left in
-``q`` (``flag``: where the segment's result must end). The pivot is the median of nine keys
-spread over the segment. A partition that puts nothing below the pivot puts the keys equal to
-it first instead (they are done), so equal keys cost one pass each value, never a quadratic
-run. Segments of ``NETWORK_VECTORS`` vectors or fewer are finished by a bitonic network in
-registers (the sorting networks of ``sort_lanes.py`` and ``sort_short.py`` sort lanes laid out
-in scratch rows, not a segment in place; an insertion sort measured 3.6x slower). Past ``depth`` levels the
-sort gives up (returns 1) and ``sort.py`` sorts the lane again by its radix path: no quadratic
-worst case.
+A partition works in place, as x86-simd-sort's: ``AHEAD`` vectors from each end of the segment
+are held in registers, so that every later read frees room on one side; the side with less
+free room is read next, ``AHEAD`` vectors at once, and each vector is compared with the pivot,
+the keys below it compressed in a register (``llvm.experimental.vector.compress``) and stored
+whole at the front (a vector's room is free there), the others compress-stored
+(``llvm.masked.compressstore``) at the back: ``vcompressps/pd`` with AVX-512, LLVM's generic
+lowering elsewhere. The last keys and the held vectors go last, into exactly the room left.
+Reading one vector at a time measured 2-2.7x slower (loads waiting on the compress-stores just
+before them); out of place, between two buffers, 1.1-1.2x slower at 10^6.
+
+The pivot is the median of nine keys spread over the segment. A partition that puts nothing
+below the pivot is redone with ``<=``: the keys equal to it are then done, so equal keys cost
+one pass each value, never a quadratic run. Segments of ``NETWORK_VECTORS`` vectors or fewer
+are finished by a bitonic network in registers (the networks of ``sort_lanes.py`` and
+``sort_short.py`` sort lanes laid out in scratch rows, not a segment in place; an insertion
+sort measured 3.6x slower). Past ``depth`` levels the sort gives up (returns 1) and ``sort.py``
+sorts the lane again by its radix path: no quadratic worst case.
 
 The kernel of each (float width, lanes) is compiled once per process, as a module of its own
-(``i64 <symbol>(ptr data, ptr scratch, i64 n, i64 depth)``: 0 sorted in ``data``, 1 gave up)
-that the sorting functions' modules declare and call, as ``sort_buckets.py``'s.
+(``i64 <symbol>(ptr data, i64 n, i64 depth)``: 0 sorted in ``data``, 1 gave up) that the
+sorting functions' modules declare and call, as ``sort_buckets.py``'s.
 """
 
 from __future__ import annotations
@@ -35,12 +40,15 @@ from llvmlite import ir as ll
 
 from jitcore.codegen.cpu import sort_buckets
 from jitcore.codegen.llvm_types import I1, I64, PTR
-from jitcore.codegen.loops import emit_loop
 
 # Segments of at most this many vectors of keys are sorted by a bitonic network, per float
-# width (10^6 keys, one thread, ms, 4 / 8 / 16 / 32 vectors: float32 5.6 / 4.9 / 5.0 / 5.3,
-# float64 - / 11.6 / 9.0 / 10.1; a load of 17 on 2 cores).
-NETWORK_VECTORS = {32: 8, 64: 16}
+# width (two-buffer partitions, 10^6 keys, one thread, ms, 4 / 8 / 16 / 32 vectors: float32
+# 5.6 / 4.9 / 5.0 / 5.3, float64 - / 11.6 / 9.0 / 10.1, a load of 17 on 2 cores; in place, 16
+# vectors and 8 ahead: float32 4.2, float64 8.1).
+NETWORK_VECTORS = {32: 16, 64: 16}
+# Vectors a partition reads at once from either end (4: float64 at 10^6 8.8 ms, 8: 8.1); a
+# partitioned segment holds more than a network's vectors, so at most half of those.
+AHEAD = {32: 8, 64: 8}
 SAMPLE = 9  # keys whose median is a partition's pivot
 # Lanes sorted here, per float width: lengths in [from, to) (shorter lanes are sort_short.py's
 # networks'). Measured on an AVX-512 host (Emerald Rapids), where it is faster than the radix
@@ -86,7 +94,7 @@ def declare(module: ll.Module, width: int, lanes: int) -> ll.Function:
     existing = module.globals.get(name)
     if existing is not None:
         return existing
-    return ll.Function(module, ll.FunctionType(I64, [PTR, PTR, I64, I64]), name)
+    return ll.Function(module, ll.FunctionType(I64, [PTR, I64, I64]), name)
 
 
 def _c(v: int) -> ll.Constant:
@@ -111,7 +119,6 @@ class _QuickKernel:
         bits = ll.IntType(lanes)
         self.ctpop = m.declare_intrinsic("llvm.ctpop", [bits])
         self.bits = bits
-        self.memcpy = m.declare_intrinsic("llvm.memcpy", [PTR, PTR, I64])
         self.small = NETWORK_VECTORS[width] * lanes
         suffix = f"v{lanes}f{width}.p0"
         self.masked_load = ll.Function(m, ll.FunctionType(self.vec, [PTR, ll.IntType(32), self.mask,
@@ -125,109 +132,133 @@ class _QuickKernel:
         while count <= NETWORK_VECTORS[width]:
             self.networks[count] = self._network(count)
             count *= 2
-        self.rec = ll.Function(m, ll.FunctionType(I1, [PTR, PTR, I64, I1, I64]),
+        self.rec = ll.Function(m, ll.FunctionType(I1, [PTR, I64, I64]),
                                f"{shared_symbol(width, lanes)}_segment")
         self.rec.linkage = "internal"
         self._segment()
         entry = declare(m, width, lanes)
         b = ll.IRBuilder(entry.append_basic_block("entry"))
-        data, scratch, n, depth = entry.args
-        failed = b.call(self.rec, [data, scratch, n, ll.Constant(I1, 0), depth])
+        data, n, depth = entry.args
+        failed = b.call(self.rec, [data, n, depth])
         b.ret(b.zext(failed, I64))
         sort_buckets.emit_address_table(m, shared_symbol(width, lanes, table=True), [entry])
 
     def at(self, b, base, i):
         return b.gep(base, [i], inbounds=True, source_etype=self.t)
 
-    def copy(self, b, dst, src, n):
-        size = b.mul(n, _c(self.width // 8))
-        b.call(self.memcpy, [dst, src, size, ll.Constant(I1, 0)])
-
     def _segment(self) -> None:
-        """``i1 segment(p, q, n, flag, depth)``: sort the ``n`` keys at ``p`` into ``p``
-        (``flag`` 0) or ``q`` (1), the other buffer scratch; 1: gave up past ``depth``."""
+        """``i1 segment(a, n, depth)``: sort the ``n`` keys at ``a`` in place; 1: gave up past
+        ``depth``."""
         fn = self.rec
-        p, q, n, flag, depth = fn.args
+        a, n, depth = fn.args
         b = ll.IRBuilder(fn.append_basic_block("entry"))
         small_bb, big_bb = fn.append_basic_block("small"), fn.append_basic_block("big")
         b.cbranch(b.icmp_signed("<=", n, _c(self.small)), small_bb, big_bb)
         b.position_at_end(small_bb)
-        self._small(b, p, b.select(flag, q, p), n)
+        self._small(b, a, a, n)
         b.ret(ll.Constant(I1, 0))
 
         b.position_at_end(big_bb)
         with b.if_then(b.icmp_signed("<=", depth, _c(0)), likely=False):
             b.ret(ll.Constant(I1, 1))
-        pivot = self._pivot(b, p, n)
-        down, other = b.sub(depth, _c(1)), b.not_(flag)
-        below = self._partition(b, p, q, n, pivot, "<")
+        pivot = self._pivot(b, a, n)
+        down = b.sub(depth, _c(1))
+        below = self._partition(b, a, n, pivot, "<")
         none_bb, split_bb = fn.append_basic_block("none_below"), fn.append_basic_block("split")
         b.cbranch(b.icmp_unsigned("==", below, _c(0)), none_bb, split_bb)
 
         # nothing below the pivot: the keys equal to it go first, done; the rest is sorted
         b.position_at_end(none_bb)
-        equal = self._partition(b, p, q, n, pivot, "<=")
-        with b.if_then(b.not_(flag)):
-            self.copy(b, p, q, equal)
-        rest = b.call(fn, [self.at(b, q, equal), self.at(b, p, equal), b.sub(n, equal), other, down])
-        b.ret(rest)
+        equal = self._partition(b, a, n, pivot, "<=")
+        b.ret(b.call(fn, [self.at(b, a, equal), b.sub(n, equal), down]))
 
         b.position_at_end(split_bb)
-        left = b.call(fn, [q, p, below, other, down])
+        left = b.call(fn, [a, below, down])
         with b.if_then(left, likely=False):
             b.ret(ll.Constant(I1, 1))
-        right = b.call(fn, [self.at(b, q, below), self.at(b, p, below), b.sub(n, below), other, down])
-        b.ret(right)
+        b.ret(b.call(fn, [self.at(b, a, below), b.sub(n, below), down]))
 
-    def _partition(self, b, p, q, n, pivot, op) -> ll.Value:
-        """Keys at ``p`` that compare ``op`` the pivot to the front of ``q``, the others to its
-        back; their count."""
-        w = self.lanes
-        with b.goto_entry_block():
-            lo = b.alloca(I64)
-            hi = b.alloca(I64)
-        b.store(_c(0), lo)
-        b.store(n, hi)
-        splat = b.insert_element(ll.Constant(self.vec, ll.Undefined), pivot, _c(0))
-        splat = b.shuffle_vector(splat, ll.Constant(self.vec, ll.Undefined),
-                                 ll.Constant(ll.VectorType(ll.IntType(32), w), [0] * w))
-
+    def _partition(self, b, a, n, pivot, op) -> ll.Value:
+        """Keys at ``a`` (``n`` of them, at least ``2 AHEAD`` vectors) that compare ``op`` the
+        pivot to its front, the others to its back, in place; their count. ``AHEAD`` vectors
+        from each end are held in registers, so that each read frees room on one side: the
+        side with less free room is read next (``AHEAD`` vectors at once, before any of them
+        is written), and then both have that much room at least."""
+        w, u = self.lanes, AHEAD[self.width]
+        assert 2 * u <= NETWORK_VECTORS[self.width]  # a partitioned segment holds 2u vectors
+        align = self.width // 8
         undefined = ll.Constant(self.vec, ll.Undefined)
+        with b.goto_entry_block():
+            slots = [b.alloca(I64) for _ in range(4)]
+        read_lo, read_hi, put_lo, put_hi = slots
+        splat = b.insert_element(undefined, pivot, _c(0))
+        splat = b.shuffle_vector(splat, undefined, ll.Constant(ll.VectorType(ll.IntType(32), w), [0] * w))
 
-        def vector(j):
-            i = b.mul(j, _c(w))
-            v = b.load(self.at(b, p, i), typ=self.vec)
-            v.align = self.width // 8
+        def load(at):
+            v = b.load(self.at(b, a, at), typ=self.vec)
+            v.align = align
+            return v
+
+        held = [load(_c(k * w)) for k in range(u)] + [load(b.sub(n, _c((k + 1) * w))) for k in range(u)]
+        b.store(_c(u * w), read_lo)
+        b.store(b.sub(n, _c(u * w)), read_hi)
+        b.store(_c(0), put_lo)
+        b.store(n, put_hi)
+
+        def put(v, valid=None, whole=False):
             goes = b.fcmp_ordered(op, v, splat)
+            stays = b.not_(goes)
+            if valid is not None:
+                goes, stays = b.and_(goes, valid), b.and_(stays, valid)
             count = b.zext(b.call(self.ctpop, [b.bitcast(goes, self.bits)]), I64)
-            left = b.load(lo, typ=I64)
-            # the keys that go: compressed in a register and stored as a whole vector (past
-            # them lies free room of at least a vector, which the others' compress-store may
-            # then fill); a register compress costs less than a compress-store (10^6 keys: 4.3
-            # against 4.9 ms for float32; two of them, the others' reversed into the top of a
-            # vector where there is room, measured no faster)
-            front = b.call(self.squeeze, [v, goes, undefined])
-            b.store(front, self.at(b, q, left)).align = self.width // 8
-            right = b.sub(b.load(hi, typ=I64), b.sub(_c(w), count))
-            b.call(self.compress, [v, self.at(b, q, right), b.not_(goes)])
-            b.store(b.add(left, count), lo)
-            b.store(right, hi)
+            others = b.zext(b.call(self.ctpop, [b.bitcast(stays, self.bits)]), I64)
+            left = b.load(put_lo, typ=I64)
+            if whole:  # a vector's room is free at the front
+                front = b.call(self.squeeze, [v, goes, undefined])
+                b.store(front, self.at(b, a, left)).align = align
+            else:
+                b.call(self.compress, [v, self.at(b, a, left), goes])
+            right = b.sub(b.load(put_hi, typ=I64), others)
+            b.call(self.compress, [v, self.at(b, a, right), stays])
+            b.store(b.add(left, count), put_lo)
+            b.store(right, put_hi)
 
-        whole = b.udiv(n, _c(w))
-        emit_loop(b, whole, vector, unroll=False, vectorize=False)
-
-        def scalar(k):
-            i = b.add(b.mul(whole, _c(w)), k)
-            x = b.load(self.at(b, p, i), typ=self.t)
-            goes = b.fcmp_ordered(op, x, pivot)
-            left, right = b.load(lo, typ=I64), b.load(hi, typ=I64)
-            to = b.select(goes, left, b.sub(right, _c(1)))
-            b.store(x, self.at(b, q, to))
-            b.store(b.add(left, b.zext(goes, I64)), lo)
-            b.store(b.sub(right, b.zext(b.not_(goes), I64)), hi)
-
-        emit_loop(b, b.urem(n, _c(w)), scalar, unroll=False, vectorize=False)
-        return b.load(lo, typ=I64)
+        head, body, tail = (b.function.append_basic_block(x) for x in ("ip_head", "ip_body", "ip_tail"))
+        b.branch(head)
+        b.position_at_end(head)
+        lo, hi = b.load(read_lo, typ=I64), b.load(read_hi, typ=I64)
+        b.cbranch(b.icmp_signed(">=", b.sub(hi, lo), _c(u * w)), body, tail)
+        b.position_at_end(body)
+        room_front = b.sub(lo, b.load(put_lo, typ=I64))
+        room_back = b.sub(b.load(put_hi, typ=I64), hi)
+        from_front = b.icmp_signed("<=", room_front, room_back)
+        at = b.select(from_front, lo, b.sub(hi, _c(u * w)))
+        batch = [load(b.add(at, _c(k * w))) for k in range(u)]
+        b.store(b.select(from_front, b.add(lo, _c(u * w)), lo), read_lo)
+        b.store(b.select(from_front, hi, b.sub(hi, _c(u * w))), read_hi)
+        for v in batch:
+            put(v, whole=True)
+        b.branch(head)
+        b.position_at_end(tail)
+        # the last keys (fewer than AHEAD vectors) read before anything more is written: then
+        # the free room is exactly what the held vectors and they hold
+        iota = ll.Constant(ll.VectorType(I64, w), list(range(w)))
+        vi64 = ll.VectorType(I64, w)
+        left_over = b.sub(hi, lo)
+        rest = []
+        for k in range(u):
+            count = b.insert_element(ll.Constant(vi64, ll.Undefined), b.sub(left_over, _c(k * w)), _c(0))
+            count = b.shuffle_vector(count, ll.Constant(vi64, ll.Undefined),
+                                     ll.Constant(ll.VectorType(ll.IntType(32), w), [0] * w))
+            valid = b.icmp_signed("<", iota, count)
+            rest.append((b.call(self.masked_load, [self.at(b, a, b.add(lo, _c(k * w))),
+                                                   ll.Constant(ll.IntType(32), align), valid, undefined]),
+                         valid))
+        for v, valid in rest:
+            put(v, valid)
+        for v in held:
+            put(v)
+        return b.load(put_lo, typ=I64)
 
     def _pivot(self, b, p, n) -> ll.Value:
         """The median of ``SAMPLE`` keys spread evenly over the segment (sorted by an odd-even

@@ -139,16 +139,16 @@ def _kernel(width: int, lanes: int):
         module = sort_quick._QuickKernel(width, lanes).module
         symbol = sort_quick.shared_symbol(width, lanes)
         ref, addresses = target.compile_module(str(module), [symbol])
-        fn = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
+        fn = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
                               ctypes.c_int64)(addresses[symbol])
         _kernels[width, lanes] = (ref, fn)
     return _kernels[width, lanes][1]
 
 
 def _sorted_by_kernel(x: np.ndarray, lanes: int, depth=None):
-    data, scratch = x.copy(), np.empty_like(x)
+    data = x.copy()
     fn = _kernel(x.dtype.itemsize * 8, lanes)
-    failed = fn(data.ctypes.data, scratch.ctypes.data, x.size,
+    failed = fn(data.ctypes.data, x.size,
                 sort_quick.depth_limit(x.size) if depth is None else depth)
     return failed, data
 
