@@ -14,7 +14,10 @@ sorting network). A float64 ``sort``, and a float32 one of 2^16 keys or more, go
 (``sort_buckets.py``, ``sort_range.py``). Every ``argsort`` (argsort48) sorts one 64-bit word
 of key and position per element by those buckets (``sort_words.py``), a 64-bit key's lane
 whose keys tie in the bits kept beside the position going on to the LSD passes of (key,
-position) pairs when an insertion pass cannot put the ties right. Shorter float32 sorts and
+position) pairs when an insertion pass cannot put the ties right. On AVX-512 targets a float ``sort``
+of the lengths ``sort_quick.QUICK_LENGTHS`` names goes by a vectorized quicksort instead
+(sort49): the lane copied into the result with its NaNs past the numbers, sorted there in
+place, the radix path its way out past a depth limit. Shorter float32 sorts and
 that way out are LSD passes over the whole lane (``_LaneSort`` here):
 
 1. one read turns each float into its key and counts every digit (8 bits: 4 passes for

@@ -50,10 +50,12 @@ NETWORK_VECTORS = {32: 16, 64: 16}
 # partitioned segment holds more than a network's vectors, so at most half of those.
 AHEAD = {32: 8, 64: 8}
 SAMPLE = 9  # keys whose median is a partition's pivot
-# Lanes sorted here, per float width: lengths in [from, to) (shorter lanes are sort_short.py's
-# networks'). Measured on an AVX-512 host (Emerald Rapids), where it is faster than the radix
-# path: docs/performance.md, "Float sorts by vector partitions (sort49)".
-QUICK_LENGTHS = {32: (1, 1 << 17), 64: (1, 100_000)}
+# Lanes sorted here, per float width: lengths in any of the ranges [from, to) (lanes of 8192
+# or fewer are sort_short.py's networks' first). Measured on an AVX-512 host (Emerald Rapids),
+# where it is faster than the radix path: every float32 length from 10^4 to 3*10^6; float64
+# below 10^5 and at 3*10^6, but not faster on random keys at 10^5-10^6 (docs/performance.md,
+# "Float sorts by vector partitions (sort49)").
+QUICK_LENGTHS = {32: ((1, 1 << 62),), 64: ((1, 100_000), (1 << 21, 1 << 62))}
 ENABLED = True  # False: the radix path for every lane (tools/bench_sort.py --radix)
 FORCE_LANES: int | None = None  # tests: a vector width of their own on any target
 
@@ -80,8 +82,8 @@ def use_quicksort(width: int, n: int, isa: frozenset[str]) -> int | None:
     the radix path."""
     if not ENABLED or lanes_for(width, isa) is None:
         return None
-    start, stop = QUICK_LENGTHS.get(width, (0, 0))
-    return lanes_for(width, isa) if start <= n < stop else None
+    taken = any(start <= n < stop for start, stop in QUICK_LENGTHS.get(width, ()))
+    return lanes_for(width, isa) if taken else None
 
 
 def depth_limit(n: int) -> int:

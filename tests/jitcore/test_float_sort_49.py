@@ -82,14 +82,14 @@ def test_lanes_the_quicksort_takes(dt, kind):
 def test_every_length_class(dt):
     """Lengths that leave partial vectors, around the range the quicksort takes, and past it."""
     rng = np.random.default_rng(1)
-    for n in (16385, 30001, 99999, 131071, 131073):
+    for n in (16385, 30001, 99999, 100000, 131073):
         _check(_sort, _data("special", n, dt, rng))
 
 
 @pytest.mark.parametrize("dt", FLOATS)
 def test_long_lanes_forced(dt, monkeypatch):
     """10^5 and 10^6 keys through the quicksort, whichever lengths it is chosen for."""
-    monkeypatch.setitem(sort_quick.QUICK_LENGTHS, np.dtype(dt).itemsize * 8, (0, 1 << 62))
+    monkeypatch.setitem(sort_quick.QUICK_LENGTHS, np.dtype(dt).itemsize * 8, ((0, 1 << 62),))
     rng = np.random.default_rng(2)
     fn = jc.jit(lambda a: np.sort(a), cache=False)
     for kind, n in (("normal", 10**6), ("special", 10**5), ("few", 10**6), ("organ", 3 * 10**5)):
@@ -127,7 +127,8 @@ def test_route_is_the_quicksort(dt):
     text = jc.jit(lambda a: np.sort(a)).lower(np.zeros(50000, dtype=dt)).plan().llvm_ir
     assert f"{sort_quick.SYMBOL_PREFIX}_f{bits}_w{512 // bits}_sort" in text
     text = jc.jit(lambda a: np.sort(a)).lower(np.zeros(10**6, dtype=dt)).plan().llvm_ir
-    assert sort_quick.SYMBOL_PREFIX not in text  # measured slower than the radix path there
+    # float64 random keys at 10^6 measured no faster than by the radix path
+    assert (sort_quick.SYMBOL_PREFIX in text) == (dt == "float32")
 
 
 # The kernel alone, at every vector width: the keys hold no NaN (sort.py moves them out first).
