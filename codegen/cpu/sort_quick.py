@@ -174,11 +174,16 @@ class _QuickKernel:
         equal = self._partition(b, a, n, pivot, "<=")
         b.ret(b.call(fn, [self.at(b, a, equal), b.sub(n, equal), down]))
 
+        # the smaller half first: the larger is a tail call, which LLVM makes a loop, so the
+        # stack holds at most log2(n) frames
         b.position_at_end(split_bb)
-        left = b.call(fn, [a, below, down])
-        with b.if_then(left, likely=False):
+        above = b.sub(n, below)
+        left_first = b.icmp_unsigned("<=", below, above)
+        upper = self.at(b, a, below)
+        first = b.call(fn, [b.select(left_first, a, upper), b.select(left_first, below, above), down])
+        with b.if_then(first, likely=False):
             b.ret(ll.Constant(I1, 1))
-        b.ret(b.call(fn, [self.at(b, a, below), b.sub(n, below), down]))
+        b.ret(b.call(fn, [b.select(left_first, upper, a), b.select(left_first, above, below), down]))
 
     def _partition(self, b, a, n, pivot, op) -> ll.Value:
         """Keys at ``a`` (``n`` of them, at least ``2 AHEAD`` vectors) that compare ``op`` the
