@@ -454,6 +454,12 @@ MUTANTS = [
            "        value = k.back(b, b.trunc(s, t) if t.width < 64 else s)",
            "a counted int lane writes each counter's offset from the smallest key, not the value",
            ("tests/jitcore/test_sort_speed_47.py",)),
+    Mutant("quicksort-partition-compares-backwards", "codegen/cpu/sort_quick.py",
+           "goes = b.fcmp_ordered(op, v, splat)",
+           "goes = b.fcmp_ordered(op, splat, v)",
+           "a quicksort partition's vectors send the keys above the pivot to the front (its "
+           "scalar tail the keys below): the halves it sorts apart hold keys of both sides",
+           ("tests/jitcore/test_float_sort_49.py",)),
     Mutant("select-equals-end-one-late", "codegen/cpu/sort_select.py",
            'b.cbranch(b.icmp_signed("<", k, equal), done, next_round)',
            'b.cbranch(b.icmp_signed("<=", k, equal), done, next_round)',

@@ -14,7 +14,10 @@ sorting network). A float64 ``sort``, and a float32 one of 2^16 keys or more, go
 (``sort_buckets.py``, ``sort_range.py``). Every ``argsort`` (argsort48) sorts one 64-bit word
 of key and position per element by those buckets (``sort_words.py``), a 64-bit key's lane
 whose keys tie in the bits kept beside the position going on to the LSD passes of (key,
-position) pairs when an insertion pass cannot put the ties right. Shorter float32 sorts and
+position) pairs when an insertion pass cannot put the ties right. On AVX-512 targets a float ``sort``
+of the lengths ``sort_quick.QUICK_LENGTHS`` names goes by a vectorized quicksort instead
+(sort49): the lane copied into the result with its NaNs past the numbers, sorted there in
+place, the radix path its way out past a depth limit. Shorter float32 sorts and
 that way out are LSD passes over the whole lane (``_LaneSort`` here):
 
 1. one read turns each float into its key and counts every digit (8 bits: 4 passes for
@@ -45,9 +48,11 @@ from jitcore.codegen.cpu import (
     sort_buckets,
     sort_ints,
     sort_lanes,
+    sort_quick,
     sort_select,
     sort_short,
     sort_words,
+    target,
 )
 from jitcore.codegen.cpu.sort_buckets import BucketSort, emit_address_table, load_address_table
 from jitcore.codegen.cpu.sort_keys import DIGIT_BITS, RADIX, SortKeys, restore_lost
@@ -128,6 +133,22 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
     # unsigned keys read from buffer B (the buckets' scatter reads it whole before B is scratch)
     spread = BucketSort(module, name, b, t.bitwidth, n, table_slots, "u") \
         if bucketed and kind != "f" else None
+    lanes = None if argsort or kind != "f" else \
+        sort_quick.use_quicksort(t.bitwidth, n, target.kernel_isa())
+
+    def quick_lane(ivs):  # by vector partitions (sort_quick.py), the radix path its way out
+        zero = [*ivs, ll.Constant(I64, 0)]
+        src = element_pointer(b, source.pointer, zero, source.strides, elem)
+        key_a = element_pointer(b, buffers[0].pointer, zero, buffers[0].strides, elem)
+        nans, lost = _copy_numbers_first(b, keys, src, source.strides[-1], key_a, n)
+        quick = sort_quick.declare(module, t.bitwidth, lanes)
+        failed = b.call(quick, [key_a, b.sub(_c(n), nans), _c(sort_quick.depth_limit(n))])
+        with b.if_else(b.icmp_unsigned("!=", failed, _c(0)), likely=False) as (gave_up, sorted_):
+            with gave_up:
+                run_lane(ivs)
+            with sorted_:
+                with b.if_then(lost, likely=False):
+                    restore_lost(b, keys, src, source.strides[-1], key_a, n)
 
     def run_lane(ivs, offset=_NO_OFFSET):
         zero = [*ivs, ll.Constant(I64, 0)]
@@ -182,9 +203,51 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
                 spread.sort(b_keys, _c(1), a_keys, b_keys)
                 sort_ints.emit_gather_back(b, keys, a_keys, lo, shift, _c(n))
 
-    _nest(b, extents(x.type.shape[:-1]), word_lane if argsort else run_lane if kind == "f" else int_lane)
+    float_lane = run_lane if lanes is None else quick_lane
+    _nest(b, extents(x.type.shape[:-1]), word_lane if argsort else float_lane if kind == "f" else int_lane)
     b.ret_void()
     return fn
+
+
+def _copy_numbers_first(b: ll.IRBuilder, keys: SortKeys, src, stride, out, n: int):
+    """Copy the ``n`` floats at ``src`` to ``out``, its NaNs moved past its numbers (as a
+    NaN each: ``restore_lost`` puts back their bits); (i64: the NaNs, i1: any -0.0 or NaN)."""
+    with b.goto_entry_block():
+        nans = b.alloca(I64)
+        lost = b.alloca(I1)
+    b.store(_c(0), nans)
+    b.store(ll.Constant(I1, 0), lost)
+
+    def copy(i, step):  # vectorizes: a copy and two reductions
+        bits = keys.load(b, src, step, i)
+        b.store(bits, b.gep(out, [i], inbounds=True, source_etype=keys.type))
+        nan = b.icmp_unsigned(">", b.and_(bits, b.not_(keys.sign)), keys.inf)
+        b.store(b.add(b.load(nans, typ=I64), b.zext(nan, I64)), nans)
+        b.store(b.or_(b.load(lost, typ=I1), b.or_(nan, b.icmp_unsigned("==", bits, keys.sign))), lost)
+
+    _by_stride(b, stride, lambda step: emit_loop(b, _c(n), lambda i: copy(i, step)))
+    count = b.load(nans, typ=I64)
+    with b.if_then(b.icmp_unsigned("!=", count, _c(0)), likely=False):
+        with b.goto_entry_block():
+            kept = b.alloca(I64)
+        b.store(_c(0), kept)
+
+        def keep(i):  # the numbers forward, in order
+            bits = b.load(b.gep(out, [i], inbounds=True, source_etype=keys.type), typ=keys.type)
+            nan = b.icmp_unsigned(">", b.and_(bits, b.not_(keys.sign)), keys.inf)
+            at = b.load(kept, typ=I64)
+            b.store(bits, b.gep(out, [at], inbounds=True, source_etype=keys.type))
+            b.store(b.add(at, b.zext(b.not_(nan), I64)), kept)
+
+        emit_loop(b, _c(n), keep, vectorize=False)
+        nan_bits = ll.Constant(keys.type, keys.inf.constant | (keys.inf.constant >> 1))
+
+        def fill(i):
+            b.store(nan_bits, b.gep(out, [b.add(b.load(kept, typ=I64), i)], inbounds=True,
+                                   source_etype=keys.type))
+
+        emit_loop(b, count, fill)
+    return count, b.load(lost, typ=I1)
 
 
 def _nest(b: ll.IRBuilder, outer: list, body, ivs=()) -> None:
@@ -516,6 +579,7 @@ def load_shared(llvm_ir: str, compile_and_load) -> None:
     address``), each shared sort module that ``llvm_ir`` calls (this one's and
     ``sort_buckets.py``'s), once per process, before code calling it is loaded."""
     sort_buckets.load_shared(llvm_ir, compile_and_load)
+    sort_quick.load_shared(llvm_ir, compile_and_load)
     with _lock:
         for kind, width, sort_kind in sorted(set(_SYMBOL.findall(llvm_ir))):
             width, argsort = int(width), sort_kind == "argsort"

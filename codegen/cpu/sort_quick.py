@@ -1,0 +1,381 @@
+"""Long float sorts by a vectorized quicksort (sort49): partitions of ``LANES`` keys a compare.
+
+``codegen/cpu/sort.py`` gives a float lane here where ``use_quicksort`` says so (AVX-512
+targets, lengths measured faster than its radix path: docs/performance.md, "Float sorts by
+vector partitions (sort49)"). The lane is first copied into the result with every NaN moved
+past the numbers (``sort.py``); the numbers are then sorted here by float compares, so -0.0
+and 0.0 are equal and may end in any order, which ``sort_keys.restore_lost`` then puts back in
+input order, as the radix path does (NumPy's ``kind='stable'`` order, which jitcore promises
+for every kind).
+
+A partition works in place, as x86-simd-sort's: ``AHEAD`` vectors from each end of the segment
+are held in registers, so that every later read frees room on one side; the side with less
+free room is read next, ``AHEAD`` vectors at once, and each vector is compared with the pivot,
+the keys below it compressed in a register (``llvm.experimental.vector.compress``) and stored
+whole at the front (a vector's room is free there), the others compress-stored
+(``llvm.masked.compressstore``) at the back: ``vcompressps/pd`` with AVX-512, LLVM's generic
+lowering elsewhere. The last keys and the held vectors go last, into exactly the room left.
+Reading one vector at a time measured 2-2.7x slower (loads waiting on the compress-stores just
+before them); out of place, between two buffers, 1.1-1.2x slower at 10^6.
+
+The pivot is the median of nine keys spread over the segment. A partition that puts nothing
+below the pivot is redone with ``<=``: the keys equal to it are then done, so equal keys cost
+one pass each value, never a quadratic run. Segments of ``NETWORK_VECTORS`` vectors or fewer
+are finished by a bitonic network in registers (the networks of ``sort_lanes.py`` and
+``sort_short.py`` sort lanes laid out in scratch rows, not a segment in place; an insertion
+sort measured 3.6x slower). Past ``depth`` levels the sort gives up (returns 1) and ``sort.py``
+sorts the lane again by its radix path: no quadratic worst case.
+
+The kernel of each (float width, lanes) is compiled once per process, as a module of its own
+(``i64 <symbol>(ptr data, i64 n, i64 depth)``: 0 sorted in ``data``, 1 gave up) that the
+sorting functions' modules declare and call, as ``sort_buckets.py``'s.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+
+from llvmlite import ir as ll
+
+from jitcore.codegen.cpu import sort_buckets
+from jitcore.codegen.llvm_types import I1, I64, PTR
+
+# Segments of at most this many vectors of keys are sorted by a bitonic network, per float
+# width (two-buffer partitions, 10^6 keys, one thread, ms, 4 / 8 / 16 / 32 vectors: float32
+# 5.6 / 4.9 / 5.0 / 5.3, float64 - / 11.6 / 9.0 / 10.1, a load of 17 on 2 cores; in place, 16
+# vectors and 8 ahead: float32 4.2, float64 8.1).
+NETWORK_VECTORS = {32: 16, 64: 16}
+# Vectors a partition reads at once from either end (4: float64 at 10^6 8.8 ms, 8: 8.1); a
+# partitioned segment holds more than a network's vectors, so at most half of those.
+AHEAD = {32: 8, 64: 8}
+SAMPLE = 9  # keys whose median is a partition's pivot
+# Lanes sorted here, per float width: lengths in any of the ranges [from, to) (lanes of 8192
+# or fewer are sort_short.py's networks' first). Measured on an AVX-512 host (Emerald Rapids),
+# where it is faster than the radix path: every float32 length from 10^4 to 3*10^6; float64
+# below 10^5 and at 3*10^6, but not faster on random keys at 10^5-10^6 (docs/performance.md,
+# "Float sorts by vector partitions (sort49)").
+QUICK_LENGTHS = {32: ((1, 1 << 62),), 64: ((1, 100_000), (1 << 21, 1 << 62))}
+ENABLED = True  # False: the radix path for every lane (tools/bench_sort.py --radix)
+FORCE_LANES: int | None = None  # tests: a vector width of their own on any target
+
+SYMBOL_PREFIX = "jitcore_cpu_sort_quick"
+_SYMBOL = re.compile(SYMBOL_PREFIX + r"_f(32|64)_w(\d+)")
+
+
+def shared_symbol(width: int, lanes: int, table: bool = False) -> str:
+    base = f"{SYMBOL_PREFIX}_f{width}_w{lanes}"
+    return base if table else f"{base}_sort"
+
+
+def lanes_for(width: int, isa: frozenset[str]) -> int | None:
+    """Keys per partition compare on a target with kernel ``isa`` (``target.kernel_isa``):
+    a 512-bit vector's with AVX-512 (a compress-store instruction); None elsewhere, where
+    LLVM's lowering of a compress-store is a branch per key and the radix path stays."""
+    if FORCE_LANES is not None:
+        return FORCE_LANES
+    return 512 // width if "avx512" in isa else None
+
+
+def use_quicksort(width: int, n: int, isa: frozenset[str]) -> int | None:
+    """The lanes of the quicksort for a float lane of ``n`` keys of ``width`` bits, or None:
+    the radix path."""
+    if not ENABLED or lanes_for(width, isa) is None:
+        return None
+    taken = any(start <= n < stop for start, stop in QUICK_LENGTHS.get(width, ()))
+    return lanes_for(width, isa) if taken else None
+
+
+def depth_limit(n: int) -> int:
+    """Partition levels before the sort gives up: twice a balanced split's."""
+    return 2 * max(1, n.bit_length()) + 4
+
+
+def declare(module: ll.Module, width: int, lanes: int) -> ll.Function:
+    name = shared_symbol(width, lanes)
+    existing = module.globals.get(name)
+    if existing is not None:
+        return existing
+    return ll.Function(module, ll.FunctionType(I64, [PTR, I64, I64]), name)
+
+
+def _c(v: int) -> ll.Constant:
+    return ll.Constant(I64, v)
+
+
+class _QuickKernel:
+    """The module of one (float width, lanes) quicksort."""
+
+    def __init__(self, width: int, lanes: int):
+        self.width, self.lanes = width, lanes
+        self.t = ll.FloatType() if width == 32 else ll.DoubleType()
+        self.vec = ll.VectorType(self.t, lanes)
+        self.mask = ll.VectorType(I1, lanes)
+        self.module = ll.Module()
+        m = self.module
+        store_name = f"llvm.masked.compressstore.v{lanes}f{width}"
+        self.compress = ll.Function(m, ll.FunctionType(ll.VoidType(), [self.vec, PTR, self.mask]),
+                                    store_name)
+        self.squeeze = ll.Function(m, ll.FunctionType(self.vec, [self.vec, self.mask, self.vec]),
+                                   f"llvm.experimental.vector.compress.v{lanes}f{width}")
+        bits = ll.IntType(lanes)
+        self.ctpop = m.declare_intrinsic("llvm.ctpop", [bits])
+        self.bits = bits
+        self.small = NETWORK_VECTORS[width] * lanes
+        suffix = f"v{lanes}f{width}.p0"
+        self.masked_load = ll.Function(m, ll.FunctionType(self.vec, [PTR, ll.IntType(32), self.mask,
+                                                                     self.vec]),
+                                       f"llvm.masked.load.{suffix}")
+        self.masked_store = ll.Function(m, ll.FunctionType(ll.VoidType(), [self.vec, PTR, ll.IntType(32),
+                                                                         self.mask]),
+                                        f"llvm.masked.store.{suffix}")
+        self.networks = {}
+        count = 1
+        while count <= NETWORK_VECTORS[width]:
+            self.networks[count] = self._network(count)
+            count *= 2
+        self.rec = ll.Function(m, ll.FunctionType(I1, [PTR, I64, I64]),
+                               f"{shared_symbol(width, lanes)}_segment")
+        self.rec.linkage = "internal"
+        self._segment()
+        entry = declare(m, width, lanes)
+        b = ll.IRBuilder(entry.append_basic_block("entry"))
+        data, n, depth = entry.args
+        failed = b.call(self.rec, [data, n, depth])
+        b.ret(b.zext(failed, I64))
+        sort_buckets.emit_address_table(m, shared_symbol(width, lanes, table=True), [entry])
+
+    def at(self, b, base, i):
+        return b.gep(base, [i], inbounds=True, source_etype=self.t)
+
+    def _segment(self) -> None:
+        """``i1 segment(a, n, depth)``: sort the ``n`` keys at ``a`` in place; 1: gave up past
+        ``depth``."""
+        fn = self.rec
+        a, n, depth = fn.args
+        b = ll.IRBuilder(fn.append_basic_block("entry"))
+        small_bb, big_bb = fn.append_basic_block("small"), fn.append_basic_block("big")
+        b.cbranch(b.icmp_signed("<=", n, _c(self.small)), small_bb, big_bb)
+        b.position_at_end(small_bb)
+        self._small(b, a, a, n)
+        b.ret(ll.Constant(I1, 0))
+
+        b.position_at_end(big_bb)
+        with b.if_then(b.icmp_signed("<=", depth, _c(0)), likely=False):
+            b.ret(ll.Constant(I1, 1))
+        pivot = self._pivot(b, a, n)
+        down = b.sub(depth, _c(1))
+        below = self._partition(b, a, n, pivot, "<")
+        none_bb, split_bb = fn.append_basic_block("none_below"), fn.append_basic_block("split")
+        b.cbranch(b.icmp_unsigned("==", below, _c(0)), none_bb, split_bb)
+
+        # nothing below the pivot: the keys equal to it go first, done; the rest is sorted
+        b.position_at_end(none_bb)
+        equal = self._partition(b, a, n, pivot, "<=")
+        b.ret(b.call(fn, [self.at(b, a, equal), b.sub(n, equal), down]))
+
+        # the smaller half first: the larger is a tail call, which LLVM makes a loop, so the
+        # stack holds at most log2(n) frames
+        b.position_at_end(split_bb)
+        above = b.sub(n, below)
+        left_first = b.icmp_unsigned("<=", below, above)
+        upper = self.at(b, a, below)
+        first = b.call(fn, [b.select(left_first, a, upper), b.select(left_first, below, above), down])
+        with b.if_then(first, likely=False):
+            b.ret(ll.Constant(I1, 1))
+        b.ret(b.call(fn, [b.select(left_first, upper, a), b.select(left_first, above, below), down]))
+
+    def _partition(self, b, a, n, pivot, op) -> ll.Value:
+        """Keys at ``a`` (``n`` of them, at least ``2 AHEAD`` vectors) that compare ``op`` the
+        pivot to its front, the others to its back, in place; their count. ``AHEAD`` vectors
+        from each end are held in registers, so that each read frees room on one side: the
+        side with less free room is read next (``AHEAD`` vectors at once, before any of them
+        is written), and then both have that much room at least."""
+        w, u = self.lanes, AHEAD[self.width]
+        assert 2 * u <= NETWORK_VECTORS[self.width]  # a partitioned segment holds 2u vectors
+        align = self.width // 8
+        undefined = ll.Constant(self.vec, ll.Undefined)
+        with b.goto_entry_block():
+            slots = [b.alloca(I64) for _ in range(4)]
+        read_lo, read_hi, put_lo, put_hi = slots
+        splat = b.insert_element(undefined, pivot, _c(0))
+        splat = b.shuffle_vector(splat, undefined, ll.Constant(ll.VectorType(ll.IntType(32), w), [0] * w))
+
+        def load(at):
+            v = b.load(self.at(b, a, at), typ=self.vec)
+            v.align = align
+            return v
+
+        held = [load(_c(k * w)) for k in range(u)] + [load(b.sub(n, _c((k + 1) * w))) for k in range(u)]
+        b.store(_c(u * w), read_lo)
+        b.store(b.sub(n, _c(u * w)), read_hi)
+        b.store(_c(0), put_lo)
+        b.store(n, put_hi)
+
+        def put(v, valid=None, whole=False):
+            goes = b.fcmp_ordered(op, v, splat)
+            stays = b.not_(goes)
+            if valid is not None:
+                goes, stays = b.and_(goes, valid), b.and_(stays, valid)
+            count = b.zext(b.call(self.ctpop, [b.bitcast(goes, self.bits)]), I64)
+            others = b.zext(b.call(self.ctpop, [b.bitcast(stays, self.bits)]), I64)
+            left = b.load(put_lo, typ=I64)
+            if whole:  # a vector's room is free at the front
+                front = b.call(self.squeeze, [v, goes, undefined])
+                b.store(front, self.at(b, a, left)).align = align
+            else:
+                b.call(self.compress, [v, self.at(b, a, left), goes])
+            right = b.sub(b.load(put_hi, typ=I64), others)
+            b.call(self.compress, [v, self.at(b, a, right), stays])
+            b.store(b.add(left, count), put_lo)
+            b.store(right, put_hi)
+
+        head, body, tail = (b.function.append_basic_block(x) for x in ("ip_head", "ip_body", "ip_tail"))
+        b.branch(head)
+        b.position_at_end(head)
+        lo, hi = b.load(read_lo, typ=I64), b.load(read_hi, typ=I64)
+        b.cbranch(b.icmp_signed(">=", b.sub(hi, lo), _c(u * w)), body, tail)
+        b.position_at_end(body)
+        room_front = b.sub(lo, b.load(put_lo, typ=I64))
+        room_back = b.sub(b.load(put_hi, typ=I64), hi)
+        from_front = b.icmp_signed("<=", room_front, room_back)
+        at = b.select(from_front, lo, b.sub(hi, _c(u * w)))
+        batch = [load(b.add(at, _c(k * w))) for k in range(u)]
+        b.store(b.select(from_front, b.add(lo, _c(u * w)), lo), read_lo)
+        b.store(b.select(from_front, hi, b.sub(hi, _c(u * w))), read_hi)
+        for v in batch:
+            put(v, whole=True)
+        b.branch(head)
+        b.position_at_end(tail)
+        # the last keys (fewer than AHEAD vectors) read before anything more is written: then
+        # the free room is exactly what the held vectors and they hold
+        iota = ll.Constant(ll.VectorType(I64, w), list(range(w)))
+        vi64 = ll.VectorType(I64, w)
+        left_over = b.sub(hi, lo)
+        rest = []
+        for k in range(u):
+            count = b.insert_element(ll.Constant(vi64, ll.Undefined), b.sub(left_over, _c(k * w)), _c(0))
+            count = b.shuffle_vector(count, ll.Constant(vi64, ll.Undefined),
+                                     ll.Constant(ll.VectorType(ll.IntType(32), w), [0] * w))
+            valid = b.icmp_signed("<", iota, count)
+            rest.append((b.call(self.masked_load, [self.at(b, a, b.add(lo, _c(k * w))),
+                                                   ll.Constant(ll.IntType(32), align), valid, undefined]),
+                         valid))
+        for v, valid in rest:
+            put(v, valid)
+        for v in held:
+            put(v)
+        return b.load(put_lo, typ=I64)
+
+    def _pivot(self, b, p, n) -> ll.Value:
+        """The median of ``SAMPLE`` keys spread evenly over the segment (sorted by an odd-even
+        transposition network of compares and selects)."""
+        last = b.sub(n, _c(1))
+        keys = [b.load(self.at(b, p, b.udiv(b.mul(last, _c(k)), _c(SAMPLE - 1))), typ=self.t)
+                for k in range(SAMPLE)]
+        for rnd in range(SAMPLE):
+            for k in range(rnd % 2, SAMPLE - 1, 2):
+                lt = b.fcmp_ordered("<", keys[k + 1], keys[k])
+                keys[k], keys[k + 1] = (b.select(lt, keys[k + 1], keys[k]),
+                                        b.select(lt, keys[k], keys[k + 1]))
+        return keys[SAMPLE // 2]
+
+    def _small(self, b, src, dst, n) -> None:
+        """Sort the ``n <= small`` keys at ``src`` into ``dst`` by the smallest network that
+        holds them."""
+        fn = b.function
+        done = fn.append_basic_block("small_done")
+        counts = sorted(self.networks)
+        for count in counts:
+            here = fn.append_basic_block(f"net{count}")
+            if count == counts[-1]:
+                b.branch(here)
+            else:
+                other = fn.append_basic_block(f"over{count}")
+                b.cbranch(b.icmp_signed("<=", n, _c(count * self.lanes)), here, other)
+            b.position_at_end(here)
+            b.call(self.networks[count], [src, dst, n])
+            b.branch(done)
+            if count != counts[-1]:
+                b.position_at_end(other)
+        b.position_at_end(done)
+
+    def _network(self, count: int) -> ll.Function:
+        """``void net(src, dst, n)``: the ``n <= count * lanes`` keys at ``src`` sorted into
+        ``dst`` by a bitonic network over ``count`` vectors (padded with +inf): compares and
+        selects of whole vectors, and of each vector's elements with a shuffled copy."""
+        w = self.lanes
+        fn = ll.Function(self.module, ll.FunctionType(ll.VoidType(), [PTR, PTR, I64]),
+                         f"{shared_symbol(self.width, w)}_net{count}")
+        fn.linkage = "internal"
+        src, dst, n = fn.args
+        b = ll.IRBuilder(fn.append_basic_block("entry"))
+        i32 = ll.IntType(32)
+        iota = ll.Constant(ll.VectorType(I64, w), list(range(w)))
+        inf = ll.Constant(self.vec, [float("inf")] * w)
+        align = ll.Constant(i32, self.width // 8)
+
+        def mask_at(r):
+            left = b.sub(n, _c(r * w))
+            splat = b.insert_element(ll.Constant(ll.VectorType(I64, w), ll.Undefined), left, _c(0))
+            splat = b.shuffle_vector(splat, ll.Constant(ll.VectorType(I64, w), ll.Undefined),
+                                     ll.Constant(ll.VectorType(i32, w), [0] * w))
+            return b.icmp_signed("<", iota, splat)
+
+        masks = [mask_at(r) for r in range(count)]
+        v = [b.call(self.masked_load, [self.at(b, src, _c(r * w)), align, masks[r], inf])
+             for r in range(count)]
+
+        def order(x, y):
+            lt = b.fcmp_ordered("<", y, x)
+            return b.select(lt, y, x), b.select(lt, x, y)
+
+        total = count * w
+        k = 2
+        while k <= total:
+            j = k // 2
+            while j >= 1:
+                if j >= w:  # partners in other vectors, same element
+                    for r in range(count):
+                        e, f = r * w, r * w + j
+                        if (r * w) & j or f >= total:
+                            continue
+                        lo, hi = order(v[r], v[r + j // w])
+                        up = (e & k) == 0
+                        v[r], v[r + j // w] = (lo, hi) if up else (hi, lo)
+                else:  # partners within a vector: element l meets l ^ j
+                    perm = ll.Constant(ll.VectorType(i32, w), [lane ^ j for lane in range(w)])
+                    for r in range(count):
+                        other = b.shuffle_vector(v[r], ll.Constant(self.vec, ll.Undefined), perm)
+                        # x86's min and max: each gives ``other`` where the two are equal, so
+                        # equal keys (-0.0, 0.0) trade places, never both come out the same
+                        small = b.select(b.fcmp_ordered("<", v[r], other), v[r], other)
+                        large = b.select(b.fcmp_ordered(">", v[r], other), v[r], other)
+                        takes_small = [((lane & j) == 0) == (((r * w + lane) & k) == 0)
+                                       for lane in range(w)]
+                        pick = ll.Constant(self.mask, [int(t) for t in takes_small])
+                        v[r] = b.select(pick, small, large)
+                j //= 2
+            k *= 2
+        for r in range(count):
+            b.call(self.masked_store, [v[r], self.at(b, dst, _c(r * w)), align, masks[r]])
+        b.ret_void()
+        return fn
+
+
+_lock = threading.Lock()
+_loaded: dict[str, int] = {}
+
+
+def load_shared(llvm_ir: str, compile_and_load) -> None:
+    """Compile, or take from the object cache, each quicksort module that ``llvm_ir`` calls,
+    once per process (``sort_buckets.load_shared``'s way)."""
+    with _lock:
+        for width, lanes in sorted(set(_SYMBOL.findall(llvm_ir))):
+            width, lanes = int(width), int(lanes)
+            if shared_symbol(width, lanes) in _loaded:
+                continue
+            module = _QuickKernel(width, lanes).module
+            _loaded.update(sort_buckets.load_address_table(
+                compile_and_load(str(module), shared_symbol(width, lanes, table=True)),
+                [shared_symbol(width, lanes)]))
