@@ -47,6 +47,7 @@ from jitcore.autograph.expressions import (
 )
 from jitcore.autograph.local_arrays import HeldOutside, refuse_carried_items, shared_as_traced
 from jitcore.autograph.lowering import RETVAL
+from jitcore.autograph.unbound import Undefined
 from jitcore.codegen.loops import NEAR, derived
 from jitcore.compile_time import user_stacklevel
 from jitcore.dispatch import PYTHON_NUMBER
@@ -83,28 +84,6 @@ _NUMBERS = (bool, int, float, complex, np.generic)
 _PYTHON_TYPE = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 _FUSING = frozenset({"array.constant", "array.broadcast_in_dim", "array.reshape", "array.transpose",
                      "array.slice", "array.pad", "array.concatenate"})
-
-
-class Undefined:
-    """The value of a variable that has none yet (Python would raise UnboundLocalError)."""
-
-    __slots__ = ("name",)
-
-    def __init__(self, name: str):
-        self.name = name
-
-    def __repr__(self):
-        return f"<undefined {self.name}>"
-
-    def _unbound(self, *args):
-        raise UnboundLocalError(f"local variable '{self.name}' referenced before assignment")
-
-    __bool__ = __len__ = __iter__ = __getitem__ = __call__ = __index__ = _unbound
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = _unbound
-    __lt__ = __le__ = __gt__ = __ge__ = __neg__ = __float__ = __int__ = _unbound
-
-    def __getattr__(self, attr):
-        self._unbound()
 
 
 def state(local_vars: dict, names) -> tuple:

@@ -29,6 +29,28 @@ from jitcore.autograph import analysis
 from jitcore.tracer import Tracer, current_trace, user_location
 
 
+class Undefined:
+    """The value of a variable that has none yet (Python would raise UnboundLocalError)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self):
+        return f"<undefined {self.name}>"
+
+    def _unbound(self, *args):
+        raise UnboundLocalError(f"local variable '{self.name}' referenced before assignment")
+
+    __bool__ = __len__ = __iter__ = __getitem__ = __call__ = __index__ = _unbound
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = _unbound
+    __lt__ = __le__ = __gt__ = __ge__ = __neg__ = __float__ = __int__ = _unbound
+
+    def __getattr__(self, attr):
+        self._unbound()
+
+
 def message(name: str) -> str:
     """Python's message for a read of the local ``name`` that has no value."""
     return f"cannot access local variable '{name}' where it is not associated with a value"
@@ -59,7 +81,6 @@ KEY = "\0bound "  # a statement's output (a branch's, a loop's carry) of a varia
 def tracked(value) -> bool:
     """Whether a variable holding ``value`` as a traced statement starts may be unbound (no
     value yet, or one noted): the statement then gives out its flag (``KEY + name``)."""
-    from jitcore.autograph.statements import Undefined  # (statements imports this module)
 
     return isinstance(value, Undefined) or flag(value) is not True
 
@@ -68,7 +89,6 @@ def given_flag(value, before, flag_before):
     """The flag a branch or a loop's step gives out for a variable it leaves as ``value``:
     where it is still ``before`` (the value it was given), the flag it was given; else the
     value's own (True where the step bound it: no note)."""
-    from jitcore.autograph.statements import Undefined  # (statements imports this module)
 
     if value is before:
         return flag_before
@@ -92,7 +112,6 @@ def bound(value, name: str):
     """A read of the local ``name`` (``value``) that is not assigned on every path to it: Python's
     ``UnboundLocalError`` where it has no value, now or, for a value a traced statement left
     (``note``), when the compiled function runs and finds it unbound."""
-    from jitcore.autograph.statements import Undefined  # (statements imports this module)
 
     if isinstance(value, Undefined):
         raise UnboundLocalError(message(name))
