@@ -1,0 +1,168 @@
+"""Wrong answers, crashes and refusals new users found (session 49), each against plain
+Python + NumPy.
+
+- A mutable default (``def f(x, cache=[])``, a dict, an object; keyword-only too) or a list a
+  ``functools.partial`` bound is one object for every call, as a global is. The trace changed
+  it once, compiled code never again (1, 1, 1 where NumPy counts 1, 2, 3) and left its tracer in
+  it (a memo dict then broke the next trace, and the plain function returned a tracer). Now a
+  change is refused as a global's is, reads see the call's value, and no tracer is left behind.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+
+import jitcore as jc
+from jitcore.errors import JitcoreError, UnsupportedError
+from jitcore.tracer import Tracer
+
+
+def no_tracer(obj, depth=4) -> bool:
+    """Whether ``obj`` holds no tracer (a list's, dict's, object's members, ``depth`` deep)."""
+    if isinstance(obj, Tracer):
+        return False
+    if depth == 0:
+        return True
+    if isinstance(obj, dict):
+        return all(no_tracer(v, depth - 1) for v in obj.values())
+    if isinstance(obj, (list, tuple, set)):
+        return all(no_tracer(v, depth - 1) for v in obj)
+    if hasattr(obj, "__dict__") and not isinstance(obj, type):
+        return all(no_tracer(v, depth - 1) for v in vars(obj).values())
+    return True
+
+
+# -- 1. mutable defaults and partial-bound containers ----------------------------------------
+
+def _append_default(x, cache=[]):  # noqa: B006  (the idiom under test)
+    cache.append(x.sum())
+    return len(cache)
+
+
+def _memo_default(x, memo={}):  # noqa: B006
+    memo[len(memo)] = x.sum()
+    return len(memo)
+
+
+def _kwonly_default(x, *, acc=[]):  # noqa: B006
+    acc.append(1)
+    return len(acc) + x
+
+
+class _Counter:
+    def __init__(self):
+        self.n = 0
+        self.total = 0.0
+
+
+_COUNTER = _Counter()
+
+
+def _object_default(x, c=_COUNTER):
+    c.n += 1
+    c.total = c.total + x.sum()
+    return c.n
+
+
+@pytest.mark.parametrize("fun, holder", [
+    (_append_default, lambda: _append_default.__defaults__),
+    (_memo_default, lambda: _memo_default.__defaults__),
+    (_kwonly_default, lambda: _kwonly_default.__kwdefaults__),
+    (_object_default, lambda: _object_default.__defaults__),
+])
+def test_changing_a_default_is_refused_and_left_as_it_was(fun, holder):
+    # NumPy: 1, 2, 3 (the default grows at each call); jit before: 1, 1, 1 and a tracer left in it
+    before = repr(holder())
+    with pytest.raises(UnsupportedError, match="default value of .* one .* for every call"):
+        jc.jit(fun)(np.ones(3))
+    assert no_tracer(holder()) and repr(holder()) == before
+    assert np.all(fun(np.ones(3)) == (1 if fun is not _kwonly_default else 2.0))  # plain still works
+    if fun is _object_default:
+        _COUNTER.n, _COUNTER.total = 0, 0.0
+    else:
+        next(iter(holder().values() if isinstance(holder(), dict) else holder())).clear()
+
+
+def test_partial_bound_list_is_refused_and_left_empty():
+    lst = []
+
+    def h(x, out):
+        out.append(x.sum())
+        return len(out)
+
+    with pytest.raises(UnsupportedError, match="bound by functools.partial"):
+        jc.jit(functools.partial(h, out=lst))(np.ones(2))
+    with pytest.raises(UnsupportedError, match="bound by functools.partial"):
+        jc.jit(functools.partial(h, np.ones(2), lst))()
+    assert lst == []
+
+
+def _gauss_kernel(sigma, x, _cache={}):  # noqa: B006
+    if sigma not in _cache:
+        r = np.arange(-3, 4)
+        k = np.exp(-r ** 2 / (2 * sigma ** 2)) * x.mean()
+        _cache[sigma] = k / k.sum()
+    return _cache[sigma]
+
+
+def _blur(img, sigma):
+    return np.convolve(img, _gauss_kernel(sigma, img), mode="same")
+
+
+def test_memo_default_of_a_helper_is_refused_and_no_tracer_poisons_later_calls():
+    x1, x2 = np.random.default_rng(0).random(20), np.random.default_rng(1).random(30)
+    jb = jc.jit(_blur, static_argnums=1)
+    for x in (x1, x2):  # before: the second trace raised an internal VerificationError
+        with pytest.raises(UnsupportedError, match="'_cache' in _gauss_kernel"):
+            jb(x, 1.0)
+    assert _gauss_kernel.__defaults__ == ({},)
+    assert isinstance(_blur(x1, 1.0), np.ndarray)  # before: the plain function returned a tracer
+    _gauss_kernel.__defaults__[0].clear()
+
+
+def test_the_advice_works_pass_it_or_lru_cache():
+    def f(x, cache):
+        cache.append(x.sum())
+        return len(cache)
+
+    mine, jf = [], jc.jit(f)
+    assert [jf(np.ones(3), mine) for _ in range(3)] == [1, 2, 3]
+    assert mine == [3.0, 3.0, 3.0] and all(type(v) is np.float64 for v in mine)
+
+    @functools.lru_cache
+    def kernel(n):
+        return np.arange(n) * 2.0
+
+    def g(x):
+        return x + kernel(3)
+
+    np.testing.assert_array_equal(jc.jit(g)(np.ones(3)), g(np.ones(3)))
+
+
+def test_a_default_read_only_is_the_value_at_the_call():
+    weights = [1.0, 2.0]
+    table = {"scale": 3.0}
+
+    def f(x, w=weights, t=table):
+        return x * w[1] + t["scale"]
+
+    jf = jc.jit(f)
+    for k in range(3):
+        weights[1] = 2.0 + k
+        table["scale"] = 3.0 - k
+        np.testing.assert_array_equal(jf(np.ones(2)), f(np.ones(2)))
+    assert weights == [1.0, 4.0] and table == {"scale": 1.0}
+
+
+def test_a_failed_trace_leaves_no_tracer_in_a_list_passed_in():
+    def f(x, out):
+        out.append(x.sum())
+        return np.zeros(int(x.sum()))  # refused: a shape from the data
+
+    out = [1.0]
+    with pytest.raises(JitcoreError):
+        jc.jit(f)(np.ones(2), out)
+    assert out == [1.0]
