@@ -2066,6 +2066,12 @@ MUTANTS = [
            "dp[w:] = np.maximum(dp[w:], dp[:W + 1 - w] + v) reads dp[:W + 1 - w] at the target's "
            "positions unshifted: the knapsack adds the value to the wrong capacities",
            ("tests/jitcore/test_traced_slices_48.py",)),
+    Mutant("default-container-not-noted", "jitcore/calltime.py",
+           "            elif _shared_state(value):\n                self._note_shared(",
+           "            elif False:\n                self._note_shared(",
+           "def f(x, cache=[]): cache.append(x.sum()) counts 1, 1, 1 where NumPy counts 1, 2, 3, "
+           "and leaves its tracer in f.__defaults__",
+           ("tests/jitcore/test_wrong_answers_49.py",)),
 ]
 
 
