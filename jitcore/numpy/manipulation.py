@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from jitcore import control_flow as cf
-from jitcore import indexing
+from jitcore import indexing, masked
 from jitcore import primitives as prims
 from jitcore.errors import JitOverflowError, JitTypeError, JitValueError, UnsupportedError
 from jitcore.ir.dialects.array import BroadcastInDimOp
@@ -135,6 +135,8 @@ def result_type(*arrays_and_dtypes):
 
 @implements(np.take)
 def take(a, indices, axis=None, out=None, mode="raise"):
+    if isinstance(indices, masked.MaskedSelection):  # np.take(lut, idx[ok])
+        return indices.taken(a, indices, axis, out, mode)
     if not traced(a, indices):
         return np.take(a, indices, axis=axis, out=out, mode=mode)
     if out is not None:

@@ -6,6 +6,11 @@ Python + NumPy.
   it once, compiled code never again (1, 1, 1 where NumPy counts 1, 2, 3) and left its tracer in
   it (a memo dict then broke the next trace, and the plain function returned a tracer). Now a
   change is refused as a global's is, reads see the call's value, and no tracer is left behind.
+- A gather through an index array a traced mask filtered (``lut[idx[(idx >= 0) & (idx < n)]]``,
+  ``img[ys[ok], xs[ok]]``, ``np.compress``/``np.extract``/``np.take`` forms) bounds-checked
+  every index, the removed ones too, and raised IndexError where NumPy, which filters first,
+  does not. The write ``grid[ys[m], xs[m]] = v`` was refused; it is now a scatter of the kept
+  positions.
 """
 
 from __future__ import annotations
@@ -14,6 +19,8 @@ import functools
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import jitcore as jc
 from jitcore.errors import JitcoreError, UnsupportedError
@@ -166,3 +173,94 @@ def test_a_failed_trace_leaves_no_tracer_in_a_list_passed_in():
     with pytest.raises(JitcoreError):
         jc.jit(f)(np.ones(2), out)
     assert out == [1.0]
+
+
+# -- 2. gathers and scatters through mask-filtered index arrays ------------------------------
+
+def outcome(fun, *args):
+    """``fun(*args)``'s result, or the type of the error it raised (IndexError for jitcore's)."""
+    try:
+        return fun(*args)
+    except IndexError as e:
+        return IndexError, str(e)
+
+
+def same_outcome(fun, *args):
+    expected = outcome(fun, *(np.copy(a) for a in args))
+    got = outcome(jc.jit(fun), *(np.copy(a) for a in args))
+    if isinstance(expected, tuple):
+        assert got == expected
+        return
+    assert type(got) is type(expected)
+    if isinstance(expected, np.ndarray):
+        assert got.dtype == expected.dtype and got.shape == expected.shape
+        np.testing.assert_array_equal(got, expected)
+    else:
+        assert got == expected
+
+
+GATHERS = [
+    lambda lut, idx: lut[idx[(idx >= 0) & (idx < 4)]],
+    lambda lut, idx: lut[idx[(idx >= 0) & (idx < 4)]].sum(),
+    lambda lut, idx: lut[idx[idx >= 0]],  # a kept index may still be out of range: NumPy's error
+    lambda lut, idx: lut[np.compress((idx >= -4) & (idx < 4), idx)],
+    lambda lut, idx: lut[np.extract(idx < 4, idx)].max(initial=-1.0),
+    lambda lut, idx: np.take(lut, idx[(idx >= 0) & (idx < 4)]),
+]
+
+
+@pytest.mark.parametrize("k", range(len(GATHERS)))
+@given(idx=st.lists(st.integers(-9, 9), min_size=0, max_size=8))
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_gather_through_filtered_indices_checks_only_the_kept_ones(k, idx):
+    same_outcome(GATHERS[k], np.arange(4.0) * 10, np.array(idx, dtype=np.int64))
+
+
+def _rotate(img, theta):
+    h, w = img.shape
+    yy, xx = np.mgrid[0:h, 0:w]
+    c, s = np.cos(theta), np.sin(theta)
+    sx = c * (xx - (w - 1) / 2) + s * (yy - (h - 1) / 2) + (w - 1) / 2
+    sy = -s * (xx - (w - 1) / 2) + c * (yy - (h - 1) / 2) + (h - 1) / 2
+    xi, yi = np.round(sx).astype(np.int64), np.round(sy).astype(np.int64)
+    valid = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
+    out = np.zeros_like(img)
+    out[valid] = img[yi[valid], xi[valid]]
+    return out
+
+
+@pytest.mark.parametrize("theta", [0.4, 2.0])
+def test_rotate_image_idiom(theta):
+    same_outcome(_rotate, np.random.default_rng(0).random((7, 9)), np.float64(theta))
+
+
+def _write_one(grid, ys, xs, m):
+    grid[ys[m], xs[m]] = 1
+    return grid
+
+
+def _write_selected(grid, ys, xs, m):
+    grid[ys[m], xs[m]] = (ys * 10 + xs)[m]
+    return grid
+
+
+def _add_selected(grid, ys, xs, m):
+    grid[ys[m], xs[m]] += 1
+    return grid
+
+
+def _write_rows(grid, ys, xs, m):
+    grid[ys[m]] = 7  # whole rows
+    return grid.sum()
+
+
+@pytest.mark.parametrize("fun", [_write_one, _write_selected, _add_selected, _write_rows])
+@given(data=st.lists(st.tuples(st.integers(-6, 6), st.integers(-6, 6), st.booleans()),
+                     min_size=0, max_size=9))
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_write_through_filtered_index_arrays_is_a_scatter_of_the_kept_pairs(fun, data):
+    # before: refused (JitTypeError); a kept index out of range raises NumPy's IndexError
+    ys = np.array([d[0] for d in data], dtype=np.int64)
+    xs = np.array([d[1] for d in data], dtype=np.int64)
+    m = np.array([d[2] for d in data], dtype=bool) & (np.abs(ys) < 5)
+    same_outcome(fun, np.zeros((4, 5), dtype=np.int64), ys, xs, m)
