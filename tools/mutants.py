@@ -2072,6 +2072,17 @@ MUTANTS = [
            "def f(x, cache=[]): cache.append(x.sum()) counts 1, 1, 1 where NumPy counts 1, 2, 3, "
            "and leaves its tracer in f.__defaults__",
            ("tests/jitcore/test_wrong_answers_49.py",)),
+    Mutant("filtered-gather-checks-dropped-indices", "jitcore/indexing.py",
+           "    if extent == 0 or idx.dtype == np.bool_:\n        return idx",
+           "    if True:\n        return idx",
+           "lut[idx[(idx >= 0) & (idx < n)]] bounds-checks the indices the mask removed and "
+           "raises IndexError where NumPy returns the kept values",
+           ("tests/jitcore/test_wrong_answers_49.py",)),
+    Mutant("filtered-scatter-dropped-write-not-repeated", "jitcore/indexing.py",
+           "    at = np.where(last < 0, first, last)",
+           "    at = np.where(last < 0, first, positions)",
+           "grid[ys[m], xs[m]] = v writes at the dropped pairs too",
+           ("tests/jitcore/test_wrong_answers_49.py",)),
 ]
 
 
