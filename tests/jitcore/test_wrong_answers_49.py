@@ -11,6 +11,10 @@ Python + NumPy.
   every index, the removed ones too, and raised IndexError where NumPy, which filters first,
   does not. The write ``grid[ys[m], xs[m]] = v`` was refused; it is now a scatter of the kept
   positions.
+- ``np.repeat(np.arange(n), np.diff(indptr))`` (traced counts) has sum(counts) elements, which no
+  shape bounds: refused with a JitTypeError naming np.repeat and the rewrites that compile (it
+  was a bare conversion error when the first argument was a NumPy array); the rewrites it names
+  give NumPy's result.
 """
 
 from __future__ import annotations
@@ -264,3 +268,49 @@ def test_write_through_filtered_index_arrays_is_a_scatter_of_the_kept_pairs(fun,
     xs = np.array([d[1] for d in data], dtype=np.int64)
     m = np.array([d[2] for d in data], dtype=bool) & (np.abs(ys) < 5)
     same_outcome(fun, np.zeros((4, 5), dtype=np.int64), ys, xs, m)
+
+
+# -- 3. np.repeat with traced counts ----------------------------------------------------------
+
+def _csr_rows(indptr):
+    return np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
+
+
+def _repeat_listed(c):
+    if c[0] > 100:  # (an if: the function is converted, and its list read)
+        c = c - 1
+    return np.repeat(np.arange(3), [c[0], 1, 2])
+
+
+@pytest.mark.parametrize("fun", [_csr_rows, lambda c: np.repeat(c, c), _repeat_listed])
+def test_repeat_with_traced_counts_is_refused_naming_it_and_what_to_write(fun):
+    # before: TracerConversionError "np.asarray() of Traced" for a NumPy first argument
+    with pytest.raises(jc.JitTypeError, match=r"numpy.repeat with traced per-element counts.*"
+                                              r"np.searchsorted\(indptr"):
+        jc.jit(fun)(np.array([0, 2, 2, 5]))
+
+
+@given(counts=st.lists(st.integers(0, 3), min_size=1, max_size=6))
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_the_rewrites_the_repeat_message_names_give_numpys_result(counts):
+    counts = np.array(counts, dtype=np.int64)
+    indptr = np.concatenate([[0], np.cumsum(counts)])
+    a = np.arange(len(counts)) * 1.5
+
+    def rows(indptr, data):
+        return np.searchsorted(indptr, np.arange(len(data)), side="right") - 1
+
+    def repeated(a, counts, data):
+        return a[np.searchsorted(np.cumsum(counts), np.arange(len(data)), side="right")]
+
+    data = np.ones(int(counts.sum()))
+    np.testing.assert_array_equal(jc.jit(rows)(indptr, data), np.repeat(np.arange(len(counts)), counts))
+    got = jc.jit(repeated)(a, counts, data)
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(got, np.repeat(a, counts))
+
+
+def test_repeat_with_static_counts_still_compiles():
+    b = np.arange(3.0)
+    np.testing.assert_array_equal(jc.jit(lambda b: np.repeat(b, [1, 0, 2]))(b), np.repeat(b, [1, 0, 2]))
+    np.testing.assert_array_equal(jc.jit(lambda b: np.repeat(b, 2, axis=0))(b), np.repeat(b, 2, axis=0))
