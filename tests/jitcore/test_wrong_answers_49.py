@@ -15,6 +15,9 @@ Python + NumPy.
   shape bounds: refused with a JitTypeError naming np.repeat and the rewrites that compile (it
   was a bare conversion error when the first argument was a NumPy array); the rewrites it names
   give NumPy's result.
+- ``np.add.reduceat(x, idx)`` at traced ``idx`` was refused ("they set the result's length":
+  they do not, len(idx) does). add, multiply, maximum and minimum compile, along any axis, with
+  NumPy's bits and its IndexError.
 """
 
 from __future__ import annotations
@@ -314,3 +317,43 @@ def test_repeat_with_static_counts_still_compiles():
     b = np.arange(3.0)
     np.testing.assert_array_equal(jc.jit(lambda b: np.repeat(b, [1, 0, 2]))(b), np.repeat(b, [1, 0, 2]))
     np.testing.assert_array_equal(jc.jit(lambda b: np.repeat(b, 2, axis=0))(b), np.repeat(b, 2, axis=0))
+
+
+# -- 4. ufunc.reduceat at traced indices ------------------------------------------------------
+
+REDUCEATS = {name: getattr(np, name) for name in ("add", "multiply", "maximum", "minimum")}
+
+
+@pytest.mark.parametrize("name", sorted(REDUCEATS))
+@pytest.mark.parametrize("dtype", [np.float64, np.int64, np.float32])
+@given(idx=st.lists(st.integers(-1, 13), min_size=1, max_size=6), seed=st.integers(0, 3))
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_reduceat_at_traced_indices_1d(name, dtype, idx, seed):
+    # before: UnsupportedError "takes static indices"
+    ufunc = REDUCEATS[name]
+    x = (np.random.default_rng(seed).random(12) * 4 + 0.5).astype(dtype)
+    if dtype is np.int64:
+        x = np.random.default_rng(seed).integers(-5, 6, 12)
+    same_outcome(lambda x, i: ufunc.reduceat(x, i), x, np.array(idx, dtype=np.int64))
+
+
+@pytest.mark.parametrize("name", sorted(REDUCEATS))
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_reduceat_at_traced_indices_along_an_axis(name, axis):
+    ufunc = REDUCEATS[name]
+    x = np.random.default_rng(1).random((5, 7)) + 0.5
+    idx = np.array([0, 3, 1, 2, 4])
+    same_outcome(lambda x, i: ufunc.reduceat(x, i, axis=axis), x, idx)
+
+
+def test_reduceat_csr_row_sums_and_normalisation():
+    rng = np.random.default_rng(2)
+    data, indptr = rng.random(40), np.array([0, 5, 5, 17, 30, 40])
+
+    def row_normalize(data, indptr):
+        sums = np.add.reduceat(data, indptr[:-1])
+        return data / sums[np.searchsorted(indptr, np.arange(len(data)), side="right") - 1]
+
+    got = jc.jit(row_normalize)(data, indptr)
+    expected = row_normalize(data, indptr)
+    np.testing.assert_array_equal(got, expected)
