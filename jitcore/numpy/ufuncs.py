@@ -353,6 +353,9 @@ def _ufunc_reduceat(ufunc, a, indices, axis=0, dtype=None):
     return pieces[0] if len(pieces) == 1 else prims.concatenate(pieces, axis)
 
 
+_PAIRWISE_UNROLL = 8  # NumPy's pairwise sum adds fewer terms than this one by one
+
+
 def _traced_reduceat(ufunc, a, indices: Tracer, axis, dtype) -> Tracer:
     """``ufunc.reduceat(a, indices, axis)`` at traced ``indices``: ``len(indices)`` pieces (a
     static length), each reduced in a compiled loop over them, ``a[i:j]`` a selection of
@@ -393,9 +396,17 @@ def _traced_reduceat(ufunc, a, indices: Tracer, axis, dtype) -> Tracer:
     positions = prims.constant(a.owner_trace, np.arange(n))
 
     def rest_summed(first, start, end):
-        # NumPy sums the rest of a 1-d piece pairwise: the compacted selection's sum
-        window = (positions > start) & (positions < end)
-        return np.where(end > start + 1, first + masked.MaskedSelection(rows, window).sum(), first)
+        # NumPy adds to the first element the pairwise sum of the rest: under 8 terms, one by
+        # one from -0.0 (a loop over them); else the compacted selection's sum (a pass over
+        # all of a, for each such piece)
+        def short():
+            zero = prims.constant(a.owner_trace, np.array(-0.0, out_dtype))
+            return first + cf.fori_loop(start + 1, end, lambda j, acc: acc + rows[j], zero)
+
+        def long():
+            return first + masked.MaskedSelection(rows, (positions > start) & (positions < end)).sum()
+
+        return cf.cond(end - start <= _PAIRWISE_UNROLL, short, long) if n > _PAIRWISE_UNROLL else short()
 
     def rest_folded(first, start, end):
         # NumPy folds the rest of a piece into its first element one by one (an add along

@@ -357,3 +357,14 @@ def test_reduceat_csr_row_sums_and_normalisation():
     got = jc.jit(row_normalize)(data, indptr)
     expected = row_normalize(data, indptr)
     np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("lengths", [[1, 7, 8, 9, 30, 129, 300], [0, 2, 0, 8, 1]])
+def test_reduceat_add_sums_each_piece_as_numpy_does(lengths):
+    # pieces under 8 added one by one from -0.0, longer ones pairwise: NumPy's bits
+    rng = np.random.default_rng(3)
+    x = (rng.random(sum(lengths) + 1) - 0.5) * 10.0 ** rng.integers(-8, 9, sum(lengths) + 1)
+    x[::5] = -0.0
+    idx = np.cumsum([0] + lengths[:-1])
+    same_outcome(lambda x, i: np.add.reduceat(x, i), x, idx)
+    same_outcome(lambda x, i: np.add.reduceat(x.reshape(1, -1), i, axis=1), x, idx)
