@@ -2083,6 +2083,11 @@ MUTANTS = [
            "    at = np.where(last < 0, first, positions)",
            "grid[ys[m], xs[m]] = v writes at the dropped pairs too",
            ("tests/jitcore/test_wrong_answers_49.py",)),
+    Mutant("traced-reduceat-short-piece-adds-first-twice", "jitcore/numpy/ufuncs.py",
+           "cf.fori_loop(start + 1, end, lambda j, acc: acc + rows[j], zero)",
+           "cf.fori_loop(start, end, lambda j, acc: acc + rows[j], zero)",
+           "np.add.reduceat(x, idx) at traced idx adds each short piece's first element twice",
+           ("tests/jitcore/test_wrong_answers_49.py",)),
 ]
 
 
