@@ -841,9 +841,9 @@ MUTANTS = [
            "into the code silently",
            ("tests/jitcore/test_generator_arguments.py",)),
     Mutant("default-arrays-frozen", "jitcore/calltime.py",
-           "self._note(DefaultRead(fun, k), positional[len(positional) - len(defaults) + k])",
-           "pass",
-           "a positional default array is a constant of the trace: changed between calls, the "
+           "            if type(value) is np.ndarray:\n                self._note(read, name)",
+           "            if type(value) is np.ndarray:\n                pass",
+           "a default array is a constant of the trace: changed between calls, the "
            "compiled code still computes with its old values",
            ("tests/jitcore/test_default_arguments.py",)),
     Mutant("seen-array-written-as-copy", "jitcore/autograph/expressions.py",
