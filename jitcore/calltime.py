@@ -384,6 +384,20 @@ def _class_dict(cls):
     return referents[0] if len(referents) == 1 and type(referents[0]) is dict else cls.__dict__
 
 
+def shared_advice(shared: str | None) -> str:
+    """What to do instead of changing a default's or a partial's list, dict or set."""
+    if shared is None:
+        return ""
+    return ("Pass it at each call instead (f(x, cache=my_list): the changes to an argument's "
+            "list or dict are made at each call), or, for a memo of values made from static "
+            "arguments, cache them in a helper decorated with functools.lru_cache. ")
+
+
+def _shared_state(value) -> bool:
+    """A value one call can change for the next: a list, dict, set or an object of the user's."""
+    return type(value) in (list, dict, set) or _users_instance(value)
+
+
 def _users_instance(obj) -> bool:
     """An instance of a class of the user's (not a module, class, function, or jitcore's)."""
     if type(getattr(obj, "__dict__", None)) is not dict or isinstance(
@@ -501,6 +515,7 @@ class Recorder:
         self._known: dict[int, tuple] = {}  # id(array) -> (array, read, name)
         self._outside: dict[int, object] = {}  # id -> the objects whose attributes were noted
         self._labels: dict[int, str] = {}  # id -> how the code names an outside list, dict or set
+        self._shared: dict[int, str] = {}  # id -> how a default or partial's container is held
         self._snapshots: dict[int, tuple] = {}  # id -> (outside list, dict or set, its copy)
         self._made: dict[int, object] = {}  # id -> instances of the user's classes made while tracing
         self._made_depth: dict[int, int] = {}  # id -> the region depth it was made at
@@ -568,11 +583,14 @@ class Recorder:
         changed = self._put_back_containers()
         for obj in changed[:1]:
             kind = type(obj).__name__
+            shared = self._shared.get(id(obj))
             raise UnsupportedError(
                 f"the {kind} {self._labels.get(id(obj), '')} from outside {self.function_name}() "
+                f"{f'({shared}, one {kind} for every call) ' if shared else ''}"
                 f"changed while it was traced: its Python code runs once, while it compiles, not "
                 f"at each call as NumPy's would, so the {kind} would change once (it was put back "
-                "as it was). Return the value and store it outside the jitted function, or count "
+                f"as it was). {shared_advice(shared)}Return the value and store it outside the "
+                "jitted function, or count "
                 "in an array made beforehand (COUNTS[i] += 1), which the compiled code writes at "
                 "each call")
 
@@ -639,6 +657,7 @@ class Recorder:
         (``self.w``, ``model.w``: read from the object's ``__dict__`` on each call, as a
         global is from its module's)."""
         if isinstance(fun, functools.partial):
+            self._note_bound(fun)
             fun = fun.func
         bound_to = getattr(fun, "__self__", None) if isinstance(fun, types.MethodType) else None
         fun = getattr(fun, "__func__", fun)
@@ -672,14 +691,45 @@ class Recorder:
         # program may change in place between calls, as it may a global: read on each call too.
         # Scalar defaults are left out: they cannot change in place, and guarding them would
         # send every call of a function with defaults through the call-time path.
+        # A default list, dict, set or object (def f(x, cache=[])) is shared by every call too:
+        # noted as a global's is, so a change to it is refused (runtime.refuse_outside_change)
+        # and its items are read at each call. Before session 49 the trace changed it once and
+        # left its tracer in it (a stale one broke the next trace, and the plain function).
         positional = code.co_varnames[:code.co_argcount]
         defaults = fun.__defaults__ or ()
-        for k, value in enumerate(defaults):
+        named = [(DefaultRead(fun, k), positional[len(positional) - len(defaults) + k], value)
+                 for k, value in enumerate(defaults)]
+        named += [(DefaultRead(fun, name), name, value)
+                  for name, value in (fun.__kwdefaults__ or {}).items()]
+        for read, name, value in named:
             if type(value) is np.ndarray:
-                self._note(DefaultRead(fun, k), positional[len(positional) - len(defaults) + k])
-        for name, value in (fun.__kwdefaults__ or {}).items():
-            if type(value) is np.ndarray:
-                self._note(DefaultRead(fun, name), name)
+                self._note(read, name)
+            elif _shared_state(value):
+                self._note_shared(read, name, value, f"the default value of '{name}' in "
+                                  f"{fun.__name__}()", attributes)
+
+    def _note_bound(self, bound: functools.partial) -> None:
+        """The lists, dicts, sets and objects that ``functools.partial`` bound: shared by every
+        call, as a default is."""
+        code = getattr(bound.func, "__code__", None)
+        attributes = _attribute_names(code) if code is not None else frozenset()
+        reads = [(ItemRead(bound.args, i), f"argument #{i}", v) for i, v in enumerate(bound.args)]
+        reads += [(GlobalRead(bound.keywords, k), k, v) for k, v in bound.keywords.items()]
+        for read, name, value in reads:
+            if _shared_state(value):
+                self._note_shared(read, name, value, f"'{name}', bound by functools.partial",
+                                  attributes)
+
+    def _note_shared(self, read, name: str, value, where: str, attributes) -> None:
+        """A list, dict, set or object that one function object holds for every call (a
+        default, a partial's argument): noted as a global's, and said to be one."""
+        self._note(read, name)
+        self._note_attributes(value, name, attributes)
+        self._shared[id(value)] = where
+
+    def shared(self, obj) -> str | None:
+        """How ``obj``, a default or a partial's argument, is held (for a refusal's text)."""
+        return self._shared.get(id(obj)) if self.outside(obj) else None
 
     def _note_attributes(self, obj, name: str, code_names, depth: int = 3) -> None:
         """What the code may read inside ``obj``, one of its globals or cells (or a bound

@@ -28,7 +28,7 @@ from jitcore.data_length import Positions
 from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.ir.dialects import array
 from jitcore.ir.dialects.array import DiagonalOp, GatherNdOp, GatherOp, ScatterNdOp, gather_nd_shape
-from jitcore.ir.dialects.kernel import SLICE_CLAMPED
+from jitcore.ir.dialects.kernel import INDEX_OUT_OF_BOUNDS, SLICE_CLAMPED
 from jitcore.masked import _arange
 from jitcore.tracer import Tracer, as_scalar, make_view, user_location
 
@@ -234,7 +234,72 @@ def _indexed_by_selection(x: Tracer, keys: tuple) -> masked.MaskedSelection:
     if (all(isinstance(k, Positions) and k.at == d for d, k in enumerate(leading))
             and len(leading) == mask.ndim and mask.shape == x.shape[:mask.ndim]):
         return masked.select(getitem(x, (slice(None),) * mask.ndim + rest) if rest else x, mask)
-    return masked.MaskedSelection(getitem(x, tuple(k.values for k in leading) + rest), mask)
+    kept = tuple(_kept_indices(k.values, mask, x.shape[d]) for d, k in enumerate(leading))
+    return masked.MaskedSelection(getitem(x, kept + rest), mask)
+
+
+def _write_by_selection(x: Tracer, keys: tuple, value) -> Tracer:
+    """``x`` after ``x[ys[m], xs[m]] = v``: a scatter of the kept positions, in order. Its
+    length depends on the data, so every position is written, a dropped one repeating the write
+    of the last kept one before it (of the first kept one where none is before it): the same
+    element set to the same value again, which changes nothing where the last write wins. Only
+    the kept indices are bounds-checked, as NumPy selects first; with none kept, nothing is
+    written. ``v``: one value (broadcast over the kept positions) or a selection by ``m``."""
+    leading = [k for k in keys if isinstance(k, masked.MaskedSelection)]
+    mask, rest = leading[0].mask, keys[len(leading):]
+    selected = isinstance(value, masked.MaskedSelection)
+    if (any(k is not s for k, s in zip(keys, leading))
+            or any(is_array_index(k) or k is None or k is Ellipsis for k in rest)
+            or any(not masked.same_mask(k.mask, mask) or k.values.shape != mask.shape
+                   or k.values.dtype == np.bool_ for k in leading)
+            or len(leading) > x.ndim
+            or selected and (not masked.same_mask(value.mask, mask) or value.position != 0)):
+        raise JitTypeError(_BY_WRITE.format(where=user_location()))
+    if mask.size == 0:
+        return x  # no index: nothing to check or write
+    trace = x.owner_trace
+    keep = prims.reshape(mask, (-1,))
+    indices = []
+    for axis, k in enumerate(leading):
+        idx = prims.convert(prims.reshape(k.values, (-1,)), np.dtype(np.int64))
+        n = x.shape[axis]
+        prims.RAISE_AT_FIRST(keep & ((idx < -n) | (idx >= n)), idx, INDEX_OUT_OF_BOUNDS, (axis, n))
+        indices.append(np.where(idx < 0, idx + n, idx))
+    if x.size == 0:
+        return x
+    positions = prims.constant(trace, _arange(mask.size))
+    last = np.maximum.accumulate(np.where(keep, positions, -1))
+    first = np.argmax(keep)
+    at = np.where(last < 0, first, last)
+    any_kept = keep[first]
+    indices = [np.where(any_kept, take(idx, at, 0), 0) for idx in indices]
+    if selected:
+        values = prims.reshape(value.values, (mask.size,) + value.values.shape[mask.ndim:])
+        value = take(values, at, 0)
+    else:
+        value = prims.as_tracer(trace, value, x.dtype)
+    # with none kept, each position writes the first element's own value back
+    current = getitem(x, (0,) * len(leading) + rest)
+    return scatter(x, tuple(indices) + rest, np.where(any_kept, value, current))
+
+
+_BY_WRITE = (
+    "an index array selected by a traced mask (idx[mask], at {where}) is the index of a write "
+    "in a form jitcore cannot write through: it writes x[ys[m], xs[m]] = v (one value, or a "
+    "selection by the same mask: vals[m]), the selections leading the key. Mark the positions "
+    "with the mask instead, then write where they are marked: hits = np.zeros(len(x), "
+    "dtype=int); np.add.at(hits, idx, mask); x[hits > 0] = v")
+
+
+def _kept_indices(idx: Tracer, mask: Tracer, extent: int) -> Tracer:
+    """``idx`` with 0 where ``mask`` drops it: NumPy selects before it gathers, so only a kept
+    index is bounds-checked (``lut[idx[(idx >= 0) & (idx < n)]]`` names no index out of range;
+    before session 49 the gather checked all of ``idx`` and raised on those the mask removed).
+    An axis of extent 0 has no safe index: there every index, kept or not, is checked."""
+    if extent == 0 or idx.dtype == np.bool_:
+        return idx
+    mask = mask.reshape(mask.shape + (1,) * (idx.ndim - mask.ndim))
+    return np.where(mask, idx, idx.dtype.type(0))
 
 
 def _write_sliding(x: Tracer, sliding, value) -> Tracer:
@@ -664,12 +729,8 @@ def _static_key(key) -> bool:
 def assign_subscript(x: Tracer, key, value) -> None:
     """``x[key] = value``: ``x`` (and the array it is a view of, if any) updated in place."""
     if any(isinstance(k, masked.MaskedSelection) for k in (key if isinstance(key, tuple) else (key,))):
-        raise JitTypeError(
-            f"an index array selected by a traced mask (idx[mask], at {user_location()}) is the "
-            "index of a write: how many positions it names depends on the data, so jitcore "
-            "cannot write through it. Mark the positions with the mask instead, then write "
-            "where they are marked: hits = np.zeros(len(x), dtype=int); np.add.at(hits, idx, "
-            "mask); x[hits > 0] = v")
+        prims.assign(x, _write_by_selection(x, key if isinstance(key, tuple) else (key,), value))
+        return
     if has_scalar_bool(key):
         setitem_scalar_bool(x, key, value)
         return

@@ -408,6 +408,15 @@ class MaskedSelection:
             raise self._refusal(f"numpy.{name}")
         return reduce(self, *args[1:], **kwargs)
 
+    def taken(self, a, indices, axis=None, out=None, mode="raise"):
+        """``np.take(a, idx[mask])`` along the first axis (or of ``a`` raveled): ``a[idx[mask]]``,
+        a selection by the same mask, only the kept indices bounds-checked."""
+        ndim = np.ndim(a)
+        if indices is not self or a is self or out is not None or mode != "raise" or not ndim \
+                or (axis is not None and axis not in (0, -ndim)):
+            raise self._refusal("numpy.take")
+        return (a if axis is not None else np.ravel(a))[self]
+
     # -- axes: the selection's (NumPy's) against values' (the mask's dims first) ---------------
     def _user_axes(self, axis) -> tuple:
         """``axis`` of the selection normalized (all of them for None)."""

@@ -847,9 +847,9 @@ MUTANTS = [
            "into the code silently",
            ("tests/jitcore/test_generator_arguments.py",)),
     Mutant("default-arrays-frozen", "jitcore/calltime.py",
-           "self._note(DefaultRead(fun, k), positional[len(positional) - len(defaults) + k])",
-           "pass",
-           "a positional default array is a constant of the trace: changed between calls, the "
+           "            if type(value) is np.ndarray:\n                self._note(read, name)",
+           "            if type(value) is np.ndarray:\n                pass",
+           "a default array is a constant of the trace: changed between calls, the "
            "compiled code still computes with its old values",
            ("tests/jitcore/test_default_arguments.py",)),
     Mutant("seen-array-written-as-copy", "jitcore/autograph/expressions.py",
@@ -2175,6 +2175,28 @@ MUTANTS = [
            "the same abstract text at every size: the earlier size's program is resized, its "
            "n - 1 left as it was",
            ("tests/jitcore/test_new_size_dispatch_49.py",)),
+    Mutant("default-container-not-noted", "jitcore/calltime.py",
+           "            elif _shared_state(value):\n                self._note_shared(",
+           "            elif False:\n                self._note_shared(",
+           "def f(x, cache=[]): cache.append(x.sum()) counts 1, 1, 1 where NumPy counts 1, 2, 3, "
+           "and leaves its tracer in f.__defaults__",
+           ("tests/jitcore/test_wrong_answers_49.py",)),
+    Mutant("filtered-gather-checks-dropped-indices", "jitcore/indexing.py",
+           "    if extent == 0 or idx.dtype == np.bool_:\n        return idx",
+           "    if True:\n        return idx",
+           "lut[idx[(idx >= 0) & (idx < n)]] bounds-checks the indices the mask removed and "
+           "raises IndexError where NumPy returns the kept values",
+           ("tests/jitcore/test_wrong_answers_49.py",)),
+    Mutant("filtered-scatter-dropped-write-not-repeated", "jitcore/indexing.py",
+           "    at = np.where(last < 0, first, last)",
+           "    at = np.where(last < 0, first, positions)",
+           "grid[ys[m], xs[m]] = v writes at the dropped pairs too",
+           ("tests/jitcore/test_wrong_answers_49.py",)),
+    Mutant("traced-reduceat-short-piece-adds-first-twice", "jitcore/numpy/ufuncs.py",
+           "cf.fori_loop(start + 1, end, lambda j, acc: acc + rows[j], zero)",
+           "cf.fori_loop(start, end, lambda j, acc: acc + rows[j], zero)",
+           "np.add.reduceat(x, idx) at traced idx adds each short piece's first element twice",
+           ("tests/jitcore/test_wrong_answers_49.py",)),
 ]
 
 

@@ -670,3 +670,11 @@ PYTHON_ERRORS[ROOTS_LEADING_ZERO] = (
          "call (p = np.trim_zeros(p, 'f')) and pass the stripped coefficients")
 STACK_OF_EMPTY = ROOTS_LEADING_ZERO + 1  # np.stack of a list a compiled loop appended nothing to
 PYTHON_ERRORS[STACK_OF_EMPTY] = ("ValueError", "need at least one array to stack")
+INDEX_OUT_OF_BOUNDS = STACK_OF_EMPTY + 1  # a kept index of x[ys[m], xs[m]] = v (indexing.py)
+PYTHON_ERRORS[INDEX_OUT_OF_BOUNDS] = ("IndexError", "index {index} is out of bounds for axis {axis} "
+                                      "with size {size}")
+# ufunc.reduceat at traced indices: NumPy's IndexError for one out of [0, n), per ufunc
+REDUCEAT_INDEX = {name: INDEX_OUT_OF_BOUNDS + 1 + k
+                  for k, name in enumerate(("add", "multiply", "maximum", "minimum"))}
+PYTHON_ERRORS.update({code: ("IndexError", f"index {{index}} out-of-bounds in {name}.reduceat [0, {{size}})")
+                      for name, code in REDUCEAT_INDEX.items()})

@@ -179,12 +179,7 @@ def _operands_read(np_fn):
         if np_fn is np.stack and args and isinstance(args[0], KeptList):
             return args[0].stacked(*args[1:], **kwargs)  # (NumPy's dispatch would iterate it)
         if np_fn in _NESTED_LISTS or not any(_traced_list(a) for a in (*args, *kwargs.values())):
-            try:
-                return np_fn(*args, **kwargs)
-            except TracerConversionError:  # np.take(table, i): NumPy dispatches on the table
-                if impl is None or not any(isinstance(v, Tracer) for v in (*args, *kwargs.values())):
-                    raise  # alone, and its own code met the traced i: jitcore's implementation
-                return registry.apply_function(np_fn, args, kwargs)
+            return dispatched(args, kwargs)
         if isinstance(np_fn, np.ufunc):
             return np_fn(*(_read(a, False) for a in args), **kwargs)
         try:
@@ -199,7 +194,16 @@ def _operands_read(np_fn):
                 bound.arguments[name] = tuple(_read(v, False) for v in value)
             else:
                 bound.arguments[name] = _read(value, i < sequences)
-        return np_fn(*bound.args, **bound.kwargs)
+        return dispatched(bound.args, bound.kwargs)
+
+    def dispatched(args, kwargs):
+        try:
+            return np_fn(*args, **kwargs)
+        except TracerConversionError:  # np.take(table, i): NumPy dispatches on the table
+            # (np.repeat(a, [c[0], 1]): on a, its counts a list holding a traced one)
+            if impl is None or not prims.holds_tracer((args, kwargs)):
+                raise  # alone, and its own code met the traced i: jitcore's implementation
+            return registry.apply_function(np_fn, args, kwargs)
 
     call.__name__ = call.__qualname__ = getattr(np_fn, "__name__", "call")
     call.__wrapped__ = np_fn

@@ -227,15 +227,20 @@ def refuse_outside_change(container, what: str, traced: bool = False) -> None:
     kind = type(container).__name__
     r = calltime.recorder()
     name = r.label(container) if r is not None else None
+    shared = r.shared(container) if r is not None else None
+    held = f" ({shared}, one {kind} for every call)" if shared else ""
     raise UnsupportedError(
         f"{kind}.{what}{f' on {name}' if name else ''}{' with a traced value' if traced else ''} "
         f"(at {user_location()}) changes a "
-        f"{kind} from outside the jitted function: its Python code runs once, while the function "
+        f"{kind} from outside the jitted function{held}: "
+        "its Python code runs once, while the function "
         "compiles, not at each call as NumPy's would, so the " + kind + " would change once"
-        + (" and keep a traced value" if traced else "") + " (it was left unchanged). Return the "
+        + (" and keep a traced value" if traced else "") + " (it was left unchanged). "
+        + calltime.shared_advice(shared) + "Return the "
         "value and store it outside the jitted function, or count in an array made beforehand "
         "(COUNTS[i] += 1, OUT[i] = v), which the compiled code writes at each call. (To count "
         "traces, read f.cache_info().traces.)")
+
 
 
 def _outside_container(base) -> bool:
@@ -466,8 +471,10 @@ def set_attribute(obj, name: str, value) -> None:
             "once, while compiling. Set the attribute in the function's own code, keep the value "
             f"in an array attribute updated in place (self.{name}[...] = v), or return it")
     if current_trace() is not None and r is not None and r.outside(obj):
+        shared = r.shared(obj)
         raise UnsupportedError(
-            f"'{name}', an attribute of an object the jitted function reads from outside it, is "
+            f"'{name}', an attribute of an object the jitted function reads from outside it"
+            f"{f' ({shared}, one object for every call)' if shared else ''}, is "
             f"set (at {user_location()}): the compiled "
             "code would run the assignment once, while it compiles, not at each call. Update an "
             f"array attribute in place (self.{name}[...] = v, self.{name} -= step), keep a "

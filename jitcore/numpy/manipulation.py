@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from jitcore import control_flow as cf
-from jitcore import indexing
+from jitcore import indexing, masked
 from jitcore import primitives as prims
 from jitcore.errors import JitOverflowError, JitTypeError, JitValueError, UnsupportedError
 from jitcore.ir.dialects.array import BroadcastInDimOp
@@ -135,6 +135,8 @@ def result_type(*arrays_and_dtypes):
 
 @implements(np.take)
 def take(a, indices, axis=None, out=None, mode="raise"):
+    if isinstance(indices, masked.MaskedSelection):  # np.take(lut, idx[ok])
+        return indices.taken(a, indices, axis, out, mode)
     if not traced(a, indices):
         return np.take(a, indices, axis=axis, out=out, mode=mode)
     if out is not None:
@@ -546,15 +548,30 @@ def tile(A, reps):
     return prims.reshape(prims.broadcast_to(expanded, target), tuple(r * d for r, d in zip(reps, a.shape)))
 
 
+# np.repeat(np.arange(n), np.diff(indptr)), the CSR rows' expansion, has sum(counts) elements:
+# no shape of the arguments bounds it, so no buffer (as a selection's) can hold it. Before
+# session 49 a concrete first argument reached NumPy with the tracer (a bare conversion error).
+_TRACED_COUNTS = (
+    "numpy.repeat with traced per-element counts (at {where}) has sum(counts) elements, a "
+    "length the data chooses that no shape of the arguments bounds, so a compiled function "
+    "cannot make it. Where that length is known (the CSR row of each stored element: "
+    "len(indices)), index instead: np.repeat(a, counts) is a[np.searchsorted(np.cumsum(counts), "
+    "np.arange(total), side='right')], and np.repeat(np.arange(n), np.diff(indptr)) is "
+    "np.searchsorted(indptr, np.arange(len(indices)), side='right') - 1; or loop over the rows "
+    "(for i in range(n): for k in range(indptr[i], indptr[i + 1]): ...), which compiles to a "
+    "plain loop; or pass the counts static (static_argnums) if they are fixed")
+
+
 @implements(np.repeat)
 def repeat(a, repeats, axis=None):
-    if not traced(a):
+    if not traced(a) and not prims.holds_tracer(repeats):
         return np.repeat(a, repeats, axis)
+    if not isinstance(repeats, Tracer) and prims.holds_tracer(repeats):
+        repeats = prims.array_operand(repeats)  # [n, m] of traced counts
     if isinstance(repeats, Tracer):
         if repeats.ndim == 0:
             refuse_traced(repeats, "the repeat count of numpy.repeat")
-        raise JitTypeError(f"numpy.repeat with traced per-element counts gives a length that depends "
-                           f"on the data (at {user_location()}); pass the counts as a static list or array")
+        raise JitTypeError(_TRACED_COUNTS.format(where=user_location()))
     axis = prims.zero_d_axis(a, _index_or_none(axis))
     if axis is None:
         a, axis = prims.reshape(a, (-1,)), 0

@@ -15,10 +15,12 @@ import sys
 
 import numpy as np
 
-from jitcore import indexing
+from jitcore import control_flow as cf
+from jitcore import indexing, masked
 from jitcore import primitives as prims
 from jitcore.dtypes import resolve_ufunc, weak_type
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
+from jitcore.ir.dialects import kernel
 from jitcore.numpy import reductions
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, UFUNCS, implements, python_bool, strong_results, traced
 from jitcore.tracer import Tracer, as_scalar, fresh, user_location
@@ -327,8 +329,7 @@ def _ufunc_reduceat(ufunc, a, indices, axis=0, dtype=None):
     of ``a[indices[k]:indices[k + 1]]`` along ``axis`` (to the end for the last), or
     ``a[indices[k]]`` where the next index is not larger; NumPy's result dtype."""
     if isinstance(indices, Tracer) or prims.holds_tracer(indices):
-        raise UnsupportedError(f"numpy.{ufunc.__name__}.reduceat under jit takes static indices (at "
-                               f"{user_location()}): they set the result's length")
+        return _traced_reduceat(ufunc, a, prims.array_operand(indices), axis, dtype)
     a = prims.array_operand(a)
     if not isinstance(a, Tracer):
         a = prims.constant(prims.find_trace(indices), np.asarray(a))
@@ -350,6 +351,75 @@ def _ufunc_reduceat(ufunc, a, indices, axis=0, dtype=None):
     if not pieces:
         raise JitValueError(f"numpy.{ufunc.__name__}.reduceat of no indices (at {user_location()})")
     return pieces[0] if len(pieces) == 1 else prims.concatenate(pieces, axis)
+
+
+_PAIRWISE_UNROLL = 8  # NumPy's pairwise sum adds fewer terms than this one by one
+
+
+def _traced_reduceat(ufunc, a, indices: Tracer, axis, dtype) -> Tracer:
+    """``ufunc.reduceat(a, indices, axis)`` at traced ``indices``: ``len(indices)`` pieces (a
+    static length), each reduced in a compiled loop over them, ``a[i:j]`` a selection of
+    traced bounds (``masked.RangedSelection``). NumPy's piece k is ``a[i]`` folded with the
+    reduction of ``a[i + 1:j]`` (its pairwise sum, for add), or ``a[i]`` alone where ``j <= i +
+    1``; an index out of ``[0, n)`` raises its IndexError, as the call runs."""
+    name = ufunc.__name__
+    if name not in kernel.REDUCEAT_INDEX:
+        raise UnsupportedError(f"numpy.{name}.reduceat under jit takes static indices (at "
+                               f"{user_location()}); at traced ones, add, multiply, maximum and "
+                               "minimum compile")
+    a = prims.array_operand(a)
+    if not isinstance(a, Tracer):
+        a = prims.constant(indices.owner_trace, np.asarray(a))
+    if indices.ndim != 1 or indices.dtype.kind not in "iu":
+        raise JitTypeError(f"numpy.{name}.reduceat takes a 1-d array of integer indices "
+                           f"(at {user_location()})")
+    if a.ndim == 0:
+        raise JitTypeError(f"numpy.{name}.reduceat of a 0-d array (at {user_location()})")
+    (axis,) = prims.normalize_axes(axis, a.ndim, f"{name}.reduceat")
+    n, m = a.shape[axis], indices.shape[0]
+    if m == 0:
+        raise JitValueError(f"numpy.{name}.reduceat of no indices (at {user_location()})")
+    out_dtype = ufunc.reduceat(np.zeros(1, a.dtype), [0], dtype=dtype).dtype  # NumPy's
+    at = prims.convert(indices, np.dtype(np.int64))
+    prims.RAISE_AT_FIRST((at < 0) | (at >= n), at, kernel.REDUCEAT_INDEX[name], (0, n))
+    rows = prims.convert(np.moveaxis(a, axis, 0), out_dtype)  # the pieces along the first axis
+    ends = np.concatenate([at[1:], np.full(1, n, np.int64)])
+    pairwise = name == "add" and out_dtype.kind in "fc"
+    if pairwise and a.ndim > 1 and axis == a.ndim - 1:
+        # NumPy sums each row's pieces pairwise, as a 1-d array's: one row at a time
+        flat = prims.reshape(a, (-1, n))
+        out = prims.broadcast_to(prims.constant(a.owner_trace, np.zeros((), out_dtype)), (flat.shape[0], m))
+        out = cf.fori_loop(0, flat.shape[0], lambda i, out: indexing.update(
+            out, (i,), _traced_reduceat(ufunc, flat[i], at, 0, dtype)), out)
+        return prims.reshape(out, a.shape[:-1] + (m,))
+    pairwise = pairwise and a.ndim == 1
+    positions = prims.constant(a.owner_trace, np.arange(n))
+
+    def rest_summed(first, start, end):
+        # NumPy adds to the first element the pairwise sum of the rest: under 8 terms, one by
+        # one from -0.0 (a loop over them); else the compacted selection's sum (a pass over
+        # all of a, for each such piece)
+        def short():
+            zero = prims.constant(a.owner_trace, np.array(-0.0, out_dtype))
+            return first + cf.fori_loop(start + 1, end, lambda j, acc: acc + rows[j], zero)
+
+        def long():
+            return first + masked.MaskedSelection(rows, (positions > start) & (positions < end)).sum()
+
+        return cf.cond(end - start <= _PAIRWISE_UNROLL, short, long) if n > _PAIRWISE_UNROLL else short()
+
+    def rest_folded(first, start, end):
+        # NumPy folds the rest of a piece into its first element one by one (an add along
+        # an axis other than a 1-d array's pairs rows so too)
+        return cf.fori_loop(start + 1, np.maximum(end, start + 1), lambda j, acc: ufunc(acc, rows[j]), first)
+
+    def piece(k, out):
+        start, end = at[k], ends[k]
+        value = (rest_summed if pairwise else rest_folded)(rows[start], start, end)
+        return indexing.update(out, (k,), value)
+
+    out = prims.broadcast_to(prims.constant(a.owner_trace, np.zeros((), out_dtype)), (m,) + rows.shape[1:])
+    return np.moveaxis(cf.fori_loop(0, m, piece, out), 0, axis)
 
 
 def _loop_inputs(ufunc, inputs, dtype: np.dtype) -> tuple:

@@ -59,7 +59,7 @@ def _polynomial_fit(x, y):
 
 
 def _reduceat_traced_indices(x, idx):
-    return np.add.reduceat(x, idx)
+    return np.logical_or.reduceat(x > 0, idx)  # (add, multiply, maximum, minimum compile: wrong49)
 
 
 def _flat_nonzero(x):  # (its .shape and len() compile since session 47: the count)
@@ -75,7 +75,7 @@ REFUSED = {
         _flat_nonzero, (normal(4),), jc.JitTypeError, "depends on the data"),
     "Polynomial.fit of traced data (its object holds NumPy arrays)": (
         _polynomial_fit, (np.linspace(-1, 1, 6), normal(6)), jc.TracerConversionError, "chebval, legval"),
-    "np.add.reduceat at traced indices": (
+    "np.logical_or.reduceat at traced indices": (
         _reduceat_traced_indices, (normal(6), np.array([0, 2, 4])), jc.UnsupportedError, "static indices"),
 }
 
