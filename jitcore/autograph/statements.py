@@ -21,7 +21,7 @@ import numpy as np
 
 from jitcore import calltime, compile_time, index_forms, pytree
 from jitcore import control_flow as cf
-from jitcore.autograph import analysis, appending, effects, loop_exit, raises
+from jitcore.autograph import analysis, appending, effects, loop_exit, raises, tables
 from jitcore.autograph.aliasing import (
     Rebound,
     SharedArrays,
@@ -1181,6 +1181,8 @@ def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targe
         _refuse_in_try(in_try, "a for loop", line, *bounds)
         _refuse_changes(changes, "for loop", line, *bounds)
         return _traced_for(iterable, source, extra_test, body_fn, values, names, line, targets)
+    if not effects and not in_try and current_trace() is not None:
+        iterable = tables.table(iterable) or iterable  # (for (y, x) in positions: a loop over rows)
     # A loop is unrolled while its body's copies (this loop's trip count times those of the
     # unrolled loops around it) stay within UNROLL_LIMIT: nested short loops are long too.
     sized = isinstance(iterable, (range, Tracer, Indexed))
@@ -1194,8 +1196,10 @@ def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targe
                                 long)
         if filled is not None:
             return filled
-    if long and isinstance(iterable, (Tracer, Indexed)) and not effects and not in_try \
-            and _all_carriable(values):
+    table = isinstance(iterable, tables.Table)  # (tried as a loop by _python_for, which can
+    # run the first rows in Python where they change the state's types: f32 * np.int64 is f64)
+    if long and isinstance(iterable, (Tracer, Indexed)) and not table and not effects \
+            and not in_try and _all_carriable(values):
         try:
             return _traced_for(range(len(iterable)), iterable, extra_test, body_fn, values, names,
                                line, targets)
@@ -1206,7 +1210,7 @@ def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targe
                 raise  # (short, a loop only for its length: unrolled below, as before)
     # A long static range becomes a loop once its state holds an array (at once, or after the
     # first iterations ran in Python); a loop computing only Python numbers stays Python.
-    long_range = isinstance(iterable, range) and len(iterable) > 1 and not in_try \
+    long_range = isinstance(iterable, (range, tables.Table)) and len(iterable) > 1 and not in_try \
         and not effects and names and current_trace() is not None
     return _python_for(iterable, extra_test, body_fn, values, names, line, targets, effects,
                        in_try, long_range, len(iterable) if sized else 1, shaped, scratch, changes)
@@ -1285,8 +1289,11 @@ def _python_for(iterable, extra_test, body_fn, values, names, line, targets, eff
             tail = peeled if extra_test is None else 0  # a break would skip the last steps
             try:
                 # (the whole range as given: a slice would round its stop, n - 1 to n at even n)
-                rest = iterable if done == tail == 0 else iterable[done:trips - tail]
-                values = _traced_for(rest, None, extra_test, body_fn, values, names, line, targets)
+                rows = isinstance(iterable, tables.Table)  # (its rows' positions, a range)
+                steps = range(trips) if rows else iterable
+                rest = steps if done == tail == 0 else steps[done:trips - tail]
+                values = _traced_for(rest, iterable if rows else None, extra_test, body_fn, values,
+                                     names, line, targets)
             except ConcretizationError as e:
                 # The body needs the index as a Python int (a slice bound, a shape, a static
                 # argument) at some step: NumPy may clamp a slice at the first or last steps
@@ -1302,10 +1309,12 @@ def _python_for(iterable, extra_test, body_fn, values, names, line, targets, eff
                 # (cur = f(prev) first set in the body: its first step runs in Python, which
                 # gives it its value, and the rest is tried as a loop again)
             except (JitTypeError, UnsupportedError):
-                if done == 0 and _numbers_become_arrays(body_fn, item, values):
+                table = isinstance(iterable, tables.Table)
+                if done == 0 and (table or _numbers_become_arrays(body_fn, item, values)):
                     pass  # (om = 0.0, then om = om - h * th): its first step runs in Python,
                     # which makes the number the array, and the rest is tried as a loop again
-                elif not short:
+                    # (a table's rows may change a carry's dtype: f32 * np.int64 is f64)
+                elif not short and not table:
                     raise
                 else:
                     long_range = False  # (a Python list that grows): unrolled, as before
@@ -1409,6 +1418,8 @@ def _traced_for(rng, source, extra_test, body_fn, values, names, line, targets):
     given back as Python would leave it (``_known_after``): the target is the last item when
     the range is static and the count of steps known (no break, or a break that tests only the
     index), and a number the body steps by constants is its final number."""
+    if isinstance(source, tables.Table):
+        source.columns()  # (made once, here, not in the loop's body)
     try:
         with effects.watching("for loop", line, names, values, (extra_test, body_fn),
                               (rng.start, rng.stop, rng.step)):

@@ -1,0 +1,160 @@
+"""Loops that were unrolled or refused (session 49's new users): a ``for`` over a list of number
+tuples (sprite positions) is one compiled loop over the table's columns (``autograph.tables``).
+NumPy running the same Python is the oracle: values, dtypes, Python types, the loop variables
+after the loop, the arguments after the call."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import jitcore as jc
+
+
+def same(got, want):
+    assert type(got) is type(want), (type(got), type(want))
+    if isinstance(want, tuple):
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            same(g, w)
+        return
+    if isinstance(want, np.ndarray):
+        assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def check(f, *args):
+    want_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    got_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    same(jc.jit(f)(*got_args), f(*want_args))
+    for g, w in zip(got_args, want_args):
+        if isinstance(w, np.ndarray):
+            same(g, w)
+
+
+def loops(f, *args) -> int:
+    """How many loops the traced program holds (0: unrolled)."""
+    return str(jc.make_ir(f)(*args)).count('"scf.')
+
+
+def ops(f, *args) -> int:
+    return str(jc.make_ir(f)(*args)).count(" = \"")
+
+
+# ---------- 1. a list of number tuples iterated by a for: a loop over rows
+
+def sprite_blit(canvas, sprite, positions):
+    h, w = sprite.shape[:2]
+    H, W = canvas.shape[:2]
+    for (y, x) in positions:
+        if y < 0 or x < 0 or y + h > H or x + w > W:
+            continue
+        canvas[y:y + h, x:x + w] = np.maximum(canvas[y:y + h, x:x + w], sprite)
+    return canvas
+
+
+@pytest.mark.parametrize("kind", [int, np.int64])
+def test_sprite_blit_positions_are_one_loop(kind):
+    rng = np.random.default_rng(0)
+    positions = [tuple(kind(v) for v in p) for p in rng.integers(-4, 60, (100, 2))]
+    args = (np.zeros((64, 64)), rng.random((8, 8)), positions)
+    check(sprite_blit, *args)
+    assert loops(sprite_blit, *args) >= 1
+    assert ops(sprite_blit, *args) < 700  # (unrolled: ~2000)
+
+
+def walk(a, positions):
+    for (y, x) in positions:
+        a = a + np.sin(a * y) + x
+    return a, y, x
+
+
+@pytest.mark.parametrize("rows", [
+    [(i, 0.5 * i) for i in range(100)],  # Python numbers: weak, a float32 array stays float32
+    [(np.int64(i), np.float32(0.5 * i)) for i in range(100)],  # f32 * np.int64 is f64 (NEP 50)
+    [(True, -i) for i in range(70)],
+])
+def test_columns_keep_their_kinds_and_the_loop_variables_after(rows):
+    args = (np.linspace(0, 1, 3, dtype=np.float32), rows)
+    check(walk, *args)
+    assert loops(walk, *args) >= 1
+
+
+WEIGHTS = [0.1 * k for k in range(80)]
+
+
+def global_table(a):
+    s = 0.0
+    for w in WEIGHTS:
+        s = s + w * a.sum()
+        a = a * 0.99
+    return s, w, a
+
+
+def test_a_global_list_of_floats_is_a_constant_table():
+    check(global_table, np.ones(4))
+    assert loops(global_table, np.ones(4)) >= 1
+
+
+def numbers_only(rows):
+    s = 0
+    for (a, b) in rows:
+        s = s + a * b
+    return s, a
+
+
+def test_a_loop_of_python_numbers_stays_python():
+    rows = [(i, i + 1) for i in range(100)]
+    same(jc.jit(numbers_only, static_argnums=0)(tuple(rows)), numbers_only(rows))
+
+
+@pytest.mark.parametrize("rows", [
+    [(1, 2), (3, 4, 5)] * 40,  # not one arity
+    [(1, "a")] * 70,  # not numbers
+    [(1, 2.0), (3.0, 4)] * 40,  # a column of ints and floats
+])
+def test_not_a_table_is_iterated_as_before(rows):
+    def f(a, rows):
+        for r in rows:
+            a = a + len(r)
+        return a, r[0]
+    same(jc.jit(f, static_argnums=1)(np.zeros(2), tuple(rows)), f(np.zeros(2), tuple(rows)))
+
+
+ARRAYS = [(1, np.ones(2))] * 70
+
+
+def test_rows_holding_arrays_are_iterated_as_before():
+    def f(a):
+        for (k, v) in ARRAYS:
+            a = a + k * v
+        return a, k
+    check(f, np.zeros(2))
+
+
+def breaks(a, rows):
+    k = 0
+    for (y, x) in rows:
+        if a.sum() > 50:
+            break
+        a = a + y * x
+        k += 1
+    return a, k, y, x
+
+
+def test_a_table_loop_that_breaks():
+    rows = [(i % 7, 0.25 * i) for i in range(90)]
+    check(breaks, np.zeros(3), rows)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.tuples(st.integers(-50, 50), st.floats(-4, 4)), min_size=0, max_size=120))
+def test_tables_match_python(rows):
+    def f(a, rows):
+        y = x = -1
+        for (y, x) in rows:
+            a = a * 0.5 + y - x * a[::-1]
+        return a, y, x
+    check(f, np.arange(3.0), rows)
