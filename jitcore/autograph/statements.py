@@ -627,7 +627,11 @@ def _in_user_terms():
 
 
 @_keeping_containers
-def while_stmt(test_fn, body_fn, *, after=None, rebinds=None, holders=(), **site):
+def while_stmt(test_fn, body_fn, *, after=None, rebinds=None, holders=(), refreshed=(), **site):
+    held = [i for i, name in enumerate(site["names"])
+            if name in refreshed and type(site["init"][i]) in _UNCHANGED]
+    if held:  # levels, only read again after rec(u, levels): it stays the static int it is
+        return _holding_while(held, test_fn, body_fn, after, rebinds, holders, site)
     if holders:
         attributes = AttributeState(holders, site["names"], site["init"])
         after = attributes.loop_site(site, after)
@@ -680,6 +684,37 @@ def _while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), coun
         return _appending_while(test_fn, body_fn, values, names, line, targets, appends, guard, pred)
     _refuse_changes(changes, "while loop", line, pred)
     return _traced_while(test_fn, body_fn, values, names, line, targets)
+
+
+def _holding_while(held, test_fn, body_fn, after, rebinds, holders, site):
+    """``while_stmt`` without the variables at positions ``held`` (as ``_holding`` for a
+    ``for``): carried, ``levels`` in ``while u.sum() < tol: u = rec(u, levels)`` was a traced
+    int in the body, and a recursion that ends on it (``if level == 0``) never ended. The
+    functions of the site that take the state (its bounds) are given it whole."""
+    init, names = tuple(site["init"]), site["names"]
+    kept = [i for i in range(len(names)) if i not in held]
+
+    def full(state):
+        out = list(init)
+        for i, v in zip(kept, state):
+            out[i] = v
+        return out
+
+    def narrow(fn):
+        return lambda *state: fn(*full(state))
+
+    def body(*state):
+        out = tuple(body_fn(*full(state)))
+        return tuple(out[i] for i in kept)
+
+    narrowed = dict(site, init=tuple(init[i] for i in kept), names=tuple(names[i] for i in kept))
+    if site.get("bound") is not None:
+        narrowed["bound"] = narrow(site["bound"])
+    for key in ("affine", "guard"):
+        if site.get(key) is not None:
+            narrowed[key] = (*site[key][:-1], narrow(site[key][-1]))
+    out = while_stmt(narrow(test_fn), body, after=after, rebinds=rebinds, holders=holders, **narrowed)
+    return tuple(full(tuple(out)))
 
 
 def _appending_while(test_fn, body_fn, values, names, line, targets, appends, guard, pred):

@@ -809,6 +809,9 @@ class ControlFlow(ast.NodeTransformer):
         site["effects"] = ast.Constant(analysis.has_python_effects(node.body, own_lists))
         site["after"] = self._after(node, state)
         site["rebinds"] = _strings(sorted(analysis.rebound(node.body) & set(state)))
+        refreshed = analysis.only_refreshed(node.body, state)
+        if refreshed:
+            site["refreshed"] = _strings(sorted(refreshed))
         if appends:
             site["appends"] = _strings(appends)
             guard = self.guards.get(id(node))

@@ -158,3 +158,60 @@ def test_tables_match_python(rows):
             a = a * 0.5 + y - x * a[::-1]
         return a, y, x
     check(f, np.arange(3.0), rows)
+
+
+# ---------- 2. a static int passed to a recursion inside a traced while
+
+def vcycle(u, level):
+    if level == 0:
+        return u * 1.5 + 1
+    return vcycle(u * 0.5 + level, level - 1) * 2
+
+
+def solve_while(u, levels, tol):
+    while u.sum() < tol:
+        u = vcycle(u, levels)
+    return u, levels
+
+
+def solve_guarded(u, levels, tol):
+    it = 0
+    while u.sum() < tol and it < 50:
+        u = vcycle(u, levels)
+        it += 1
+    return u, it, levels
+
+
+def solve_counted(u, levels, n):
+    k = 0
+    while k < n:
+        u = vcycle(u, levels) - u.mean()
+        k += 1
+    return u, k
+
+
+def solve_changed(u, levels, tol):
+    while u.sum() < tol:
+        u = vcycle(u, levels)
+        levels = max(levels - 1, 0)  # (assigned: carried, as before)
+    return u, levels
+
+
+@pytest.mark.parametrize("f", [solve_while, solve_guarded, solve_counted])
+@pytest.mark.parametrize("static", [True, False])
+def test_recursion_on_a_number_the_while_only_passes_on(f, static):
+    kw = {"static_argnums": 1} if static else {}
+    args = (np.ones(4), 3, 5000.0 if f is not solve_counted else 7)
+    want = f(*args)
+    same(jc.jit(f, **kw)(*args), want)
+
+
+def test_a_number_the_while_assigns_is_carried_as_before():
+    def g(u, tol):
+        n = 0
+        while u.sum() < tol:
+            u = u + n
+            n = n + 1
+        return u, n
+    check(g, np.ones(3), 40.0)
+
