@@ -886,8 +886,15 @@ class ControlFlow(ast.NodeTransformer):
                 reach = ast.Lambda(args=ast.arguments(posonlyargs=[], args=[], vararg=None,
                                                       kwonlyargs=[], kw_defaults=[], kwarg=None,
                                                       defaults=[]), body=copy.deepcopy(path))
+                extra = []
+                if isinstance(path, ast.Attribute) and isinstance(path.value, ast.Name):
+                    # (s.hist where the body also calls s.step(): step must not set s.hist)
+                    others = analysis.other_attributes(node.body, path.value.id, path.attr)
+                    if others:
+                        extra = [ast.Name(id=path.value.id, ctx=ast.Load()), ast.Constant(path.attr),
+                                 _strings(others), ast.Constant(node.lineno)]
                 hoisted.append(_locate(ast.Assign(targets=[ast.Name(id=names[key], ctx=ast.Store())],
-                                                  value=_call(_helper("reach"), reach)), node))
+                                                  value=_call(_helper("reach"), reach, *extra)), node))
                 shown[names[key]] = _user_text(path)
         if names:
             self.own = self.own | set(names.values())

@@ -215,3 +215,53 @@ def test_a_number_the_while_assigns_is_carried_as_before():
         return u, n
     check(g, np.ones(3), 40.0)
 
+
+# ---------- 3. a list attribute appended to next to a method that updates the object
+
+class Solver:
+    def __init__(self, u):
+        self.u = u.copy()
+        self.t = 0
+        self.hist = []
+
+    def step(self):
+        self.u = 0.5 * (self.u + np.roll(self.u, 1))
+        self.t += 1
+
+
+def attr_list(u, nsteps):
+    s = Solver(u)
+    for _ in range(nsteps):
+        s.step()
+        if s.t % 2 == 0:
+            s.hist.append(s.u.sum())
+    return s.hist, s.t
+
+
+@pytest.mark.parametrize("nsteps", [0, 1, 4, 9, 100])
+def test_an_attribute_list_appended_under_a_traced_if(nsteps):
+    u = np.arange(8.0)
+    got, want = jc.jit(attr_list)(u, nsteps), attr_list(u, nsteps)
+    assert got[1] == want[1] and type(got[0]) is list and len(got[0]) == len(want[0])
+    for g, w in zip(*(got[0], want[0])):
+        same(g, w)
+
+
+class Resetting(Solver):
+    def step(self):
+        super().step()
+        self.hist = []
+
+
+def resets(u, nsteps):
+    s = Resetting(u)
+    for _ in range(nsteps):
+        s.step()
+        if s.t % 2 == 0:
+            s.hist.append(s.u.sum())
+    return s.hist
+
+
+def test_a_method_that_sets_the_list_is_refused_saying_what_to_do():
+    with pytest.raises(jc.errors.UnsupportedError, match=r"step\(\) sets \.hist anew.*local list"):
+        jc.jit(resets)(np.arange(8.0), 100)
