@@ -931,3 +931,9 @@ def only_returned(stmts) -> set[str]:
             if isinstance(leaf, ast.Name):
                 returned[leaf.id] = returned.get(leaf.id, 0) + 1
     return {name for name, count in returned.items() if reads.get(name) == count}
+
+
+def popped_lists(stmts) -> set[str]:
+    """The names the statements call ``name.pop(...)`` on (a list used as a stack)."""
+    return {f.value.id for _, f in _calls(stmts) if isinstance(f, ast.Attribute) and f.attr == "pop"
+            and isinstance(f.value, ast.Name)}

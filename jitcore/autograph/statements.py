@@ -637,8 +637,27 @@ def while_stmt(test_fn, body_fn, *, after=None, rebinds=None, holders=(), refres
         after = attributes.loop_site(site, after)
         return attributes.finish(while_stmt(attributes.reader(test_fn), attributes.body(body_fn),
                                             after=after, rebinds=rebinds, **site))
-    with _read_after(after, rebinds):
-        return _while_stmt(test_fn, body_fn, **site)
+    stacks = site.pop("stacks", ())
+    try:
+        with _read_after(after, rebinds):
+            return _while_stmt(test_fn, body_fn, **site)
+    except UnsupportedError as e:
+        used = [n for n in stacks if f"'{n}'" in str(e) or f" {n}." in str(e)]
+        if not used or current_trace() is None:
+            raise
+        raise _stack_refused(used[0], site["line"]) from e
+
+
+def _stack_refused(name: str, line) -> UnsupportedError:
+    """A list the while loop at ``line`` pops and appends to (a stack: flood fill), where the
+    data decides what it holds: jitcore compiles lists only as rows a loop appends."""
+    return UnsupportedError(
+        f"'{name}' is used as a stack (popped and appended to) in the while loop at {where(line)}, "
+        "and what it holds depends on the data: compiled, a list can only gain rows a loop "
+        "appends, so an iteration guard does not help here. Keep the stack in arrays of a fixed "
+        "capacity with a counter (sy = np.empty(cap, np.int64); sy[0] = y0; top = 1; while top > "
+        "0 and it < max_iter: top -= 1; y = sy[top]; ...; sy[top] = y + 1; top += 1), "
+        "cap at least the most items it can hold")
 
 
 def _while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), counter=None, bound=None,

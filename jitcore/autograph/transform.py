@@ -812,6 +812,9 @@ class ControlFlow(ast.NodeTransformer):
         refreshed = analysis.only_refreshed(node.body, state)
         if refreshed:
             site["refreshed"] = _strings(sorted(refreshed))
+        stacks = analysis.popped_lists(node.body) & set(state)
+        if stacks:  # (for a refusal that says what compiles)
+            site["stacks"] = _strings(sorted(stacks))
         if appends:
             site["appends"] = _strings(appends)
             guard = self.guards.get(id(node))

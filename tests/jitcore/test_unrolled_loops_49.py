@@ -265,3 +265,55 @@ def resets(u, nsteps):
 def test_a_method_that_sets_the_list_is_refused_saying_what_to_do():
     with pytest.raises(jc.errors.UnsupportedError, match=r"step\(\) sets \.hist anew.*local list"):
         jc.jit(resets)(np.arange(8.0), 100)
+
+
+# ---------- 4. a list used as a stack in a guarded while: refused, saying what compiles
+
+def flood_list(grid, sy, sx):
+    h, w = grid.shape
+    target = grid[sy, sx]
+    out = grid.copy()
+    stack = [(sy, sx)]
+    it = 0
+    while stack and it < 4 * h * w + 1:
+        y, x = stack.pop()
+        if 0 <= y < h and 0 <= x < w:
+            if out[y, x] == target:
+                out[y, x] = 2
+                stack.append((y + 1, x))
+                stack.append((y - 1, x))
+                stack.append((y, x + 1))
+                stack.append((y, x - 1))
+        it += 1
+    return out
+
+
+def flood_arrays(grid, sy, sx):
+    """The message's recipe: the stack in arrays with a counter."""
+    h, w = grid.shape
+    target = grid[sy, sx]
+    out = grid.copy()
+    cap = 4 * h * w + 1
+    ys, xs = np.empty(cap, np.int64), np.empty(cap, np.int64)
+    ys[0], xs[0] = sy, sx
+    top, it = 1, 0
+    while top > 0 and it < cap:
+        top -= 1
+        y, x = ys[top], xs[top]
+        if 0 <= y < h and 0 <= x < w:
+            if out[y, x] == target:
+                out[y, x] = 2
+                for dy, dx in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+                    ys[top], xs[top] = y + dy, x + dx
+                    top += 1
+        it += 1
+    return out
+
+
+def test_a_list_stack_is_refused_with_a_recipe_that_compiles():
+    grid = (np.random.default_rng(0).random((6, 6)) > 0.3).astype(np.int64)
+    with pytest.raises(jc.errors.UnsupportedError, match="used as a stack.*np.empty") as info:
+        jc.jit(flood_list)(grid, 0, 0)
+    assert "iteration guard (it = 0" not in str(info.value)
+    check(flood_arrays, grid, 0, 0)
+    check(flood_arrays, grid, 3, 2)
