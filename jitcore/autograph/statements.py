@@ -696,7 +696,22 @@ def _while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), coun
         steps += 1
         if steps == LONG_PYTHON_WHILE and current_trace() is not None:
             _warn_long_python_while(line)
-        values = tuple(body_fn(*values))
+        sizes = [len(v) if isinstance(v, list) else None for v in values]
+        try:
+            values = tuple(body_fn(*values))
+        except UnsupportedError:
+            # (while it < n: if v[it] > 0: out.append(v[it]); it += 1: the test stays Python's,
+            # but the append under a traced if needs the appending loop, its guard the capacity)
+            if steps > 1 or not appends or guard is None or in_try:
+                raise
+            for v, size in zip(values, sizes):
+                if size is not None:
+                    del v[size:]
+            filled = _appending_from_first_step(test_fn, body_fn, values, names, line, targets,
+                                                appends, guard, tried=True)
+            if filled is None:
+                raise
+            return filled
         pred = test_fn(*values)
     _refuse_in_try(in_try, "a while loop", line, pred)
     if appends and current_trace() is not None:
@@ -776,19 +791,21 @@ def _guarded_appending_while(test_fn, body_fn, values, names, line, targets, app
         lambda _, *state: body_fn(*state), values, names, appends, trips, masked=True)
 
 
-def _appending_from_first_step(test_fn, body_fn, values, names, line, targets, appends, guard):
+def _appending_from_first_step(test_fn, body_fn, values, names, line, targets, appends, guard,
+                               tried=False):
     """A guarded ``while`` whose test holds on Python values but that one run of the body makes
     traced (``while it < 50:`` whose body breaks on the data, ``err = f(x)`` first set in the
     body): the appending loop from its first step, its numbers carried (run in Python, the
     first step's append under the traced ``if not <break flag>`` had no capacity). None where
     it cannot be, or where one run of the body (on probes in the lists' place) leaves the test
-    a Python bool: Python runs the loop, as before."""
+    a Python bool: Python runs the loop, as before (``tried``: Python's first step failed, its
+    append under a traced if having no capacity: the appending loop whatever the test)."""
     trips, _ = _guard_trips(values, names, guard)
     if current_trace() is None or not trips or not _all_carriable(values):
         return None
     probed = [appending.probe(n, v) if n in appends and isinstance(v, list) else v
               for n, v in zip(names, values)]
-    if not _trial(body_fn, probed, lambda after, _: isinstance(test_fn(*after), Tracer)):
+    if not tried and not _trial(body_fn, probed, lambda after, _: isinstance(test_fn(*after), Tracer)):
         return None
     trace = current_trace()
     carried = tuple(v if isinstance(v, (Undefined, list)) or _holds_arrays((v,)) else _traced_copy(trace, v)

@@ -317,3 +317,24 @@ def test_a_list_stack_is_refused_with_a_recipe_that_compiles():
     assert "iteration guard (it = 0" not in str(info.value)
     check(flood_arrays, grid, 0, 0)
     check(flood_arrays, grid, 3, 2)
+
+
+def push(vals, n):
+    out = []
+    it = 0
+    while it < n:
+        if vals[it] > 0.5:
+            out.append(vals[it])
+        it += 1
+    return len(out), out, it
+
+
+@pytest.mark.parametrize("n", [0, 1, 3, 10])
+@pytest.mark.parametrize("static", [True, False])
+def test_a_while_whose_test_is_its_guard_appends_under_a_traced_if(n, static):
+    v = np.random.default_rng(n).random(10)
+    kw = {"static_argnums": 1} if static else {}
+    got, want = jc.jit(push, **kw)(v, n), push(v, n)
+    assert got[0] == want[0] and got[2] == want[2] and type(got[1]) is list
+    for g, w in zip(got[1], want[1]):
+        same(g, w)
