@@ -1254,6 +1254,8 @@ def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targe
         return _traced_for(iterable, source, extra_test, body_fn, values, names, line, targets)
     if not effects and not in_try and current_trace() is not None:
         iterable = tables.table(iterable) or iterable  # (for (y, x) in positions: a loop over rows)
+    elif isinstance(iterable, tables.Table) and iterable.start is not None:
+        iterable = enumerate(iterable.items, iterable.start)  # (Python's, which sees the list change)
     # A loop is unrolled while its body's copies (this loop's trip count times those of the
     # unrolled loops around it) stay within UNROLL_LIMIT: nested short loops are long too.
     sized = isinstance(iterable, (range, Tracer, Indexed))

@@ -41,15 +41,20 @@ class Table(Indexed):
     number (``arity`` None) or a tuple of ``arity`` numbers; ``kinds``: each column's
     ``(dtype, weak)``. Its columns are made arrays once, before the loop (``columns``)."""
 
-    def __init__(self, items, arity, kinds):
+    def __init__(self, items, arity, kinds, start=None):
         super().__init__(len(items), self._row)
         self.items, self.arity, self.kinds = items, arity, kinds
+        self.start = start  # enumerate(items, start): each row is (start + i, the row)
         self._columns = None
 
     def __getitem__(self, i):
         if isinstance(i, slice):
-            return self.items[i]
+            return [self._row(k) for k in range(self.length)[i]]
         return self._row(i)
+
+    def enumerated(self, start) -> Table:
+        """``enumerate(items, start)`` of this table's items, as a table."""
+        return Table(self.items, self.arity, self.kinds, start)
 
     def columns(self):
         """Each column as a 1-d array (a constant where all its numbers are Python's or NumPy's,
@@ -63,10 +68,13 @@ class Table(Indexed):
 
     def _row(self, i):
         if not isinstance(i, Tracer):
-            return self.items[i]
+            row = self.items[i]
+            return row if self.start is None else (self.start + i, row)
         row = tuple(fresh(column[i], scalar=True, weak=weak)
                     for column, (_, weak) in zip(self.columns(), self.kinds))
-        return row if self.arity is not None else row[0]
+        row = row if self.arity is not None else row[0]
+        # (the count a Python int, as enumerate's: weak)
+        return row if self.start is None else (fresh(i + self.start, True, True), row)
 
 
 def table(items) -> Table | None:

@@ -82,6 +82,18 @@ def test_columns_keep_their_kinds_and_the_loop_variables_after(rows):
     assert loops(walk, *args) >= 1
 
 
+def enumerated(a, positions):
+    for k, (y, x) in enumerate(positions, 1):
+        a = a + np.sin(a * y) + x * k
+    return a, k, y, x
+
+
+def test_enumerate_of_a_table_is_one_loop():
+    args = (np.linspace(0, 1, 3, dtype=np.float32), [(i, 0.5 * i) for i in range(100)])
+    check(enumerated, *args)
+    assert loops(enumerated, *args) >= 1
+
+
 WEIGHTS = [0.1 * k for k in range(80)]
 
 
