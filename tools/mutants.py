@@ -2067,8 +2067,8 @@ MUTANTS = [
            "positions unshifted: the knapsack adds the value to the wrong capacities",
            ("tests/jitcore/test_traced_slices_48.py",)),
     Mutant("table-column-not-weak", "jitcore/autograph/tables.py",
-           "fresh(column[i], scalar=True, weak=weak)",
-           "fresh(column[i], scalar=True, weak=False)",
+           "fresh(column[i], scalar=scalar, weak=weak)",
+           "fresh(column[i], scalar=scalar, weak=False)",
            "a row of Python floats read in a compiled loop over a table promotes as float64: "
            "a float32 array plus x becomes float64 (NumPy keeps float32), and the loop unrolls",
            ("tests/jitcore/test_unrolled_loops_49.py",)),

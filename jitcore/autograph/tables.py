@@ -23,23 +23,24 @@ _INT64 = (-2 ** 63, 2 ** 63 - 1)
 
 
 def _kind(leaf):
-    """``(dtype, weak)`` of one number of a row, or None where it is no number a column holds:
-    a string, an array, an int past int64 (Python's int would not wrap)."""
+    """``(dtype, weak, scalar)`` of one number of a row (``scalar``: a NumPy scalar, not a 0-d
+    array), or None where it is no number a column holds: a string, an array, an int past
+    int64 (Python's int would not wrap)."""
     if isinstance(leaf, Tracer):
-        return (leaf.dtype, bool(leaf.weak)) if leaf.ndim == 0 else None
+        return (leaf.dtype, bool(leaf.weak), bool(leaf.scalar or leaf.weak)) if leaf.ndim == 0 else None
     if type(leaf) in _PYTHON:
         if type(leaf) is int and not _INT64[0] <= leaf <= _INT64[1]:
             return None
-        return _PYTHON[type(leaf)], True
+        return _PYTHON[type(leaf)], True, True
     if isinstance(leaf, np.generic) and leaf.dtype.kind in "biufc":
-        return leaf.dtype, False
+        return leaf.dtype, False, True
     return None
 
 
 class Table(Indexed):
     """The rows of ``items`` (the list itself: Python's items when iterated in Python), each a
     number (``arity`` None) or a tuple of ``arity`` numbers; ``kinds``: each column's
-    ``(dtype, weak)``. Its columns are made arrays once, before the loop (``columns``)."""
+    ``(dtype, weak, scalar)``. Its columns are made arrays once, before the loop (``columns``)."""
 
     def __init__(self, items, arity, kinds, start=None):
         super().__init__(len(items), self._row)
@@ -63,15 +64,15 @@ class Table(Indexed):
             from jitcore.numpy import creation  # (jitcore.numpy imports the autograph)
             rows = [r if self.arity is not None else (r,) for r in self.items]
             self._columns = tuple(creation.array([row[c] for row in rows], dtype)
-                                  for c, (dtype, _) in enumerate(self.kinds))
+                                  for c, (dtype, _, _) in enumerate(self.kinds))
         return self._columns
 
     def _row(self, i):
         if not isinstance(i, Tracer):
             row = self.items[i]
             return row if self.start is None else (self.start + i, row)
-        row = tuple(fresh(column[i], scalar=True, weak=weak)
-                    for column, (_, weak) in zip(self.columns(), self.kinds))
+        row = tuple(fresh(column[i], scalar=scalar, weak=weak)
+                    for column, (_, weak, scalar) in zip(self.columns(), self.kinds))
         row = row if self.arity is not None else row[0]
         # (the count a Python int, as enumerate's: weak)
         return row if self.start is None else (fresh(i + self.start, True, True), row)

@@ -350,3 +350,19 @@ def test_a_while_whose_test_is_its_guard_appends_under_a_traced_if(n, static):
     assert got[0] == want[0] and got[2] == want[2] and type(got[1]) is list
     for g, w in zip(got[1], want[1]):
         same(g, w)
+
+
+def scalars_in_a_list(a):
+    vals = [a[k] for k in range(70)]  # NumPy scalars, traced
+    zero_d = [a[k:k + 1].sum(keepdims=True).reshape(()) for k in range(70)]  # 0-d arrays
+    s = np.zeros(2)
+    for v in vals:
+        s = s + v
+    for w in zero_d:
+        s = s * 0.5 + w
+    return s, v, w
+
+
+def test_a_list_of_traced_numbers_keeps_scalars_and_0d_arrays_apart():
+    check(scalars_in_a_list, np.arange(80.0))
+    assert loops(scalars_in_a_list, np.arange(80.0)) >= 2
