@@ -691,27 +691,19 @@ def _while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), coun
         if steps == 0 and appends and guard is not None and not in_try:  # (effects: the appends)
             filled = _appending_from_first_step(test_fn, body_fn, values, names, line, targets,
                                                 appends, guard)
+            if filled is None and current_trace() is not None \
+                    and not _trial(body_fn, values, lambda after, _: True):
+                # (while it < n: if v[it] > 0: out.append(v[it]); it += 1: the test stays
+                # Python's, but Python's step fails, the append under a traced if having no
+                # capacity: the appending loop, its guard the capacity)
+                filled = _appending_from_first_step(test_fn, body_fn, values, names, line,
+                                                    targets, appends, guard, tried=True)
             if filled is not None:
                 return filled
         steps += 1
         if steps == LONG_PYTHON_WHILE and current_trace() is not None:
             _warn_long_python_while(line)
-        sizes = [len(v) if isinstance(v, list) else None for v in values]
-        try:
-            values = tuple(body_fn(*values))
-        except UnsupportedError:
-            # (while it < n: if v[it] > 0: out.append(v[it]); it += 1: the test stays Python's,
-            # but the append under a traced if needs the appending loop, its guard the capacity)
-            if steps > 1 or not appends or guard is None or in_try:
-                raise
-            for v, size in zip(values, sizes):
-                if size is not None:
-                    del v[size:]
-            filled = _appending_from_first_step(test_fn, body_fn, values, names, line, targets,
-                                                appends, guard, tried=True)
-            if filled is None:
-                raise
-            return filled
+        values = tuple(body_fn(*values))
         pred = test_fn(*values)
     _refuse_in_try(in_try, "a while loop", line, pred)
     if appends and current_trace() is not None:
@@ -798,8 +790,9 @@ def _appending_from_first_step(test_fn, body_fn, values, names, line, targets, a
     body): the appending loop from its first step, its numbers carried (run in Python, the
     first step's append under the traced ``if not <break flag>`` had no capacity). None where
     it cannot be, or where one run of the body (on probes in the lists' place) leaves the test
-    a Python bool: Python runs the loop, as before (``tried``: Python's first step failed, its
-    append under a traced if having no capacity: the appending loop whatever the test)."""
+    a Python bool: Python runs the loop, as before (``tried``: a trial of Python's first step
+    failed, its append under a traced if having no capacity: the appending loop whatever the
+    test)."""
     trips, _ = _guard_trips(values, names, guard)
     if current_trace() is None or not trips or not _all_carriable(values):
         return None

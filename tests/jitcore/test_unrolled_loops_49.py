@@ -366,3 +366,19 @@ def scalars_in_a_list(a):
 def test_a_list_of_traced_numbers_keeps_scalars_and_0d_arrays_apart():
     check(scalars_in_a_list, np.arange(80.0))
     assert loops(scalars_in_a_list, np.arange(80.0)) >= 2
+
+
+def push_counting(vals, n, cnt):
+    out = []
+    it = 0
+    while it < n:
+        cnt[0] += 1  # (an in-place write before the append: the first step runs once)
+        if vals[it] > 0.5:
+            out.append(vals[it])
+        it += 1
+    return len(out), it
+
+
+@pytest.mark.parametrize("n", [0, 2, 10])
+def test_a_guarded_append_after_an_in_place_write_runs_each_step_once(n):
+    check(push_counting, np.random.default_rng(1).random(10), n, np.zeros(2))
