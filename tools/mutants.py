@@ -2197,6 +2197,12 @@ MUTANTS = [
            "cf.fori_loop(start, end, lambda j, acc: acc + rows[j], zero)",
            "np.add.reduceat(x, idx) at traced idx adds each short piece's first element twice",
            ("tests/jitcore/test_wrong_answers_49.py",)),
+    Mutant("table-column-not-weak", "jitcore/autograph/tables.py",
+           "fresh(column[i], scalar=scalar, weak=weak)",
+           "fresh(column[i], scalar=scalar, weak=False)",
+           "a row of Python floats read in a compiled loop over a table promotes as float64: "
+           "a float32 array plus x becomes float64 (NumPy keeps float32), and the loop unrolls",
+           ("tests/jitcore/test_unrolled_loops_49.py",)),
 ]
 
 

@@ -664,7 +664,43 @@ def appended_paths(stmts, own: set[str]) -> list:
         if isinstance(n, ast.Name) and n.id in roots:
             uses.setdefault(n.id, set()).add(id(n))
     alone = {r for r, ids in roots.items() if uses.get(r) == ids}
+    alone |= _attribute_roots(stmts, paths, roots.keys() - alone)
     return [p for p in paths if _path_root(p).id in alone]
+
+
+def _attribute_roots(stmts, paths, roots) -> set[str]:
+    """The ``roots`` (``s`` of ``s.hist.append(v)``) used elsewhere in ``stmts`` only by other
+    attributes (``s.t``, ``s.step()``), never bound anew, whose paths are each ``root.attr``:
+    ``s.hist`` is one list through the loop unless a method the body calls sets it, which
+    ``runtime.reach`` checks when the loop starts (``others``)."""
+    out = set()
+    for root in roots:
+        mine = [p for p in paths if _path_root(p).id == root]
+        if not all(isinstance(p, ast.Attribute) and isinstance(p.value, ast.Name) for p in mine) \
+                or len({p.attr for p in mine}) != 1:
+            continue
+        attr, heads = mine[0].attr, {id(p.value) for p in mine}
+        fine = True
+        for n in (m for s in stmts for m in ast.walk(s)):
+            if isinstance(n, ast.Name) and n.id == root and not isinstance(n.ctx, ast.Load):
+                fine = False
+            elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == root \
+                    and id(n.value) not in heads and n.attr == attr:  # (len(s.hist), s.hist = [])
+                fine = False
+            elif _converted_getitem(n) and isinstance(n.args[0], ast.Name) and n.args[0].id == root:
+                fine = False
+        bare = sum(1 for s in stmts for n in ast.walk(s) if isinstance(n, ast.Name) and n.id == root)
+        dotted = sum(1 for s in stmts for n in ast.walk(s) if isinstance(n, ast.Attribute)
+                     and isinstance(n.value, ast.Name) and n.value.id == root)
+        if fine and bare == dotted:  # (s passed whole to a function could reach s.hist)
+            out.add(root)
+    return out
+
+
+def other_attributes(stmts, root: str, attr: str) -> list[str]:
+    """The attributes of ``root`` other than ``attr`` that ``stmts`` read (``s.step``, ``s.t``)."""
+    return sorted({n.attr for s in stmts for n in ast.walk(s) if isinstance(n, ast.Attribute)
+                   and isinstance(n.value, ast.Name) and n.value.id == root and n.attr != attr})
 
 
 def _minus_one(key) -> bool:
@@ -904,3 +940,9 @@ def only_returned(stmts) -> set[str]:
             if isinstance(leaf, ast.Name):
                 returned[leaf.id] = returned.get(leaf.id, 0) + 1
     return {name for name, count in returned.items() if reads.get(name) == count}
+
+
+def popped_lists(stmts) -> set[str]:
+    """The names the statements call ``name.pop(...)`` on (a list used as a stack)."""
+    return {f.value.id for _, f in _calls(stmts) if isinstance(f, ast.Attribute) and f.attr == "pop"
+            and isinstance(f.value, ast.Name)}

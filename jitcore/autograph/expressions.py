@@ -31,7 +31,16 @@ from jitcore.numpy.power_series import SERIES_CALLS
 from jitcore.primitives import as_tracer, complex_from_parts, constant, find_trace
 from jitcore.python_arithmetic import check_int_of, python_bool
 from jitcore.python_arithmetic import python_number as _python_number
-from jitcore.tracer import Tracer, as_scalar, fresh, make_view, needs_static, user_frame, user_location
+from jitcore.tracer import (
+    Tracer,
+    as_scalar,
+    current_trace,
+    fresh,
+    make_view,
+    needs_static,
+    user_frame,
+    user_location,
+)
 
 
 def traced(x) -> bool:
@@ -534,6 +543,11 @@ def selection_loop(iterable) -> tuple[TracedRange, object]:
 def _enumerate(x, start=0):
     if type(x) in _ITERATED_SELECTIONS:
         return EnumeratedSelection(x, start)
+    if type(x) in (list, tuple) and type(start) is int and current_trace() is not None:
+        from jitcore.autograph import tables  # (tables builds on Indexed, here)
+        rows = tables.table(x)
+        if rows is not None:  # for k, (y, x) in enumerate(positions): a loop over rows
+            return rows.enumerated(start)
     if not isinstance(x, (Tracer, Indexed)) or not _indexable(x):
         return enumerate(x, start)
     def item(i):  # the count is a Python int, as enumerate's (in a compiled loop too)

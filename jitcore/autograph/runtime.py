@@ -31,7 +31,16 @@ from jitcore.autograph.expressions import (
 )
 from jitcore.autograph.filtered import comprehension_test, filtered
 from jitcore.autograph.printf import percent
-from jitcore.autograph.statements import carried, for_stmt, holders, if_stmt, result, state, while_stmt
+from jitcore.autograph.statements import (
+    carried,
+    for_stmt,
+    holders,
+    if_stmt,
+    method_sets,
+    result,
+    state,
+    while_stmt,
+)
 from jitcore.autograph.unbound import bound
 from jitcore.debugging import debug_callback
 from jitcore.errors import ConcretizationError, TracerConversionError, UnsupportedError
@@ -165,9 +174,18 @@ class _Unreached:
         raise self.error
 
 
-def reach(path):
+def reach(path, holder=None, attr=None, others=(), line=None):
     """The list ``path()`` (``log["E"]``) that a for loop appends to, named before the loop
-    (``transform._name_appended_paths``)."""
+    (``transform._name_appended_paths``). Where the body also uses ``holder``'s ``others``
+    (``s.hist``, and ``s.step()``), none of them may be a method that sets ``attr``: the loop
+    would append to the list ``s.hist`` was before it."""
+    for name in others:
+        if attr in method_sets(getattr(type(holder), name, None)):
+            raise UnsupportedError(
+                f"the for loop at line {line} appends to .{attr} of an object whose method "
+                f"{name}() sets .{attr} anew: jitcore names the list before the loop, so that the "
+                f"loop can compile; append to a local list in the loop (h = []; ...; h.append(v)) "
+                f"and set .{attr} after it")
     try:
         return path()
     except Exception as e:  # noqa: BLE001  (raised again at the first append, as Python would)

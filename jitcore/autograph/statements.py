@@ -22,7 +22,7 @@ import numpy as np
 from jitcore import calltime, compile_time, index_forms, pytree
 from jitcore import control_flow as cf
 from jitcore import primitives as prims
-from jitcore.autograph import analysis, appending, effects, loop_exit, raises, unbound
+from jitcore.autograph import analysis, appending, effects, loop_exit, raises, tables, unbound
 from jitcore.autograph.aliasing import (
     Rebound,
     SharedArrays,
@@ -626,14 +626,37 @@ def _in_user_terms():
 
 
 @_keeping_containers
-def while_stmt(test_fn, body_fn, *, after=None, rebinds=None, holders=(), **site):
+def while_stmt(test_fn, body_fn, *, after=None, rebinds=None, holders=(), refreshed=(), **site):
+    held = [i for i, name in enumerate(site["names"])
+            if name in refreshed and type(site["init"][i]) in _UNCHANGED]
+    if held:  # levels, only read again after rec(u, levels): it stays the static int it is
+        return _holding_while(held, test_fn, body_fn, after, rebinds, holders, site)
     if holders:
         attributes = AttributeState(holders, site["names"], site["init"])
         after = attributes.loop_site(site, after)
         return attributes.finish(while_stmt(attributes.reader(test_fn), attributes.body(body_fn),
                                             after=after, rebinds=rebinds, **site))
-    with _read_after(after, rebinds):
-        return _while_stmt(test_fn, body_fn, **site)
+    stacks = site.pop("stacks", ())
+    try:
+        with _read_after(after, rebinds):
+            return _while_stmt(test_fn, body_fn, **site)
+    except UnsupportedError as e:
+        used = [n for n in stacks if f"'{n}'" in str(e) or f" {n}." in str(e)]
+        if not used or current_trace() is None:
+            raise
+        raise _stack_refused(used[0], site["line"]) from e
+
+
+def _stack_refused(name: str, line) -> UnsupportedError:
+    """A list the while loop at ``line`` pops and appends to (a stack: flood fill), where the
+    data decides what it holds: jitcore compiles lists only as rows a loop appends."""
+    return UnsupportedError(
+        f"'{name}' is used as a stack (popped and appended to) in the while loop at {where(line)}, "
+        "and what it holds depends on the data: compiled, a list can only gain rows a loop "
+        "appends, so an iteration guard does not help here. Keep the stack in arrays of a fixed "
+        "capacity with a counter (sy = np.empty(cap, np.int64); sy[0] = y0; top = 1; while top > "
+        "0 and it < max_iter: top -= 1; y = sy[top]; ...; sy[top] = y + 1; top += 1), "
+        "cap at least the most items it can hold")
 
 
 def _while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), counter=None, bound=None,
@@ -668,6 +691,13 @@ def _while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), coun
         if steps == 0 and appends and guard is not None and not in_try:  # (effects: the appends)
             filled = _appending_from_first_step(test_fn, body_fn, values, names, line, targets,
                                                 appends, guard)
+            if filled is None and current_trace() is not None \
+                    and not _trial(body_fn, values, lambda after, _: True):
+                # (while it < n: if v[it] > 0: out.append(v[it]); it += 1: the test stays
+                # Python's, but Python's step fails, the append under a traced if having no
+                # capacity: the appending loop, its guard the capacity)
+                filled = _appending_from_first_step(test_fn, body_fn, values, names, line,
+                                                    targets, appends, guard, tried=True)
             if filled is not None:
                 return filled
         steps += 1
@@ -680,6 +710,37 @@ def _while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), coun
         return _appending_while(test_fn, body_fn, values, names, line, targets, appends, guard, pred)
     _refuse_changes(changes, "while loop", line, pred)
     return _traced_while(test_fn, body_fn, values, names, line, targets)
+
+
+def _holding_while(held, test_fn, body_fn, after, rebinds, holders, site):
+    """``while_stmt`` without the variables at positions ``held`` (as ``_holding`` for a
+    ``for``): carried, ``levels`` in ``while u.sum() < tol: u = rec(u, levels)`` was a traced
+    int in the body, and a recursion that ends on it (``if level == 0``) never ended. The
+    functions of the site that take the state (its bounds) are given it whole."""
+    init, names = tuple(site["init"]), site["names"]
+    kept = [i for i in range(len(names)) if i not in held]
+
+    def full(state):
+        out = list(init)
+        for i, v in zip(kept, state):
+            out[i] = v
+        return out
+
+    def narrow(fn):
+        return lambda *state: fn(*full(state))
+
+    def body(*state):
+        out = tuple(body_fn(*full(state)))
+        return tuple(out[i] for i in kept)
+
+    narrowed = dict(site, init=tuple(init[i] for i in kept), names=tuple(names[i] for i in kept))
+    if site.get("bound") is not None:
+        narrowed["bound"] = narrow(site["bound"])
+    for key in ("affine", "guard"):
+        if site.get(key) is not None:
+            narrowed[key] = (*site[key][:-1], narrow(site[key][-1]))
+    out = while_stmt(narrow(test_fn), body, after=after, rebinds=rebinds, holders=holders, **narrowed)
+    return tuple(full(tuple(out)))
 
 
 def _appending_while(test_fn, body_fn, values, names, line, targets, appends, guard, pred):
@@ -722,19 +783,22 @@ def _guarded_appending_while(test_fn, body_fn, values, names, line, targets, app
         lambda _, *state: body_fn(*state), values, names, appends, trips, masked=True)
 
 
-def _appending_from_first_step(test_fn, body_fn, values, names, line, targets, appends, guard):
+def _appending_from_first_step(test_fn, body_fn, values, names, line, targets, appends, guard,
+                               tried=False):
     """A guarded ``while`` whose test holds on Python values but that one run of the body makes
     traced (``while it < 50:`` whose body breaks on the data, ``err = f(x)`` first set in the
     body): the appending loop from its first step, its numbers carried (run in Python, the
     first step's append under the traced ``if not <break flag>`` had no capacity). None where
     it cannot be, or where one run of the body (on probes in the lists' place) leaves the test
-    a Python bool: Python runs the loop, as before."""
+    a Python bool: Python runs the loop, as before (``tried``: a trial of Python's first step
+    failed, its append under a traced if having no capacity: the appending loop whatever the
+    test)."""
     trips, _ = _guard_trips(values, names, guard)
     if current_trace() is None or not trips or not _all_carriable(values):
         return None
     probed = [appending.probe(n, v) if n in appends and isinstance(v, list) else v
               for n, v in zip(names, values)]
-    if not _trial(body_fn, probed, lambda after, _: isinstance(test_fn(*after), Tracer)):
+    if not tried and not _trial(body_fn, probed, lambda after, _: isinstance(test_fn(*after), Tracer)):
         return None
     trace = current_trace()
     carried = tuple(v if isinstance(v, (Undefined, list)) or _holds_arrays((v,)) else _traced_copy(trace, v)
@@ -1187,6 +1251,10 @@ def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targe
                 return filled
         _refuse_changes(changes, "for loop", line, *bounds)
         return _traced_for(iterable, source, extra_test, body_fn, values, names, line, targets)
+    if not effects and not in_try and current_trace() is not None:
+        iterable = tables.table(iterable) or iterable  # (for (y, x) in positions: a loop over rows)
+    elif isinstance(iterable, tables.Table) and iterable.start is not None:
+        iterable = enumerate(iterable.items, iterable.start)  # (Python's, which sees the list change)
     # A loop is unrolled while its body's copies (this loop's trip count times those of the
     # unrolled loops around it) stay within UNROLL_LIMIT: nested short loops are long too.
     sized = isinstance(iterable, (range, Tracer, Indexed))
@@ -1200,8 +1268,10 @@ def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targe
                                 long)
         if filled is not None:
             return filled
-    if long and isinstance(iterable, (Tracer, Indexed)) and not effects and not in_try \
-            and _all_carriable(values):
+    table = isinstance(iterable, tables.Table)  # (tried as a loop by _python_for, which can
+    # run the first rows in Python where they change the state's types: f32 * np.int64 is f64)
+    if long and isinstance(iterable, (Tracer, Indexed)) and not table and not effects \
+            and not in_try and _all_carriable(values):
         try:
             return _traced_for(range(len(iterable)), iterable, extra_test, body_fn, values, names,
                                line, targets)
@@ -1212,7 +1282,7 @@ def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targe
                 raise  # (short, a loop only for its length: unrolled below, as before)
     # A long static range becomes a loop once its state holds an array (at once, or after the
     # first iterations ran in Python); a loop computing only Python numbers stays Python.
-    long_range = isinstance(iterable, range) and len(iterable) > 1 and not in_try \
+    long_range = isinstance(iterable, (range, tables.Table)) and len(iterable) > 1 and not in_try \
         and not effects and names and current_trace() is not None
     return _python_for(iterable, extra_test, body_fn, values, names, line, targets, effects,
                        in_try, long_range, len(iterable) if sized else 1, shaped, scratch, changes)
@@ -1339,8 +1409,11 @@ def _python_for(iterable, extra_test, body_fn, values, names, line, targets, eff
             tail = peeled if extra_test is None else 0  # a break would skip the last steps
             try:
                 # (the whole range as given: a slice would round its stop, n - 1 to n at even n)
-                rest = iterable if done == tail == 0 else iterable[done:trips - tail]
-                values = _traced_for(rest, None, extra_test, body_fn, values, names, line, targets)
+                rows = isinstance(iterable, tables.Table)  # (its rows' positions, a range)
+                steps = range(trips) if rows else iterable
+                rest = steps if done == tail == 0 else steps[done:trips - tail]
+                values = _traced_for(rest, iterable if rows else None, extra_test, body_fn, values,
+                                     names, line, targets)
             except ConcretizationError as e:
                 # The body needs the index as a Python int (a slice bound, a shape, a static
                 # argument) at some step: NumPy may clamp a slice at the first or last steps
@@ -1356,10 +1429,12 @@ def _python_for(iterable, extra_test, body_fn, values, names, line, targets, eff
                 # (cur = f(prev) first set in the body: its first step runs in Python, which
                 # gives it its value, and the rest is tried as a loop again)
             except (JitTypeError, UnsupportedError):
-                if done == 0 and _numbers_become_arrays(body_fn, item, values):
+                table = isinstance(iterable, tables.Table)
+                if done == 0 and (table or _numbers_become_arrays(body_fn, item, values)):
                     pass  # (om = 0.0, then om = om - h * th): its first step runs in Python,
                     # which makes the number the array, and the rest is tried as a loop again
-                elif not short:
+                    # (a table's rows may change a carry's dtype: f32 * np.int64 is f64)
+                elif not short and not table:
                     raise
                 else:
                     long_range = False  # (a Python list that grows): unrolled, as before
@@ -1463,6 +1538,8 @@ def _traced_for(rng, source, extra_test, body_fn, values, names, line, targets):
     given back as Python would leave it (``_known_after``): the target is the last item when
     the range is static and the count of steps known (no break, or a break that tests only the
     index), and a number the body steps by constants is its final number."""
+    if isinstance(source, tables.Table):
+        source.columns()  # (made once, here, not in the loop's body)
     try:
         with effects.watching("for loop", line, names, values, (extra_test, body_fn),
                               (rng.start, rng.stop, rng.step)):

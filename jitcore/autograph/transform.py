@@ -811,6 +811,12 @@ class ControlFlow(ast.NodeTransformer):
         site["effects"] = ast.Constant(analysis.has_python_effects(node.body, own_lists))
         site["after"] = self._after(node, state)
         site["rebinds"] = _strings(sorted(analysis.rebound(node.body) & set(state)))
+        refreshed = analysis.only_refreshed(node.body, state)
+        if refreshed:
+            site["refreshed"] = _strings(sorted(refreshed))
+        stacks = analysis.popped_lists(node.body) & set(state)
+        if stacks:  # (for a refusal that says what compiles)
+            site["stacks"] = _strings(sorted(stacks))
         if appends:
             site["appends"] = _strings(appends)
             guard = self.guards.get(id(node))
@@ -889,8 +895,15 @@ class ControlFlow(ast.NodeTransformer):
                 reach = ast.Lambda(args=ast.arguments(posonlyargs=[], args=[], vararg=None,
                                                       kwonlyargs=[], kw_defaults=[], kwarg=None,
                                                       defaults=[]), body=copy.deepcopy(path))
+                extra = []
+                if isinstance(path, ast.Attribute) and isinstance(path.value, ast.Name):
+                    # (s.hist where the body also calls s.step(): step must not set s.hist)
+                    others = analysis.other_attributes(node.body, path.value.id, path.attr)
+                    if others:
+                        extra = [ast.Name(id=path.value.id, ctx=ast.Load()), ast.Constant(path.attr),
+                                 _strings(others), ast.Constant(node.lineno)]
                 hoisted.append(_locate(ast.Assign(targets=[ast.Name(id=names[key], ctx=ast.Store())],
-                                                  value=_call(_helper("reach"), reach)), node))
+                                                  value=_call(_helper("reach"), reach, *extra)), node))
                 shown[names[key]] = _user_text(path)
         if names:
             self.own = self.own | set(names.values())
