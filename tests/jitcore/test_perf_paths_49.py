@@ -162,3 +162,62 @@ def test_positions_beyond_the_table_are_still_checked():
         f(a, np.array([0.5, 9.0]))
     g = jc.jit(lambda a, v: a[np.minimum(np.searchsorted(a, v), 2)])
     same_bits(g(a, np.array([0.5, 9.0])), a[np.minimum(np.searchsorted(a, np.array([0.5, 9.0])), 2)])
+
+
+# ---- loops that break on any(): the rest of the body is a branch that fusion now reaches ----
+
+
+def mandelbrot_split(cr, ci, max_iter):
+    zr = np.zeros_like(cr)
+    zi = np.zeros_like(ci)
+    it = np.zeros(cr.shape, dtype=np.int32)
+    for _ in range(max_iter):
+        zr2 = zr * zr
+        zi2 = zi * zi
+        alive = (zr2 + zi2) <= 4.0
+        if not alive.any():
+            break
+        zi = np.where(alive, 2 * zr * zi + ci, zi)
+        zr = np.where(alive, zr2 - zi2 + cr, zr)
+        it += alive
+    return it
+
+
+def test_mandelbrot_breaking_on_any_matches_numpy_and_fuses_into_the_branch():
+    """``zr * zr`` and ``zi * zi`` (computed before the break's test, read after it, in the
+    branch the break leaves) fuse into the update that reads them, and the ``<= 4.0``'s
+    broadcast constant, taken out of the loop, is no array read at each iteration: per
+    iteration the kernels are the alive test, any(), the three updates and the counters."""
+    c = np.linspace(-2, 0.6, 30)[None, :] + 1j * np.linspace(-1.2, 1.2, 20)[:, None]
+    cr, ci = c.real.copy(), c.imag.copy()
+    f = jc.jit(mandelbrot_split)
+    for n in (0, 1, 7, 60):
+        got = f(cr, ci, n)
+        same_bits(got, mandelbrot_split(cr, ci, n))
+    far = np.full((4, 5), 3.0)  # all escape at once: the break is taken
+    same_bits(f(far, far, 50), mandelbrot_split(far, far, 50))
+    big = np.zeros((400, 600))  # (small arrays' constants stay constants: no fill kernel)
+    text = f.lower(big, big, 60).as_text("optimized")
+    head, loop = text[:text.index('"scf.while"')], text[text.index('"scf.while"'):]
+    assert loop.count('"kernel.generic"') == 9 and "value = 4.0" not in head, text
+
+
+def test_a_producer_is_not_fused_into_a_loop_body_it_would_rerun_in():
+    """A kernel outside a loop that reads memory stays outside (computed once), while one
+    before a branch fuses into it; both give NumPy's values."""
+
+    def f(x, n):
+        y = x * x + 1.0
+        s = np.zeros_like(x)
+        for _ in range(n):
+            s = s + y
+        if s.sum() > 0:
+            s = s + x * 3.0
+        return s
+
+    x = np.linspace(-1, 1, 50)
+    jitted = jc.jit(f)
+    same_bits(jitted(x, 5), f(x, 5))
+    text = jitted.lower(x, 5).as_text("optimized")
+    before_loop = text[:text.index('"scf.while"') if '"scf.while"' in text else text.index('"scf.for"')]
+    assert before_loop.count('"kernel.generic"') >= 1, text
