@@ -53,23 +53,55 @@ def may_raise(op: Operation) -> bool:
                for inner in op.walk())
 
 
-def _bounds(v: Value, depth: int = 4):
-    """``(lowest, highest)`` of an integer array made of constants by broadcasts, slices and
-    additions (``sliding_window_view``'s window positions, ``rows + cols``), else None; an
-    empty one's lowest is above its highest."""
+def _bounds(v: Value, depth: int = 6):
+    """``(lowest, highest)`` of an integer array, else None; an empty one's lowest is above its
+    highest. Known: constants; broadcasts and slices of a known array; sums and differences of
+    known ones; ``array.max``/``array.min`` where the side that bounds it is known (a clip);
+    ``searchsorted``'s insertion points, in ``[0, len(a)]``. So ``np.clip(np.searchsorted(xp,
+    x) - 1, 0, n - 2) + 1``, interp's neighbour, is proved a position. A result outside its
+    integer type's range (a wrap) is not known."""
+    lo, hi = _half_bounds(v, depth)
+    return None if lo is None or hi is None else (lo, hi)
+
+
+def _half_bounds(v: Value, depth: int) -> tuple[int | None, int | None]:
+    """``_bounds`` with either side None where only the other is known."""
     attr = constant_of(v)
     if isinstance(attr, DenseAttr):
+        if attr.array.dtype.kind not in "iub":
+            return None, None
         return (int(attr.array.min()), int(attr.array.max())) if attr.array.size else (0, -1)
     op = v.op if isinstance(v, OpResult) else None
-    if op is None or depth == 0:
-        return None
-    if op.op_name in ("array.broadcast_in_dim", "array.slice"):
-        return _bounds(op.operands[0], depth - 1)
-    if op.op_name == "array.add":
-        a, b = (_bounds(u, depth - 1) for u in op.operands)
-        return None if a is None or b is None else (a[0] + b[0], a[1] + b[1])
-    return None
-
+    if op is None or depth == 0 or not v.type.element.is_integer:
+        return None, None
+    name = op.op_name
+    if name in ("array.broadcast_in_dim", "array.slice"):
+        return _half_bounds(op.operands[0], depth - 1)
+    if name == "array.searchsorted":
+        return 0, op.operands[0].type.shape[0]
+    if name not in ("array.add", "array.sub", "array.max", "array.min"):
+        return None, None
+    (alo, ahi), (blo, bhi) = (_half_bounds(u, depth - 1) for u in op.operands)
+    if name == "array.max":  # at least the larger lowest; at most the larger highest
+        lo = max(x for x in (alo, blo) if x is not None) if (alo, blo) != (None, None) else None
+        hi = None if ahi is None or bhi is None else max(ahi, bhi)
+    elif name == "array.min":
+        lo = None if alo is None or blo is None else min(alo, blo)
+        hi = min(x for x in (ahi, bhi) if x is not None) if (ahi, bhi) != (None, None) else None
+    elif name == "array.add":
+        lo = None if alo is None or blo is None else alo + blo
+        hi = None if ahi is None or bhi is None else ahi + bhi
+    else:
+        lo = None if alo is None or bhi is None else alo - bhi
+        hi = None if ahi is None or blo is None else ahi - blo
+    if lo is not None and hi is not None and lo > hi:  # an empty operand: nothing to bound
+        return lo, hi
+    t = v.type.element
+    bits = t.bitwidth
+    least, most = (0, 2 ** bits - 1) if t.is_unsigned else (-2 ** (bits - 1), 2 ** (bits - 1) - 1)
+    if name in ("array.add", "array.sub") and (lo is None or hi is None or lo < least or hi > most):
+        return None, None  # it may wrap
+    return lo, hi
 
 def proved_positions(v: Value, n: int) -> bool:
     """Whether every element of the integer array ``v`` is proved a position in ``[0, n)``

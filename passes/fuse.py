@@ -62,10 +62,14 @@ indexed operands (read at computed positions, or the copy a scatter starts from)
 fused: they have no map to compose with, so they stay buffers.
 
 Fusion works within each block: the function's body and, one by one, the blocks of the
-``scf`` loops and branches in it (docs/control-flow.md §4). A kernel producer outside a region
-is never inlined into a consumer inside it (that would recompute it at every iteration), nor is
-anything fused across blocks; a splat constant from outside becomes a body constant, as one
-from inside does (it costs nothing per iteration).
+``scf`` loops and branches in it (docs/control-flow.md §4). A kernel producer outside a loop
+is never inlined into a consumer inside it (that would recompute it at every iteration); one
+in the block around an ``scf.if`` (directly, or through more ``scf.if``s) is, by the rules
+above, into a consumer in a branch, which runs at most once where the producer runs once
+(``_within_branches``): the rest of a loop body after ``if not alive.any(): break`` is such a
+branch, and its ``zr * zr`` no longer goes through memory. A splat constant from outside becomes
+a body constant, as one from inside does (it costs nothing per iteration), and so does a kernel
+that only fills its result with constants (``_fills``).
 
 Compile time grows about linearly with the function: a fused kernel is built by moving the ops
 and block arguments of the kernels it replaces into it, never by copying them (a producer with
@@ -307,10 +311,32 @@ def _next_pair(block: Block, start: int, max_recompute: int, in_order: dict,
             if isinstance(producer, array.ConstantOp):  # a splat from any enclosing block: no work
                 if producer.value.is_splat and not is_float_contraction(consumer):
                     return consumer, producer, i
-            elif (isinstance(producer, kernel.GenericOp) and producer.parent is block
+            elif (isinstance(producer, kernel.GenericOp)
+                  and (_within_branches(block, producer.parent) or _fills(producer))
                   and _should_inline(producer, consumer, i, max_recompute, in_order, store_shared)):
                 return consumer, producer, i
     return None
+
+
+def _within_branches(block: Block, outer: Block) -> bool:
+    """Whether ``block`` is ``outer`` or lies in it only through ``scf.if`` branches: a kernel
+    there runs at most once per run of ``outer``, so a producer in ``outer`` inlined into it is
+    computed no more often (a loop's body runs many times: never inlined into from outside).
+    The body after ``if not alive.any(): break`` is such a branch."""
+    while block is not outer:
+        owner = block.parent.parent if block.parent is not None else None
+        if owner is None or owner.op_name != "scf.if":
+            return False
+        block = owner.parent
+    return True
+
+
+def _fills(producer: kernel.GenericOp) -> bool:
+    """Whether ``producer`` only fills its result with constants (no operands, no scalar op
+    but constants: a broadcast scalar that ``licm`` took out of a loop, ``<= 4.0``'s): inlined
+    in a loop it costs nothing per iteration, as a splat constant does, so it is, from any
+    enclosing block, where stored it would be read from memory at every iteration."""
+    return not producer.operands and _cost(producer, 0) == 0
 
 
 def _should_inline(producer: kernel.GenericOp, consumer: kernel.GenericOp, index: int,

@@ -2203,6 +2203,18 @@ MUTANTS = [
            "a row of Python floats read in a compiled loop over a table promotes as float64: "
            "a float32 array plus x becomes float64 (NumPy keeps float32), and the loop unrolls",
            ("tests/jitcore/test_unrolled_loops_49.py",)),
+    Mutant("searchsorted-bound-one-short", "passes/effects.py",
+           "        return 0, op.operands[0].type.shape[0]\n",
+           "        return 0, op.operands[0].type.shape[0] - 1\n",
+           "a[np.searchsorted(a, v)] is proved in range though an answer may be len(a): the gather "
+           "loses its check, no IndexError, and reads past the table",
+           ("tests/jitcore/test_perf_paths_49.py",)),
+    Mutant("guessed-search-stays-put", "passes/kernelize/sort.py",
+           "        return _branch(e, more, slow, lambda e: after)\n",
+           "        return _branch(e, more, slow, lambda e: at)\n",
+           "a search from the last answer that finds the next interval answers the last one: "
+           "sorted values' insertion points (and np.interp's intervals) one short",
+           ("tests/jitcore/test_perf_paths_49.py",)),
 ]
 
 

@@ -576,8 +576,9 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 @prims.numpy_scalar  # at one x: a NumPy float, as in NumPy
 def interp(x, xp, fp, left=None, right=None, period=None):
     """``numpy.interp`` in float64, as NumPy's compiled loop computes it: the interval by a
-    compiled binary search (``searchsorted``), the slope ``(fp[j+1] - fp[j]) / (xp[j+1] - xp[j])``,
-    ``fp[j]`` exactly at a knot, ``left``/``right`` (default ``fp[0]``/``fp[-1]``) outside, NaN
+    compiled search (``searchsorted``: from the last answer along x), the slope ``(fp[j+1] -
+    fp[j]) / (xp[j+1] - xp[j])`` (complex fp: times the reciprocal, part by part), ``fp[j]``
+    exactly at a knot, ``left``/``right`` (default ``fp[0]``/``fp[-1]``) outside, NaN
     for NaN; with ``period``, the knots sorted and wrapped around once."""
     if not traced(x, xp, fp, left, right, period):
         return np.interp(x, xp, fp, left=left, right=right, period=period)
@@ -589,10 +590,19 @@ def interp(x, xp, fp, left=None, right=None, period=None):
             raise JitTypeError(f"Cannot cast array data from {v.dtype!r} to {f64!r} according to "
                                f"the rule 'safe' (at {user_location()})")
     if fp.dtype.kind == "c":  # as NumPy: each part on its own, a NaN x gives nan+0j
-        re, im = (interp(x, xp, part(fp), None if v is None else part(v), None if w is None else part(w),
-                         period) for part, v, w in ((np.real, left, right), (np.imag, left, right)))
-        im = np.where(np.isnan(prims.convert(x, f64)), 0.0, im)
+        re, im = (_interp_real(trace, x, xp, part(fp), None if v is None else part(v),
+                               None if w is None else part(w), period, True)
+                  for part, v, w in ((np.real, left, right), (np.imag, left, right)))
+        if period is not None or xp.shape != (1,):  # (one knot: fp[0] for NaN too, as the real part)
+            im = np.where(np.isnan(prims.convert(x, f64)), 0.0, im)
         return prims.complex_from_parts(*np.broadcast_arrays(re, im))
+    return _interp_real(trace, x, xp, fp, left, right, period, False)
+
+
+def _interp_real(trace, x, xp, fp, left, right, period, reciprocal: bool):
+    """``interp`` of real ``fp``; ``reciprocal``: the slope as NumPy's complex loop takes it,
+    ``(fp[j+1] - fp[j]) * (1 / (xp[j+1] - xp[j]))`` (its bits differ from the quotient's)."""
+    f64 = np.dtype(np.float64)
     x, xp, fp = (prims.convert(v, f64) for v in (x, xp, fp))
     if xp.ndim != 1 or fp.ndim != 1:
         raise ValueError(f"object too deep for desired array: interp needs 1-d xp and fp "
@@ -618,7 +628,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
         return np.where(x < xp[0], lval, np.where(x > xp[0], rval, np.broadcast_to(fp[0], x.shape)))
     j = np.clip(prims.searchsorted(xp, x, "right") - 1, 0, n - 2)
     x0, x1, y0, y1 = np.take(xp, j), np.take(xp, j + 1), np.take(fp, j), np.take(fp, j + 1)
-    slope = (y1 - y0) / (x1 - x0)
+    slope = (y1 - y0) * (1.0 / (x1 - x0)) if reciprocal else (y1 - y0) / (x1 - x0)
     inside = slope * (x - x0) + y0
     again = slope * (x - x1) + y1  # NumPy's second try where the first is NaN (inf slopes)
     inside = np.where(np.isnan(inside), np.where(np.isnan(again) & (y0 == y1), y0, again), inside)

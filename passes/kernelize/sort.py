@@ -569,15 +569,66 @@ def sort(op: array.SortOp | array.ArgSortOp | array.PartitionOp | array.ArgParti
 
 
 
+GALLOP_UP_TO = 8  # the widest step a search from the last answer takes before it bisects (NumPy:
+# 8 too; and a constant up to 2 * codegen NEAR stays one, not a size-derived symbol)
+
+
 def searchsorted(op: array.SearchSortedOp) -> kernel.GenericOp:
-    """A binary search per value: an ``scf.while`` narrowing ``[lo, hi)`` over the indexed
-    sorted operand, in the sort's order (``less``), so NaN values land after every number."""
+    """A binary search per value in the sort's order (``less``), so NaN values land after
+    every number. Along the values' last axis the search starts from the previous value's
+    answer, as NumPy's ``interp`` does (``binary_search_with_guess``): one kernel iteration per
+    lane of values, a scalar loop over the lane (``_search_from``), where the last two answers
+    lay near each other. Sorted values then cost two reads each, not log2(len(a)); unsorted
+    ones bisect as before; any value's answer is the same."""
     a, v = op.operands
     rank = v.type.rank
-    kb = KernelBuilder(rank)
+    if rank == 0 or a.type.shape[0] == 0:  # one value, or nothing to read: the plain search
+        return _plain_search(op)
+    kb = KernelBuilder(rank - 1)
     table = kb.indexed_input(a)
-    value = kb.input(v, AffineMap.identity(rank))
+    values = kb.indexed_input(v)
+    outer = [kb.index(d) for d in range(rank - 1)]
     e = kb.emit
+    n = e.const(a.type.shape[0], index)
+
+    def one(e, k, carried):
+        guess, near = carried
+        x = e.b.create(kernel.ExtractOp, [values, *outer, k], [v.type.element]).results[0]
+        # a branch, not a select: bisecting from [0, n) then does not wait for the last answer,
+        # so a lane of unsorted values keeps its searches overlapped
+        found = _branch(e, near, lambda e: _near(e, table, a.type.element, x, op.side, n, guess),
+                        lambda e: _bisect(e, table, a.type.element, x, op.side, e.const(0, index), n))
+        e.b.create(kernel.InsertOp, [_to_i64(e, found), *outer, k], [], {"result": 0, "mode": "set"})
+        apart = e.op("arith.subi", e.op("arith.maxsi", found, guess), e.op("arith.minsi", found, guess))
+        return [found, e.op("arith.cmpi", apart, e.const(GALLOP_UP_TO, index), result=i1, predicate="sle")]
+
+    _for(e, e.const(0, index), e.const(v.type.shape[-1], index), e.const(1, index),
+         [e.const(0, index), e.const(False, i1)], one)
+    empty = AffineMap(rank - 1, ())
+    generic = kb.finish(op, [op.result_type], [empty], ["parallel"] * (rank - 1), [],
+                        domain=list(v.type.shape[:-1]), copy_inputs=[-1], indexed_results=[0])
+    generic.attributes["fills"] = (0,)  # every position is written once, none read
+    return generic
+
+
+def _goes_right(e, table: Value, element, x: Value, side: str, at: Value) -> Value:
+    """i1: the answer for ``x`` lies after position ``at`` of the sorted ``table``."""
+    y = e.b.create(kernel.ExtractOp, [table, at], [element]).results[0]
+    # left: right of a[at] where a[at] < x; right: where not x < a[at]
+    return less(e, y, x) if side == "left" else e.op("arith.xori", less(e, x, y), e.const(True, i1))
+
+
+def _branch(e, cond: Value, then_body, else_body) -> Value:
+    """``scf.if`` with one result: ``then_body(e)`` or ``else_body(e)``'s value."""
+    blocks = Block(()), Block(())
+    for block, body in zip(blocks, (then_body, else_body)):
+        inner = _emitter(block)
+        inner.b.create(scf.YieldOp, [body(inner)])
+    return e.b.create(scf.IfOp, [cond], [index], None, [Region([b]) for b in blocks]).results[0]
+
+
+def _bisect(e, table: Value, element, x: Value, side: str, lo: Value, hi: Value) -> Value:
+    """The insertion point of ``x`` in ``table``, known to lie in [lo, hi]: bisection."""
 
     def go_on(e, carried):
         return e.op("arith.cmpi", carried[0], carried[1], result=i1, predicate="slt")
@@ -585,14 +636,87 @@ def searchsorted(op: array.SearchSortedOp) -> kernel.GenericOp:
     def halve(e, carried):
         lo, hi = carried
         mid = e.op("arith.shrui", e.op("arith.addi", lo, hi), e.const(1, index))
-        x = e.b.create(kernel.ExtractOp, [table, mid], [a.type.element]).results[0]
-        # left: go right while a[mid] < v; right: while not v < a[mid]
-        right = less(e, x, value) if op.side == "left" else e.op(
-            "arith.xori", less(e, value, x), e.const(True, i1))
-        up = e.op("arith.addi", mid, e.const(1, index))
-        return [e.select(right, up, lo), e.select(right, hi, mid)]
+        right = _goes_right(e, table, element, x, side, mid)
+        return [e.select(right, e.op("arith.addi", mid, e.const(1, index)), lo), e.select(right, hi, mid)]
 
-    lo, _ = _while(e, [e.const(0, index), e.const(a.type.shape[0], index)], go_on, halve)
+    return _while(e, [lo, hi], go_on, halve)[0]
+
+
+def _near(e, table: Value, element, x: Value, side: str, n: Value, guess: Value) -> Value:
+    """The insertion point of ``x`` in ``table`` (``n`` long, n > 0) where it is likely the
+    last one, ``guess``, or the next: NumPy's first tests, as branches, not selects, so the
+    processor predicts the answer instead of waiting for the reads that decide it; any other
+    answer is searched for from the guess (``_search_from``)."""
+    c = lambda v: e.const(v, index)  # noqa: E731  (an index constant)
+    at = e.op("arith.minsi", guess, e.op("arith.subi", n, c(1)))
+    after = e.op("arith.addi", at, c(1))
+
+    def further(e, beyond, probe):  # the answer lies past ``probe`` too (a read kept in range)
+        inside = e.op("arith.cmpi", beyond, c(0), result=i1, predicate="ne")
+        return e.op("arith.andi", inside, probe(e))
+
+    def slow(e):
+        return _search_from(e, table, element, x, side, n, guess)
+
+    def up(e):  # the answer is at least at + 1
+        last = e.op("arith.subi", n, c(1))
+        more = further(e, e.op("arith.subi", n, after), lambda e: _goes_right(
+            e, table, element, x, side, e.op("arith.minsi", after, last)))
+        return _branch(e, more, slow, lambda e: after)
+
+    def down(e):  # the answer is at most at
+        before = e.op("arith.maxsi", e.op("arith.subi", at, c(1)), c(0))
+        less_ = further(e, at, lambda e: e.op("arith.xori", _goes_right(e, table, element, x, side, before),
+                                               e.const(True, i1)))
+        return _branch(e, less_, slow, lambda e: at)
+
+    return _branch(e, _goes_right(e, table, element, x, side, at), up, down)
+
+
+def _search_from(e, table: Value, element, x: Value, side: str, n: Value, guess: Value) -> Value:
+    """The insertion point of ``x`` in ``table`` (``n`` long, n > 0) searched from ``guess``
+    (in [0, n]): a probe at the guess, then steps of 1, 2, 4, ... away from it while the
+    answer lies further (galloping), up to ``GALLOP_UP_TO``, then bisection of what is left.
+    The answer lies in [lo, hi] throughout and every probe in [lo, hi), so no read leaves
+    the table; the mode is 0 (the first probe), 1 (up), 2 (down) or 3 (done: bisect)."""
+    c = lambda v: e.const(v, index)  # noqa: E731  (an index constant)
+
+    def go_on(e, carried):
+        lo, hi, _, mode = carried
+        return e.op("arith.andi", e.op("arith.cmpi", lo, hi, result=i1, predicate="slt"),
+                    e.op("arith.cmpi", mode, c(3), result=i1, predicate="ne"))
+
+    def probe(e, carried):
+        lo, hi, w, mode = carried
+        first, upward = (e.op("arith.cmpi", mode, c(m), result=i1, predicate="eq") for m in (0, 1))
+        last = e.op("arith.subi", hi, c(1))
+        up = e.op("arith.minsi", e.op("arith.subi", e.op("arith.addi", lo, w), c(1)), last)
+        down = e.op("arith.maxsi", e.op("arith.subi", hi, w), lo)
+        mid = e.select(first, e.op("arith.minsi", guess, last), e.select(upward, up, down))
+        right = _goes_right(e, table, element, x, side, mid)
+        # galloping goes on while the answer lies further the way it goes (or the first way)
+        same_way = e.op("arith.xori", right, e.op("arith.xori", upward, e.const(True, i1)))
+        onward = e.op("arith.ori", first, same_way)
+        w2 = e.select(first, c(1), e.op("arith.addi", w, w))
+        gallop = e.op("arith.andi", onward, e.op("arith.cmpi", w2, c(GALLOP_UP_TO), result=i1,
+                                                        predicate="sle"))
+        mode2 = e.select(gallop, e.select(right, c(1), c(2)), c(3))
+        return [e.select(right, e.op("arith.addi", mid, c(1)), lo), e.select(right, hi, mid), w2, mode2]
+
+    lo, hi, _, _ = _while(e, [c(0), n, c(1), c(0)], go_on, probe)
+    return _bisect(e, table, element, x, side, lo, hi)
+
+
+def _plain_search(op: array.SearchSortedOp) -> kernel.GenericOp:
+    """A bisection per value, each value its own iteration."""
+    a, v = op.operands
+    rank = v.type.rank
+    kb = KernelBuilder(rank)
+    table = kb.indexed_input(a)
+    value = kb.input(v, AffineMap.identity(rank))
+    e = kb.emit
+    lo = _bisect(e, table, a.type.element, value, op.side, e.const(0, index),
+                 e.const(a.type.shape[0], index))
     return kb.finish(op, [op.result_type], [AffineMap.identity(rank)], ["parallel"] * rank,
                      [_to_i64(e, lo)])
 
