@@ -15,10 +15,11 @@ import numpy as np
 
 from jitcore import calltime, compaction, index_forms, pytree, type_choice
 from jitcore import control_flow as cf
-from jitcore.autograph import appending
+from jitcore.autograph import appending, tables
 from jitcore.autograph.aliasing import chosen
 from jitcore.autograph.arrays import ARRAY_CALLS, traced_copy
 from jitcore.autograph.float_errors import FLOAT_ERROR_CALLS
+from jitcore.autograph.indexed import Indexed
 from jitcore.autograph.math_calls import MATH_CALLS
 from jitcore.autograph.sequence_items import item_at, set_item_at
 from jitcore.data_length import KeptList, ListSelection, Positions
@@ -451,24 +452,6 @@ def _range(*args):
     return range(*args)
 
 
-class Indexed:
-    """``zip``/``enumerate`` over traced arrays: a sequence of known length whose item ``i`` can
-    be built for a traced ``i``, so a long ``for`` over it becomes one loop. Iterated in Python
-    (a short loop), it gives the items ``zip``/``enumerate`` would."""
-
-    def __init__(self, length: int, item):
-        self.length, self.item = length, item
-
-    def __len__(self):
-        return self.length
-
-    def __getitem__(self, i):
-        return self.item(i)
-
-    def __iter__(self):
-        return (self.item(i) for i in range(self.length))
-
-
 def _ndindex(*shape):
     """``np.ndindex(n, m)``: its index tuples as an ``Indexed`` of ``n * m`` items, so a long loop
     over it is one compiled loop (the tuple computed from the loop's count by ``//`` and ``%``,
@@ -544,7 +527,6 @@ def _enumerate(x, start=0):
     if type(x) in _ITERATED_SELECTIONS:
         return EnumeratedSelection(x, start)
     if type(x) in (list, tuple) and type(start) is int and current_trace() is not None:
-        from jitcore.autograph import tables  # (tables builds on Indexed, here)
         rows = tables.table(x)
         if rows is not None:  # for k, (y, x) in enumerate(positions): a loop over rows
             return rows.enumerated(start)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jitcore.autograph.expressions import Indexed
+from jitcore.autograph.indexed import Indexed
 from jitcore.tracer import Tracer, fresh
 
 # Python's numbers and the dtype each is traced as (a weak scalar: it promotes as Python's).
