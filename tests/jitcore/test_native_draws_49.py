@@ -13,17 +13,7 @@ from hypothesis import strategies as st
 
 import jitcore as jc
 from jitcore import dispatch
-
-SEEDS = st.integers(0, 2**63)
-
-
-def _pair(seed):
-    return np.random.default_rng(seed), np.random.default_rng(seed)
-
-
-def _same_state(a, b):
-    np.testing.assert_equal(b.bit_generator.state, a.bit_generator.state)
-    assert a.random() == b.random()
+from tests.jitcore.test_native_draws_48 import SEEDS, _pair, _same_state
 
 
 @contextlib.contextmanager
