@@ -32,7 +32,8 @@ import math
 from dataclasses import dataclass
 
 from jitcore.ir.core import Operation, Value
-from jitcore.ir.dialects import kernel
+from jitcore.ir.dialects import array, kernel
+from jitcore.passes.index_tables import affine_form
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,8 @@ def _affine(v: Value, inputs: dict[int, Input]) -> Affine | None:
     """``v`` as an affine function of the positions (``kernel.index``) and of ``inputs`` (by
     the id of their body argument), or None."""
     if id(v) in inputs:
-        return {inputs[id(v)]: 1}, 0
+        known = inputs[id(v)]
+        return ({known: 1}, 0) if isinstance(known, Input) else (dict(known[0]), known[1])
     owner = getattr(v, "op", None)
     if owner is None:
         return None
@@ -189,10 +191,36 @@ def masked_row(op: kernel.GenericOp) -> MaskedRow | None:
     return None
 
 
-def _invariant_inputs(op: kernel.GenericOp) -> dict[int, Input]:
-    """The integer inputs of ``op`` read at one element at every position, by the id of their
-    body argument."""
-    return {id(op.body.args[i]): Input(i) for i, (v, m) in enumerate(zip(op.operands, op.input_maps))
-            if i not in op.indexed and i not in op.clamped and v.type.element.is_integer
-            and all(e.dim is None for e in m.exprs)}
+def _invariant_inputs(op: kernel.GenericOp) -> dict[int, Input | Affine]:
+    """The integer inputs of ``op`` read at one element at every position (``Input``), and
+    the constant tables whose elements are an affine function of their position (``np.arange``
+    in ``start <= arange(n) < stop``, the mask of a slice whose bounds come from the data),
+    as that function of the kernel's positions, by the id of their body argument."""
+    known: dict[int, Input | Affine] = {}
+    for i, (v, m) in enumerate(zip(op.operands, op.input_maps)):
+        if i in op.indexed or i in op.clamped or not v.type.element.is_integer:
+            continue
+        if all(e.dim is None for e in m.exprs):
+            known[id(op.body.args[i])] = Input(i)
+        elif (table := _table_positions(v, m)) is not None:
+            known[id(op.body.args[i])] = table
+    return known
+
+
+def _table_positions(value: Value, input_map) -> Affine | None:
+    """The constant ``value``'s element read through ``input_map`` as an affine function of
+    the positions, when its elements are one of their own position (``index_tables``)."""
+    producer = getattr(value, "op", None)
+    if not isinstance(producer, array.ConstantOp) or producer.value.is_splat:
+        return None
+    form = affine_form(producer.value.array)
+    if form is None:
+        return None
+    c0, steps = form
+    coefficients: dict = {}
+    for s, e in zip(steps, input_map.exprs):
+        c0 += s * e.offset
+        if s and e.dim is not None and e.scale:
+            coefficients[e.dim] = coefficients.get(e.dim, 0) + s * e.scale
+    return coefficients, c0
 
