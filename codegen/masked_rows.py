@@ -156,23 +156,14 @@ def masked_row(op: kernel.GenericOp) -> MaskedRow | None:
     identity on one side, or a test that is not affine bounds on the innermost position with
     coefficient 1 or -1."""
     its = op.iterator_types
-    if len(op.results) != 1 or not its or its[-1] != kernel.REDUCTION or op.scan_dim is not None:
+    if not its or its[-1] != kernel.REDUCTION:
         return None
     inner = len(its) - 1
-    acc = op.body.args[len(op.operands)]
-    combine = getattr(op.body.terminator.operands[0], "op", None)
-    if combine is None or len(combine.operands) != 2 or acc not in combine.operands or len(acc.uses) != 1:
+    select = _masked_select(op)
+    if select is None:
         return None
-    term = combine.operands[1] if combine.operands[0] is acc else combine.operands[0]
-    select = getattr(term, "op", None)
-    if select is None or select.op_name != "arith.select" or len(term.uses) != 1:
-        return None
-    test, if_true, if_false = select.operands
-    init = op.attributes["inits"][0].value
-    for kept, identity in ((False, if_true), (True, if_false)):
-        value = _constant(identity)
-        if value is None or not _is_identity(combine, value, init):
-            continue
+    test = select.operands[0]
+    for kept in _kept_sides(op):
         bounds = _holding(test, kept, _invariant_inputs(op))
         if not bounds:
             continue
@@ -189,6 +180,83 @@ def masked_row(op: kernel.GenericOp) -> MaskedRow | None:
         else:
             return MaskedRow(test, kept, tuple(lowers), tuple(uppers))
     return None
+
+
+def _masked_select(op: kernel.GenericOp) -> Operation | None:
+    """The ``select`` of a one-result reduction whose body yields ``acc (+) select(...)``."""
+    if len(op.results) != 1 or not op.has_reduction or op.scan_dim is not None:
+        return None
+    acc = op.body.args[len(op.operands)]
+    combine = getattr(op.body.terminator.operands[0], "op", None)
+    if combine is None or len(combine.operands) != 2 or acc not in combine.operands or len(acc.uses) != 1:
+        return None
+    term = combine.operands[1] if combine.operands[0] is acc else combine.operands[0]
+    select = getattr(term, "op", None)
+    if select is None or select.op_name != "arith.select" or len(term.uses) != 1:
+        return None
+    return select
+
+
+def _kept_sides(op: kernel.GenericOp) -> list[bool]:
+    """The values of the select's test (``_masked_select``) where the term is kept: those
+    whose other side is the combine's identity."""
+    select = _masked_select(op)
+    combine = op.body.terminator.operands[0].op
+    init = op.attributes["inits"][0].value
+    _, if_true, if_false = select.operands
+    return [kept for kept, identity in ((False, if_true), (True, if_false))
+            if (value := _constant(identity)) is not None and _is_identity(combine, value, init)]
+
+
+@dataclass(frozen=True)
+class RowGuard:
+    """A reduction's test that reads only the positions of dims ``< depth``: where it is not
+    ``kept``, every term of the nest below those positions is the combine's identity, so the
+    nest there may be skipped (``A[m].sum(axis=0)``: the rows whose mask is false)."""
+
+    test: Value
+    kept: bool
+    depth: int
+    ops: tuple[Operation, ...]  # the body's ops the test is computed from, in order
+    inputs: tuple[int, ...]  # the operands they read
+
+
+def row_guard(op: kernel.GenericOp) -> RowGuard | None:
+    """The guard of ``op``'s masked reduction (see ``RowGuard``), or None: not
+    ``acc (+) select(test, ...)`` with the identity on one side, or a test that reads every
+    dim, an indexed input, a result, or nothing that varies."""
+    select = _masked_select(op)
+    if select is None or not op.body.ops[:-1] or not (sides := _kept_sides(op)):
+        return None
+    n_in, maps = len(op.operands), op.input_maps
+    args = {id(a): i for i, a in enumerate(op.body.args)}
+    cone, inputs, dims = {}, set(), set()
+    stack = [select.operands[0]]
+    while stack:
+        v = stack.pop()
+        if id(v) in args:
+            i = args[id(v)]
+            if i >= n_in or i in op.indexed or i in op.clamped:
+                return None
+            inputs.add(i)
+            dims |= {e.dim for e in maps[i].exprs if e.dim is not None and e.scale}
+            continue
+        owner = getattr(v, "op", None)
+        if owner is None or owner.parent is not op.body or owner.regions:
+            return None
+        if id(owner) in cone:
+            continue
+        cone[id(owner)] = owner
+        if isinstance(owner, kernel.IndexOp):
+            dims.add(owner.dim)
+        elif owner.op_name.startswith("kernel."):
+            return None  # (an extract, a check that records an error)
+        stack.extend(owner.operands)
+    depth = max(dims, default=-1) + 1
+    if not 0 < depth < len(op.iterator_types):
+        return None
+    ops = tuple(inner for inner in op.body.ops if id(inner) in cone)
+    return RowGuard(select.operands[0], sides[0], depth, ops, tuple(sorted(inputs)))
 
 
 def _invariant_inputs(op: kernel.GenericOp) -> dict[int, Input | Affine]:
