@@ -205,7 +205,27 @@ def _kept_sides(op: kernel.GenericOp) -> list[bool]:
     init = op.attributes["inits"][0].value
     _, if_true, if_false = select.operands
     return [kept for kept, identity in ((False, if_true), (True, if_false))
-            if (value := _constant(identity)) is not None and _is_identity(combine, value, init)]
+            if (value := _constant_of(op, identity)) is not None and _is_identity(combine, value, init)]
+
+
+def _constant_of(op: kernel.GenericOp, v: Value):
+    """``v``'s value where it is one constant at every position: a body constant, or an input
+    that is a splat constant or a kernel of no inputs yielding one (a large array of zeros,
+    made rather than folded: ``data[a:b].sum()`` over 200,000 elements)."""
+    value = _constant(v)
+    args = op.body.args
+    where = [i for i, a in enumerate(args[:len(op.operands)]) if a is v]
+    if value is not None or not where:
+        return value
+    source = op.operands[where[0]]
+    producer = getattr(source, "op", None)
+    if isinstance(producer, array.ConstantOp) and producer.value.is_splat:
+        value = producer.value.array.reshape(-1)[0].item()
+        return bool(value) if isinstance(value, bool) else value
+    if (isinstance(producer, kernel.GenericOp) and not producer.operands and len(producer.results) == 1
+            and not producer.has_reduction and len(producer.body.ops) == 2):
+        return _constant(producer.body.terminator.operands[0])
+    return None
 
 
 @dataclass(frozen=True)

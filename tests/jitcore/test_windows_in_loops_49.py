@@ -319,3 +319,16 @@ def test_only_a_kernel_whose_points_read_their_own_elements_is_written_in_place(
     module = parse_module(_ROW_KERNEL.replace("READ", read))
     (op,) = [op for op in module.walk() if isinstance(op, kernel.GenericOp)]
     assert _reads_before_writes(op, 0, 0) is own
+
+
+def test_a_long_csr_row_sum_runs_over_its_row_only():
+    """Past some length the select's zeros are an array made by a kernel, not a folded
+    constant: still the identity (``masked_rows._constant_of``)."""
+    rng = np.random.default_rng(5)
+    indptr = np.array([0, 3, 3, 199_990, 200_000, 250_000])
+    data = rng.random(200_000)
+    out = np.zeros(5)
+    got, want = jc.jit(row_sums)(indptr, data, out.copy()), row_sums(indptr, data, out.copy())
+    np.testing.assert_array_equal(got, want)
+    windowed, reductions = _windowed_reductions(row_sums, indptr, data, out)
+    assert windowed and len(windowed) == len(reductions)
