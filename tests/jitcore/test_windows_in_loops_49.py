@@ -296,8 +296,10 @@ _ROW_KERNEL = '''"builtin.module"() ({
       %4 = "arith.constant"() {value = 2 : i64} : () -> i64
       %5 = "arith.subi"(%4, %3) : (i64, i64) -> i64
       %6 = "kernel.check_index"(%5) {axis = 1, size = 3} : (i64) -> index
-      %7 = "kernel.extract"(%arg2, %1, READ) : (tensor<4x3xf64>, index, index) -> f64
-      "kernel.insert"(%7, %1, %2) {mode = "set", result = 0} : (f64, index, index) -> ()
+      %7 = "kernel.extract"(%arg2, %1, %2) : (tensor<4x3xf64>, index, index) -> f64
+      %8 = "kernel.extract"(%arg2, %1, READ) : (tensor<4x3xf64>, index, index) -> f64
+      %9 = "arith.addf"(%7, %8) : (f64, f64) -> f64
+      "kernel.insert"(%9, %1, %2) {mode = "set", result = 0} : (f64, index, index) -> ()
       "kernel.yield"() : () -> ()
     }) {copy_inputs = [0], domain = [3], indexed = [0, 2], indexing_maps = [affine_map<(d0) -> ()>, \
 affine_map<(d0) -> ()>, affine_map<(d0) -> ()>], iterator_types = ["parallel"]} : \
@@ -309,8 +311,9 @@ affine_map<(d0) -> ()>, affine_map<(d0) -> ()>], iterator_types = ["parallel"]} 
 
 @pytest.mark.parametrize("read, own", [("%2", True), ("%6", False)])
 def test_only_a_kernel_whose_points_read_their_own_elements_is_written_in_place(read, own):
-    """``a[r] = a[r]`` (point c reads position c) may be written in place; ``a[r] = a[r, ::-1]``
-    fused into one kernel (point c reads position 2 - c, which point 2 - c writes) may not.
+    """``a[r] = a[r] + a[r]`` (point c reads position c) may be written in place; ``a[r] = a[r] +
+    a[r, ::-1]`` fused into one kernel (point c reads position 2 - c, which point 2 - c writes)
+    may not.
     (Today's fusion materializes such a mirrored read first; the check does not rely on it.)"""
     from jitcore.codegen.host import _reads_before_writes
     from jitcore.ir.dialects import kernel
