@@ -385,7 +385,9 @@ def _reads_before_writes(op: kernel.GenericOp, source: int, k: int) -> bool:
     only before it first writes result ``k``, the copy of it, in the body's order: in place,
     those reads still see the input's values (``seen[ny, nx] == 0`` then ``seen[ny, nx] = 1``
     under an if: a grid written one element a step, not copied whole each step)."""
-    if op.domain() or len(op.regions) != 1:
+    if len(op.regions) != 1:
+        return False
+    if op.domain() and not _points_own_elements(op, source, k):
         return False
     arg, written = op.body.args[source], False
     for inner in kernel.body_ops(op):
@@ -395,6 +397,41 @@ def _reads_before_writes(op: kernel.GenericOp, source: int, k: int) -> bool:
             return False
         written = written or (inner.op_name == "kernel.insert" and inner.attributes.get("result") == k)
     return True
+
+
+def _points_own_elements(op: kernel.GenericOp, source: int, k: int) -> bool:
+    """Whether each point of ``op``'s (parallel) domain reads its input ``source`` and writes
+    result ``k`` only at elements no other point writes: every dim ``d`` of the domain is, as
+    ``kernel.index {dim = d}`` itself, the same position of every read and every write (a
+    window ``img[0, x + 1] += img[0, x] * 0.5`` of a carried array: point ``c`` reads and
+    writes only elements whose last position is ``c``). Two points differ in some dim, so in
+    that position too, whatever the other positions are: in place, no point sees another's
+    write, and the kernel is its window, not a copy of the whole array."""
+    if any(kind != "parallel" for kind in op.iterator_types) or op.scan_dim is not None:
+        return False
+    arg, places = op.body.args[source], None
+    for inner in kernel.body_ops(op):
+        if inner.op_name == "kernel.insert" and inner.attributes.get("result") == k:
+            positions = inner.operands[1:]
+        elif any(v is arg for v in inner.operands):
+            if inner.op_name != "kernel.extract" or inner.operands[0] is not arg \
+                    or any(v is arg for v in inner.operands[1:]):
+                return False
+            positions = inner.operands[1:]
+        else:
+            continue
+        dims = {}
+        for place, v in enumerate(positions):
+            owner = getattr(v, "op", None)
+            if owner is not None and owner.op_name == "kernel.index":
+                dims.setdefault(owner.attributes["dim"], place)
+        if places is None:
+            places = dims
+            if sorted(places) != list(range(len(op.domain()))):
+                return False
+        elif any(dims.get(d) != place for d, place in places.items()):
+            return False
+    return places is not None
 
 
 def _viewed(value):

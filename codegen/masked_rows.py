@@ -32,7 +32,8 @@ import math
 from dataclasses import dataclass
 
 from jitcore.ir.core import Operation, Value
-from jitcore.ir.dialects import kernel
+from jitcore.ir.dialects import array, kernel
+from jitcore.passes.index_tables import affine_form
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,8 @@ def _affine(v: Value, inputs: dict[int, Input]) -> Affine | None:
     """``v`` as an affine function of the positions (``kernel.index``) and of ``inputs`` (by
     the id of their body argument), or None."""
     if id(v) in inputs:
-        return {inputs[id(v)]: 1}, 0
+        known = inputs[id(v)]
+        return ({known: 1}, 0) if isinstance(known, Input) else (dict(known[0]), known[1])
     owner = getattr(v, "op", None)
     if owner is None:
         return None
@@ -154,23 +156,14 @@ def masked_row(op: kernel.GenericOp) -> MaskedRow | None:
     identity on one side, or a test that is not affine bounds on the innermost position with
     coefficient 1 or -1."""
     its = op.iterator_types
-    if len(op.results) != 1 or not its or its[-1] != kernel.REDUCTION or op.scan_dim is not None:
+    if not its or its[-1] != kernel.REDUCTION:
         return None
     inner = len(its) - 1
-    acc = op.body.args[len(op.operands)]
-    combine = getattr(op.body.terminator.operands[0], "op", None)
-    if combine is None or len(combine.operands) != 2 or acc not in combine.operands or len(acc.uses) != 1:
+    select = _masked_select(op)
+    if select is None:
         return None
-    term = combine.operands[1] if combine.operands[0] is acc else combine.operands[0]
-    select = getattr(term, "op", None)
-    if select is None or select.op_name != "arith.select" or len(term.uses) != 1:
-        return None
-    test, if_true, if_false = select.operands
-    init = op.attributes["inits"][0].value
-    for kept, identity in ((False, if_true), (True, if_false)):
-        value = _constant(identity)
-        if value is None or not _is_identity(combine, value, init):
-            continue
+    test = select.operands[0]
+    for kept in _kept_sides(op):
         bounds = _holding(test, kept, _invariant_inputs(op))
         if not bounds:
             continue
@@ -189,10 +182,133 @@ def masked_row(op: kernel.GenericOp) -> MaskedRow | None:
     return None
 
 
-def _invariant_inputs(op: kernel.GenericOp) -> dict[int, Input]:
-    """The integer inputs of ``op`` read at one element at every position, by the id of their
-    body argument."""
-    return {id(op.body.args[i]): Input(i) for i, (v, m) in enumerate(zip(op.operands, op.input_maps))
-            if i not in op.indexed and i not in op.clamped and v.type.element.is_integer
-            and all(e.dim is None for e in m.exprs)}
+def _masked_select(op: kernel.GenericOp) -> Operation | None:
+    """The ``select`` of a one-result reduction whose body yields ``acc (+) select(...)``."""
+    if len(op.results) != 1 or not op.has_reduction or op.scan_dim is not None:
+        return None
+    acc = op.body.args[len(op.operands)]
+    combine = getattr(op.body.terminator.operands[0], "op", None)
+    if combine is None or len(combine.operands) != 2 or acc not in combine.operands or len(acc.uses) != 1:
+        return None
+    term = combine.operands[1] if combine.operands[0] is acc else combine.operands[0]
+    select = getattr(term, "op", None)
+    if select is None or select.op_name != "arith.select" or len(term.uses) != 1:
+        return None
+    return select
+
+
+def _kept_sides(op: kernel.GenericOp) -> list[bool]:
+    """The values of the select's test (``_masked_select``) where the term is kept: those
+    whose other side is the combine's identity."""
+    select = _masked_select(op)
+    combine = op.body.terminator.operands[0].op
+    init = op.attributes["inits"][0].value
+    _, if_true, if_false = select.operands
+    return [kept for kept, identity in ((False, if_true), (True, if_false))
+            if (value := _constant_of(op, identity)) is not None and _is_identity(combine, value, init)]
+
+
+def _constant_of(op: kernel.GenericOp, v: Value):
+    """``v``'s value where it is one constant at every position: a body constant, or an input
+    that is a splat constant or a kernel of no inputs yielding one (a large array of zeros,
+    made rather than folded: ``data[a:b].sum()`` over 200,000 elements)."""
+    value = _constant(v)
+    args = op.body.args
+    where = [i for i, a in enumerate(args[:len(op.operands)]) if a is v]
+    if value is not None or not where:
+        return value
+    source = op.operands[where[0]]
+    producer = getattr(source, "op", None)
+    if isinstance(producer, array.ConstantOp) and producer.value.is_splat:
+        value = producer.value.array.reshape(-1)[0].item()
+        return bool(value) if isinstance(value, bool) else value
+    if (isinstance(producer, kernel.GenericOp) and not producer.operands and len(producer.results) == 1
+            and not producer.has_reduction and len(producer.body.ops) == 2):
+        return _constant(producer.body.terminator.operands[0])
+    return None
+
+
+@dataclass(frozen=True)
+class RowGuard:
+    """A reduction's test that reads only the positions of dims ``< depth``: where it is not
+    ``kept``, every term of the nest below those positions is the combine's identity, so the
+    nest there may be skipped (``A[m].sum(axis=0)``: the rows whose mask is false)."""
+
+    test: Value
+    kept: bool
+    depth: int
+    ops: tuple[Operation, ...]  # the body's ops the test is computed from, in order
+    inputs: tuple[int, ...]  # the operands they read
+
+
+def row_guard(op: kernel.GenericOp) -> RowGuard | None:
+    """The guard of ``op``'s masked reduction (see ``RowGuard``), or None: not
+    ``acc (+) select(test, ...)`` with the identity on one side, or a test that reads every
+    dim, an indexed input, a result, or nothing that varies."""
+    select = _masked_select(op)
+    if select is None or not op.body.ops[:-1] or not (sides := _kept_sides(op)):
+        return None
+    n_in, maps = len(op.operands), op.input_maps
+    args = {id(a): i for i, a in enumerate(op.body.args)}
+    cone, inputs, dims = {}, set(), set()
+    stack = [select.operands[0]]
+    while stack:
+        v = stack.pop()
+        if id(v) in args:
+            i = args[id(v)]
+            if i >= n_in or i in op.indexed or i in op.clamped:
+                return None
+            inputs.add(i)
+            dims |= {e.dim for e in maps[i].exprs if e.dim is not None and e.scale}
+            continue
+        owner = getattr(v, "op", None)
+        if owner is None or owner.parent is not op.body or owner.regions:
+            return None
+        if id(owner) in cone:
+            continue
+        cone[id(owner)] = owner
+        if isinstance(owner, kernel.IndexOp):
+            dims.add(owner.dim)
+        elif owner.op_name.startswith("kernel."):
+            return None  # (an extract, a check that records an error)
+        stack.extend(owner.operands)
+    depth = max(dims, default=-1) + 1
+    if not 0 < depth < len(op.iterator_types):
+        return None
+    ops = tuple(inner for inner in op.body.ops if id(inner) in cone)
+    return RowGuard(select.operands[0], sides[0], depth, ops, tuple(sorted(inputs)))
+
+
+def _invariant_inputs(op: kernel.GenericOp) -> dict[int, Input | Affine]:
+    """The integer inputs of ``op`` read at one element at every position (``Input``), and
+    the constant tables whose elements are an affine function of their position (``np.arange``
+    in ``start <= arange(n) < stop``, the mask of a slice whose bounds come from the data),
+    as that function of the kernel's positions, by the id of their body argument."""
+    known: dict[int, Input | Affine] = {}
+    for i, (v, m) in enumerate(zip(op.operands, op.input_maps)):
+        if i in op.indexed or i in op.clamped or not v.type.element.is_integer:
+            continue
+        if all(e.dim is None for e in m.exprs):
+            known[id(op.body.args[i])] = Input(i)
+        elif (table := _table_positions(v, m)) is not None:
+            known[id(op.body.args[i])] = table
+    return known
+
+
+def _table_positions(value: Value, input_map) -> Affine | None:
+    """The constant ``value``'s element read through ``input_map`` as an affine function of
+    the positions, when its elements are one of their own position (``index_tables``)."""
+    producer = getattr(value, "op", None)
+    if not isinstance(producer, array.ConstantOp) or producer.value.is_splat:
+        return None
+    form = affine_form(producer.value.array)
+    if form is None:
+        return None
+    c0, steps = form
+    coefficients: dict = {}
+    for s, e in zip(steps, input_map.exprs):
+        c0 += s * e.offset
+        if s and e.dim is not None and e.scale:
+            coefficients[e.dim] = coefficients.get(e.dim, 0) + s * e.scale
+    return coefficients, c0
 

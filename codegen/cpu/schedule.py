@@ -55,7 +55,7 @@ from jitcore.codegen.cpu import (
 from jitcore.codegen.kernel_body import KernelBody, entry_builder, kernel_function, row_invariant_divisions
 from jitcore.codegen.llvm_types import I1, I8, I64, PTR, constant, memory_type
 from jitcore.codegen.loops import Sizes, element_pointer, emit_loop, emit_nest, extent, static_value
-from jitcore.codegen.masked_rows import Input, masked_row
+from jitcore.codegen.masked_rows import Input, masked_row, row_guard
 from jitcore.codegen.positions import breakpoints
 from jitcore.ir import layout_class
 from jitcore.ir.attributes import AffineExpr, AffineMap, numpy_dtype
@@ -366,6 +366,13 @@ class _Schedule:
         if self.pieces is None and producer is None and self.masked is None and self.rows_from is None \
                 and not any(self.breakpoints.values()):
             self.transposed = transpose_tiles.transposed_read(op, maps, len(self.domain))
+        # A reduction whose mask reads only outer positions: the nest below them skipped
+        # where it is false (``masked_rows.RowGuard``), as long as no init is stored there.
+        self.guard = None
+        if (len(self.domain) == len(op.iterator_types) and self.pieces is None and producer is None
+                and not kernel.runs_in_order(op) and (guard := row_guard(op)) is not None
+                and (self.rows_from is None or self.rows_from <= guard.depth)):
+            self.guard = guard
         exact_fallback = any(scalar.needs_exact_fallback(inner) for inner in kernel.body_ops(op))
         if isinstance(self.pieces, column_pieces.ColumnPieces) and self.pieces.known_count is None:
             self.split_extent = column_pieces.RunTimeCount(self.factors[-2], self.pieces)
@@ -717,6 +724,10 @@ class _Schedule:
         return self.body.load(len(self.op.operands) + k, [*ivs[:scan], previous, *ivs[scan + 1:]], r)
 
     def _loop_nest(self, depth: int, ivs: list) -> None:
+        guard = self.guard
+        if guard is not None and depth == guard.depth and id(guard.test) not in self.body.assumed:
+            self._guarded(depth, ivs)
+            return
         if depth == len(self.domain):
             self._point(ivs)
             return
@@ -729,8 +740,24 @@ class _Schedule:
             return
         self._reduce_from(depth, ivs)
 
+    def _guarded(self, depth: int, ivs: list) -> None:
+        """The nest below ``ivs`` only where the guard's test keeps its terms (elsewhere each
+        is the identity), the test known inside."""
+        b, guard, body = self.b, self.guard, self.body
+        at = ivs + [extent(0)] * (len(self.domain) - depth)  # (the test reads none of these)
+        values = {id(self.op.body.args[i]): body.load(i, at, self.op.operands[i]) for i in guard.inputs}
+        body._emit_ops(guard.ops, values, {}, at)
+        test = values[id(guard.test)]
+        with b.if_then(test if guard.kept else b.not_(test)):
+            body.assumed[id(guard.test)] = guard.kept
+            self._loop_nest(depth, ivs)
+            del body.assumed[id(guard.test)]
+
     def _reduce_from(self, depth: int, ivs: list) -> None:
         """The loops from dim ``depth`` on, at outer point ``ivs``."""
+        if self.guard is not None and depth < self.guard.depth:
+            self._in_order(depth, ivs)  # each row reaches the guard (not a blocked run of rows)
+            return
         if self.masked is not None and depth == len(self.domain) - 1:
             self._masked_row(depth, ivs)
             return
