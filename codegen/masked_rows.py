@@ -31,9 +31,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from jitcore.ir.affine_tables import affine_form
 from jitcore.ir.core import Operation, Value
 from jitcore.ir.dialects import array, kernel
-from jitcore.passes.index_tables import affine_form
 
 
 @dataclass(frozen=True)

@@ -654,7 +654,7 @@ class JitFunction:
                 + static_on_demand.hashable_advice(v for _, v in unhashable))
             error.static_unhashable = frozenset(self._param_name(k) for k, v in static if not _hashable(v))
             raise error from None
-        leaves, tree = pytree.flatten((tuple(dyn_args), dyn_kwargs))
+        leaves, tree = pytree.flatten((tuple(dyn_args), dyn_kwargs), objects=True)
         specs, arrays = [], []
         for leaf in leaves:
             spec, arr = self._leaf(leaf, tree, len(specs))

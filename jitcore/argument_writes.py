@@ -27,7 +27,7 @@ class ArgumentWrites(NamedTuple):
 def traced_result(result, arguments, tree: pytree.TreeDef, leaves: list):
     """``result``, or it with ``arguments`` (rebuilt from ``tree`` around ``leaves`` before the
     call) when the call changed a container among them."""
-    after, after_tree = pytree.flatten(arguments)
+    after, after_tree = pytree.flatten(arguments, objects=True)
     if after_tree == tree and all(a is b for a, b in zip(after, leaves)):
         return result
     return ArgumentWrites(result, arguments)

@@ -31,22 +31,30 @@ class TreeDef:
 LEAF = TreeDef("leaf")
 
 
-def flatten(tree) -> tuple[list, TreeDef]:
+def flatten(tree, objects: bool = False) -> tuple[list, TreeDef]:
+    """``objects``: the user's objects are nodes too (a jitted function's arguments and results:
+    ``plain_object``); elsewhere (a traced loop's state, a method's attributes) they stay leaves,
+    which the autograph's own attribute tracking carries."""
     leaves: list = []
-    return leaves, _flatten(tree, leaves)
+    return leaves, _flatten(tree, leaves, objects)
 
 
-def _flatten(tree, leaves: list) -> TreeDef:
+def _flatten(tree, leaves: list, objects: bool = False) -> TreeDef:
     if tree is None:
         return TreeDef("none")
+    if type(tree).__name__ == "ArgumentWrites" and hasattr(tree, "_fields"):
+        # a result beside the arguments it wrote (argument_writes): only the arguments' objects
+        # are nodes (the caller's, set after the call); a returned object stays a leaf
+        return TreeDef("namedtuple", (_flatten(tree[0], leaves, False), _flatten(tree[1], leaves, True)),
+                       (type(tree),))
     if isinstance(tree, (tuple, list)) and not hasattr(tree, "_fields"):
         kind = "tuple" if isinstance(tree, tuple) else "list"
-        return TreeDef(kind, tuple(_flatten(x, leaves) for x in tree))
+        return TreeDef(kind, tuple(_flatten(x, leaves, objects) for x in tree))
     if isinstance(tree, tuple):  # a named tuple
-        return TreeDef("namedtuple", tuple(_flatten(x, leaves) for x in tree), (type(tree),))
+        return TreeDef("namedtuple", tuple(_flatten(x, leaves, objects) for x in tree), (type(tree),))
     if isinstance(tree, dict):  # in the dict's own order, as Python iterates it (JAX sorts)
-        return TreeDef("dict", tuple(_flatten(v, leaves) for v in tree.values()), tuple(tree))
-    if plain_object(tree):
+        return TreeDef("dict", tuple(_flatten(v, leaves, objects) for v in tree.values()), tuple(tree))
+    if objects and plain_object(tree):
         return _flatten_object(tree, leaves)
     leaves.append(tree)
     return LEAF
@@ -70,6 +78,8 @@ def _plain_class(cls: type) -> bool:
     module = getattr(cls, "__module__", "") or ""
     if module.startswith(_LIBRARY_MODULES) or issubclass(cls, type) or not cls.__dictoffset__:
         return False
+    if any(hasattr(cls, p) for p in _ARRAY_PROTOCOLS):  # converted as NumPy converts it
+        return False
     # read from the class alone: a proxy's attribute lookup (jitcore's own placeholders, a
     # lazy object) may raise anything
     return (cls.__new__ is object.__new__ and cls.__getattribute__ is object.__getattribute__
@@ -77,6 +87,8 @@ def _plain_class(cls: type) -> bool:
             and all("__slots__" not in vars(c) for c in cls.__mro__))
 
 
+_ARRAY_PROTOCOLS = ("__array__", "__array_interface__", "__array_struct__", "__cuda_array_interface__",
+                    "__dlpack__", "__jitcore_device_array__")
 _LIBRARY_MODULES = ("builtins", "numpy", "jitcore", "dask", "jax", "numba", "types", "functools")
 
 
@@ -88,7 +100,7 @@ def _flatten_object(obj, leaves: list) -> TreeDef:
     children, layout = [], []
     for name, value in vars(obj).items():
         if _holds_data(value):
-            children.append(_flatten(value, leaves))
+            children.append(_flatten(value, leaves, True))
             layout.append((name, _CHILD))
         else:
             layout.append((name, _Static.of(value)))

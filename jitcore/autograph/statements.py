@@ -1244,7 +1244,10 @@ def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targe
     if isinstance(iterable, TracedRange):
         bounds = (iterable.start, iterable.stop, iterable.step)
         _refuse_in_try(in_try, "a for loop", line, *bounds)
-        if appends and source is None and current_trace() is not None:  # (the change it makes)
+        # (the change it makes; lists appended through another object, log["E"].append(v),
+        # the conversion's __agf_list_ names, are left to the path below: n made static)
+        if appends and source is None and current_trace() is not None \
+                and not any(a.startswith("__agf_list") for a in appends):
             filled = _appending_traced_range(iterable, extra_test, body_fn, values, names, line,
                                              targets, appends)
             if filled is not None:

@@ -235,11 +235,16 @@ def digitize(x, bins, right=False):
                          "object of too small depth for desired array")
     x = x if isinstance(x, Tracer) else prims.constant(trace, np.asarray(x))
 
+    # each value searched alone over the whole table (lanes of one): a search from the last
+    # answer (kernelize/sort.py) answers the same only on sorted bins, and bins with NaN reversed
+    # are not sorted in the search's order
+    alone = np.reshape(x, (*np.shape(x), 1))
+
     def increasing(b):
-        return np.searchsorted(b, x, side="left" if right else "right")
+        return np.searchsorted(b, alone, side="left" if right else "right")[..., 0]
 
     def decreasing(b):  # the same side as increasing, on the reversed bins (NumPy's)
-        return b.shape[0] - np.searchsorted(b[::-1], x, side="left" if right else "right")
+        return b.shape[0] - np.searchsorted(b[::-1], alone, side="left" if right else "right")[..., 0]
 
     if not isinstance(bins, Tracer):
         bins = np.asarray(bins)

