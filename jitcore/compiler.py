@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from jitcore import calltime, formatting, ir, passes, pytree
+from jitcore import argument_writes, calltime, formatting, ir, passes, pytree
 from jitcore.codegen.backend import backend_for
 from jitcore.codegen.plan import CompiledFunction, LowerOptions
 from jitcore.compaction import compaction
@@ -249,7 +249,10 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
                     error.static_would_fix = frozenset(counts)
                 raise error from e
         traced_ops = {id(op) for op in builder.block.ops}
-        leaves, out_tree = pytree.flatten(out)
+        if isinstance(out, argument_writes.ArgumentWrites):
+            leaves, out_tree = pytree.flatten_fields(out, (False, True))
+        else:
+            leaves, out_tree = pytree.flatten(out)
         # A Python number or string returned is returned as it is: x.shape[0] is an int.
         out_tree, leaves = pytree.with_constants(out_tree, leaves, python_value)
         for constant in pytree.constants(out_tree):

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 
 @dataclass(frozen=True, slots=True)
 class TreeDef:
@@ -39,14 +41,18 @@ def flatten(tree, objects: bool = False) -> tuple[list, TreeDef]:
     return leaves, _flatten(tree, leaves, objects)
 
 
+def flatten_fields(tree: tuple, objects: tuple) -> tuple[list, TreeDef]:
+    """A named tuple flattened with ``objects`` chosen per field: ``ArgumentWrites``, whose
+    arguments' objects are nodes (the caller's, set after the call) and whose result's are not
+    (a returned object stays a leaf, refused)."""
+    leaves: list = []
+    children = tuple(_flatten(x, leaves, o) for x, o in zip(tree, objects))
+    return leaves, TreeDef("namedtuple", children, (type(tree),))
+
+
 def _flatten(tree, leaves: list, objects: bool = False) -> TreeDef:
     if tree is None:
         return TreeDef("none")
-    if type(tree).__name__ == "ArgumentWrites" and hasattr(tree, "_fields"):
-        # a result beside the arguments it wrote (argument_writes): only the arguments' objects
-        # are nodes (the caller's, set after the call); a returned object stays a leaf
-        return TreeDef("namedtuple", (_flatten(tree[0], leaves, False), _flatten(tree[1], leaves, True)),
-                       (type(tree),))
     if isinstance(tree, (tuple, list)) and not hasattr(tree, "_fields"):
         kind = "tuple" if isinstance(tree, tuple) else "list"
         return TreeDef(kind, tuple(_flatten(x, leaves, objects) for x in tree))
@@ -111,8 +117,6 @@ _CHILD = "<child>"
 
 
 def _holds_data(value) -> bool:
-    import numpy as np
-
     if isinstance(value, (np.ndarray, np.generic, int, float, complex)):
         return True
     from jitcore.tracer import Tracer
