@@ -57,6 +57,7 @@ def _bounds(v: Value, depth: int = 6):
     """``(lowest, highest)`` of an integer array, else None; an empty one's lowest is above its
     highest. Known: constants; broadcasts and slices of a known array; sums and differences of
     known ones; ``array.max``/``array.min`` where the side that bounds it is known (a clip);
+    ``array.select`` where both arms are known;
     ``searchsorted``'s insertion points, in ``[0, len(a)]``. So ``np.clip(np.searchsorted(xp,
     x) - 1, 0, n - 2) + 1``, interp's neighbour, is proved a position. A result outside its
     integer type's range (a wrap) is not known."""
@@ -79,6 +80,10 @@ def _half_bounds(v: Value, depth: int) -> tuple[int | None, int | None]:
         return _half_bounds(op.operands[0], depth - 1)
     if name == "array.searchsorted":
         return 0, op.operands[0].type.shape[0]
+    if name == "array.select":  # one arm or the other at each element: both arms' bounds hold
+        (alo, ahi), (blo, bhi) = (_half_bounds(u, depth - 1) for u in op.operands[1:])
+        return (None if alo is None or blo is None else min(alo, blo),
+                None if ahi is None or bhi is None else max(ahi, bhi))
     if name not in ("array.add", "array.sub", "array.max", "array.min"):
         return None, None
     (alo, ahi), (blo, bhi) = (_half_bounds(u, depth - 1) for u in op.operands)

@@ -2243,6 +2243,19 @@ MUTANTS = [
            "a search from the last answer that finds the next interval answers the last one: "
            "sorted values' insertion points (and np.interp's intervals) one short",
            ("tests/jitcore/test_perf_paths_49.py",)),
+    Mutant("select-bounds-first-arm", "passes/effects.py",
+           "        return (None if alo is None or blo is None else min(alo, blo),\n"
+           "                None if ahi is None or bhi is None else max(ahi, bhi))\n",
+           "        return alo, ahi\n",
+           "a where() of indices is bounded by its first arm alone: t[np.where(c, 1, i)] loses its "
+           "check, no IndexError, and reads past the table",
+           ("tests/jitcore/test_histogram_bins_50.py",)),
+    Mutant("equal-bins-no-step-down", "jitcore/numpy/reductions.py",
+           "    idx = prims.where(below, prims.ufunc(np.subtract, idx, 1), idx)\n",
+           "",
+           "a histogram's equal bins trust the arithmetic: a value one ulp below an edge lands in "
+           "the bin above (NumPy moves it down)",
+           ("tests/jitcore/test_histogram_bins_50.py",)),
 ]
 
 
