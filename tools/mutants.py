@@ -2256,6 +2256,13 @@ MUTANTS = [
            "a histogram's equal bins trust the arithmetic: a value one ulp below an edge lands in "
            "the bin above (NumPy moves it down)",
            ("tests/jitcore/test_histogram_bins_50.py",)),
+    Mutant("side-by-side-search-skips-last-probe", "passes/kernelize/sort.py",
+           "    return [e.op(\"arith.addi\", b, e.op(\"arith.extui\", _goes_right(e, table, element, x, side, b),\n"
+           "                                       result=index)) for x, b in zip(xs, bases)]\n",
+           "    return bases\n",
+           "values bisected side by side end one short where the answer lies past the last base: "
+           "unsorted values' insertion points (and digitize's bins) one low",
+           ("tests/jitcore/test_search_blocks_50.py",)),
 ]
 
 

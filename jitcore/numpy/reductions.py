@@ -754,6 +754,34 @@ def histogram_of(a, bins, range, density, weights, selected: Tracer | None = Non
                        prims.ufunc(np.less_equal, a, last))
     if selected is not None:
         keep = prims.ufunc(np.bitwise_and, keep, selected)
+    if not uniform and weights is None and selected is None and n - 1 > _COUNTED_EDGES:
+        hist = _counts_by_sorting(a, edges)
+    else:
+        hist = _counts_by_bin(trace, a, keep, edges, first, last, n, uniform, weights)
+    if density:
+        widths = prims.convert(prims.ufunc(np.subtract, edges[1:], edges[:-1]), np.dtype(float))
+        hist = prims.ufunc(np.true_divide, prims.ufunc(np.true_divide, hist, widths),
+                           prims.reduction("sum", hist))
+    return hist, edges
+
+
+def _counts_by_sorting(a: Tracer, edges: Tracer) -> Tracer:
+    """NumPy's counts for many uneven bins, NumPy's way: the values sorted once and each edge
+    searched in them (the last edge from the right, so it belongs to the last bin); a bin's
+    count is the difference of its edges' places. Values outside the edges, and NaN, which
+    sorts last, fall in no bin."""
+    ordered = np.sort(a)
+    dtype = np.result_type(a.dtype, edges.dtype)
+    ordered, edges = prims.convert(ordered, dtype), prims.convert(edges, dtype)
+    places = np.concatenate([prims.searchsorted(ordered, edges[:-1], "left"),
+                             prims.searchsorted(ordered, edges[-1:], "right")])
+    return prims.convert(np.diff(places), np.dtype(np.intp))
+
+
+def _counts_by_bin(trace, a: Tracer, keep: Tracer, edges: Tracer, first, last, n: int,
+                   uniform: bool, weights) -> Tracer:
+    """The counts (or summed weights) of ``a``'s values in ``keep``, each value's bin found on
+    its own: by NumPy's arithmetic for equal bins, else by counting or searching the edges."""
     if n == 1:
         idx = prims.constant(trace, np.zeros(a.shape, np.intp))
     elif uniform:
@@ -778,12 +806,7 @@ def histogram_of(a, bins, range, density, weights, selected: Tracer | None = Non
                                    f"jit yet (at {user_location()})")
         ntype, values = w.dtype, prims.convert(prims.reshape(w, (-1,)), np.dtype(np.float64))
     counts = _count_into(trace, idx, values, n + 1, np.float64 if weights is not None else np.intp)
-    hist = prims.convert(counts[:n], ntype)
-    if density:
-        widths = prims.convert(prims.ufunc(np.subtract, edges[1:], edges[:-1]), np.dtype(float))
-        hist = prims.ufunc(np.true_divide, prims.ufunc(np.true_divide, hist, widths),
-                           prims.reduction("sum", hist))
-    return hist, edges
+    return prims.convert(counts[:n], ntype)
 
 
 @implements(np.histogramdd)
@@ -907,10 +930,11 @@ def histogram2d(x, y, bins=10, range=None, density=None, weights=None):
     return hist, edges[0], edges[1]
 
 
-# Uneven edges up to this many inner ones are compared with each value (a vectorized count:
-# 24 ms for 32 at 10^6 values where a search per value took 140, mispredicted on random data);
-# more take a binary search per value.
-_COUNTED_EDGES = 128
+# Uneven edges up to this many inner ones are compared with each value (a vectorized count);
+# more are searched in the sorted values, as NumPy does, or with weights or a mask, a binary
+# search per value. At 10^6 random float64 values: 16 inner edges 13 ms counted, 26 ms searched;
+# 256 edges 78 ms counted, 51 ms searched, 14 ms NumPy's (sorted).
+_COUNTED_EDGES = 16
 
 
 def _equal_bins(trace, a: Tracer, keep: Tracer, edges: Tracer, first, last, n: int) -> Tracer:

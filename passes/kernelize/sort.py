@@ -573,13 +573,25 @@ GALLOP_UP_TO = 8  # the widest step a search from the last answer takes before i
 # 8 too; and a constant up to 2 * codegen NEAR stays one, not a size-derived symbol)
 
 
+SEARCH_BLOCK = 8  # values searched side by side where the lane is not in order
+SEARCH_IN_ORDER = SEARCH_BLOCK - 2  # a block with this many answers next to the one before
+# (the same or the next) is read as sorted: the next block starts from the last answer
+
+
 def searchsorted(op: array.SearchSortedOp) -> kernel.GenericOp:
     """A binary search per value in the sort's order (``less``), so NaN values land after
-    every number. Along the values' last axis the search starts from the previous value's
-    answer, as NumPy's ``interp`` does (``binary_search_with_guess``): one kernel iteration per
-    lane of values, a scalar loop over the lane (``_search_from``), where the last two answers
-    lay near each other. Sorted values then cost two reads each, not log2(len(a)); unsorted
-    ones bisect as before; any value's answer is the same."""
+    every number. Along the values' last axis, in blocks of ``SEARCH_BLOCK`` values:
+
+    - where the lane looks sorted (the last block's answers mostly the same as or next to the
+      one before), each search starts from the previous value's answer, as NumPy's ``interp``
+      does (``binary_search_with_guess``; ``_near``): sorted values cost two reads each, not
+      log2(len(a)), behind branches the processor predicts;
+    - elsewhere the block's values are bisected side by side, without branches (``_bisect_block``):
+      a fixed number of halvings set by len(a), each a read and a select per value, so the
+      searches of unsorted values overlap their reads instead of mispredicting.
+
+    Any value's answer is the same either way; the tail of a lane past its last whole block
+    takes the first way."""
     a, v = op.operands
     rank = v.type.rank
     if rank == 0 or a.type.shape[0] == 0:  # one value, or nothing to read: the plain search
@@ -590,25 +602,91 @@ def searchsorted(op: array.SearchSortedOp) -> kernel.GenericOp:
     outer = [kb.index(d) for d in range(rank - 1)]
     e = kb.emit
     n = e.const(a.type.shape[0], index)
+    lane = v.type.shape[-1]
+
+    def value(e, k):
+        return e.b.create(kernel.ExtractOp, [values, *outer, k], [v.type.element]).results[0]
+
+    def store(e, k, found):
+        e.b.create(kernel.InsertOp, [_to_i64(e, found), *outer, k], [], {"result": 0, "mode": "set"})
+
+    def answer(e, k):
+        stored = e.b.create(kernel.ExtractResultOp, [*outer, k], [i64], {"result": 0}).results[0]
+        return e.op("arith.bitcast", stored, result=index)
+
+    def close(e, found, guess):
+        apart = e.op("arith.subi", e.op("arith.maxsi", found, guess), e.op("arith.minsi", found, guess))
+        return e.op("arith.cmpi", apart, e.const(GALLOP_UP_TO, index), result=i1, predicate="sle")
 
     def one(e, k, carried):
         guess, near = carried
-        x = e.b.create(kernel.ExtractOp, [values, *outer, k], [v.type.element]).results[0]
+        x = value(e, k)
         # a branch, not a select: bisecting from [0, n) then does not wait for the last answer,
         # so a lane of unsorted values keeps its searches overlapped
         found = _branch(e, near, lambda e: _near(e, table, a.type.element, x, op.side, n, guess),
                         lambda e: _bisect(e, table, a.type.element, x, op.side, e.const(0, index), n))
-        e.b.create(kernel.InsertOp, [_to_i64(e, found), *outer, k], [], {"result": 0, "mode": "set"})
-        apart = e.op("arith.subi", e.op("arith.maxsi", found, guess), e.op("arith.minsi", found, guess))
-        return [found, e.op("arith.cmpi", apart, e.const(GALLOP_UP_TO, index), result=i1, predicate="sle")]
+        store(e, k, found)
+        return [found, close(e, found, guess)]
 
-    _for(e, e.const(0, index), e.const(v.type.shape[-1], index), e.const(1, index),
-         [e.const(0, index), e.const(False, i1)], one)
+    def block(e, k0, carried):
+        _, guess, near, in_order = carried
+        at = [e.op("arith.addi", k0, e.const(i, index)) for i in range(SEARCH_BLOCK + 1)]
+
+        def by_guess(e):
+            _for(e, k0, at[-1], e.const(1, index), [guess, near], one)
+
+        def side_by_side(e):
+            xs = [value(e, k) for k in at[:-1]]
+            for k, found in zip(at, _bisect_block(e, table, a.type.element, xs, op.side, n)):
+                store(e, k, found)
+
+        _if(e, in_order, by_guess, side_by_side)
+        found = [answer(e, k) for k in at[:-1]]
+        steps = [e.op("arith.subi", f, g) for g, f in zip(found, found[1:])]
+        next_to = [e.op("arith.cmpi", d, e.const(1, index), result=i1, predicate="ule") for d in steps]
+        count = e.const(0, index)
+        for t in next_to:
+            count = e.op("arith.addi", count, e.op("arith.extui", t, result=index))
+        sorted_ = e.op("arith.cmpi", count, e.const(SEARCH_IN_ORDER, index), result=i1, predicate="sge")
+        return [at[-1], found[-1], close(e, found[-1], found[-2]), sorted_]
+
+    # blocks while one fits (k0 < lane - 7: the same form at every lane length, so one
+    # compile serves them all), then the rest one by one from where the blocks stopped
+    last = e.const(lane - (SEARCH_BLOCK - 1), index)
+    start, *carried = _for(e, e.const(0, index), last, e.const(SEARCH_BLOCK, index),
+                           [e.const(0, index), e.const(0, index), e.const(False, i1),
+                            e.const(True, i1)], block)
+    _for(e, start, e.const(lane, index), e.const(1, index), carried[:2], one)
     empty = AffineMap(rank - 1, ())
     generic = kb.finish(op, [op.result_type], [empty], ["parallel"] * (rank - 1), [],
                         domain=list(v.type.shape[:-1]), copy_inputs=[-1], indexed_results=[0])
     generic.attributes["fills"] = (0,)  # every position is written once, none read
     return generic
+
+
+def _bisect_block(e, table: Value, element, xs: list[Value], side: str, n: Value) -> list[Value]:
+    """The insertion points of the values ``xs`` in ``table`` (``n`` > 0 long), side by side
+    without branches: each halving reads ``table`` at ``base + half - 1`` for every value and
+    moves that value's ``base`` past it where the answer lies further (``_goes_right``). The
+    answer stays in ``[base, base + width]``, so after the halvings (``width`` 1) it is
+    ``base`` or ``base + 1``; every read lies below ``base + width <= n``. The loop's trip
+    count depends on ``n`` alone, so its branch is predicted."""
+    one = e.const(1, index)
+
+    def halve(e, carried):
+        width, *bases = carried
+        half = e.op("arith.shrui", width, one)
+        step = e.op("arith.subi", half, one)
+        bases = [e.select(_goes_right(e, table, element, x, side, e.op("arith.addi", b, step)),
+                          e.op("arith.addi", b, half), b) for x, b in zip(xs, bases)]
+        return [e.op("arith.subi", width, half), *bases]
+
+    def go_on(e, carried):
+        return e.op("arith.cmpi", carried[0], one, result=i1, predicate="sgt")
+
+    _, *bases = _while(e, [n, *(e.const(0, index) for _ in xs)], go_on, halve)
+    return [e.op("arith.addi", b, e.op("arith.extui", _goes_right(e, table, element, x, side, b),
+                                       result=index)) for x, b in zip(xs, bases)]
 
 
 def _goes_right(e, table: Value, element, x: Value, side: str, at: Value) -> Value:

@@ -108,3 +108,19 @@ def test_select_of_positions_keeps_its_check_unless_both_arms_are_positions():
     with pytest.raises(IndexError):
         jc.jit(f)(t, c, np.array([0, 7, 9]))
     np.testing.assert_array_equal(jc.jit(g)(t, c, np.array([5, 7, -2])), g(t, c, np.array([5, 7, -2])))
+
+
+@pytest.mark.parametrize("n_edges", [5, 40])
+def test_uneven_edges_with_weights_and_masks(n_edges):
+    """With weights, or over a mask's selection, each value's bin is counted or searched."""
+    rng = np.random.default_rng(n_edges)
+    edges = np.unique(np.round(rng.standard_normal(n_edges) * 3, 1))
+    x = np.concatenate([_on_edges(edges, rng, 400, np.float64), [np.nan, np.inf]])
+    w = rng.random(x.size)
+
+    def f(x, w):
+        return np.histogram(x, edges, weights=w), np.histogram(x[x > -1.0], edges)
+    (gw, ge), (mw, me) = jc.jit(f)(x, w), f(x, w)
+    np.testing.assert_allclose(gw[0], mw[0], rtol=1e-12)
+    np.testing.assert_array_equal(gw[1], mw[1])
+    _same(ge, me)
