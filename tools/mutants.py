@@ -2257,7 +2257,8 @@ MUTANTS = [
            "the bin above (NumPy moves it down)",
            ("tests/jitcore/test_histogram_bins_50.py",)),
     Mutant("side-by-side-search-skips-last-probe", "passes/kernelize/sort.py",
-           "    return [e.op(\"arith.addi\", b, e.op(\"arith.extui\", _goes_right(e, table, element, x, side, b),\n"
+           "    return [e.op(\"arith.addi\", b, e.op(\"arith.extui\", "
+           "_goes_right(e, table, element, x, side, b),\n"
            "                                       result=index)) for x, b in zip(xs, bases)]\n",
            "    return bases\n",
            "values bisected side by side end one short where the answer lies past the last base: "
