@@ -469,7 +469,7 @@ class JitFunction:
         marked_args = tuple(call_memo.marked(a, i) for i, a in enumerate(args))
         marked_kwargs = {name: call_memo.marked(v, name) for name, v in kwargs.items()}
         static, dyn_args, dyn_kwargs = self._split(marked_args, marked_kwargs)
-        marked, _ = pytree.flatten((tuple(dyn_args), dyn_kwargs))
+        marked, _ = pytree.flatten((tuple(dyn_args), dyn_kwargs), objects=True)
         known = call_memo.structure(key, executable, args, kwargs, marked, arrays, [m for _, m in static])
         if known is None:
             return

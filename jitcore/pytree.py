@@ -1,7 +1,8 @@
 """Pytrees: nested tuples, lists, dicts and None around array leaves, as in JAX; a named tuple
 (NumPy's ``EighResult``, a user's own) is a node that rebuilds as its own class, and so is an
 object of the user's own class whose state is its ``__dict__`` (a dataclass, a plain class;
-session 49): its data attributes are children, the others part of the node.
+session 49; a ``types.SimpleNamespace``, session 50): its data attributes are children, the
+others part of the node.
 
 ``flatten`` returns the leaves and a hashable ``TreeDef`` that ``unflatten`` rebuilds the
 structure from; the TreeDef is part of a jitted function's signature key.
@@ -10,6 +11,7 @@ structure from; the TreeDef is part of a jitted function's signature key.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -82,17 +84,21 @@ _PLAIN_CLASSES: dict = {}  # by class: plain_object's answer (a function of the 
 
 def _plain_class(cls: type) -> bool:
     module = getattr(cls, "__module__", "") or ""
+    if cls is SimpleNamespace:  # the library's one class of plain state (its own __new__ makes it bare)
+        return True
     if module.startswith(_LIBRARY_MODULES) or issubclass(cls, type) or not cls.__dictoffset__:
         return False
     if any(hasattr(cls, p) for p in _ARRAY_PROTOCOLS):  # converted as NumPy converts it
         return False
     # read from the class alone: a proxy's attribute lookup (jitcore's own placeholders, a
     # lazy object) may raise anything
-    return (cls.__new__ is object.__new__ and cls.__getattribute__ is object.__getattribute__
+    return (cls.__new__ in _BARE_NEW and cls.__getattribute__ in _PLAIN_GETATTRIBUTE
             and not hasattr(cls, "__getattr__") and not any("__call__" in vars(c) for c in cls.__mro__[:-1])
             and all("__slots__" not in vars(c) for c in cls.__mro__))
 
 
+_BARE_NEW = (object.__new__, SimpleNamespace.__new__)  # cls.__new__(cls): an object with no state yet
+_PLAIN_GETATTRIBUTE = (object.__getattribute__, SimpleNamespace.__getattribute__)
 _ARRAY_PROTOCOLS = ("__array__", "__array_interface__", "__array_struct__", "__cuda_array_interface__",
                     "__dlpack__", "__jitcore_device_array__")
 _LIBRARY_MODULES = ("builtins", "numpy", "jitcore", "dask", "jax", "numba", "types", "functools")
@@ -105,7 +111,7 @@ def _flatten_object(obj, leaves: list) -> TreeDef:
     argument's."""
     children, layout = [], []
     for name, value in vars(obj).items():
-        if _holds_data(value):
+        if holds_data(value):
             children.append(_flatten(value, leaves, True))
             layout.append((name, _CHILD))
         else:
@@ -116,8 +122,16 @@ def _flatten_object(obj, leaves: list) -> TreeDef:
 _CHILD = "<child>"
 
 
-def _holds_data(value) -> bool:
-    if isinstance(value, (np.ndarray, np.generic, int, float, complex)):
+class Marker:
+    """A stand-in for a leaf (``call_memo.Source``): data, as the value it stands for, so that
+    an object of markers flattens as the object of values does."""
+
+    __slots__ = ()
+
+
+def holds_data(value) -> bool:
+    """An object's attribute that is a child of its node (``_flatten_object``), not part of it."""
+    if isinstance(value, (np.ndarray, np.generic, int, float, complex, Marker)):
         return True
     from jitcore.tracer import Tracer
 
@@ -125,7 +139,7 @@ def _holds_data(value) -> bool:
         return True
     if isinstance(value, (list, tuple, dict)):
         items = value.values() if isinstance(value, dict) else value
-        return bool(items) and all(_holds_data(v) for v in items)
+        return bool(items) and all(holds_data(v) for v in items)
     return plain_object(value)
 
 
@@ -205,7 +219,7 @@ def _unflatten(treedef: TreeDef, it):
         return treedef.keys[0](*children)
     if treedef.kind == "object":
         cls, layout = treedef.keys
-        obj = object.__new__(cls)
+        obj = cls.__new__(cls)  # (_BARE_NEW's)
         kids = iter(children)
         obj.__dict__.update((name, next(kids) if how == _CHILD else how.value) for name, how in layout)
         return obj

@@ -1329,6 +1329,13 @@ MUTANTS = [
            "the native call leaves what it read unheld across its draws (and run no longer holds it): "
            "each call releases a container's items and a global once too often",
            ("tests/jitcore/test_native_results.py",)),
+    Mutant("memo-object-field-dtype-ignored", "jitcore/call_memo.py",
+           "        if t in _LEAVES:\n            part = _part(v, False, int_range)",
+           "        if t in _LEAVES:\n            part = _part(v, False, int_range)\n"
+           "            part = part[1:] if t is _NDARRAY else part",
+           "the memo key of an object argument holds its arrays' shapes but not their dtypes: a "
+           "float32 field runs the code compiled for float64",
+           ("tests/jitcore/test_objects_50.py",)),
     Mutant("memo-named-tuple-refused", "jitcore/call_memo.py",
            '    return t in CONTAINERS or (isinstance(v, tuple) and hasattr(t, "_fields"))',
            "    return t in CONTAINERS",
