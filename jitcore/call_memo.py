@@ -99,8 +99,7 @@ def is_node(v) -> bool:
     """A container, or an object of the user's class (``pytree.plain_object``; session 50): a
     node of its attributes, keyed by ``_object`` (the native call takes containers only)."""
     t = type(v)
-    return t in CONTAINERS or (isinstance(v, tuple) and hasattr(t, "_fields")) or (
-        t not in _LEAVES and t not in _STATIC_ATTRIBUTES and plain_object(v))
+    return container(v) or (t not in _LEAVES and t not in _STATIC_ATTRIBUTES and plain_object(v))
 
 
 
