@@ -52,20 +52,35 @@ def flatten_fields(tree: tuple, objects: tuple) -> tuple[list, TreeDef]:
     return leaves, TreeDef("namedtuple", children, (type(tree),))
 
 
-def _flatten(tree, leaves: list, objects: bool = False) -> TreeDef:
+def _flatten(tree, leaves: list, objects: bool = False, within: tuple = ()) -> TreeDef:
+    """``within``: the objects ``tree`` is inside (``_flatten_object``), to refuse a cycle."""
     if tree is None:
         return TreeDef("none")
     if isinstance(tree, (tuple, list)) and not hasattr(tree, "_fields"):
         kind = "tuple" if isinstance(tree, tuple) else "list"
-        return TreeDef(kind, tuple(_flatten(x, leaves, objects) for x in tree))
+        return TreeDef(kind, tuple(_flatten(x, leaves, objects, within) for x in tree))
     if isinstance(tree, tuple):  # a named tuple
-        return TreeDef("namedtuple", tuple(_flatten(x, leaves, objects) for x in tree), (type(tree),))
+        return TreeDef("namedtuple", tuple(_flatten(x, leaves, objects, within) for x in tree), (type(tree),))
     if isinstance(tree, dict):  # in the dict's own order, as Python iterates it (JAX sorts)
-        return TreeDef("dict", tuple(_flatten(v, leaves, objects) for v in tree.values()), tuple(tree))
+        children = tuple(_flatten(v, leaves, objects, within) for v in tree.values())
+        return TreeDef("dict", children, tuple(tree))
     if objects and plain_object(tree):
-        return _flatten_object(tree, leaves)
+        return _flatten_object(tree, leaves, within)
     leaves.append(tree)
     return LEAF
+
+
+def acyclic(obj, within: tuple = ()) -> bool:
+    """Whether ``flatten(obj, objects=True)`` ends: no object inside itself (``_flatten_object``)."""
+    if any(o is obj for o in within):
+        return False
+    within = (*within, obj)
+    for value in vars(obj).values():
+        items = value.values() if type(value) is dict else value if type(value) in (list, tuple) else (value,)
+        for item in items:
+            if plain_object(item) and not acyclic(item, within):
+                return False
+    return True
 
 
 def plain_object(value) -> bool:
@@ -104,15 +119,24 @@ _ARRAY_PROTOCOLS = ("__array__", "__array_interface__", "__array_struct__", "__c
 _LIBRARY_MODULES = ("builtins", "numpy", "jitcore", "dask", "jax", "numba", "types", "functools")
 
 
-def _flatten_object(obj, leaves: list) -> TreeDef:
+def _flatten_object(obj, leaves: list, within: tuple = ()) -> TreeDef:
     """A user's object: its attributes that hold data (arrays, numbers, containers and objects
     of them) are children, in ``__dict__`` order; the others (a string, None, a function) are
     part of the node, compared by value (by identity where not hashable), as a static
-    argument's."""
+    argument's. An object inside itself (``a.parent.child is a``) is refused: no tree holds it."""
+    if any(o is obj for o in within):
+        from jitcore.errors import JitTypeError
+
+        raise JitTypeError(
+            f"an object of class {type(obj).__qualname__} holds itself through its attributes (a "
+            "cycle, such as child.parent.child): jitcore passes an argument object's arrays and "
+            "numbers by walking its attributes, which would never end. Pass the arrays it holds "
+            "as arguments, or break the cycle (keep the parent out of the child's attributes)")
+    within = (*within, obj)
     children, layout = [], []
     for name, value in vars(obj).items():
         if holds_data(value):
-            children.append(_flatten(value, leaves, True))
+            children.append(_flatten(value, leaves, True, within))
             layout.append((name, _CHILD))
         else:
             layout.append((name, _Static.of(value)))

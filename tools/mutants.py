@@ -1682,10 +1682,10 @@ MUTANTS = [
            "sampler: the second site gets normals, and the stream's order is lost",
            ("tests/jitcore/test_random_params_47.py",)),
     Mutant("dict-keys-sorted", "jitcore/pytree.py",
-           "        return TreeDef(\"dict\", tuple(_flatten(v, leaves, objects) for v in tree.values()), "
-           "tuple(tree))",
-           "        return TreeDef(\"dict\", tuple(_flatten(tree[k], leaves, objects) for k in "
-           "sorted(tree)), tuple(sorted(tree)))",
+           "        children = tuple(_flatten(v, leaves, objects, within) for v in tree.values())\n"
+           "        return TreeDef(\"dict\", children, tuple(tree))",
+           "        children = tuple(_flatten(tree[k], leaves, objects, within) for k in sorted(tree))\n"
+           "        return TreeDef(\"dict\", children, tuple(sorted(tree)))",
            "a dict argument iterated, and a dict result, in sorted key order (JAX's; before session 42)",
            ("tests/jitcore/test_dict_order.py",)),
     Mutant("callable-object-frozen", "jitcore/api.py",
