@@ -65,7 +65,7 @@ from jitcore.autograph import converted, refuse_generator, without_helper_frames
 from jitcore.codegen.backend import backend_for
 from jitcore.compile_time import CompileClock, unroll_warnings, unrolled_reason, warn_if_slow
 from jitcore.compiler import BIG_INT, BIG_INTS, ArgSpec, CompileOptions
-from jitcore.dispatch import CallTimeExecutable, Executable, fast_key, takes_key
+from jitcore.dispatch import CallTimeExecutable, Executable, SharedArgument, fast_key, takes_key
 from jitcore.dtypes import SUPPORTED_DTYPES
 from jitcore.errors import JitcoreError, JitOverflowError, JitTypeError, UnsupportedError
 from jitcore.generator_arguments import GeneratorArgument
@@ -285,7 +285,10 @@ class JitFunction:
                 if (short not in self._native_entries or type(executable) is CallTimeExecutable
                         and self._native_stale(short, executable)) and native_call.AVAILABLE:
                     self._offer_native(short, executable)
-                return executable.call_flat(args)
+                try:
+                    return executable.call_flat(args)
+                except SharedArgument:  # f(x, x), x written: compiled with x passed once
+                    return self._shared_call(args, kwargs)
         if self._flats is not None:  # a method's twin: (instance, *args) as a flat twin's call
             return self._call_method(args, kwargs)
         if current_trace() is not None:  # called while another function is being traced
@@ -314,8 +317,16 @@ class JitFunction:
                     return self._returned(known.run(args, kwargs), args, kwargs)
                 except prims.IntRangeNeeded:  # a variant's trace (a global's new dtype) needed the bounds
                     return self(*args, **kwargs)
+                except SharedArgument:  # s.u is s.v, one written: compiled with it passed once
+                    return self._shared_call(args, kwargs)
+                except Exception as e:  # the compiled code's own raise
+                    e.raised_by_compiled_code = True
+                    argument_writes.note_unassigned(e, known.executable)
+                    raise
         try:
             return self._traced_call(args, kwargs, short, memo)
+        except SharedArgument:
+            return self._shared_call(args, kwargs)
         except prims.IntRangeNeeded:
             return self(*args, **kwargs)  # keyed and traced again with its ints' own bounds
         except JitcoreError as e:
@@ -337,7 +348,18 @@ class JitFunction:
             error.__traceback__ = tracebacks.filtered(error)
             raise error from (again if error is not again else again.__cause__)
 
-    def _traced_call(self, args, kwargs, short, memo):
+    def _shared_call(self, args, kwargs):
+        """A call passing one array object as several of its arrays, one of them written in
+        place (``dispatch.SharedArgument``): keyed and compiled with that array passed once, so
+        that each name for it sees the write, as in NumPy (session 50). Never in the short
+        paths, whose keys cannot tell one array from two."""
+        try:
+            return self._traced_call(args, kwargs, None, None, shared=True)
+        except JitcoreError as e:
+            e.__traceback__ = tracebacks.filtered(e)
+            raise
+
+    def _traced_call(self, args, kwargs, short, memo, shared: bool = False):
         """The call of a signature not in the short paths: compiled now unless cached."""
         generators = None
         if memo is None:  # a generator argument makes the call's structure not flat
@@ -345,7 +367,7 @@ class JitFunction:
         # The call's generators, for their stand-ins, while it is traced and run.
         with generator_arguments.bound(generators) if generators else _NO_GENERATORS:
             try:
-                key, leaves, arrays, call = self._signature_key(args, kwargs)
+                key, leaves, arrays, call = self._signature_key(args, kwargs, shared)
             except DaskArgument:  # raised only after the leaves that are arrays or numbers
                 key = None
             if key is None:
@@ -378,6 +400,7 @@ class JitFunction:
                 out = executable(arrays, call.callers)
             except Exception as e:  # the compiled code's own raise (an assert, an index): the
                 e.raised_by_compiled_code = True  # trace worked, its static choices stand
+                argument_writes.note_unassigned(e, executable)
                 raise
             return self._returned(out, args, kwargs)
 
@@ -422,8 +445,15 @@ class JitFunction:
         if made is None:  # a classmethod reading an array or a mutable object of its class
             return self._method_of_class._method_twin("static")(*args, **kwargs)
         flat, values = made
-        result = flat(*values, *args[1:], **kwargs)
         rebound = flat.fun.rebound
+        try:
+            result = flat(*values, *args[1:], **kwargs)
+        except Exception as e:
+            if rebound and getattr(e, "raised_by_compiled_code", False):
+                e.add_note(f"jitcore: {', '.join('self.' + n for n in rebound)} are assigned after the "
+                           "compiled method returns; it raised, so they hold what they held before the "
+                           "call, where Python would have kept the assignments run before the raise")
+            raise
         if rebound:  # the attributes the method rebinds, assigned as the plain call would
             result, after = result
             for name, value in zip(rebound, after):
@@ -640,8 +670,9 @@ class JitFunction:
              else dyn_kwargs.__setitem__(k, v))
         return static, dyn_args, dyn_kwargs
 
-    def _signature_key(self, args, kwargs):
-        """(cache key, leaf specs, leaf arrays, call rebuilder) for one call's arguments."""
+    def _signature_key(self, args, kwargs, shared: bool = False):
+        """(cache key, leaf specs, leaf arrays, call rebuilder) for one call's arguments;
+        ``shared``: an array object at several leaves is one leaf (``_shared_call``)."""
         static, dyn_args, dyn_kwargs = self._split(args, kwargs)
         try:
             static_key = tuple((k, call_memo.exactly(v)) for k, v in static)  # numbers by their bits
@@ -655,16 +686,25 @@ class JitFunction:
             error.static_unhashable = frozenset(self._param_name(k) for k, v in static if not _hashable(v))
             raise error from None
         leaves, tree = pytree.flatten((tuple(dyn_args), dyn_kwargs), objects=True)
+        firsts = None  # with ``shared``: per leaf, the first leaf holding its array object
+        if shared:
+            seen: dict = {}
+            firsts = tuple(seen.setdefault(id(leaf), k) if type(leaf) is np.ndarray else k
+                           for k, leaf in enumerate(leaves))
+            place = {k: i for i, k in enumerate(sorted(set(firsts)))}  # its place among those passed
+            leaves = [leaf for k, leaf in enumerate(leaves) if firsts[k] == k]
         specs, arrays = [], []
         for leaf in leaves:
             spec, arr = self._leaf(leaf, tree, len(specs))
             specs.append(spec)
             arrays.append(arr)
-        key = (tree, tuple(specs), static_key)
+        key = (tree if firsts is None else (tree, firsts), tuple(specs), static_key)
         # An unaligned array argument is passed as a copy; writes to it go back to the caller's.
         copied = any(isinstance(leaf, np.ndarray) and arr is not leaf for leaf, arr in zip(leaves, arrays))
 
         def call(traced_leaves):
+            if firsts is not None:  # each holder of a shared array holds its one traced value
+                traced_leaves = [traced_leaves[place[k]] for k in firsts]
             dyn = pytree.unflatten(tree, traced_leaves)
             full_args = list(dyn[0])
             for i, v in static:
