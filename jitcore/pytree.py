@@ -273,15 +273,22 @@ def _same_value(old, new) -> bool:
     number comes back from compiled code as a new object)."""
     if old is new:
         return True
-    return type(old) is type(new) and isinstance(old, (int, float, complex)) and (
-        old == new and str(old) == str(new) or old != old and new != new)
+    if type(old) is not type(new) or not isinstance(old, (int, float, complex)):
+        return False
+    if old != old:  # NaN
+        return new != new
+    # equal, and of the same sign where a zero could differ in it (str: the cheap test here)
+    return old == new and (old != 0 and type(old) is not complex or str(old) == str(new))
+
+
+_NOT_UPDATED = frozenset((np.ndarray, float, int, bool, complex))  # taken as they are
 
 
 def update_in_place(old, new):
     """``old`` made equal to ``new`` in place where it is a list or dict (nested containers
     kept as objects, so other names for them see the change); otherwise ``new``."""
-    if new is old:
-        return old
+    if new is old or type(new) in _NOT_UPDATED:
+        return new
     if type(old) is dict and type(new) is dict:
         if list(old) == list(new):
             for k, v in new.items():
