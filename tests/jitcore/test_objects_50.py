@@ -382,3 +382,21 @@ def test_an_object_holding_itself_is_refused_by_name():
     m = Model(np.ones(3))
     m.grid.owner = m  # a method's attribute: static, read while tracing, as before
     assert m.jtotal() == m.total()
+
+
+def test_method_writing_a_nested_attribute_each_call():
+    class Plain:
+        def __init__(self, n):
+            self.grid = Grid(np.ones(n))
+            self.steps = 0
+
+        def step(self):
+            self.grid.u = self.grid.u * 0.5 + 1.0
+            self.steps += 1
+            return self.steps
+
+    Plain.jstep = jc.jit(Plain.step)
+    m, p = Plain(4), Plain(4)
+    for _ in range(3):  # (it kept the first call's grid.u: the trace's constant)
+        assert _same(m.jstep(), p.step())
+        assert _same(m, p)
