@@ -1336,6 +1336,18 @@ MUTANTS = [
            "the memo key of an object argument holds its arrays' shapes but not their dtypes: a "
            "float32 field runs the code compiled for float64",
            ("tests/jitcore/test_objects_50.py",)),
+    Mutant("shared-array-passed-twice", "jitcore/api.py",
+           "            firsts = tuple(seen.setdefault(id(leaf), k) if type(leaf) is np.ndarray else k",
+           "            firsts = tuple(k if type(leaf) is np.ndarray else k",
+           "one array object at two leaves (s.u is s.v, f(x, x)) is still passed twice when the call "
+           "is made again for it: a write through one name is refused instead of seen by the other",
+           ("tests/jitcore/test_objects_50.py",)),
+    Mutant("nested-attribute-path-dropped", "jitcore/autograph/analysis.py",
+           "            while isinstance(base, ast.Attribute):  # s.grid.u: the chain down to its name",
+           "            while False:",
+           "a loop writing s.grid.u = v does not carry it (only single-level s.u = v is): the body's "
+           "traced value leaks out of the loop",
+           ("tests/jitcore/test_objects_50.py",)),
     Mutant("memo-named-tuple-refused", "jitcore/call_memo.py",
            '    return t in CONTAINERS or (isinstance(v, tuple) and hasattr(t, "_fields"))',
            "    return t in CONTAINERS",
