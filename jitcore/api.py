@@ -213,6 +213,9 @@ class JitFunction:
         self._memo_positions = _static_positions(self._signature, self._static_nums, self._static_names)
         self._on_demand = static_on_demand.OnDemand()  # the arguments made static on demand
         self._int_ranges_needed = False  # (``_int_range``)
+        # Leaves of argument objects made static on demand, by path (``s.cfg.n``): keyed by
+        # value in the tree (``_object_leaves``); calls with such a function skip the memo.
+        self._static_leaves: frozenset = frozenset()
 
     # -- as a class attribute, a copy, a pickle ------------------------------------------
     def __get__(self, instance, owner=None):
@@ -296,8 +299,8 @@ class JitFunction:
         if self._static_nums:
             short = None
         memo = None
-        if short is None:  # scalars, keywords, strided arrays: the memo of the call's structure
-            positions = self._memo_positions if not kwargs else None
+        if short is None and not self._static_leaves:  # scalars, keywords, strided arrays, objects:
+            positions = self._memo_positions if not kwargs else None  # the memo of the call's structure
             memo = call_memo.key(args, kwargs, self._statics, self._int_range, positions)
             known = self._memo.get(memo) if memo is not None else None
             if known is not None:
@@ -410,6 +413,12 @@ class JitFunction:
         or "traced" if it did (the call is then to be made again), else None."""
         if self._flats is not None:  # a method's twin: its flat twins make their own static
             return None
+        through = self._object_leaves(error, args, kwargs)
+        if through:
+            with self._lock:
+                self._static_leaves = self._static_leaves | through
+            self.clear_cache()
+            return "static"
         unhashable = getattr(error, "static_unhashable", frozenset())
         if unhashable and unhashable <= self._on_demand.names:
             self._set_on_demand(self._on_demand.names - unhashable)
@@ -422,6 +431,23 @@ class JitFunction:
             compile_log.log_static_on_demand(self.__name__, sorted(names), error)
         self._set_on_demand(self._on_demand.names | names)
         return "static"
+
+    def _object_leaves(self, error, args, kwargs) -> frozenset:
+        """The ints ``error`` needs as values that are attributes of argument objects
+        (``np.zeros(s.cfg.n)``; session 50): made static by their paths, each keyed by its
+        value where it sits in the tree, so that another value, or another attribute of the
+        object, is seen at the next call. (Making the whole object static, hashed by its
+        identity, kept its first call's attributes: a stale ``s.cfg.dt``.)"""
+        wanted = getattr(error, "static_would_fix", frozenset())
+        if not wanted or not config.auto_static or not all("." in p for p in wanted) \
+                or wanted <= self._static_leaves:
+            return frozenset()
+        _, dyn_args, dyn_kwargs = self._split(args, kwargs)
+        leaves, tree = pytree.flatten((tuple(dyn_args), dyn_kwargs), objects=True)
+        found = {p: leaf for p, leaf in zip(self._paths(tree), leaves) if p in wanted}
+        if found.keys() != wanted or not all(type(v) in _STATIC_LEAF_TYPES for v in found.values()):
+            return frozenset()
+        return frozenset(wanted)
 
     def _set_on_demand(self, names) -> None:
         """Make static the arguments given static and ``names``; drop what was compiled, keyed
@@ -686,6 +712,12 @@ class JitFunction:
             error.static_unhashable = frozenset(self._param_name(k) for k, v in static if not _hashable(v))
             raise error from None
         leaves, tree = pytree.flatten((tuple(dyn_args), dyn_kwargs), objects=True)
+        if self._static_leaves:  # argument objects' ints made static on demand: keyed by value
+            fixed = {k for k, p in enumerate(self._paths(tree))
+                     if p in self._static_leaves and type(leaves[k]) in _STATIC_LEAF_TYPES}
+            if fixed:
+                count = itertools.count()
+                tree, leaves = pytree.with_constants(tree, leaves, lambda _: next(count) in fixed)
         firsts = None  # with ``shared``: per leaf, the first leaf holding its array object
         if shared:
             seen: dict = {}
@@ -1068,6 +1100,9 @@ python_call = JitFunction.__call__
 _PLAIN_SUBCLASSES = (np.memmap,)
 _NONNEGATIVE_BOUNDS = tuple(2 ** b - 1 for b in (7, 8, 15, 16, 31, 32, 63))
 _NEGATIVE_BOUNDS = tuple(-(2 ** b) for b in (7, 15, 31, 63))
+
+
+_STATIC_LEAF_TYPES = frozenset((int, bool, np.int64, np.int32, np.intp))  # (``_object_leaves``)
 
 
 def int_range(value: int) -> tuple[int, int]:

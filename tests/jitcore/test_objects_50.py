@@ -400,3 +400,32 @@ def test_method_writing_a_nested_attribute_each_call():
     for _ in range(3):  # (it kept the first call's grid.u: the trace's constant)
         assert _same(m.jstep(), p.step())
         assert _same(m, p)
+
+
+class Sized:
+    def __init__(self, n, dt):
+        self.cfg = types.SimpleNamespace(n=n, dt=dt)
+        self.u = np.ones(8)
+
+    def make(self):
+        out = np.zeros(self.cfg.n)
+        for i in range(self.cfg.n):
+            out[i] = self.u[i] * self.cfg.dt
+        return out
+
+
+Sized.jmake = jc.jit(Sized.make)
+
+
+def test_an_objects_int_needed_as_a_value_is_keyed_by_value():
+    # (it made the whole object static, by identity: later calls kept its first dt and n)
+    def f(s):
+        return np.zeros(s.cfg.n) + s.cfg.dt
+
+    jf = jc.jit(f)
+    s = Sized(5, 0.1)
+    for n, dt in ((5, 0.1), (5, 0.3), (3, 0.3), (5, 0.5), (3, -1.0)):
+        s.cfg.n, s.cfg.dt = n, dt
+        assert _same(jf(s), f(s))
+        assert _same(s.jmake(), s.make())
+    assert jf.cache_info().traces <= 3  # one per n (and the first, which found n needed)
