@@ -65,7 +65,7 @@ from jitcore.autograph import converted, refuse_generator, without_helper_frames
 from jitcore.codegen.backend import backend_for
 from jitcore.compile_time import CompileClock, unroll_warnings, unrolled_reason, warn_if_slow
 from jitcore.compiler import BIG_INT, BIG_INTS, ArgSpec, CompileOptions
-from jitcore.dispatch import CallTimeExecutable, Executable, fast_key, takes_key
+from jitcore.dispatch import CallTimeExecutable, Executable, SharedArgument, fast_key, takes_key
 from jitcore.dtypes import SUPPORTED_DTYPES
 from jitcore.errors import JitcoreError, JitOverflowError, JitTypeError, UnsupportedError
 from jitcore.generator_arguments import GeneratorArgument
@@ -213,6 +213,9 @@ class JitFunction:
         self._memo_positions = _static_positions(self._signature, self._static_nums, self._static_names)
         self._on_demand = static_on_demand.OnDemand()  # the arguments made static on demand
         self._int_ranges_needed = False  # (``_int_range``)
+        # Leaves of argument objects made static on demand, by path (``s.cfg.n``): keyed by
+        # value in the tree (``_object_leaves``); calls with such a function skip the memo.
+        self._static_leaves: frozenset = frozenset()
 
     # -- as a class attribute, a copy, a pickle ------------------------------------------
     def __get__(self, instance, owner=None):
@@ -285,7 +288,10 @@ class JitFunction:
                 if (short not in self._native_entries or type(executable) is CallTimeExecutable
                         and self._native_stale(short, executable)) and native_call.AVAILABLE:
                     self._offer_native(short, executable)
-                return executable.call_flat(args)
+                try:
+                    return executable.call_flat(args)
+                except SharedArgument:  # f(x, x), x written: compiled with x passed once
+                    return self._shared_call(args, kwargs)
         if self._flats is not None:  # a method's twin: (instance, *args) as a flat twin's call
             return self._call_method(args, kwargs)
         if current_trace() is not None:  # called while another function is being traced
@@ -293,8 +299,8 @@ class JitFunction:
         if self._static_nums:
             short = None
         memo = None
-        if short is None:  # scalars, keywords, strided arrays: the memo of the call's structure
-            positions = self._memo_positions if not kwargs else None
+        if short is None and not self._static_leaves:  # scalars, keywords, strided arrays, objects:
+            positions = self._memo_positions if not kwargs else None  # the memo of the call's structure
             memo = call_memo.key(args, kwargs, self._statics, self._int_range, positions)
             known = self._memo.get(memo) if memo is not None else None
             if known is not None:
@@ -314,8 +320,16 @@ class JitFunction:
                     return self._returned(known.run(args, kwargs), args, kwargs)
                 except prims.IntRangeNeeded:  # a variant's trace (a global's new dtype) needed the bounds
                     return self(*args, **kwargs)
+                except SharedArgument:  # s.u is s.v, one written: compiled with it passed once
+                    return self._shared_call(args, kwargs)
+                except Exception as e:  # the compiled code's own raise
+                    e.raised_by_compiled_code = True
+                    argument_writes.note_unassigned(e, known.executable)
+                    raise
         try:
             return self._traced_call(args, kwargs, short, memo)
+        except SharedArgument:
+            return self._shared_call(args, kwargs)
         except prims.IntRangeNeeded:
             return self(*args, **kwargs)  # keyed and traced again with its ints' own bounds
         except JitcoreError as e:
@@ -337,7 +351,18 @@ class JitFunction:
             error.__traceback__ = tracebacks.filtered(error)
             raise error from (again if error is not again else again.__cause__)
 
-    def _traced_call(self, args, kwargs, short, memo):
+    def _shared_call(self, args, kwargs):
+        """A call passing one array object as several of its arrays, one of them written in
+        place (``dispatch.SharedArgument``): keyed and compiled with that array passed once, so
+        that each name for it sees the write, as in NumPy (session 50). Never in the short
+        paths, whose keys cannot tell one array from two."""
+        try:
+            return self._traced_call(args, kwargs, None, None, shared=True)
+        except JitcoreError as e:
+            e.__traceback__ = tracebacks.filtered(e)
+            raise
+
+    def _traced_call(self, args, kwargs, short, memo, shared: bool = False):
         """The call of a signature not in the short paths: compiled now unless cached."""
         generators = None
         if memo is None:  # a generator argument makes the call's structure not flat
@@ -345,7 +370,7 @@ class JitFunction:
         # The call's generators, for their stand-ins, while it is traced and run.
         with generator_arguments.bound(generators) if generators else _NO_GENERATORS:
             try:
-                key, leaves, arrays, call = self._signature_key(args, kwargs)
+                key, leaves, arrays, call = self._signature_key(args, kwargs, shared)
             except DaskArgument:  # raised only after the leaves that are arrays or numbers
                 key = None
             if key is None:
@@ -378,6 +403,7 @@ class JitFunction:
                 out = executable(arrays, call.callers)
             except Exception as e:  # the compiled code's own raise (an assert, an index): the
                 e.raised_by_compiled_code = True  # trace worked, its static choices stand
+                argument_writes.note_unassigned(e, executable)
                 raise
             return self._returned(out, args, kwargs)
 
@@ -387,6 +413,12 @@ class JitFunction:
         or "traced" if it did (the call is then to be made again), else None."""
         if self._flats is not None:  # a method's twin: its flat twins make their own static
             return None
+        through = self._object_leaves(error, args, kwargs)
+        if through:
+            with self._lock:
+                self._static_leaves = self._static_leaves | through
+            self.clear_cache()
+            return "static"
         unhashable = getattr(error, "static_unhashable", frozenset())
         if unhashable and unhashable <= self._on_demand.names:
             self._set_on_demand(self._on_demand.names - unhashable)
@@ -399,6 +431,23 @@ class JitFunction:
             compile_log.log_static_on_demand(self.__name__, sorted(names), error)
         self._set_on_demand(self._on_demand.names | names)
         return "static"
+
+    def _object_leaves(self, error, args, kwargs) -> frozenset:
+        """The ints ``error`` needs as values that are attributes of argument objects
+        (``np.zeros(s.cfg.n)``; session 50): made static by their paths, each keyed by its
+        value where it sits in the tree, so that another value, or another attribute of the
+        object, is seen at the next call. (Making the whole object static, hashed by its
+        identity, kept its first call's attributes: a stale ``s.cfg.dt``.)"""
+        wanted = getattr(error, "static_would_fix", frozenset())
+        if not wanted or not config.auto_static or not all("." in p for p in wanted) \
+                or wanted <= self._static_leaves:
+            return frozenset()
+        _, dyn_args, dyn_kwargs = self._split(args, kwargs)
+        leaves, tree = pytree.flatten((tuple(dyn_args), dyn_kwargs), objects=True)
+        found = {p: leaf for p, leaf in zip(self._paths(tree), leaves) if p in wanted}
+        if found.keys() != wanted or not all(type(v) in _STATIC_LEAF_TYPES for v in found.values()):
+            return frozenset()
+        return frozenset(wanted)
 
     def _set_on_demand(self, names) -> None:
         """Make static the arguments given static and ``names``; drop what was compiled, keyed
@@ -422,8 +471,15 @@ class JitFunction:
         if made is None:  # a classmethod reading an array or a mutable object of its class
             return self._method_of_class._method_twin("static")(*args, **kwargs)
         flat, values = made
-        result = flat(*values, *args[1:], **kwargs)
         rebound = flat.fun.rebound
+        try:
+            result = flat(*values, *args[1:], **kwargs)
+        except Exception as e:
+            if rebound and getattr(e, "raised_by_compiled_code", False):
+                e.add_note(f"jitcore: {', '.join('self.' + n for n in rebound)} are assigned after the "
+                           "compiled method returns; it raised, so they hold what they held before the "
+                           "call, where Python would have kept the assignments run before the raise")
+            raise
         if rebound:  # the attributes the method rebinds, assigned as the plain call would
             result, after = result
             for name, value in zip(rebound, after):
@@ -469,7 +525,7 @@ class JitFunction:
         marked_args = tuple(call_memo.marked(a, i) for i, a in enumerate(args))
         marked_kwargs = {name: call_memo.marked(v, name) for name, v in kwargs.items()}
         static, dyn_args, dyn_kwargs = self._split(marked_args, marked_kwargs)
-        marked, _ = pytree.flatten((tuple(dyn_args), dyn_kwargs))
+        marked, _ = pytree.flatten((tuple(dyn_args), dyn_kwargs), objects=True)
         known = call_memo.structure(key, executable, args, kwargs, marked, arrays, [m for _, m in static])
         if known is None:
             return
@@ -640,8 +696,9 @@ class JitFunction:
              else dyn_kwargs.__setitem__(k, v))
         return static, dyn_args, dyn_kwargs
 
-    def _signature_key(self, args, kwargs):
-        """(cache key, leaf specs, leaf arrays, call rebuilder) for one call's arguments."""
+    def _signature_key(self, args, kwargs, shared: bool = False):
+        """(cache key, leaf specs, leaf arrays, call rebuilder) for one call's arguments;
+        ``shared``: an array object at several leaves is one leaf (``_shared_call``)."""
         static, dyn_args, dyn_kwargs = self._split(args, kwargs)
         try:
             static_key = tuple((k, call_memo.exactly(v)) for k, v in static)  # numbers by their bits
@@ -655,16 +712,31 @@ class JitFunction:
             error.static_unhashable = frozenset(self._param_name(k) for k, v in static if not _hashable(v))
             raise error from None
         leaves, tree = pytree.flatten((tuple(dyn_args), dyn_kwargs), objects=True)
+        if self._static_leaves:  # argument objects' ints made static on demand: keyed by value
+            fixed = {k for k, p in enumerate(self._paths(tree))
+                     if p in self._static_leaves and type(leaves[k]) in _STATIC_LEAF_TYPES}
+            if fixed:
+                count = itertools.count()
+                tree, leaves = pytree.with_constants(tree, leaves, lambda _: next(count) in fixed)
+        firsts = None  # with ``shared``: per leaf, the first leaf holding its array object
+        if shared:
+            seen: dict = {}
+            firsts = tuple(seen.setdefault(id(leaf), k) if type(leaf) is np.ndarray else k
+                           for k, leaf in enumerate(leaves))
+            place = {k: i for i, k in enumerate(sorted(set(firsts)))}  # its place among those passed
+            leaves = [leaf for k, leaf in enumerate(leaves) if firsts[k] == k]
         specs, arrays = [], []
         for leaf in leaves:
             spec, arr = self._leaf(leaf, tree, len(specs))
             specs.append(spec)
             arrays.append(arr)
-        key = (tree, tuple(specs), static_key)
+        key = (tree if firsts is None else (tree, firsts), tuple(specs), static_key)
         # An unaligned array argument is passed as a copy; writes to it go back to the caller's.
         copied = any(isinstance(leaf, np.ndarray) and arr is not leaf for leaf, arr in zip(leaves, arrays))
 
         def call(traced_leaves):
+            if firsts is not None:  # each holder of a shared array holds its one traced value
+                traced_leaves = [traced_leaves[place[k]] for k in firsts]
             dyn = pytree.unflatten(tree, traced_leaves)
             full_args = list(dyn[0])
             for i, v in static:
@@ -1028,6 +1100,9 @@ python_call = JitFunction.__call__
 _PLAIN_SUBCLASSES = (np.memmap,)
 _NONNEGATIVE_BOUNDS = tuple(2 ** b - 1 for b in (7, 8, 15, 16, 31, 32, 63))
 _NEGATIVE_BOUNDS = tuple(-(2 ** b) for b in (7, 15, 31, 63))
+
+
+_STATIC_LEAF_TYPES = frozenset((int, bool, np.int64, np.int32, np.intp))  # (``_object_leaves``)
 
 
 def int_range(value: int) -> tuple[int, int]:

@@ -40,6 +40,21 @@ def apply(out: ArgumentWrites, arguments):
     return out.result
 
 
+def note_unassigned(error: BaseException, executable) -> None:
+    """``error`` raised by the compiled code of a call that assigns to its arguments' objects or
+    containers after it returns (its result an ``ArgumentWrites``): a note that they hold what
+    they held before the call, where Python would have made the assignments the function ran
+    before the raise (session 50: ``s.grid.u = ...`` in a loop, then ``s.grid.u[i]`` out of
+    bounds)."""
+    tree = getattr(executable, "out_tree", None)
+    if tree is not None and tree.kind == "namedtuple" and tree.keys[0] is ArgumentWrites:
+        error.add_note("jitcore: this jitted call assigns what the function sets on its arguments' "
+                       "objects, lists and dicts (attributes, items) after its compiled code "
+                       "returns; that code raised, so they hold what they held before the call, "
+                       "where Python would have kept the assignments run before the raise (arrays "
+                       "written in place are written as far as the code ran)")
+
+
 def _members(value):
     from jitcore.method_calls import _unwrapped  # (a method's attribute, as its twin passes it)
     if _unwrapped(value) is not value:

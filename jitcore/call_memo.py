@@ -38,6 +38,7 @@ import types
 import numpy as np
 
 from jitcore.ir.layout_class import classify
+from jitcore.pytree import Marker, holds_data, plain_object
 
 _NDARRAY = np.ndarray
 # NumPy's flag bits (``ndarray.flags.num``): the layout facts of the full key, and alignment
@@ -64,12 +65,12 @@ def key(args: tuple, kwargs: dict, statics: bool, int_range,
     parts: list = [len(args)]
     for i, a in enumerate(args):
         static = statics and (positions is None or i in positions)
-        part = _items(a, static, int_range) if container(a) else _part(a, static, int_range)
+        part = _items(a, static, int_range) if is_node(a) else _part(a, static, int_range)
         if part is None:
             return None
         parts.append(part)
     for name, v in kwargs.items():
-        part = _items(v, statics, int_range) if container(v) else _part(v, statics, int_range)
+        part = _items(v, statics, int_range) if is_node(v) else _part(v, statics, int_range)
         if part is None:
             return None
         parts.append(name)
@@ -94,12 +95,23 @@ def container(v) -> bool:
     return t in CONTAINERS or (isinstance(v, tuple) and hasattr(t, "_fields"))
 
 
+def is_node(v) -> bool:
+    """A container, or an object of the user's class (``pytree.plain_object``; session 50): a
+    node of its attributes, keyed by ``_object`` (the native call takes containers only)."""
+    t = type(v)
+    return container(v) or (t not in _LEAVES and t not in _STATIC_ATTRIBUTES and plain_object(v))
+
+
+
+
 def _items(node, statics: bool, int_range, depth: int = 1, budget: list | None = None):
     budget = [MAX_ITEMS] if budget is None else budget  # items left, shared by the nested ones
+    kind, keys, items = type(node), None, node
+    if kind not in CONTAINERS and not isinstance(node, tuple):  # an object (``container``)
+        return _object(node, statics, int_range, depth, budget)
     budget[0] -= len(node)
     if statics or budget[0] < 0 or depth > MAX_DEPTH:
         return None
-    kind, keys, items = type(node), None, node
     if kind is dict:
         if any(type(k) is not str for k in node):
             return None
@@ -107,7 +119,7 @@ def _items(node, statics: bool, int_range, depth: int = 1, budget: list | None =
         items = [node[k] for k in keys]
     parts = []
     for v in items:
-        if container(v):
+        if is_node(v):
             part = _items(v, False, int_range, depth + 1, budget)
         else:
             part = _part(v, False, int_range)
@@ -115,6 +127,42 @@ def _items(node, statics: bool, int_range, depth: int = 1, budget: list | None =
             return None
         parts.append(part)
     return kind, keys, tuple(parts)
+
+
+# An object of the user's class (``pytree.plain_object``: a dataclass, a plain class, a
+# ``types.SimpleNamespace``), keyed as ``pytree._flatten_object`` flattens it: what decides its
+# compile is its class, its attribute names in ``__dict__`` order, each data attribute's part
+# (``pytree.holds_data``: arrays, numbers, containers and objects of them), and each other
+# attribute's value, which the node holds: here only a string, bytes, None or
+# ``BY_IDENTITY``'s, as ``(type, value)`` (others, which the node compares by their own ``==``
+# or by identity, take the full path).
+_STATIC_ATTRIBUTES = frozenset((str, bytes, *BY_IDENTITY))
+_LEAVES = frozenset((_NDARRAY, *_NUMBERS, *NUMPY_SCALARS))
+
+
+def _object(obj, statics: bool, int_range, depth: int, budget: list):
+    attributes = vars(obj)
+    budget[0] -= len(attributes)
+    if statics or budget[0] < 0 or depth > MAX_DEPTH:
+        return None
+    parts: list = [type(obj)]
+    for name, v in attributes.items():
+        t = type(v)
+        if t in _LEAVES:
+            part = _part(v, False, int_range)
+        elif t in _STATIC_ATTRIBUTES:
+            part = t, v
+        elif container(v):  # (one holding no data, such as [], is part of the node: by identity)
+            part = _items(v, False, int_range, depth + 1, budget) if holds_data(v) else None
+        elif plain_object(v):
+            part = _object(v, False, int_range, depth + 1, budget)
+        else:
+            return None
+        if part is None:
+            return None
+        parts.append(name)
+        parts.append(part)
+    return tuple(parts)
 
 
 def _part(v, statics: bool, int_range):
@@ -212,7 +260,14 @@ class ListValue:
         return repr(list(self.items))
 
 
-class Source:
+class Attribute(str):
+    """A step of a ``Source``'s path that is an object's attribute (the others: an index or a
+    dict's key)."""
+
+    __slots__ = ()
+
+
+class Source(Marker):
     """A marker standing for one argument (a position or a keyword's name; an item of a
     container argument: (its position or name, its index or key, ... the indices or keys of
     the containers it is nested in, outermost first)) while the call's binding and flattening
@@ -232,6 +287,12 @@ def marked(v, where):
         return {k: marked(x, (*path, k)) for k, x in v.items()}
     if type(v) in CONTAINERS:
         return type(v)(marked(x, (*path, k)) for k, x in enumerate(v))
+    if type(v) not in CONTAINERS and not isinstance(v, tuple) and is_node(v):
+        # an object: one of its class holding markers for its data attributes, the others as they are
+        made = type(v).__new__(type(v))  # (bare: pytree._BARE_NEW)
+        made.__dict__.update((name, marked(x, (*path, Attribute(name))) if holds_data(x) else x)
+                             for name, x in vars(v).items())
+        return made
     if container(v):  # a named tuple of markers (a class that refuses them: no memo, a leaf's count)
         try:
             return type(v)(*(marked(x, (*path, k)) for k, x in enumerate(v)))
@@ -245,7 +306,7 @@ def value(args: tuple, kwargs: dict, where):
     if type(where) is tuple:
         obj = args[where[0]] if type(where[0]) is int else kwargs[where[0]]
         for k in where[1:]:
-            obj = obj[k]
+            obj = getattr(obj, k) if type(k) is Attribute else obj[k]
         return obj
     return args[where] if type(where) is int else kwargs[where]
 

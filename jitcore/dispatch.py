@@ -151,13 +151,19 @@ def takes_key(executable, key: tuple) -> bool:
 _NDARRAY = np.ndarray
 
 
+class SharedArgument(JitTypeError):
+    """Two of a call's arrays are one array object (``s.u is s.v``, ``f(x, x)``), one of them
+    written in place by code compiled for separate arrays: ``JitFunction`` then compiles the
+    call with that array passed once (session 50), as NumPy's names all see one write."""
+
+
 def check_no_aliasing(arrays, mutated, overlap=np.may_share_memory) -> None:
     """A function that writes to an argument was traced as if no two arguments overlap
     (``overlap``: whether two arguments share memory; the CUDA runtime's knows DeviceArrays)."""
     for i in mutated:
         for j, other in enumerate(arrays):
             if j != i and overlap(arrays[i], other):
-                raise JitTypeError(
+                raise (SharedArgument if arrays[i] is other else JitTypeError)(
                     f"argument #{i} is written in place and shares memory with argument #{j}; "
                     "jitcore compiled the function for separate arrays: pass a copy of one of them"
                 )

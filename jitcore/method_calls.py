@@ -70,7 +70,8 @@ may assign (``class_reads``), whose numbers are passed traced."""
         # each call would otherwise compile again; a bool stays static (two compiles at most,
         # and the native call takes no traced bool)
         is_array = methods._is_arrays(value) or (name in stores and methods.is_number(value)
-                                                 and not isinstance(value, (bool, np.bool_)))
+                                                 and not isinstance(value, (bool, np.bool_))) \
+            or methods.is_object(value)  # self.grid: its arrays traced (grid.u read at each call)
         arrays.append(is_array)
         values.append(value if is_array else static_value(value))
     n_own, cls = len(names), obj if of_class else type(obj)

@@ -69,6 +69,14 @@ def _is_arrays(value) -> bool:
     return _is_array(value)
 
 
+def is_object(value) -> bool:
+    """An object of the user's class (``pytree.plain_object``; session 50) an attribute holds: a
+    pytree node passed traced, as its arrays and numbers are read on every call and what the
+    method assigns through it (``self.grid.u = v``) is set on it after the call (one that holds
+    itself, ``a.parent.child is a``, stays static as before: no tree holds it)."""
+    return pytree.plain_object(value) and pytree.acyclic(value)
+
+
 def is_number(value) -> bool:
     """A Python or NumPy number (or a traced 0-d value standing for one)."""
     if isinstance(value, Tracer):

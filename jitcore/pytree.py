@@ -1,7 +1,8 @@
 """Pytrees: nested tuples, lists, dicts and None around array leaves, as in JAX; a named tuple
 (NumPy's ``EighResult``, a user's own) is a node that rebuilds as its own class, and so is an
 object of the user's own class whose state is its ``__dict__`` (a dataclass, a plain class;
-session 49): its data attributes are children, the others part of the node.
+session 49; a ``types.SimpleNamespace``, session 50): its data attributes are children, the
+others part of the node.
 
 ``flatten`` returns the leaves and a hashable ``TreeDef`` that ``unflatten`` rebuilds the
 structure from; the TreeDef is part of a jitted function's signature key.
@@ -10,6 +11,7 @@ structure from; the TreeDef is part of a jitted function's signature key.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -50,20 +52,35 @@ def flatten_fields(tree: tuple, objects: tuple) -> tuple[list, TreeDef]:
     return leaves, TreeDef("namedtuple", children, (type(tree),))
 
 
-def _flatten(tree, leaves: list, objects: bool = False) -> TreeDef:
+def _flatten(tree, leaves: list, objects: bool = False, within: tuple = ()) -> TreeDef:
+    """``within``: the objects ``tree`` is inside (``_flatten_object``), to refuse a cycle."""
     if tree is None:
         return TreeDef("none")
     if isinstance(tree, (tuple, list)) and not hasattr(tree, "_fields"):
         kind = "tuple" if isinstance(tree, tuple) else "list"
-        return TreeDef(kind, tuple(_flatten(x, leaves, objects) for x in tree))
+        return TreeDef(kind, tuple(_flatten(x, leaves, objects, within) for x in tree))
     if isinstance(tree, tuple):  # a named tuple
-        return TreeDef("namedtuple", tuple(_flatten(x, leaves, objects) for x in tree), (type(tree),))
+        return TreeDef("namedtuple", tuple(_flatten(x, leaves, objects, within) for x in tree), (type(tree),))
     if isinstance(tree, dict):  # in the dict's own order, as Python iterates it (JAX sorts)
-        return TreeDef("dict", tuple(_flatten(v, leaves, objects) for v in tree.values()), tuple(tree))
+        children = tuple(_flatten(v, leaves, objects, within) for v in tree.values())
+        return TreeDef("dict", children, tuple(tree))
     if objects and plain_object(tree):
-        return _flatten_object(tree, leaves)
+        return _flatten_object(tree, leaves, within)
     leaves.append(tree)
     return LEAF
+
+
+def acyclic(obj, within: tuple = ()) -> bool:
+    """Whether ``flatten(obj, objects=True)`` ends: no object inside itself (``_flatten_object``)."""
+    if any(o is obj for o in within):
+        return False
+    within = (*within, obj)
+    for value in vars(obj).values():
+        items = value.values() if type(value) is dict else value if type(value) in (list, tuple) else (value,)
+        for item in items:
+            if plain_object(item) and not acyclic(item, within):
+                return False
+    return True
 
 
 def plain_object(value) -> bool:
@@ -82,31 +99,44 @@ _PLAIN_CLASSES: dict = {}  # by class: plain_object's answer (a function of the 
 
 def _plain_class(cls: type) -> bool:
     module = getattr(cls, "__module__", "") or ""
+    if cls is SimpleNamespace:  # the library's one class of plain state (its own __new__ makes it bare)
+        return True
     if module.startswith(_LIBRARY_MODULES) or issubclass(cls, type) or not cls.__dictoffset__:
         return False
     if any(hasattr(cls, p) for p in _ARRAY_PROTOCOLS):  # converted as NumPy converts it
         return False
     # read from the class alone: a proxy's attribute lookup (jitcore's own placeholders, a
     # lazy object) may raise anything
-    return (cls.__new__ is object.__new__ and cls.__getattribute__ is object.__getattribute__
+    return (cls.__new__ in _BARE_NEW and cls.__getattribute__ in _PLAIN_GETATTRIBUTE
             and not hasattr(cls, "__getattr__") and not any("__call__" in vars(c) for c in cls.__mro__[:-1])
             and all("__slots__" not in vars(c) for c in cls.__mro__))
 
 
+_BARE_NEW = (object.__new__, SimpleNamespace.__new__)  # cls.__new__(cls): an object with no state yet
+_PLAIN_GETATTRIBUTE = (object.__getattribute__, SimpleNamespace.__getattribute__)
 _ARRAY_PROTOCOLS = ("__array__", "__array_interface__", "__array_struct__", "__cuda_array_interface__",
                     "__dlpack__", "__jitcore_device_array__")
 _LIBRARY_MODULES = ("builtins", "numpy", "jitcore", "dask", "jax", "numba", "types", "functools")
 
 
-def _flatten_object(obj, leaves: list) -> TreeDef:
+def _flatten_object(obj, leaves: list, within: tuple = ()) -> TreeDef:
     """A user's object: its attributes that hold data (arrays, numbers, containers and objects
     of them) are children, in ``__dict__`` order; the others (a string, None, a function) are
     part of the node, compared by value (by identity where not hashable), as a static
-    argument's."""
+    argument's. An object inside itself (``a.parent.child is a``) is refused: no tree holds it."""
+    if any(o is obj for o in within):
+        from jitcore.errors import JitTypeError
+
+        raise JitTypeError(
+            f"an object of class {type(obj).__qualname__} holds itself through its attributes (a "
+            "cycle, such as child.parent.child): jitcore passes an argument object's arrays and "
+            "numbers by walking its attributes, which would never end. Pass the arrays it holds "
+            "as arguments, or break the cycle (keep the parent out of the child's attributes)")
+    within = (*within, obj)
     children, layout = [], []
     for name, value in vars(obj).items():
-        if _holds_data(value):
-            children.append(_flatten(value, leaves, True))
+        if holds_data(value):
+            children.append(_flatten(value, leaves, True, within))
             layout.append((name, _CHILD))
         else:
             layout.append((name, _Static.of(value)))
@@ -116,8 +146,16 @@ def _flatten_object(obj, leaves: list) -> TreeDef:
 _CHILD = "<child>"
 
 
-def _holds_data(value) -> bool:
-    if isinstance(value, (np.ndarray, np.generic, int, float, complex)):
+class Marker:
+    """A stand-in for a leaf (``call_memo.Source``): data, as the value it stands for, so that
+    an object of markers flattens as the object of values does."""
+
+    __slots__ = ()
+
+
+def holds_data(value) -> bool:
+    """An object's attribute that is a child of its node (``_flatten_object``), not part of it."""
+    if isinstance(value, (np.ndarray, np.generic, int, float, complex, Marker)):
         return True
     from jitcore.tracer import Tracer
 
@@ -125,7 +163,7 @@ def _holds_data(value) -> bool:
         return True
     if isinstance(value, (list, tuple, dict)):
         items = value.values() if isinstance(value, dict) else value
-        return bool(items) and all(_holds_data(v) for v in items)
+        return bool(items) and all(holds_data(v) for v in items)
     return plain_object(value)
 
 
@@ -205,7 +243,7 @@ def _unflatten(treedef: TreeDef, it):
         return treedef.keys[0](*children)
     if treedef.kind == "object":
         cls, layout = treedef.keys
-        obj = object.__new__(cls)
+        obj = cls.__new__(cls)  # (_BARE_NEW's)
         kids = iter(children)
         obj.__dict__.update((name, next(kids) if how == _CHILD else how.value) for name, how in layout)
         return obj
@@ -235,15 +273,22 @@ def _same_value(old, new) -> bool:
     number comes back from compiled code as a new object)."""
     if old is new:
         return True
-    return type(old) is type(new) and isinstance(old, (int, float, complex)) and (
-        old == new and str(old) == str(new) or old != old and new != new)
+    if type(old) is not type(new) or not isinstance(old, (int, float, complex)):
+        return False
+    if old != old:  # NaN
+        return new != new
+    # equal, and of the same sign where a zero could differ in it (str: the cheap test here)
+    return old == new and (old != 0 and type(old) is not complex or str(old) == str(new))
+
+
+_NOT_UPDATED = frozenset((np.ndarray, float, int, bool, complex))  # taken as they are
 
 
 def update_in_place(old, new):
     """``old`` made equal to ``new`` in place where it is a list or dict (nested containers
     kept as objects, so other names for them see the change); otherwise ``new``."""
-    if new is old:
-        return old
+    if new is old or type(new) in _NOT_UPDATED:
+        return new
     if type(old) is dict and type(new) is dict:
         if list(old) == list(new):
             for k, v in new.items():

@@ -1329,6 +1329,25 @@ MUTANTS = [
            "the native call leaves what it read unheld across its draws (and run no longer holds it): "
            "each call releases a container's items and a global once too often",
            ("tests/jitcore/test_native_results.py",)),
+    Mutant("memo-object-field-dtype-ignored", "jitcore/call_memo.py",
+           "        if t in _LEAVES:\n            part = _part(v, False, int_range)",
+           "        if t in _LEAVES:\n            part = _part(v, False, int_range)\n"
+           "            part = part[1:] if t is _NDARRAY else part",
+           "the memo key of an object argument holds its arrays' shapes but not their dtypes: a "
+           "float32 field runs the code compiled for float64",
+           ("tests/jitcore/test_objects_50.py",)),
+    Mutant("shared-array-passed-twice", "jitcore/api.py",
+           "            firsts = tuple(seen.setdefault(id(leaf), k) if type(leaf) is np.ndarray else k",
+           "            firsts = tuple(k if type(leaf) is np.ndarray else k",
+           "one array object at two leaves (s.u is s.v, f(x, x)) is still passed twice when the call "
+           "is made again for it: a write through one name is refused instead of seen by the other",
+           ("tests/jitcore/test_objects_50.py",)),
+    Mutant("nested-attribute-path-dropped", "jitcore/autograph/analysis.py",
+           "            while isinstance(base, ast.Attribute):  # s.grid.u: the chain down to its name",
+           "            while False:",
+           "a loop writing s.grid.u = v does not carry it (only single-level s.u = v is): the body's "
+           "traced value leaks out of the loop",
+           ("tests/jitcore/test_objects_50.py",)),
     Mutant("memo-named-tuple-refused", "jitcore/call_memo.py",
            '    return t in CONTAINERS or (isinstance(v, tuple) and hasattr(t, "_fields"))',
            "    return t in CONTAINERS",
@@ -1675,10 +1694,10 @@ MUTANTS = [
            "sampler: the second site gets normals, and the stream's order is lost",
            ("tests/jitcore/test_random_params_47.py",)),
     Mutant("dict-keys-sorted", "jitcore/pytree.py",
-           "        return TreeDef(\"dict\", tuple(_flatten(v, leaves, objects) for v in tree.values()), "
-           "tuple(tree))",
-           "        return TreeDef(\"dict\", tuple(_flatten(tree[k], leaves, objects) for k in "
-           "sorted(tree)), tuple(sorted(tree)))",
+           "        children = tuple(_flatten(v, leaves, objects, within) for v in tree.values())\n"
+           "        return TreeDef(\"dict\", children, tuple(tree))",
+           "        children = tuple(_flatten(tree[k], leaves, objects, within) for k in sorted(tree))\n"
+           "        return TreeDef(\"dict\", children, tuple(sorted(tree)))",
            "a dict argument iterated, and a dict result, in sorted key order (JAX's; before session 42)",
            ("tests/jitcore/test_dict_order.py",)),
     Mutant("callable-object-frozen", "jitcore/api.py",

@@ -131,7 +131,9 @@ def attribute_targets(stmts, own: set[str]) -> list[tuple[str, str]]:
     """``(name, attribute)`` of each ``name.attribute = v`` (or ``+=``) in ``stmts`` on a name of
     the function's own (``own``), as written or as converted (``set_attribute(name, 'a', v)``,
     ``aug_attribute``):
-    an object's attributes that a traced branch or loop carries as it carries variables."""
+    an object's attributes that a traced branch or loop carries as it carries variables. Through
+    nested objects (``s.grid.u = v``; session 50) the attribute is the dotted path (``grid.u``),
+    unless ``stmts`` also assign a shorter one (``s.grid = g``: the object itself is replaced)."""
     found: dict = {}
     for n in (m for s in stmts for m in ast.walk(s)):
         targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(
@@ -143,9 +145,14 @@ def attribute_targets(stmts, own: set[str]) -> list[tuple[str, str]]:
                 and len(n.args) >= 3 and isinstance(n.args[1], ast.Constant):
             pairs.append((n.args[0], n.args[1].value))
         for base, attr in pairs:
-            if isinstance(base, ast.Name) and base.id in own and attr not in _ARRAY_VIEWS:
-                found[(base.id, attr)] = None
-    return list(found)
+            path = [attr]
+            while isinstance(base, ast.Attribute):  # s.grid.u: the chain down to its name
+                path.insert(0, base.attr)
+                base = base.value
+            if isinstance(base, ast.Name) and base.id in own and not _ARRAY_VIEWS & set(path):
+                found[(base.id, ".".join(path))] = None
+    return [(n, a) for n, a in found if not any(
+        (n, a[:k]) in found for k in range(len(a)) if a[k] == ".")]
 
 
 def method_calls(stmts, own: set[str]) -> list[tuple[str, str]]:

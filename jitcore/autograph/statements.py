@@ -109,11 +109,22 @@ def holders(local_vars: dict, pairs, methods=()) -> tuple:
     out = []
     for name, attr in wanted:
         obj = local_vars.get(name)
-        if obj is None or isinstance(obj, _NOT_HOLDERS) or not hasattr(obj, "__dict__") \
-                or (r is not None and r.outside(obj) and not r.made_here(obj)):
+        *through, attr = attr.split(".")  # s.grid.u: the object s.grid holds before the statement
+        for step in through:
+            if not _holder(obj, r):
+                break
+            obj, name = vars(obj).get(step), f"{name}.{step}"
+        if not _holder(obj, r):
             continue  # an object from outside: set_attribute refuses it
         out.append((obj, name, attr))
     return tuple(out)
+
+
+def _holder(obj, r) -> bool:
+    """Whether ``obj`` is a plain Python object of the trace's own (made while tracing, or an
+    argument's object rebuilt for it), whose attributes a statement may carry."""
+    return not (obj is None or isinstance(obj, _NOT_HOLDERS) or not hasattr(obj, "__dict__")
+                or (r is not None and r.outside(obj) and not r.made_here(obj)))
 
 
 @functools.lru_cache(maxsize=256)

@@ -431,8 +431,11 @@ def test_a_write_into_a_container_item():
     x, out = np.arange(6.0), np.zeros(6)
     assert natively(f, (x, out)) is None
     np.testing.assert_array_equal(out, x * 2)
+    same, same2 = np.arange(6.0), np.arange(6.0)  # one array as both items: written once, as in NumPy
+    f((same, same)), swap_into((same2, same2))
+    np.testing.assert_array_equal(same, same2)
     with pytest.raises(JitTypeError, match="shares memory"):
-        f((out, out))
+        f((out, out[:]))
     buffer = np.arange(12.0)
     natively(f, [buffer[:6], buffer[6:]])  # a list: a signature of its own
     np.testing.assert_array_equal(buffer[6:], np.arange(6.0) * 2)
