@@ -153,7 +153,7 @@ class _Planner:
                 steps.append(self.launch(op, block, position))
             elif isinstance(op, array.ConstantOp):
                 self.bind(op.result, Storage("constant", len(self.plan.constants)))
-                self.plan.constants.append(op.value.array)
+                self.plan.constants.append(_buffer_of(op.value.array))
             elif isinstance(op, array.ReshapeOp):
                 self.bind(op.result, self.of(op.operands[0]))
             elif isinstance(op, scf.ForOp):
@@ -814,3 +814,12 @@ def arg_types(func: Operation) -> list[tuple[int, int]]:
     """Each argument's (rank, itemsize), as ``emit_entry`` needs them."""
     return [(a.type.rank, numpy_dtype(a.type.element).itemsize) for a in func.body.args]
 
+
+def _buffer_of(value: np.ndarray) -> np.ndarray:
+    """A constant as the native code reads it: C-contiguous memory holding every element (a
+    constant of one value is a broadcast view in the IR, ir.attributes.DenseAttr), read-only."""
+    if value.flags.c_contiguous:
+        return value
+    buffer = np.ascontiguousarray(value)
+    buffer.setflags(write=False)
+    return buffer

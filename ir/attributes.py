@@ -8,7 +8,7 @@ that CSE can compare ops by their attributes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -68,37 +68,72 @@ class ScalarAttr:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class DenseAttr:
-    """A tensor constant, ``dense<...> : tensor<...>``; ``array`` is a read-only NumPy array."""
+    """A tensor constant, ``dense<...> : tensor<...>``; ``array`` is a read-only NumPy array.
+
+    A constant made from one value (``np.zeros``, ``np.full``, ``np.empty`` of any shape) keeps
+    that value once: ``array`` is a broadcast view of it (strides 0), so a constant of a large
+    shape costs nothing to build, hash or compare. Equality and the hash are by value (a splat
+    equals a full array of the same bits) and computed once."""
 
     array: np.ndarray
     type: TensorType
+    _key: object = field(default=None, init=False, repr=False)
 
     def __post_init__(self):
-        arr = np.array(self.array, dtype=numpy_dtype(self.type.element), order="C")
+        dtype, src = numpy_dtype(self.type.element), self.array
+        if (isinstance(src, np.ndarray) and src.size > 1 and not any(src.strides)
+                and src.dtype == dtype and src.shape == self.type.shape):
+            src = src.reshape(-1)[:1].reshape(())  # a broadcast value (np.zeros under jit): once
+        arr = np.array(src, dtype=dtype, order="C")
         if arr.shape != self.type.shape:
-            arr = np.broadcast_to(arr, self.type.shape).copy()
+            if arr.size == 1:  # one value: a view of it in every position
+                arr = np.broadcast_to(arr.reshape(()), self.type.shape)
+            else:
+                arr = np.broadcast_to(arr, self.type.shape).copy()
+        elif arr.size > _SPLAT_SCAN and any(arr.strides) and _all_same_bits(arr.reshape(-1)):
+            arr = np.broadcast_to(arr.reshape(-1)[:1].reshape(()), self.type.shape)  # one copy
         arr.setflags(write=False)
         object.__setattr__(self, "array", arr)
 
     @property
     def is_splat(self) -> bool:
-        flat = self.array.reshape(-1)
-        return flat.size > 0 and _all_same_bits(flat)
+        return self.array.size > 0 and self.key()[1] == "splat"
+
+    def key(self) -> tuple:
+        """``(type, "splat", one element's bytes)`` where every element has the same bits,
+        else ``(type, "dense", all the bytes)``: what equality compares."""
+        if self._key is None:
+            flat = self.array
+            if flat.size and (not any(flat.strides) or _all_same_bits(flat.reshape(-1))):
+                key = (self.type, "splat", flat.reshape(-1)[:1].tobytes())
+            else:
+                key = (self.type, "dense", flat.tobytes())
+            object.__setattr__(self, "_key", key)
+        return self._key
 
     def __eq__(self, other):
-        return (
-            isinstance(other, DenseAttr)
-            and self.type == other.type
-            and self.array.tobytes() == other.array.tobytes()
-        )
+        return isinstance(other, DenseAttr) and (self is other or self.key() == other.key())
 
     def __hash__(self):
-        return hash((self.type, self.array.tobytes()))
+        return hash(self.key())
+
+
+# A constant of more elements is scanned once when made: one that holds one value (a NumPy
+# array made by np.empty or np.zeros in the function) keeps it once.
+_SPLAT_SCAN = 4096
 
 
 def _all_same_bits(flat: np.ndarray) -> bool:
-    as_bytes = flat.view(np.uint8).reshape(flat.size, -1)
-    return bool((as_bytes == as_bytes[0]).all())
+    """Whether every element of the contiguous 1-d ``flat`` has the first one's bits, compared
+    as unsigned words of the element's size (bytes for odd sizes), in blocks, stopping early."""
+    size = flat.dtype.itemsize
+    word = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}.get(size)
+    words = flat.view(word) if word else flat.view(np.uint8).reshape(flat.size, size)
+    for start in range(0, len(words), 1 << 16):
+        block = words[start:start + (1 << 16)]
+        if not (block == words[0]).all():
+            return False
+    return True
 
 
 @dataclass(frozen=True, slots=True)

@@ -2283,6 +2283,12 @@ MUTANTS = [
            "values bisected side by side end one short where the answer lies past the last base: "
            "unsorted values' insertion points (and digitize's bins) one low",
            ("tests/jitcore/test_search_blocks_50.py",)),
+    Mutant("splat-constant-handed-to-native-code", "codegen/host.py",
+           "    if value.flags.c_contiguous:\n        return value\n",
+           "    if True:\n        return value\n",
+           "a constant of one value (a broadcast view in the IR) handed to the compiled code as it "
+           "is: the kernel reads past its one element (np.zeros((n, 300)) written and returned)",
+           ("tests/ir/test_splat_constants_50.py",)),
 ]
 
 

@@ -29,8 +29,8 @@ def _like(np_fn, fill):
         if not traced(a):
             return np_fn(a, dtype=dtype, shape=shape)
         dtype = np.dtype(dtype or a.dtype)
-        value = np.full(a.shape if shape is None else shape, fill(dtype), dtype=dtype)
-        return prims.constant(a.owner_trace, value)
+        return prims.constant(a.owner_trace, _one_value(a.shape if shape is None else shape,
+                                                        fill(dtype), dtype))
 
     fn.__name__ = fn.__qualname__ = np_fn.__name__
     HANDLED_FUNCTIONS[np_fn] = fn
@@ -73,18 +73,27 @@ def _traced(value: np.ndarray):
     return value if trace is None else fresh(prims.constant(trace, value))
 
 
+def _one_value(shape, value, dtype, order="C") -> np.ndarray:
+    """An array of ``shape`` holding ``value``: under jit a broadcast view of the one value
+    (the constant keeps it once, whatever the shape: ir.attributes.DenseAttr), else NumPy's."""
+    if current_trace() is None or order not in ("C", "K", "A"):
+        return np.full(shape, value, dtype, order)
+    return np.broadcast_to(np.asarray(value, dtype), np.empty(shape, bool, order).shape
+                           if np.ndim(shape) == 0 else tuple(map(operator.index, shape)))
+
+
 def zeros(shape, dtype=float, order="C"):
     return _zeros(shape, dtype, order, "numpy.zeros")
 
 
 def _zeros(shape, dtype, order, name: str):
     refuse_traced(shape, f"the shape of {name}")
-    return _traced(np.zeros(shape, dtype, order))
+    return _traced(_one_value(shape, 0, np.dtype(dtype), order))
 
 
 def ones(shape, dtype=None, order="C"):
     refuse_traced(shape, "the shape of numpy.ones")
-    return _traced(np.ones(shape, dtype, order))
+    return _traced(_one_value(shape, 1, np.dtype(float if dtype is None else dtype), order))
 
 
 def empty(shape, dtype=float, order="C"):
@@ -98,7 +107,9 @@ def empty(shape, dtype=float, order="C"):
 def full(shape, fill_value, dtype=None, order="C"):
     refuse_traced(shape, "the shape of numpy.full")
     if not traced(fill_value):
-        return _traced(np.full(shape, fill_value, dtype, order))
+        value = np.asarray(fill_value) if dtype is None else np.asarray(fill_value, dtype)
+        return _traced(_one_value(shape, value, value.dtype, order) if value.ndim == 0
+                       else np.full(shape, fill_value, dtype, order))
     dtype = np.dtype(fill_value.dtype if dtype is None else dtype)
     return _filled(fill_value.owner_trace, shape, fill_value, dtype)
 
