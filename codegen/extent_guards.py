@@ -251,6 +251,14 @@ class ByEquality:
             raise KeyError(n)
         del self._items[i]
 
+    def pop(self, n, *default):
+        i = self._find(n)
+        if i < 0:
+            if default:
+                return default[0]
+            raise KeyError(n)
+        return self._items.pop(i)[1]
+
     def __contains__(self, n) -> bool:
         return self._find(n) >= 0
 
