@@ -2204,7 +2204,8 @@ MUTANTS = [
            "n - 1 left as it was",
            ("tests/jitcore/test_new_size_dispatch_49.py",)),
     Mutant("emission-guard-comparison-unrecorded", "codegen/extent_guards.py",
-           "        self._log.record(lambda values: op(fa(values), fb(values)), answer)\n        return answer",
+           "        self._log.record(lambda values: op(fa(values), fb(values)), answer)\n"
+           "        return answer",
            "        return answer",
            "an Extent's comparisons answer without a guard: a new size reuses an earlier size's "
            "plan and LLVM text where the emitter would choose otherwise (tiny code past the tiny "
