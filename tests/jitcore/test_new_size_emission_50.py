@@ -180,3 +180,39 @@ def test_template_instantiated_at_the_new_sizes():
     assert type(got.buffers[0][0][0]) is int and log.poisoned is None and not log.guards
     extent_guards.instantiate(np.array([n], dtype=object), (300,), log)
     assert log.poisoned is not None and not log.holds((100,))
+
+
+def outer_rows(x, y):  # two symbols: the emitter may compare them (n < m), never hash them
+    return (x[:, None] * y[None, :]).sum(axis=0) + y
+
+
+def gram(a):
+    return a.T @ a
+
+
+PAIRS = st.lists(st.tuples(st.sampled_from([1, 17, 20, 33, 64, 65, 100]),
+                           st.sampled_from([1, 17, 20, 33, 64, 65, 100])), min_size=3, max_size=5)
+
+
+@pytest.mark.parametrize("fn", [outer_rows, gram], ids=lambda f: f.__name__)
+@settings(max_examples=examples(6, 3), deadline=None)
+@given(pairs=PAIRS)
+def test_two_symbols_against_fresh_jit_and_numpy(fn, pairs):
+    jitted = jc.jit(fn, cache=False)
+    for n, m in pairs:
+        rng = np.random.default_rng(n * 1000 + m)
+        args = ((rng.standard_normal(n), rng.standard_normal(m)) if fn is outer_rows
+                else (rng.standard_normal((n, m)),))
+        got = jitted(*args)
+        _same(got, jc.jit(fn, cache=False)(*args))
+        np.testing.assert_allclose(got, fn(*args), rtol=1e-10, atol=1e-10)
+
+
+def test_two_symbols_reuse_only_where_their_order_holds():
+    before = _counts()
+    jitted = jc.jit(outer_rows, cache=False)
+    for n, m in ((30, 40), (50, 60), (70, 80), (90, 100)):
+        rng = np.random.default_rng(n)
+        x, y = rng.standard_normal(n), rng.standard_normal(m)
+        _same(jitted(x, y), jc.jit(outer_rows, cache=False)(x, y))
+    assert _delta(before)["reused"] == 2
