@@ -78,6 +78,17 @@ def _value(x):
     return x._value if type(x) is Extent else x
 
 
+def _foreign(self, other) -> bool:
+    """Whether ``other`` is an Extent of another lowering's log (kept by a cache, say): its
+    function reads other symbols, so both logs answer with their values and are poisoned."""
+    if type(other) is not Extent or other._log is self._log:
+        return False
+    for x in (self, other):
+        x._log.record(x._fn, x._value)
+        x._log.poison("an Extent met one of another lowering")
+    return True
+
+
 def _fn(x):
     if type(x) is Extent:
         return x._fn
@@ -154,6 +165,8 @@ def _binary(op, reflected=False):
         if type(other) is not Extent and not isinstance(other, _SCALARS):
             return NotImplemented
         a, b = (other, self) if reflected else (self, other)
+        if _foreign(self, other):
+            return op(_value(a), _value(b))
         try:
             result = op(_value(a), _value(b))
         except Exception:
@@ -175,6 +188,8 @@ def _compare(op):
         if type(other) is not Extent and not isinstance(other, _SCALARS):
             return NotImplemented
         answer = op(self._value, _value(other))
+        if _foreign(self, other):
+            return answer
         fa, fb = self._fn, _fn(other)
         self._log.record(lambda values: op(fa(values), fb(values)), answer)
         return answer
@@ -284,6 +299,9 @@ def instantiate(value, values: tuple[int, ...], log: Log):
     replaced by its int at ``values``; poisons ``log`` where an Extent sits somewhere this
     does not look (an object array, an object of another kind)."""
     if type(value) is Extent:
+        if value._log is not log:  # one of another lowering's (kept by a cache): not ours
+            log.poison("an Extent of another lowering in the plan")
+            return value._value
         return value._fn(values)
     if value is None or isinstance(value, (str, bytes, bool, int, float, complex, np.generic,
                                            np.dtype, type)):

@@ -216,3 +216,15 @@ def test_two_symbols_reuse_only_where_their_order_holds():
         x, y = rng.standard_normal(n), rng.standard_normal(m)
         _same(jitted(x, y), jc.jit(outer_rows, cache=False)(x, y))
     assert _delta(before)["reused"] == 2
+
+
+def test_extents_of_two_lowerings_poison_both():
+    # an Extent kept by a cache across lowerings reads another function's symbols
+    first, second = extent_guards.Log((100,)), extent_guards.Log((100,))
+    (n,), (m,) = first.extents(), second.extents()
+    assert (n + m == 200) and not (n < m)
+    assert first.poisoned and second.poisoned
+    assert not first.holds((100,)) and not second.holds((100,))
+    log = extent_guards.Log((100,))
+    (k,) = extent_guards.Log((100,)).extents()
+    assert extent_guards.instantiate([k], (300,), log) == [100] and log.poisoned
