@@ -28,8 +28,9 @@ from jitcore.codegen.backend import backend_for
 from jitcore.codegen.extent_guards import Log, instantiate
 
 CHECK = os.environ.get("JITCORE_CHECK_EMISSION") == "1"
-# Templates kept per optimized program (its emissions at sizes whose guards differed).
-KEPT = 4
+# Templates kept per optimized program (its emissions at sizes whose guards differed): each
+# holds its LLVM text (about 80 KB for a softmax), beside the memo's 16 programs a function.
+KEPT = 2
 # Process-wide counts, for tests and the benchmark: lowerings with Extents, and reuses.
 COUNTS = {"guarded": 0, "reused": 0, "refused": 0}
 
