@@ -2211,6 +2211,12 @@ MUTANTS = [
            "plan and LLVM text where the emitter would choose otherwise (tiny code past the tiny "
            "class, a constant n - 2 that is 98 only at n = 100)",
            ("tests/jitcore/test_new_size_emission_50.py",)),
+    Mutant("emission-guard-failure-accepted", "codegen/extent_guards.py",
+           "            if type(got) is not type(answer) or got != answer:\n                return False",
+           "            if type(got) is not type(answer):\n                return False",
+           "a guard that answers otherwise at the new size is accepted: the template's plan and "
+           "text are reused where the emitter chose otherwise",
+           ("tests/jitcore/test_new_size_emission_50.py",)),
     Mutant("default-container-not-noted", "jitcore/calltime.py",
            "            elif _shared_state(value):\n                self._note_shared(",
            "            elif False:\n                self._note_shared(",
