@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from llvmlite import ir as ll
 
+from jitcore.codegen.extent_guards import ByEquality
 from jitcore.codegen.llvm_types import I64, i64
 
 
@@ -124,7 +125,7 @@ class Sizes:
 
     def __init__(self, symbols=()):
         self.symbols = tuple(symbols)
-        self.values: dict[int, ll.Value] = {}
+        self.values = ByEquality()
         self.pointer: ll.Value | None = None
         self._concrete: dict[int, int] = {}  # id of a value made here -> its value at this compile
         self._home: ll.Block | None = None  # the block of the loads, where derived extents go
@@ -138,7 +139,7 @@ class Sizes:
         values); a subclass's own settings are kept."""
         copy = object.__new__(type(self))
         copy.__dict__.update(self.__dict__)
-        copy.values, copy.pointer, copy._concrete, copy._home, copy._made = {}, None, {}, None, 0
+        copy.values, copy.pointer, copy._concrete, copy._home, copy._made = ByEquality(), None, {}, None, 0
         return copy
 
     def bind(self, b: ll.IRBuilder, pointer: ll.Value) -> None:

@@ -191,6 +191,8 @@ class CompiledFunction:
     # size, or the backend's memo of recent compiles), "memo" (fixed-size code from that memo,
     # counted as a compile), "disk" (the disk cache's object code of that IR)
     code_source: str = "llvm"
+    # how a CPU plan's code is compiled: (size-generic, LLVM's unroller, light pipeline)
+    code_flags: tuple[bool, bool, bool] = ()
 
 
 def launch_runs(plan: CompiledFunction, fits, joins) -> list[list[int]]:

@@ -44,8 +44,15 @@ class ScalarAttr:
     type: ScalarType
 
     def __post_init__(self):
-        # Normalise the value to what the type can hold, so equal constants compare equal.
-        v = np.array(self.value).astype(numpy_dtype(self.type)).item()
+        # Normalise the value to what the type can hold, so equal constants compare equal. An
+        # int the integer type holds is kept as it is: an int-like extent of a new size's
+        # emission (codegen/extent_guards.py) stays one, rather than answer with its value.
+        dtype = numpy_dtype(self.type)
+        v = self.value
+        if dtype.kind in "iu" and isinstance(v, int) and not isinstance(v, bool) \
+                and np.iinfo(dtype).min <= v <= np.iinfo(dtype).max:
+            return
+        v = np.array(self.value).astype(dtype).item()
         object.__setattr__(self, "value", v)
 
     def __eq__(self, other):

@@ -1032,9 +1032,10 @@ class JitFunction:
 
     def _optimized(self, module):
         """``module`` after the pass pipeline; at a new size, an earlier size's optimized
-        program resized instead where their traces differ only by their extents (new_size.py)."""
+        program resized instead where their traces differ only by their extents (new_size.py);
+        and, for such a one, what its emission's guards need (``new_size.Resize``), else None."""
         with self._lock:
-            optimized, handle = self._new_sizes.lookup(module)
+            optimized, handle, resize = self._new_sizes.lookup(module)
         if optimized is not None:
             if self.options.verify_each:  # the resized program, as the pipeline's would be
                 ir.verify(optimized)
@@ -1042,14 +1043,14 @@ class JitFunction:
                 new_size.check(optimized, compiler.optimize(module, self.options))
             with self._lock:
                 self._resized += 1
-            return optimized
+            return optimized, resize
         if not self.options.verify_each:  # else the pass manager verifies its input
             ir.verify(module)
         optimized = compiler.optimize(module, self.options)
         if handle is not None:
             with self._lock:
                 self._new_sizes.remember(handle, module, optimized)
-        return optimized
+        return optimized, None
 
     def _compile_executable(self, specs, call, log: tuple[str, str] | None = None):
         """Trace, optimise and generate code (or load it from the disk cache); ``log``: the
@@ -1067,9 +1068,9 @@ class JitFunction:
         from_disk = plan is not None
         if plan is None:
             with clock.stage("optimizing"):
-                optimized = self._optimized(module)
-            with clock.stage("code generation"):
-                plan = size_generic.lower(self, optimized, specs)  # size-generic hook: may reuse code
+                optimized, resize = self._optimized(module)
+            with clock.stage("code generation"):  # size-generic hook: may reuse code
+                plan = size_generic.lower(self, optimized, specs, resize)
             if entry is not None:
                 with clock.stage("disk cache"):
                     entry.store(plan)

@@ -41,6 +41,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from jitcore.codegen.extent_guards import is_extent
 from jitcore.ir.attributes import AffineExpr, AffineMap, DenseAttr, ScalarAttr, SymbolRef
 from jitcore.ir.types import FunctionType, TensorType
 
@@ -203,21 +204,31 @@ def resizable(traced, optimized, symbols: tuple[int, ...]) -> bool:
     return True
 
 
-def resized(optimized, old: tuple[int, ...], new: tuple[int, ...]):
+def resized(optimized, old: tuple[int, ...], new):
     """A copy of ``optimized`` with each symbol's old value replaced by its new one, in every
-    type and attribute (operand positions aside)."""
+    type and attribute (operand positions aside). ``new`` may hold Extents
+    (``codegen/extent_guards.py``: the program an emission's guards are recorded on): None
+    where a symbol's value sits where one cannot (a float, an array's element), so that no
+    size reaches the emitter unrecorded."""
     mapping = dict(zip(old, new))
     copy = optimized.clone({})
-    for op in copy.walk():
-        for result in op.results:
-            result.type = _resize(result.type, mapping)
-        op.attributes = {k: a if k in _POSITIONS else _resize(a, mapping)
-                         for k, a in op.attributes.items()}
-        for region in op.regions:
-            for block in region.blocks:
-                for arg in block.args:
-                    arg.type = _resize(arg.type, mapping)
+    try:
+        for op in copy.walk():
+            for result in op.results:
+                result.type = _resize(result.type, mapping)
+            op.attributes = {k: a if k in _POSITIONS else _resize(a, mapping)
+                             for k, a in op.attributes.items()}
+            for region in op.regions:
+                for block in region.blocks:
+                    for arg in block.args:
+                        arg.type = _resize(arg.type, mapping)
+    except _NoExtent:
+        return None
     return copy
+
+
+class _NoExtent(Exception):
+    """A symbol's value where an Extent cannot stand in for it."""
 
 
 def _resize(value, mapping):
@@ -225,7 +236,12 @@ def _resize(value, mapping):
         return value
     if isinstance(value, _NUMBERS):  # an int stays an int, a float a float (NumPy's too)
         if float(value).is_integer() and value in mapping:
-            return type(value)(mapping[value])
+            new = mapping[value]
+            if is_extent(new):
+                if type(value) is not int:
+                    raise _NoExtent
+                return new
+            return type(value)(new)
         return value
     if isinstance(value, TensorType):
         return TensorType(tuple(mapping.get(d, d) for d in value.shape), value.element)
@@ -241,7 +257,10 @@ def _resize(value, mapping):
     if isinstance(value, DenseAttr):
         array = value.array
         if array.size == 1 and array.dtype.kind in "iuf":  # abstracted as a number
-            array = np.full_like(array, _resize(array.reshape(-1)[0].item(), mapping))  # (swaps too)
+            number = array.reshape(-1)[0].item()
+            if float(number).is_integer() and number in mapping and is_extent(mapping[number]):
+                raise _NoExtent  # (an array holds no Extent)
+            array = np.full_like(array, _resize(number, mapping))  # (swaps too)
         return DenseAttr(array, _resize(value.type, mapping))
     if isinstance(value, AffineMap):
         return AffineMap(value.num_dims, tuple(AffineExpr(e.dim, _resize(e.scale, mapping),
@@ -272,21 +291,22 @@ class Memo:
 
     def lookup(self, traced):
         """The optimized module for ``traced``, resized from an earlier size, and the key to
-        remember the pipeline's result by where there is none (both None: not resizable)."""
+        remember the pipeline's result by where there is none (both None: not resizable).
+        A third item, where resized: what the emission's guards need (``Resize``)."""
         symbols = symbols_of(traced)
         if symbols is None:
-            return None, None
+            return None, None, None
         key = abstract_key(traced, symbols)
         if key is None:
-            return None, None
+            return None, None, None
         found = self._entries.get(key)
         if found is None:
-            return None, (key, symbols)
-        old, optimized = found
+            return None, (key, symbols), None
+        old, optimized, emissions = found
         self._entries.move_to_end(key)
         if old == symbols:
-            return optimized.clone({}), None
-        return resized(optimized, old, symbols), None
+            return optimized.clone({}), None, None
+        return resized(optimized, old, symbols), None, Resize(emissions, optimized, old, symbols)
 
     def remember(self, handle, traced, optimized) -> None:
         """Keep ``optimized`` for later sizes of ``traced``'s abstract text, when the guard
@@ -296,9 +316,21 @@ class Memo:
         key, symbols = handle
         if not resizable(traced, optimized, symbols):
             return
-        self._entries[key] = (symbols, optimized.clone({}))
+        from jitcore.emission_reuse import Emissions
+
+        self._entries[key] = (symbols, optimized.clone({}), Emissions())
         while len(self._entries) > KEPT:
             self._entries.popitem(last=False)
 
     def clear(self) -> None:
         self._entries.clear()
+
+
+class Resize:
+    """A resized program's origin: the stored program, its symbols and the new ones, and the
+    emissions kept for it (``jitcore/emission_reuse.py``)."""
+
+    __slots__ = ("emissions", "stored", "old", "new")
+
+    def __init__(self, emissions, stored, old, new):
+        self.emissions, self.stored, self.old, self.new = emissions, stored, old, new

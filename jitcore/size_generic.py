@@ -15,17 +15,24 @@ from __future__ import annotations
 import contextlib
 from collections import OrderedDict
 
-from jitcore import compiler
+from jitcore import compiler, emission_reuse
 from jitcore.codegen.backend import backend_for
 
 
-def lower(jitted, optimized, specs):
+def lower(jitted, optimized, specs, resize=None):
     """``compiler.lower`` for ``jitted``: with its disk cache off (``jit(f, cache=False)``),
-    without the backend's object cache too; then count where the code came from."""
+    without the backend's object cache too; then count where the code came from. ``resize``
+    (``new_size.Resize``): the program is an earlier size's resized, and its emission may
+    come from guards (``emission_reuse.py``)."""
     backend = backend_for(jitted.options.target)
     off = getattr(backend, "object_cache_off", None)
     with off() if off is not None and not jitted.disk_cache else contextlib.nullcontext():
-        plan = compiler.lower(optimized, specs, jitted.options)
+        plan = None
+        if resize is not None and jitted.options.target == "cpu":
+            plan = emission_reuse.lower(resize.emissions, resize.stored, resize.old, resize.new,
+                                        optimized, specs, jitted.options)
+        if plan is None:
+            plan = compiler.lower(optimized, specs, jitted.options)
     count_reuse(jitted, plan)
     return plan
 

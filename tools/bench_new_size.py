@@ -15,7 +15,9 @@ and by stage, medians over the R sizes:
 - lookup: ``CpuBackend._code`` (the text compared with the code already loaded);
 - other: the rest of the call (keys, disk cache, the executable, the run itself);
 - resized: new sizes whose pass pipeline was skipped (``cache_info().resized``, dispatch49),
-  where the measured code has it.
+  where the measured code has it;
+- unemitted: new sizes whose plan and LLVM text came from an earlier emission's guards
+  (``emission_reuse.COUNTS``, emit50), where the measured code has it.
 
 With the disk cache on (the default; a fresh temporary ``JITCORE_CACHE_DIR``) and off
 (``jit(f, cache=False)``). Only jitcore's public API and module attributes are patched, so
@@ -126,6 +128,7 @@ def measure(name, repeat, disk, stages):
     jitted = jc.jit(fun, cache=disk)
     jitted(*make(200, rng))  # the first size: a full compile
     rows_ = []
+    unemitted = _unemitted()
     for n in range(201, 201 + 37 * repeat, 37):
         args = make(n, rng)
         stages.seconds.clear()
@@ -140,9 +143,18 @@ def measure(name, repeat, disk, stages):
         s["whole"] = whole
         rows_.append(s)
     info = jitted.cache_info()
+    info.unemitted = _unemitted() - unemitted
     medians = {k: statistics.median(r.get(k, 0.0) for r in rows_) * 1e3
                for k in ("trace", "passes", "plan", "emit", "lookup", "other", "whole")}
     return medians, info
+
+
+def _unemitted():
+    try:
+        from jitcore import emission_reuse
+    except ImportError:  # measuring code from before emit50
+        return 0
+    return emission_reuse.COUNTS["reused"]
 
 
 def main() -> None:
@@ -156,14 +168,14 @@ def main() -> None:
     names = args.case or list(CASES)
     print(f"new size, first call, ms (medians of {args.repeat} sizes)  [{sys.executable}]")
     print(f"{'case':16} {'cache':5} {'trace':>7} {'passes':>7} {'plan':>6} {'emit':>6} {'lookup':>7}"
-          f" {'other':>6} {'whole':>7}  traces compiles resized")
+          f" {'other':>6} {'whole':>7}  traces compiles resized unemitted")
     for disk in ((False,) if args.no_disk else (True, False)):
         for name in names:
             m, info = measure(name, args.repeat, disk, stages)
             print(f"{name:16} {'disk' if disk else 'off':5} {m['trace']:7.2f} {m['passes']:7.2f} "
                   f"{m['plan']:6.2f} {m['emit']:6.2f} {m['lookup']:7.2f} {m['other']:6.2f} "
                   f"{m['whole']:7.2f}  {info.traces:6} {info.compiles:8} "
-                  f"{getattr(info, 'resized', '-'):>9}")
+                  f"{getattr(info, 'resized', '-'):>9} {info.unemitted:>9}")
 
 
 if __name__ == "__main__":

@@ -2222,6 +2222,20 @@ MUTANTS = [
            "the same abstract text at every size: the earlier size's program is resized, its "
            "n - 1 left as it was",
            ("tests/jitcore/test_new_size_dispatch_49.py",)),
+    Mutant("emission-guard-comparison-unrecorded", "codegen/extent_guards.py",
+           "        self._log.record(lambda values: op(fa(values), fb(values)), answer)\n"
+           "        return answer",
+           "        return answer",
+           "an Extent's comparisons answer without a guard: a new size reuses an earlier size's "
+           "plan and LLVM text where the emitter would choose otherwise (tiny code past the tiny "
+           "class, a constant n - 2 that is 98 only at n = 100)",
+           ("tests/jitcore/test_new_size_emission_50.py",)),
+    Mutant("emission-guard-failure-accepted", "codegen/extent_guards.py",
+           "            if type(got) is not type(answer) or got != answer:\n                return False",
+           "            if type(got) is not type(answer):\n                return False",
+           "a guard that answers otherwise at the new size is accepted: the template's plan and "
+           "text are reused where the emitter chose otherwise",
+           ("tests/jitcore/test_new_size_emission_50.py",)),
     Mutant("default-container-not-noted", "jitcore/calltime.py",
            "            elif _shared_state(value):\n                self._note_shared(",
            "            elif False:\n                self._note_shared(",

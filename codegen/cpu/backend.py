@@ -304,7 +304,15 @@ class CpuBackend:
         plan.launches = [dataclasses.replace(launch, kernel=launch.kernel.replace(draft, symbol))
                          for launch in plan.launches]
         plan.llvm_ir = text.replace(draft, symbol)
-        if not any(sized):
+        plan.code_flags = (any(sized), llvm_unroll, light)
+        return self.with_code(plan)
+
+    def with_code(self, plan: CompiledFunction) -> CompiledFunction:
+        """``plan`` with the machine code of its LLVM IR (``plan.code_flags`` say how it is
+        compiled): reused where this process holds it, else compiled."""
+        generic, llvm_unroll, light = plan.code_flags
+        symbol = plan.symbol
+        if not generic:
             plan.object_code, plan.optimized_llvm_ir, plan.code_source = self._code(
                 plan.symbol, plan.llvm_ir, generic=False, unroll=llvm_unroll, light=light)
             return plan

@@ -1031,7 +1031,7 @@ class _SomeConstant(Sizes):
 
     def __init__(self, symbols, constants):
         super().__init__(symbols)
-        self.constants = frozenset(constants)
+        self.constants = tuple(constants)  # found by ==: they may be Extents (extent_guards.py)
 
     def bind(self, b: ll.IRBuilder, pointer: ll.Value) -> None:
         super().bind(b, pointer)

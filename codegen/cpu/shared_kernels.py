@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from llvmlite import ir as ll
 
 from jitcore.codegen.contraction import match_contraction
+from jitcore.codegen.extent_guards import ByEquality
 from jitcore.codegen.kernel_body import entry_builder, kernel_function
 from jitcore.codegen.llvm_types import I64, memory_type
 from jitcore.codegen.loops import Sizes, element_pointer
@@ -91,7 +92,7 @@ def plan_sharing(ops, candidates, layouts_of) -> dict[int, Shared]:
         return {}
     # first by what the printed form shows anyway (its operand pattern, result types, iterators)
     # and the layouts: only a kernel with a possible twin is printed, and most have none
-    rough: dict[tuple, list[int]] = {}
+    rough = ByEquality()  # (types hold extents: compared, not hashed)
     for i in candidates:
         op = ops[i]
         if (not isinstance(op, kernel.GenericOp) or op.indexed or "sort_axis" in op.attributes
