@@ -2243,6 +2243,13 @@ MUTANTS = [
            "a search from the last answer that finds the next interval answers the last one: "
            "sorted values' insertion points (and np.interp's intervals) one short",
            ("tests/jitcore/test_perf_paths_49.py",)),
+    Mutant("unrolled-work-ignored", "codegen/cpu/backend.py",
+           "llvm_unroll = any(_work(op) > UNROLLED_WORK for op in ops)",
+           "llvm_unroll = any(_work(op) > TINY_WORK for op in ops)",
+           "O3's unroller chosen by TINY_WORK, not UNROLLED_WORK: test_threads_runtime.py's "
+           "unsplit references (UNROLLED_WORK raised) compile with the unroller again, its "
+           "slowest part, and the code stops being named by its pipeline where the two differ",
+           ("tests/codegen/test_suite_time_50.py",)),
 ]
 
 
