@@ -2303,6 +2303,13 @@ MUTANTS = [
            "a constant of one value (a broadcast view in the IR) handed to the compiled code as it "
            "is: the kernel reads past its one element (np.zeros((n, 300)) written and returned)",
            ("tests/ir/test_splat_constants_50.py",)),
+    Mutant("unrolled-work-ignored", "codegen/cpu/backend.py",
+           "llvm_unroll = any(_work(op) > UNROLLED_WORK for op in ops)",
+           "llvm_unroll = any(_work(op) > TINY_WORK for op in ops)",
+           "O3's unroller chosen by TINY_WORK, not UNROLLED_WORK: test_threads_runtime.py's "
+           "unsplit references (UNROLLED_WORK raised) compile with the unroller again, its "
+           "slowest part, and the code stops being named by its pipeline where the two differ",
+           ("tests/codegen/test_suite_time_50.py",)),
 ]
 
 

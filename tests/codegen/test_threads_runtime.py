@@ -20,8 +20,9 @@ import jitcore as jc
 import jitcore.numpy as jnp
 from jitcore import config
 from jitcore.codegen import host
-from jitcore.codegen.cpu import runtime
+from jitcore.codegen.cpu import backend, runtime
 from jitcore.errors import ConfigError
+from tests.budget import cases
 
 THREADS = (1, 2, 3, 7)
 rng = np.random.default_rng(10)
@@ -188,16 +189,32 @@ FULL_REDUCTIONS = {
     "full-mean-keepdims": lambda x, y: x.mean(keepdims=True),
 }
 # Around the pieces' bounds (full_reduction.piece_size: 4096 float32 elements, 2048 float64,
-# doubling past 64 pieces), with whole pieces only, a short last one, and a tail of lanes.
-PIECE_SIZES = {np.float32: (4096 * 2 - 1, 4096 * 2, 4096 * 2 + 1, 4096 * 3 + 300, 64 * 4096 + 4096 + 7),
+# doubling past 64 pieces), with whole pieces only, a short last one, and a tail of lanes. Each
+# size compiles a fixed-size unsplit reference (~150 ms of LLVM): under the ``ci`` profile
+# float32 leaves out a last piece of 4095 and one of 300, both a short last piece with lanes
+# and a tail as float64's 2048 * 2 + 17 and float32's 64 * 4096 + 4096 + 7 have (tests.budget).
+PIECE_SIZES = {np.float32: cases((4096 * 2 - 1, 4096 * 2, 4096 * 2 + 1, 4096 * 3 + 300, 64 * 4096 + 4096 + 7),
+                                 ci=(4096 * 2, 4096 * 2 + 1, 64 * 4096 + 4096 + 7)),
                np.float64: (2048 * 2 + 17, 2048 * 5)}
 
 
+def _unsplit_compiles(m) -> None:
+    """Make functions jitted from here on compile unsplit and fixed-size (``m``: a
+    monkeypatch context), as every full reduction ran before pieces: the reference whose bits
+    a split run must give. Without LLVM's loop unroller (``backend.UNROLLED_WORK``), which
+    changes no bit of a float result (it repeats the loop's operations in their order, and
+    reassociates nothing without fastmath; tests/codegen/test_suite_time_50.py holds it to
+    that) and took a quarter of these modules' LLVM time (21 of them: 3.6 -> 2.6 s without
+    it), unrolling the unsplit cascade's loops for the SLP vectorizer to pack again."""
+    m.setattr(runtime, "MIN_SPLIT_WORK", 1 << 62)
+    m.setattr(host, "SIZE_GENERIC", False)  # size-generic code is split at every size
+    m.setattr(backend, "UNROLLED_WORK", 1 << 62)
+
+
 def _unsplit(fn, args, monkeypatch):
-    """The result of ``fn`` compiled unsplit, as every full reduction ran before pieces."""
+    """The result of ``fn`` compiled unsplit (``_unsplit_compiles``)."""
     with monkeypatch.context() as m:
-        m.setattr(runtime, "MIN_SPLIT_WORK", 1 << 62)
-        m.setattr(host, "SIZE_GENERIC", False)  # size-generic code is split at every size
+        _unsplit_compiles(m)
         f = jc.jit(fn)
         assert runtime.RUN_CHUNKS_SYMBOL not in f.lower(*args).plan().llvm_ir
         return np.asarray(f(*args))
@@ -269,8 +286,7 @@ def test_size_generic_full_reductions_count_their_pieces_when_they_run(monkeypat
     for size in (20, 100, 4096, 5000, 64 * 4096 + 4096 + 7):
         x = rng.standard_normal(size).astype(np.float32)
         with monkeypatch.context() as m:
-            m.setattr(runtime, "MIN_SPLIT_WORK", 1 << 62)
-            m.setattr(host, "SIZE_GENERIC", False)
+            _unsplit_compiles(m)
             want = jc.jit(fn)(x, y)[0]
         for threads in (1, 3):
             np.testing.assert_array_equal(_run(lambda x: f(x, y)[0], [x], threads, chunk_size=1), want)
