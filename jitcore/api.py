@@ -44,6 +44,7 @@ from jitcore import (
     config,
     cuda,
     disk_cache,
+    emission_reuse,
     formatting,
     generator_arguments,
     global_reads,
@@ -192,7 +193,8 @@ class JitFunction:
         self._misses = self._traces = self._compiles = self._from_disk = 0
         self._reused = 0  # size-generic hook: executables whose machine code another size made
         self._resized = 0  # new sizes whose optimized program was another size's (new_size.py)
-        self._new_sizes = new_size.Memo()  # optimized programs by their trace's abstract text
+        # optimized programs by their trace's abstract text, each with its emissions' templates
+        self._new_sizes = new_size.Memo(emission_reuse.Emissions)
         self._lock = threading.Lock()
         self._pending: dict = {}  # key -> (owner thread id, Future) of a compile in progress
         self._methods: dict = {}  # the twins that bound methods call (__get__)

@@ -286,8 +286,9 @@ class Memo:
     """A jitted function's optimized programs by their trace's abstract text (and the symbols
     they were optimized at), the most recent ``KEPT``."""
 
-    def __init__(self):
+    def __init__(self, companion=tuple):
         self._entries: OrderedDict = OrderedDict()
+        self._companion = companion  # what is kept beside each program (its emissions' templates)
 
     def lookup(self, traced):
         """The optimized module for ``traced``, resized from an earlier size, and the key to
@@ -316,9 +317,7 @@ class Memo:
         key, symbols = handle
         if not resizable(traced, optimized, symbols):
             return
-        from jitcore.emission_reuse import Emissions
-
-        self._entries[key] = (symbols, optimized.clone({}), Emissions())
+        self._entries[key] = (symbols, optimized.clone({}), self._companion())
         while len(self._entries) > KEPT:
             self._entries.popitem(last=False)
 
