@@ -97,7 +97,7 @@ class DenseAttr:
                 arr = np.broadcast_to(arr.reshape(()), self.type.shape)
             else:
                 arr = np.broadcast_to(arr, self.type.shape).copy()
-        elif arr.size > _SPLAT_SCAN and any(arr.strides) and _all_same_bits(arr.reshape(-1)):
+        elif arr.size > SPLAT_SCAN and any(arr.strides) and all_same_bits(arr.reshape(-1)):
             arr = np.broadcast_to(arr.reshape(-1)[:1].reshape(()), self.type.shape)  # one copy
         arr.setflags(write=False)
         object.__setattr__(self, "array", arr)
@@ -111,7 +111,7 @@ class DenseAttr:
         else ``(type, "dense", all the bytes)``: what equality compares."""
         if self._key is None:
             flat = self.array
-            if flat.size and (not any(flat.strides) or _all_same_bits(flat.reshape(-1))):
+            if flat.size and (not any(flat.strides) or all_same_bits(flat.reshape(-1))):
                 key = (self.type, "splat", flat.reshape(-1)[:1].tobytes())
             else:
                 key = (self.type, "dense", flat.tobytes())
@@ -127,10 +127,10 @@ class DenseAttr:
 
 # A constant of more elements is scanned once when made: one that holds one value (a NumPy
 # array made by np.empty or np.zeros in the function) keeps it once.
-_SPLAT_SCAN = 4096
+SPLAT_SCAN = 4096
 
 
-def _all_same_bits(flat: np.ndarray) -> bool:
+def all_same_bits(flat: np.ndarray) -> bool:
     """Whether every element of the contiguous 1-d ``flat`` has the first one's bits, compared
     as unsigned words of the element's size (bytes for odd sizes), in blocks, stopping early."""
     size = flat.dtype.itemsize

@@ -118,7 +118,7 @@ def _abstract(value, slots):
         if value.array.size == 1 and value.array.dtype.kind in "iuf":  # a 0-d constant: n itself?
             return ("D", _abstract(value.type, slots), value.array.dtype.str,
                     _abstract(value.array.reshape(-1)[0].item(), slots))
-        return ("D", _abstract(value.type, slots), value.array.tobytes())
+        return ("D", _abstract(value.type, slots), *value.key()[1:])  # (a splat's bytes once)
     if isinstance(value, AffineMap):
         return ("M", value.num_dims, tuple((e.dim, _abstract(e.scale, slots), _abstract(e.offset, slots))
                                            for e in value.exprs))
@@ -154,7 +154,7 @@ def _numbers(value, into: set) -> None:
             into.add(float(v.imag))
     elif isinstance(value, DenseAttr):
         _numbers(value.type, into)
-        flat = value.array.reshape(-1)
+        flat = value.array.reshape(-1)[:1] if value.is_splat else value.array.reshape(-1)
         if flat.dtype.kind == "c":
             flat = np.concatenate([flat.real, flat.imag])
         into.update(float(v) for v in np.unique(flat.astype(np.float64)))

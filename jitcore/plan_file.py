@@ -21,6 +21,7 @@ from jitcore.codegen import plan as plan_module
 from jitcore.codegen.nvptx.kernels import LaunchShape
 from jitcore.codegen.nvptx.plan import GpuPlan
 from jitcore.codegen.plan import CompiledFunction
+from jitcore.ir.attributes import SPLAT_SCAN, all_same_bits
 
 # The dataclasses a file may name: those of codegen/plan.py and the CUDA backend's plan, and
 # nothing else.
@@ -83,8 +84,11 @@ def _encode(value, blobs: list[bytes]):
     if isinstance(value, np.dtype):
         return {"dtype": _dtype_text(value)}
     if isinstance(value, np.ndarray):
-        blobs.append(np.ascontiguousarray(value).tobytes())
-        return {"array": len(blobs) - 1, "dtype": _dtype_text(value.dtype), "shape": list(value.shape)}
+        flat = np.ascontiguousarray(value).reshape(-1)
+        one = flat.size > SPLAT_SCAN and all_same_bits(flat)  # np.zeros((n, p)): its value once
+        blobs.append(flat[:1].tobytes() if one else flat.tobytes())
+        return {"splat" if one else "array": len(blobs) - 1, "dtype": _dtype_text(value.dtype),
+                "shape": list(value.shape)}
     if isinstance(value, bytes):
         blobs.append(value)
         return {"bytes": len(blobs) - 1}
@@ -108,10 +112,13 @@ def _decode(node, blobs: list[bytes]):
         return {_decode(k, blobs): _decode(v, blobs) for k, v in node["dict"]}
     if "dtype" in node and len(node) == 1:
         return _dtype(node["dtype"])
-    if "array" in node:
+    if "array" in node or "splat" in node:
         dtype, shape = _dtype(node["dtype"]), tuple(node["shape"])
         if not all(type(n) is int and n >= 0 for n in shape):
             raise FormatError(f"bad array shape {shape}")
+        if "splat" in node:  # every element the one stored
+            (value,) = np.frombuffer(blobs[node["splat"]], dtype=dtype)
+            return np.full(shape, value, dtype)
         # A copy: aligned, writable, and not a view of the whole file.
         return np.frombuffer(blobs[node["array"]], dtype=dtype).reshape(shape).copy()
     if "bytes" in node:

@@ -54,3 +54,17 @@ def test_large_filled_arrays_written_and_returned(make):
     assert got[0][5, 0] == (1.0 if make in ("zeros", "empty", "zeros_like") else got[0][5, 0])
     got[1][0, 0] = 9.0  # a returned constant is the caller's own array
     assert jc.jit(f)(x)[1][0, 0] == 4.0
+
+
+def test_stored_plans_keep_one_value_once():
+    """The disk cache stores a constant of one value as that value and its shape."""
+    from jitcore import plan_file
+    for value in (np.zeros((3000, 40)), np.full((5000,), -0.0, np.float32), np.full((70, 90), 1 + 2j),
+                  np.arange(6000.0)):
+        blobs: list = []
+        node = plan_file._encode(value, blobs)
+        back = plan_file._decode(node, blobs)
+        assert back.dtype == value.dtype and back.shape == value.shape and back.flags.writeable
+        np.testing.assert_array_equal(back.view(np.uint8), value.view(np.uint8))
+        one = value.reshape(-1)[-1] == value.reshape(-1)[0]
+        assert sum(map(len, blobs)) == (value.itemsize if one else value.nbytes)
