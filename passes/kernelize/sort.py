@@ -590,8 +590,8 @@ def searchsorted(op: array.SearchSortedOp) -> kernel.GenericOp:
       a fixed number of halvings set by len(a), each a read and a select per value, so the
       searches of unsorted values overlap their reads instead of mispredicting.
 
-    Any value's answer is the same either way; the tail of a lane past its last whole block
-    takes the first way."""
+    Any value's answer is the same either way; the few values past a lane's last whole block
+    are bisected one by one."""
     a, v = op.operands
     rank = v.type.rank
     if rank == 0 or a.type.shape[0] == 0:  # one value, or nothing to read: the plain search
@@ -650,13 +650,17 @@ def searchsorted(op: array.SearchSortedOp) -> kernel.GenericOp:
         sorted_ = e.op("arith.cmpi", count, e.const(SEARCH_IN_ORDER, index), result=i1, predicate="sge")
         return [at[-1], found[-1], close(e, found[-1], found[-2]), sorted_]
 
+    def rest(e, k, _):  # after the last whole block: a plain bisection each (small code)
+        store(e, k, _bisect(e, table, a.type.element, value(e, k), op.side, e.const(0, index), n))
+        return []
+
     # blocks while one fits (k0 < lane - 7: the same form at every lane length, so one
     # compile serves them all), then the rest one by one from where the blocks stopped
     last = e.const(lane - (SEARCH_BLOCK - 1), index)
     start, *carried = _for(e, e.const(0, index), last, e.const(SEARCH_BLOCK, index),
                            [e.const(0, index), e.const(0, index), e.const(False, i1),
                             e.const(True, i1)], block)
-    _for(e, start, e.const(lane, index), e.const(1, index), carried[:2], one)
+    _for(e, start, e.const(lane, index), e.const(1, index), [], rest)
     empty = AffineMap(rank - 1, ())
     generic = kb.finish(op, [op.result_type], [empty], ["parallel"] * (rank - 1), [],
                         domain=list(v.type.shape[:-1]), copy_inputs=[-1], indexed_results=[0])
