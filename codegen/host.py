@@ -228,17 +228,21 @@ class _Planner:
         from jitcore.codegen.cpu.sort_lanes import untouched_results
 
         untouched = untouched_results(op) if self.plan.target == "cpu" else ()
+        window = False  # a window update in its input's buffer: its work is the window
         for k, r in enumerate(op.results):
             if k in untouched:  # scratch the kernel's own code does without: one element
                 self.bind(r, self.buffer((), numpy_dtype(r.type.element)))
                 continue
             taken = self.taken_over(op, k, block, position)
+            window = window or (taken is not None and op.copy_inputs[k] < 0)
             self.bind(r, taken if taken is not None else self.buffer_for(r))
         operands = tuple(self.of(v) for v in (*op.operands, *op.results))
         if kernel.checks_indices(op):
             operands += (STATUS,)
         name = f"{self.symbol}_k{len(self.kernels)}"
-        self.plan.launches.append(Launch(name, operands, _parallel_extent(op), results=len(op.results),
+        # (not cut for threads by the whole array's size: a CSR row's window is a few elements)
+        extent = () if window else _parallel_extent(op)
+        self.plan.launches.append(Launch(name, operands, extent, results=len(op.results),
                                          flops=_flops(op)))
         self.kernels.append(op)
         return Run(len(self.plan.launches) - 1)
