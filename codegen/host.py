@@ -36,6 +36,7 @@ from jitcore.codegen.errors import CodegenError
 from jitcore.codegen.kernel_body import ZERO_STEP
 from jitcore.codegen.llvm_types import I8, I64, PTR, declare
 from jitcore.codegen.loops import Sizes
+from jitcore.codegen.masked_rows import window_update
 from jitcore.codegen.plan import (
     ArrayHeader,
     Branch,
@@ -227,17 +228,21 @@ class _Planner:
         from jitcore.codegen.cpu.sort_lanes import untouched_results
 
         untouched = untouched_results(op) if self.plan.target == "cpu" else ()
+        window = False  # a window update in its input's buffer: its work is the window
         for k, r in enumerate(op.results):
             if k in untouched:  # scratch the kernel's own code does without: one element
                 self.bind(r, self.buffer((), numpy_dtype(r.type.element)))
                 continue
             taken = self.taken_over(op, k, block, position)
+            window = window or (taken is not None and op.copy_inputs[k] < 0)
             self.bind(r, taken if taken is not None else self.buffer_for(r))
         operands = tuple(self.of(v) for v in (*op.operands, *op.results))
         if kernel.checks_indices(op):
             operands += (STATUS,)
         name = f"{self.symbol}_k{len(self.kernels)}"
-        self.plan.launches.append(Launch(name, operands, _parallel_extent(op), results=len(op.results),
+        # (not cut for threads by the whole array's size: a CSR row's window is a few elements)
+        extent = () if window else _parallel_extent(op)
+        self.plan.launches.append(Launch(name, operands, extent, results=len(op.results),
                                          flops=_flops(op)))
         self.kernels.append(op)
         return Run(len(self.plan.launches) - 1)
@@ -249,9 +254,14 @@ class _Planner:
         itself). Only a buffer of this block's own value, read by nothing after ``op`` (no
         later op, yield or reshape of it), and by ``op`` only as the copy's source; not where
         the kernel may run twice (the exact-math rerun would apply a scatter's updates again);
-        the CPU only (a GPU grid copies and writes in parallel)."""
+        the CPU only (a GPU grid copies and writes in parallel). A window update
+        (``masked_rows.window_update``: ``data[a:b] /= s`` as a select over the whole axis) is
+        its input outside the window: in the input's buffer, only the window is computed."""
         source = op.copy_inputs[k]
-        if source < 0 or self.plan.target != "cpu" or op.copy_inputs.count(source) != 1:
+        window = window_update(op) if source < 0 and self.plan.target == "cpu" else None
+        if window is not None:
+            source = window.source
+        if source < 0 or self.plan.target != "cpu" or op.copy_inputs.count(source) > 1:
             return None  # (two results copying one input are a sort's two buffers)
         if any(name in op.attributes for name in _OWN_CODE):
             return None
@@ -263,8 +273,8 @@ class _Planner:
             return None
         if sum(self.of(v) == storage for v in op.operands) != 1:
             return None
-        if op.body.args[source].uses and not _reads_before_writes(op, source, k):
-            return None
+        if op.body.args[source].uses and window is None and not _reads_before_writes(op, source, k):
+            return None  # (a window update reads its input at each point's own element only)
         if any(scalar.needs_exact_fallback(inner) for inner in kernel.body_ops(op)):
             return None
         later = set(map(id, block.ops[position + 1:]))
@@ -404,9 +414,11 @@ def _points_own_elements(op: kernel.GenericOp, source: int, k: int) -> bool:
     result ``k`` only at elements no other point writes: every dim ``d`` of the domain is, as
     ``kernel.index {dim = d}`` itself, the same position of every read and every write (a
     window ``img[0, x + 1] += img[0, x] * 0.5`` of a carried array: point ``c`` reads and
-    writes only elements whose last position is ``c``). Two points differ in some dim, so in
-    that position too, whatever the other positions are: in place, no point sees another's
-    write, and the kernel is its window, not a copy of the whole array."""
+    writes only elements whose last position is ``c``), or one value ``s + d`` of it, ``s``
+    the same at every point (``_own_dim``: a window at a traced start, ``canvas[y:y + h, x:x +
+    w] = ...``, XLA's dynamic_update_slice). Two points differ in some dim, so in that position
+    too, whatever the other positions are: in place, no point sees another's write, and the
+    kernel is its window, not a copy of the whole array."""
     if any(kind != "parallel" for kind in op.iterator_types) or op.scan_dim is not None:
         return False
     arg, places = op.body.args[source], None
@@ -422,9 +434,9 @@ def _points_own_elements(op: kernel.GenericOp, source: int, k: int) -> bool:
             continue
         dims = {}
         for place, v in enumerate(positions):
-            owner = getattr(v, "op", None)
-            if owner is not None and owner.op_name == "kernel.index":
-                dims.setdefault(owner.attributes["dim"], place)
+            found = _own_dim(op, v)
+            if found is not None:
+                dims.setdefault(found[0], (place, found[1]))
         if places is None:
             places = dims
             if sorted(places) != list(range(len(op.domain()))):
@@ -432,6 +444,41 @@ def _points_own_elements(op: kernel.GenericOp, source: int, k: int) -> bool:
         elif any(dims.get(d) != place for d, place in places.items()):
             return False
     return places is not None
+
+
+_CASTS = ("arith.bitcast", "arith.index_cast")
+
+
+def _own_dim(op: kernel.GenericOp, v) -> tuple[int, int | None] | None:
+    """``(d, key)`` where position ``v`` is dim ``d``'s position itself (key None) or ``s +``
+    it, ``s`` a value the same at every point (key: ``v``'s id, so that reads and writes must
+    share the one value); else None. A checked index (``kernel.check_index``, which wraps a
+    negative one) is neither: two points could wrap onto one element."""
+    while getattr(v, "op", None) is not None and v.op.op_name in _CASTS:
+        v = v.op.operands[0]
+    owner = getattr(v, "op", None)
+    if owner is not None and owner.op_name == "kernel.index":
+        return owner.attributes["dim"], None
+    if owner is None or owner.op_name != "arith.addi":
+        return None
+    for a, b in (owner.operands, owner.operands[::-1]):
+        inner = _own_dim(op, b)
+        if inner is not None and inner[1] is None and _same_at_every_point(op, a):
+            return inner[0], id(v)
+    return None
+
+
+def _same_at_every_point(op: kernel.GenericOp, v, depth: int = 8) -> bool:
+    """Whether ``v`` is computed in ``op``'s body from constants and inputs read at one element
+    (a traced start, clamped), by pure scalar ops."""
+    args = op.body.args
+    if v in args[:len(op.operands)]:
+        i = args.index(v)
+        return i not in op.indexed and all(e.dim is None for e in op.input_maps[i].exprs)
+    owner = getattr(v, "op", None)
+    if owner is None or depth == 0 or owner.regions or not owner.op_name.startswith("arith."):
+        return False
+    return all(_same_at_every_point(op, u, depth - 1) for u in owner.operands)
 
 
 def _viewed(value):

@@ -20,6 +20,12 @@ alone (``reduction.PairwiseRow`` with ``first``: NumPy's tree over the kept coun
 cut into pieces for threads (pieces are subtrees of the whole row's tree). Any target may use
 it; the CPU's schedule does.
 
+An update of a window is the other half (``window_update``): ``data[a:b] /= s`` is, over the
+whole axis, ``select(a <= arange(n) < b, data / s, data)``: where the test fails the result
+is its input at the same position. Written in that input's own buffer (``host.py`` gives it
+when the input dies there), those positions are already right, and the kernel runs over the
+box of kept positions alone (``schedule._window_loop``), the test known there.
+
 A bound may also be an integer input read at one element whatever the position (``Input``: a
 0-d operand, known only when the kernel runs): ``array.head_sum`` (``x[m].sum()`` of the
 compacted selection, ``jitcore/data_length.py``) is ``acc + select(d0 < count, x, -0.0)``, a
@@ -312,3 +318,61 @@ def _table_positions(value: Value, input_map) -> Affine | None:
             coefficients[e.dim] = coefficients.get(e.dim, 0) + s * e.scale
     return coefficients, c0
 
+
+
+@dataclass(frozen=True)
+class WindowUpdate:
+    """A kernel whose one result is its input ``source`` (read at the result's own position)
+    wherever ``test`` is not ``kept``: the kept positions are a box, ``lowers[d]`` and
+    ``uppers[d]`` the bounds of dim ``d`` (``d >= each lower``, ``d < each upper``; none: the
+    whole dim), each affine in inputs read at one element (``Input``) and constants."""
+
+    source: int
+    test: Value
+    kept: bool
+    lowers: tuple[tuple[Affine, ...], ...]
+    uppers: tuple[tuple[Affine, ...], ...]
+
+
+def window_update(op: kernel.GenericOp) -> WindowUpdate | None:
+    """The window of ``op``'s update (see the module's docstring), or None: not an elementwise
+    kernel (a reduction, a scan, a copy, indexed writes, checks that must run at every point)
+    yielding ``select(test, new, x)`` or ``select(test, x, new)`` of an input ``x`` read at
+    the result's identity position, or a test that is not a box of affine bounds."""
+    its = op.iterator_types
+    if (not its or op.has_reduction or op.scan_dim is not None or len(op.results) != 1
+            or any(i >= 0 for i in op.copy_inputs) or kernel.checks_indices(op)
+            or kernel.runs_in_order(op) or len(op.regions) != 1):
+        return None
+    result_map = op.output_maps[0]
+    select = getattr(op.body.terminator.operands[0], "op", None)
+    if select is None or select.op_name != "arith.select" or not result_map.is_identity:
+        return None
+    test, if_true, if_false = select.operands
+    args = op.body.args[:len(op.operands)]
+    for kept, old in ((True, if_false), (False, if_true)):
+        if old not in args:
+            continue
+        source = args.index(old)
+        value = op.operands[source]
+        if (source in op.indexed or source in op.clamped or op.input_maps[source] != result_map
+                or value.type != op.results[0].type):
+            continue
+        bounds = _holding(test, kept, _invariant_inputs(op))
+        if not bounds:
+            continue
+        lowers: list[list[Affine]] = [[] for _ in its]
+        uppers: list[list[Affine]] = [[] for _ in its]
+        for coefficients, c in bounds:
+            dims = [d for d, k in coefficients.items() if k and not isinstance(d, Input)]
+            if len(dims) != 1 or coefficients[dims[0]] not in (1, -1):
+                break  # a bound on no dim, or on two: not a box
+            d = dims[0]
+            rest = {x: k for x, k in coefficients.items() if x != d and k}
+            if coefficients[d] == 1:  # d + f >= 0: d >= -f
+                lowers[d].append(({x: -k for x, k in rest.items()}, -c))
+            else:  # f - d >= 0: d < f + 1
+                uppers[d].append((rest, c + 1))
+        else:
+            return WindowUpdate(source, test, kept, tuple(map(tuple, lowers)), tuple(map(tuple, uppers)))
+    return None

@@ -86,8 +86,9 @@ def _basic_index(x: Tracer, key):
 
 # -- slices of static length at a traced start: x[i:i + w] in a loop (see index_forms) ---------
 def _split_sliding(x: Tracer, key):
-    """``(key', [(axis, indices)])``: ``key`` with each slice whose bounds are forms of a loop
-    index made whole (``:``), and where ``x[key']`` has that axis, the indices it keeps. None
+    """``(key', [(axis, (start, step, length))])``: ``key`` with each slice whose bounds are
+    forms of a loop index made whole (``:``), and where ``x[key']`` has that axis, the indices
+    it keeps (``_window_indices``). None
     when no slice has traced bounds, or one cannot be proved a static length in bounds (the
     slice then asks for a concrete value, as before), or the key holds an index array."""
     keys = key if isinstance(key, tuple) else (key,)
@@ -112,8 +113,8 @@ def _split_sliding(x: Tracer, key):
             if found is not None:
                 start, length, step, checked = found
                 if checked:
-                    _check_window(start, length, step, x.shape[dim])
-                sliding.append((axis, start + step * np.arange(length, dtype=np.int64)))
+                    start = _check_window(start, length, step, x.shape[dim])
+                sliding.append((axis, (start, step, length)))
                 k = slice(None)
             dim, axis = dim + 1, axis + 1
         else:
@@ -122,13 +123,22 @@ def _split_sliding(x: Tracer, key):
     return tuple(plain), sliding
 
 
-def _check_window(start: Tracer, length: int, step: int, size: int) -> None:
-    """``x[p:p + s]`` at a traced ``p`` of unknown bounds is gathered at its static length;
-    where NumPy would read another window (``p < 0``: from the end; past the end: shorter),
-    the call raises IndexError when it runs (``kernel.SLICE_CLAMPED``)."""
+def _check_window(start: Tracer, length: int, step: int, size: int):
+    """The start of ``x[p:p + s]`` at a traced ``p`` of unknown bounds, gathered at its static
+    length: where NumPy would read another window (``p < 0``: from the end; past the end:
+    shorter), the call raises IndexError when it runs (``kernel.SLICE_CLAMPED``). The start
+    returned is ``p`` clamped into the windows that fit, as XLA's dynamic_slice clamps: the
+    same ``p`` wherever the call does not raise, and positions proved in range
+    (``passes/effects._bounds``), so the window's gather or scatter checks no index and fuses
+    (one kernel over the window, ``canvas[y:y + h, x:x + w] = ...``)."""
     last = prims.ufunc(np.add, start, step * (length - 1))
     python_arithmetic.raise_when(prims.ufunc(np.less, start, 0) | prims.ufunc(np.greater_equal, last, size),
                                  SLICE_CLAMPED)
+    highest = size - 1 - step * (length - 1)
+    if highest < 0:
+        return start  # no window fits: the call always raises
+    start = prims.convert(start, np.dtype(np.int64))
+    return prims.ufunc(np.maximum, prims.ufunc(np.minimum, start, highest), 0)
 
 
 def _ranged_slice(x: Tracer, key):
@@ -302,9 +312,37 @@ def _kept_indices(idx: Tracer, mask: Tracer, extent: int) -> Tracer:
     return np.where(mask, idx, idx.dtype.type(0))
 
 
+def _window_indices(window, shape=None):
+    """The indices ``start + step * arange(length)`` of a slice of static length, in ``shape``
+    (the constant table shaped, not the indices reshaped: nothing between the window's gather
+    and the positions it reads)."""
+    start, step, length = window
+    return start + step * np.arange(length, dtype=np.int64).reshape(shape or (length,))
+
+
+def _window_key(x: Tracer, sliding):
+    """The key of one gather or scatter of the window that slices of static length at traced
+    starts on adjacent axes select (``canvas[y:y + h, x:x + w]``: XLA's dynamic slice), their
+    indices an open mesh, or None for one axis or axes apart (whose arrays NumPy would move to
+    the front). One kernel then reads or writes the window alone, not each slice in turn (the
+    ``h`` whole rows of the canvas gathered, updated and scattered back)."""
+    axes = [axis for axis, _ in sliding]
+    if len(axes) < 2 or axes != list(range(axes[0], axes[0] + len(axes))):
+        return None
+    key = [slice(None)] * x.ndim
+    for j, (axis, window) in enumerate(sliding):
+        key[axis] = _window_indices(window, (1,) * j + (window[2],) + (1,) * (len(axes) - 1 - j))
+    return tuple(key)
+
+
 def _write_sliding(x: Tracer, sliding, value) -> Tracer:
-    """``x`` with ``value`` written where the ``(axis, indices)`` pairs select, in turn."""
-    (axis, idx), rest = sliding[0], sliding[1:]
+    """``x`` with ``value`` written where the ``(axis, indices)`` pairs select: at once where
+    they are one window (``_window_key``), else in turn."""
+    window = _window_key(x, sliding)
+    if window is not None:
+        return scatter(x, window, value)
+    (axis, window), rest = sliding[0], sliding[1:]
+    idx = _window_indices(window)
     if rest:
         value = _write_sliding(take(x, idx, axis), rest, value)
     return scatter(x, (slice(None),) * axis + (idx,), value)
@@ -318,8 +356,11 @@ def getitem(x: Tracer, key) -> Tracer:
     split = _split_sliding(x, key)
     if split is not None:
         r = getitem(x, split[0])
-        for axis, idx in split[1]:
-            r = take(r, idx, axis)
+        window = _window_key(r, split[1])
+        if window is not None:
+            return gather(r, window)
+        for axis, window in split[1]:
+            r = take(r, _window_indices(window), axis)
         return r
     keys = key if isinstance(key, tuple) else (key,)
     if any(is_array_index(k) for k in keys):

@@ -20,6 +20,7 @@ from jitcore.errors import JitAxisError, JitOverflowError, JitTypeError, JitValu
 from jitcore.ir.attributes import DenseAttr
 from jitcore.ir.dialects import array, kernel
 from jitcore.ir.types import TensorType, i1, i64
+from jitcore.passes.effects import proved_positions
 from jitcore.tracer import (
     Trace,
     Tracer,
@@ -103,9 +104,9 @@ def _keep_where_out_of_range(trace: Trace, op_cls, operands: list[Tracer], attri
         indices, axes = operands[2 if op_cls is array.ScatterNdOp else 1:], attributes["axes"]
     bad = None
     for index, axis in zip(indices, axes):
-        if isinstance(index.value.owner, array.ConstantOp):
-            continue  # (checked while tracing)
         n = operands[0].shape[axis]
+        if isinstance(index.value.owner, array.ConstantOp) or proved_positions(index.value, n):
+            continue  # (checked while tracing; a window at a clamped start)
         out = np.any(np.logical_or(index < -n, index >= n))
         bad = out if bad is None else np.logical_or(bad, out)
     if bad is not None:

@@ -76,7 +76,7 @@ def _half_bounds(v: Value, depth: int) -> tuple[int | None, int | None]:
     if op is None or depth == 0 or not v.type.element.is_integer:
         return None, None
     name = op.op_name
-    if name in ("array.broadcast_in_dim", "array.slice"):
+    if name in ("array.broadcast_in_dim", "array.slice", "array.reshape"):  # (the same elements)
         return _half_bounds(op.operands[0], depth - 1)
     if name == "array.searchsorted":
         return 0, op.operands[0].type.shape[0]

@@ -14,6 +14,8 @@ nothing changes, for each kernel and each of its operands:
           option ``fuse{max-recompute=N}``, 2 by default), so
           recomputing it per consumer and per broadcast element costs less than a round trip
           through memory.
+      (c) the producer computes positions, or tests them, from values read at one element
+          and constant integer tables (``_computes_positions``: a window's mask or its rows).
     Otherwise the producer's result is materialised in a buffer.
 Rule (b) does not apply to a float contraction (``passes/kernelize/linalg.py``), nor does the
 splat rule: into it go only producers that compute nothing (transposes, slices, broadcasts,
@@ -359,6 +361,8 @@ def _should_inline(producer: kernel.GenericOp, consumer: kernel.GenericOp, index
                   and sum(getattr(v, "op", None) is producer for v in consumer.operands) == 1)
     if users == {id(consumer)} and reads_once:
         return True
+    if _computes_positions(producer):
+        return True  # (c): a window's positions or mask, seen by the consumer's code generator
     if cost and (is_float_contraction(consumer) or _feeds_float_contractions(consumer)):
         return False  # recomputed per column it would keep the contraction from a BLAS call
     if cost and store_shared and _shared_by_row_reduction(producer):
@@ -366,6 +370,42 @@ def _should_inline(producer: kernel.GenericOp, consumer: kernel.GenericOp, index
     if cost and _stored_for_a_contraction(producer):
         return False  # the MLP's h = tanh(x @ w1 + b1): stored anyway, read, not recomputed
     return cost <= max_recompute
+
+
+# The integer and boolean ops of a producer that computes positions (rule (c)), and the most
+# it may hold: a window's mask in two dims is four compares and three ands.
+_POSITION_OPS = frozenset({"kernel.index", "arith.constant", "arith.addi", "arith.subi", "arith.muli",
+                           "arith.minsi", "arith.maxsi", "arith.cmpi", "arith.andi", "arith.ori",
+                           "arith.xori", "arith.select", "arith.bitcast", "arith.index_cast",
+                           "arith.extsi", "kernel.yield"})
+MAX_POSITION_OPS = 12
+
+
+def _computes_positions(producer: kernel.GenericOp) -> bool:
+    """Whether ``producer`` computes positions or a test of them from values read at one element
+    (a traced start or bound) and constant integer tables (``np.arange``, which ``index_tables``
+    and ``codegen/masked_rows.py`` read as the position): the mask ``a <= arange(n) < b`` of a
+    slice whose bounds come from the data, or ``clip(y, 0, H - h) + arange(h)``, the rows of a
+    window at a traced start. Rule (c) recomputes it in every consumer, whatever it costs (a
+    few integer ops a point), so each consumer's code generator sees the window in its body (the
+    sum and the update of ``data[a:b] /= data[a:b].sum()`` run over ``[a, b)`` alone; a blit
+    writes its window in place), where a stored array of positions or of booleans would hide
+    it."""
+    if producer.clamped or producer.indexed or len(producer.body.ops) > MAX_POSITION_OPS + 1:
+        return False
+    if any(not (r.type.element.is_integer or r.type.element.is_bool) for r in producer.results):
+        return False
+    if any(inner.op_name not in _POSITION_OPS for inner in producer.body.ops):
+        return False
+    varies = any(isinstance(inner, kernel.IndexOp) for inner in producer.body.ops)
+    for value, amap in zip(producer.operands, producer.input_maps):
+        if all(e.dim is None for e in amap.exprs):
+            continue  # one element at every point
+        source = getattr(value, "op", None)
+        if not (isinstance(source, array.ConstantOp) and value.type.element.is_integer):
+            return False
+        varies = True
+    return varies  # (a value computed once, a bound clamped, is not recomputed per point)
 
 
 # Scalar math that costs about one instruction: recomputing it is cheaper than a store and a

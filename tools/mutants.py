@@ -581,7 +581,8 @@ MUTANTS = [
            ("tests/codegen/test_in_place_results.py",)),
     Mutant("in-place-ignores-own-reads", "codegen/host.py",
            "        if sum(self.of(v) == storage for v in op.operands) != 1:\n            return None\n"
-           "        if op.body.args[source].uses and not _reads_before_writes(op, source, k):",
+           "        if op.body.args[source].uses and window is None"
+           " and not _reads_before_writes(op, source, k):",
            "        if False:",
            "a kernel result takes over the buffer of an input it also reads (x[1:-1] = x[:-2] + x[2:])",
            ("tests/codegen/test_in_place_results.py",)),
@@ -612,6 +613,23 @@ MUTANTS = [
            "        elif (table := None) is not None:",
            "out[i] = data[indptr[i]:indptr[i + 1]].sum() sums the whole data array, masked, per row",
            ("tests/jitcore/test_windows_in_loops_49.py",)),
+    Mutant("window-update-whole-nest-skipped-out-of-place", "codegen/cpu/schedule.py",
+           "        with b.if_else(same) as (in_place, whole):",
+           "        with b.if_else(ll.Constant(I1, 1)) as (in_place, whole):",
+           "an update of a data-bound slice (x[a:b] *= 3) into a buffer of its own computes only its "
+           "window, leaving the other positions unwritten",
+           ("tests/jitcore/test_window_updates_50.py",)),
+    Mutant("window-update-lower-bound-dropped", "codegen/cpu/schedule.py",
+           "        for bound in window.lowers[depth]:\n            x = self._affine_value(bound, [])",
+           "        for bound in ():\n            x = self._affine_value(bound, [])",
+           "data[a:b] /= s in place updates [0, b), the positions before a too",
+           ("tests/jitcore/test_window_updates_50.py",)),
+    Mutant("own-dim-offsets-not-compared", "codegen/host.py",
+           "            return inner[0], id(v)",
+           "            return inner[0], None",
+           "canvas[y + 1:y + 5, x:x + 3] = canvas[y:y + 4, x:x + 3] * 0.5 written in place reads rows "
+           "this window already wrote",
+           ("tests/jitcore/test_window_updates_50.py",)),
     Mutant("row-guard-before-inits", "codegen/cpu/schedule.py",
            "                and (self.rows_from is None or self.rows_from <= guard.depth)):",
            "                ):",

@@ -55,7 +55,7 @@ from jitcore.codegen.cpu import (
 from jitcore.codegen.kernel_body import KernelBody, entry_builder, kernel_function, row_invariant_divisions
 from jitcore.codegen.llvm_types import I1, I8, I64, PTR, constant, memory_type
 from jitcore.codegen.loops import Sizes, element_pointer, emit_loop, emit_nest, extent, static_value
-from jitcore.codegen.masked_rows import Input, masked_row, row_guard
+from jitcore.codegen.masked_rows import Input, masked_row, row_guard, window_update
 from jitcore.codegen.positions import breakpoints
 from jitcore.ir import layout_class
 from jitcore.ir.attributes import AffineExpr, AffineMap, numpy_dtype
@@ -327,7 +327,12 @@ class _Schedule:
         self.domain = sizes.extents(op.domain())
         self.factors = [(d,) for d in op.domain()]  # the op's extents each entry is the product of
         self.iterators = list(op.iterator_types)  # one per entry of self.domain
-        if plain and same_shape and all(m.is_identity for m in maps):
+        # An update of a window of its input (``masked_rows.window_update``): over the window
+        # alone where the result is in the input's buffer (``_emit_nest``); not flattened, so
+        # each dim keeps its bounds.
+        self.window = window_update(op) if producer is None and self.pieces is None else None
+        self.in_window = False  # emitting the in-place nest over the window
+        if plain and same_shape and all(m.is_identity for m in maps) and self.window is None:
             maps = self._flatten(operands, maps)
         elif not (positional or any(strided) or op.clamped or op.indexed):
             maps = self._collapse_reduction(operands, maps)
@@ -350,6 +355,9 @@ class _Schedule:
             # the plain nest: its innermost loop is the last dim, the one LLVM vectorizes
             self.body.row_divisions = row_invariant_divisions(op, maps)
         self.scan_start = False  # emitting position 0 of the scan dim (see _loop_nest)
+        if self.window is not None and (len(self.domain) != len(op.iterator_types) or (
+                (positional or op.clamped) and any(breakpoints(op, d) for d in range(len(self.domain))))):
+            self.window = None  # (a dim merged, or run in segments of its own)
         # Segments only where the nest's dims are the op's own (never flattened or collapsed).
         segmented = (positional or op.clamped) and len(self.domain) == len(op.iterator_types)
         self.breakpoints = {d: breakpoints(op, d) for d in range(len(self.domain))
@@ -364,7 +372,7 @@ class _Schedule:
             self.masked = masked_row(op)
         self.transposed = None
         if self.pieces is None and producer is None and self.masked is None and self.rows_from is None \
-                and not any(self.breakpoints.values()):
+                and not any(self.breakpoints.values()) and self.window is None:
             self.transposed = transpose_tiles.transposed_read(op, maps, len(self.domain))
         # A reduction whose mask reads only outer positions: the nest below them skipped
         # where it is false (``masked_rows.RowGuard``), as long as no init is stored there.
@@ -591,12 +599,67 @@ class _Schedule:
 
     def _emit_nest(self) -> None:
         self._emit_copies()
+        if self.window is not None:
+            self._emit_window_or_whole()
+            return
         reduces = self.op.has_reduction and self.op.scan_dim is None
         if reduces and self.rows_from is None:
             self._emit_inits()  # a scan starts from its inits at position 0 instead
         self._loop_nest(0, [])
         if reduces and self.op.epilogue is not None and not self.epilogue_in_rows:
             self._each_result_point(self.body.finish_point)  # once every row or column is whole
+
+    def _emit_window_or_whole(self) -> None:
+        """A window update (``masked_rows.window_update``): where the plan gave the result its
+        source's buffer (``host._Planner.taken_over``; the same pointer and strides when it
+        runs), the nest over the window alone, its test known there (``_window_loop``): the
+        positions outside already hold the input. Elsewhere the whole nest."""
+        b, window = self.b, self.window
+        n_in = len(self.op.operands)
+        src, dst = self.body.operands[window.source], self.body.operands[n_in]
+        same = b.icmp_unsigned("==", b.ptrtoint(src.pointer, I64), b.ptrtoint(dst.pointer, I64))
+        for x, y in zip(src.strides, dst.strides):
+            same = b.and_(same, b.icmp_signed("==", x, y))
+        with b.if_else(same) as (in_place, whole):
+            with in_place:
+                self.in_window = True
+                self.body.assumed[id(window.test)] = window.kept
+                self._loop_nest(0, [])
+                del self.body.assumed[id(window.test)]
+                self.in_window = False
+            with whole:
+                self._loop_nest(0, [])
+
+    def _window_loop(self, depth: int, body) -> None:
+        """The loop over dim ``depth`` of a window update in place: ``[lo, hi)``, the window's
+        bounds (at the outer ``ivs``: none are read, the bounds being a box) clipped to the dim
+        and to a split dim's range."""
+        b, window = self.b, self.window
+        lo, hi = extent(0), self.domain[depth]
+        if depth == self.split_dim:
+            lo, hi = self.bounds
+        for bound in window.lowers[depth]:
+            x = self._affine_value(bound, [])
+            lo = b.select(b.icmp_signed(">", x, lo), x, lo)
+        for bound in window.uppers[depth]:
+            x = self._affine_value(bound, [])
+            hi = b.select(b.icmp_signed("<", x, hi), x, hi)
+        count = b.select(b.icmp_signed(">", hi, lo), b.sub(hi, lo), extent(0))
+        emit_loop(b, count, lambda iv: body(b.add(iv, lo)), self._interleave(depth, count))
+
+    def _affine_value(self, bound, ivs: list) -> ll.Value:
+        """An affine bound (``masked_rows.Affine``) at outer positions ``ivs``: inputs read at
+        one element (``Input``) loaded, dims taken from ``ivs``."""
+        b = self.b
+        coefficients, c = bound
+        value = extent(c)
+        for d, k in coefficients.items():
+            term = (self.body.load(d.operand, ivs, self.op.operands[d.operand])
+                    if isinstance(d, Input) else ivs[d])
+            if term.type != value.type:  # a narrower integer input (an int32 count)
+                term = b.sext(term, value.type)
+            value = b.add(value, b.mul(term, extent(k)))
+        return value
 
     def _emit_copies(self) -> None:
         """Results that start as a copy of an input get that copy before the nest runs, unless
@@ -686,6 +749,9 @@ class _Schedule:
 
     def _range_loop(self, depth: int, body) -> None:
         """The loop over dim ``depth``: only the range ``[lo, hi)`` of the split dim."""
+        if self.in_window:
+            self._window_loop(depth, body)
+            return
         if depth != self.split_dim:
             count = self.domain[depth]
             emit_loop(self.b, count, body, self._interleave(depth, count))
@@ -790,15 +856,7 @@ class _Schedule:
         b, row = self.b, self.masked
 
         def at(bound):
-            coefficients, c = bound
-            value = extent(c)
-            for d, k in coefficients.items():
-                term = (self.body.load(d.operand, ivs, self.op.operands[d.operand])
-                        if isinstance(d, Input) else ivs[d])
-                if term.type != value.type:  # a narrower integer input (an int32 count)
-                    term = b.sext(term, value.type)
-                value = b.add(value, b.mul(term, extent(k)))
-            return value
+            return self._affine_value(bound, ivs)
 
         lo, hi = extent(0), self.domain[depth]
         for bound in row.lowers:

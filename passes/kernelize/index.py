@@ -167,13 +167,14 @@ class _Indexed:
 
 
 def positions_proved(op) -> bool:
-    """Whether ``op`` is a gather whose index arrays are proved positions in range and not
-    negative (asked before ``kernelize`` turns the index arrays' ops into kernels)."""
+    """Whether ``op`` is a gather or scatter whose index arrays are proved positions in range
+    and not negative (asked before ``kernelize`` turns the index arrays' ops into kernels)."""
     if isinstance(op, GatherOp):
         return proved_positions(op.operands[1], op.operands[0].type.shape[op.axis])
-    if isinstance(op, GatherNdOp):
+    if isinstance(op, (GatherNdOp, ScatterNdOp)):
         shape = op.operands[0].type.shape
-        return all(proved_positions(i, shape[a]) for i, a in zip(op.operands[1:], op.axes))
+        first = 2 if isinstance(op, ScatterNdOp) else 1
+        return all(proved_positions(i, shape[a]) for i, a in zip(op.operands[first:], op.axes))
     return False
 
 
@@ -190,11 +191,14 @@ def gather_nd(op: GatherNdOp, proved: bool = False) -> kernel.GenericOp:
                      [value], domain=domain)
 
 
-def scatter_nd(op: ScatterNdOp) -> kernel.GenericOp:
+def scatter_nd(op: ScatterNdOp, proved: bool = False) -> kernel.GenericOp:
+    """``proved``: ``positions_proved(op)`` (a window at a clamped traced start, ``canvas[y:y +
+    h, x:x + w] = ...``): the positions need no check, and the body's reads of ``x`` at them
+    fuse in."""
     x, updates, indices = op.operands[0], op.operands[1], list(op.operands[2:])
     domain = updates.type.shape
     rank = len(domain)
-    indexed = _Indexed(op, op.axes, op.position, x, indices, domain)
+    indexed = _Indexed(op, op.axes, op.position, x, indices, domain, proved)
     kb = KernelBuilder(rank)
     kb.indexed_input(x)  # the result starts as a copy of it
     value = kb.input(updates, AffineMap.identity(rank))
