@@ -158,7 +158,7 @@ class MaskedSelection:
         """An operand of an elementwise op: a selection by this mask (its values), or a value
         that broadcasts along the selected elements (a scalar, or fewer dims than the selection)."""
         if isinstance(x, MaskedSelection):
-            if same_mask(x.mask, self.mask) and x.values.shape == self.values.shape:
+            if aligned_by_mask(x, self):  # A[m] / d[m, None]: the same rows, element for element
                 return x.values
             aligned = aligned_onto(x, self)  # xc[:-k] * xc[k:]: equal lengths, other offsets
             if aligned is None:
@@ -977,13 +977,44 @@ def select(x: Tracer, mask: Tracer) -> MaskedSelection:
 
 
 def same_mask(a: Tracer, b: Tracer) -> bool:
+    """Are ``a`` and ``b`` one mask value: the same traced value, or the same pure ops on the
+    same values (``d > 0`` computed twice), so that they keep the same elements whatever the
+    data? A fact of the IR, not of the names the user wrote."""
     return a is b or (a.shape == b.shape and index_forms.same_value(a.value, b.value))
+
+
+def aligned_by_mask(x: MaskedSelection, onto: MaskedSelection) -> bool:
+    """Do the selections ``x`` and ``onto`` pair their elements one for one (the k-th kept row
+    of each together) with no compaction: one mask (``same_mask``), the selected dim at one
+    place, and the dims after it broadcasting as NumPy's would (``A[nz] / d[nz, None]``: rows
+    of (m,) against (1,)). Other ranks are refused: NumPy's broadcast would then compare the
+    count with a static dim, a shape the data chooses."""
+    if not same_mask(x.mask, onto.mask) or x.position != onto.position \
+            or x.values.ndim != onto.values.ndim:
+        return False
+    k = onto.mask.ndim
+    try:
+        np.broadcast_shapes(x.values.shape[k:], onto.values.shape[k:])
+    except ValueError:
+        return False
+    return True
 
 
 def write(x: Tracer, mask: Tracer, value: MaskedSelection) -> Tracer:
     """``x[mask] = f(x[mask])`` (the same mask, or one computed the same way: ``x[x < 0] =
-    -x[x < 0]``): ``where(mask, f(x), x)``."""
-    if not same_mask(value.mask, mask) or value.values.shape != x.shape:
+    -x[x < 0]``, ``P[nz] = A[nz] / d[nz, None]``): ``where(mask, f(x), x)``, a masked
+    elementwise kernel with no compaction; the value's rows broadcast to ``x``'s as NumPy's
+    write broadcasts them."""
+    k = mask.ndim
+    if not same_mask(value.mask, mask) or value.position != 0 or value.values.ndim != x.ndim \
+            or not _broadcasts_to(value.values.shape[k:], x.shape[k:]):
         raise JitTypeError(refused(x, "assigning a selection by another mask"))
     cond_ = prims.reshape(mask, mask.shape + (1,) * (x.ndim - mask.ndim))
     return prims.where(cond_, prims.convert(value.values, x.dtype), x)
+
+
+def _broadcasts_to(shape, target) -> bool:
+    try:
+        return np.broadcast_shapes(shape, target) == tuple(target)
+    except ValueError:
+        return False
