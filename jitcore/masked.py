@@ -375,7 +375,7 @@ class MaskedSelection:
         axes = self._value_axes(self._user_axes(axis))
         keep = self._where() & np.logical_not(np.isnan(self.values))
         only_nan = np.any(self.mask) & np.any(np.logical_not(np.any(keep, axis=axes)))
-        _raise_at_run_time(only_nan, lambda: ValueError("All-NaN slice encountered"))
+        raise_at_run_time(only_nan, lambda: ValueError("All-NaN slice encountered"))
         return self._nan_free(_lowest(self.dtype, np_fn is np.argmax))._arg(np_fn, axis, out, keepdims)
 
     def astype(self, dtype, *args, **kwargs):
@@ -818,7 +818,7 @@ def _checked_realign(x: RangedSelection, onto: RangedSelection, writing: bool) -
     differ, longer = _op(np.not_equal, n, m), _op(np.not_equal, m, 1)
     bad = differ & longer if isinstance(differ, Tracer) else longer & differ
     if isinstance(bad, Tracer):
-        _raise_at_run_time(bad, mismatch, n, m)
+        raise_at_run_time(bad, mismatch, n, m)
     elif bad:
         raise mismatch(n, m)
     positions = prims.constant(x.values.owner_trace, _arange(onto.values.shape[0]))
@@ -888,10 +888,10 @@ def _lowest(dtype: np.dtype, for_max: bool):
 
 def _raise_if_none_selected(mask: Tracer, message: str) -> None:
     """At run time, when ``mask`` selects nothing: NumPy's ValueError, raised by the call."""
-    _raise_at_run_time(np.logical_not(np.any(mask)), lambda: ValueError(message))
+    raise_at_run_time(np.logical_not(np.any(mask)), lambda: ValueError(message))
 
 
-def _raise_at_run_time(condition: Tracer, error, *values) -> None:
+def raise_at_run_time(condition: Tracer, error, *values) -> None:
     """``error(*values)`` raised by the call where ``condition`` holds (a callback on the branch
     that is taken only then; ``values``, traced, arrive concrete)."""
     def fail(_, *concrete):

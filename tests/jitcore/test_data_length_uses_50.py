@@ -3,6 +3,8 @@ results, dtypes, Python types, the arguments after the call, the errors raised.
 
 1. Selections by one mask value pair element for element: ``A[nz] / d[nz, None]`` and the store
    ``P[nz] = ...`` are a masked elementwise kernel (``masked.aligned_by_mask``, ``masked.write``).
+2. ``np.repeat(a, counts)`` with traced counts takes the length of an array it meets
+   (``tied_length.Repeated``), the call checking ``sum(counts)`` against it with NumPy's error.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jitcore as jc
-from jitcore.errors import JitTypeError
+from jitcore.errors import JitTypeError, UnsupportedError
 from tests.budget import examples
 
 
@@ -44,7 +46,7 @@ def _check(fn, *args, **jit_options):
     except Exception as error:  # noqa: BLE001  (NumPy's error is the oracle)
         with pytest.raises(type(error)) as raised:
             jc.jit(fn, **jit_options)(*mine)
-        assert str(raised.value) == str(error)
+        assert str(raised.value).split("\n")[0] == str(error)  # (and where, while tracing)
         return
     got = jc.jit(fn, **jit_options)(*mine)
     _same(got, want)
@@ -157,3 +159,115 @@ def test_selections_that_do_not_pair_are_refused():
         jc.jit(two_masks_store)(A, d)
     with pytest.raises(JitTypeError, match="depends on the data"):
         jc.jit(counts_against_rows)(A, d)
+
+
+# -- 2. a repeat tied to a known length ---------------------------------------------------------
+def csr_matvec(indptr, indices, data, x):
+    n = len(indptr) - 1
+    rows = np.repeat(np.arange(n), np.diff(indptr))
+    return np.bincount(rows, weights=data * x[indices], minlength=n)
+
+
+def csr_elementwise(indptr, data, scale):
+    rows = np.repeat(scale, np.diff(indptr))
+    return data * rows + 1, (rows * 2 - data) > 0, abs(rows) + data
+
+
+def csr_add_at(indptr, data):
+    y = np.zeros(len(indptr) - 1, data.dtype)
+    np.add.at(y, np.repeat(np.arange(len(indptr) - 1), np.diff(indptr)), data)
+    return y
+
+
+def weights_repeated(indptr, data, w):
+    return np.bincount(data, weights=np.repeat(w, np.diff(indptr)), minlength=8)
+
+
+def rows_2d(counts, a, b):
+    return np.repeat(a, counts, axis=0) + b, b * np.repeat(a, counts, axis=0)
+
+
+def flattened(counts, a, b):
+    return np.repeat(a, counts) - b
+
+
+def _indptr(counts, dtype):
+    return np.concatenate([[0], np.cumsum(counts)]).astype(dtype)
+
+
+COUNTS = st.lists(st.integers(0, 4), min_size=1, max_size=9)  # (n = 0: bincount needs minlength > 0)
+
+
+@settings(max_examples=examples(30, 12), deadline=None)
+@given(counts=COUNTS, dtype=st.sampled_from(DTYPES), index=st.sampled_from([np.int32, np.int64]),
+       off=st.sampled_from([0, 0, 0, 1, -1]), seed=st.integers(0, 2**32 - 1))
+def test_repeat_tied_to_a_known_length_matches_numpy(counts, dtype, index, off, seed):
+    rng = np.random.default_rng(seed)
+    indptr = _indptr(counts, index)
+    if int(indptr[-1]) != 1 and int(indptr[-1]) + off == 1:
+        off = 0  # (one stored element against other totals: refused, test below)
+    nnz = max(int(indptr[-1]) + off, 0)  # off: a length the counts do not sum to (NumPy's error)
+    n = len(counts)
+    data = _array(rng, nnz, dtype)
+    x = _array(rng, max(n, 1), np.float64)
+    indices = rng.integers(0, max(n, 1), nnz).astype(index)
+    with np.errstate(all="ignore"):
+        if dtype is not np.complex128:
+            _check(csr_matvec, indptr, indices, data.astype(np.float64), x)
+        _check(csr_elementwise, indptr, data, _array(rng, n, dtype))
+        _check(csr_add_at, indptr, data)
+        _check(weights_repeated, indptr, rng.integers(0, 8, nnz), rng.random(n))
+
+
+@settings(max_examples=examples(20, 8), deadline=None)
+@given(counts=COUNTS, off=st.sampled_from([0, 0, 1, -1]), seed=st.integers(0, 2**32 - 1))
+def test_repeat_of_rows_and_flattened_matches_numpy(counts, off, seed):
+    rng = np.random.default_rng(seed)
+    counts = np.array(counts, np.int64)
+    total = max(int(counts.sum()) + off, 0)
+    a = rng.random((len(counts), 3))
+    _check(rows_2d, counts, a, rng.random((total, 3)))
+    _check(rows_2d, counts, a, rng.random((total, 1)))
+    flat = np.repeat(np.ones(3, np.int64), 1) if len(counts) == 0 else np.repeat(counts, 3)
+    _check(flattened, flat, a, rng.random(max(int(flat.sum()) + off, 0)))
+
+
+def test_a_total_of_one_broadcasts_as_numpys():
+    counts = np.array([0, 1, 0])
+    _check(csr_elementwise, _indptr([0, 1, 0], np.int64), np.arange(5.0), np.arange(3.0))
+    _check(rows_2d, counts, np.arange(6.0).reshape(3, 2), np.ones((4, 2)))
+
+
+def test_negative_and_uncastable_counts_raise_numpys_errors():
+    _check(csr_elementwise, np.array([0, 2, 1, 5]), np.ones(5), np.ones(3))
+    _check(flattened, np.array([1.0, 2.0]), np.ones(2), np.ones(3))
+    _check(flattened, np.array([1, 2], np.uint64), np.ones(2), np.ones(3))
+
+
+def repeat_returned(indptr):
+    return np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
+
+
+def repeat_summed(indptr):
+    return np.repeat(np.arange(len(indptr) - 1), np.diff(indptr)).sum()
+
+
+def repeat_count_only(indptr):
+    return np.bincount(np.repeat(np.arange(len(indptr) - 1), np.diff(indptr)), minlength=3)
+
+
+@pytest.mark.parametrize("fn", [repeat_returned, repeat_summed, repeat_count_only])
+def test_a_repeat_nothing_ties_is_refused_naming_the_counts_and_the_loop(fn):
+    with pytest.raises(JitTypeError, match=r"numpy.repeat with traced per-element counts.*"
+                                           r"sum\(counts\).*for i in range\(n\)"):
+        jc.jit(fn)(np.array([0, 2, 2, 5]))
+
+
+def test_one_stored_element_against_another_total_is_refused_when_called():
+    # NumPy broadcasts data of length 1 along the repeat (a result of the data's length); the
+    # repeat was tied to length 1 when compiling, so the call says so (a total of 1 compiles)
+    indptr = _indptr([0, 2], np.int64)
+    for fn, args in ((csr_elementwise, (indptr, np.ones(1), np.ones(2))), (csr_add_at, (indptr, np.ones(1)))):
+        with pytest.raises(UnsupportedError, match=r"of 2 rows met an array of length 1.*v\[0\]"):
+            jc.jit(fn)(*args)
+    _check(csr_elementwise, _indptr([0, 1], np.int64), np.ones(1), np.ones(2))
