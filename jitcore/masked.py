@@ -143,7 +143,7 @@ class MaskedSelection:
                                 f"{', '.join(sorted(kwargs))}")
         if ufunc.signature is not None:  # matmul: not elementwise, so not over the values whole
             return self._dot(ufunc.__name__, *inputs)
-        args = [self._operand(x, ufunc.__name__) for x in inputs]
+        args = [self._operand(x, ufunc.__name__, inputs) for x in inputs]
         out = ufunc(*args)
         if isinstance(out, tuple):
             return tuple(self._like(o) for o in out)
@@ -154,13 +154,17 @@ class MaskedSelection:
         tracer's operator comes first)."""
         return self.__array_ufunc__(ufunc, "__call__", *operands)
 
-    def _operand(self, x, name: str):
-        """An operand of an elementwise op: a selection by this mask (its values), or a value
+    def _operand(self, x, name: str, inputs=()):
+        """An operand of an elementwise op: a selection by this mask (its values), one by
+        another mask (its kept rows at this one's, the counts checked when it runs), or a value
         that broadcasts along the selected elements (a scalar, or fewer dims than the selection)."""
         if isinstance(x, MaskedSelection):
             if aligned_by_mask(x, self):  # A[m] / d[m, None]: the same rows, element for element
                 return x.values
             aligned = aligned_onto(x, self)  # xc[:-k] * xc[k:]: equal lengths, other offsets
+            if aligned is None and pairs_by_count(x, self):  # x[m] + x[m2]: NumPy's when counts agree
+                from jitcore.tied_length import realigned  # (it builds on this module)
+                return realigned(x, self, _MismatchedCounts(inputs, self))
             if aligned is None:
                 raise self._refusal(f"numpy.{name} of selections by two masks")
             return aligned
@@ -1000,12 +1004,80 @@ def aligned_by_mask(x: MaskedSelection, onto: MaskedSelection) -> bool:
     return True
 
 
+def pairs_by_count(x: MaskedSelection, onto: MaskedSelection) -> bool:
+    """Can ``x``'s kept rows be put at ``onto``'s, the k-th at the k-th (``tied_length.realigned``):
+    both with their selected dim first, of one rank, the rows broadcasting."""
+    plain = (MaskedSelection, RangedSelection)  # (not a[:, m], nor np.array(out)'s empty case)
+    if type(x) not in plain or type(onto) not in plain or x.ndim != onto.ndim:
+        return False
+    try:
+        np.broadcast_shapes(x.values.shape[x.mask.ndim:], onto.values.shape[onto.mask.ndim:])
+    except ValueError:
+        return False
+    return True
+
+
+class _MismatchedCounts:
+    """NumPy's error for selections of other counts met elementwise (``inputs`` in order, the
+    result kept at ``onto``'s positions): a count of 1 broadcasts; ``onto``'s 1 against another
+    count would give a result longer than its frame, refused when it runs."""
+
+    def __init__(self, inputs, onto: MaskedSelection):
+        self.inputs, self.onto, self.where = inputs, onto, user_location()
+
+    @staticmethod
+    def bad(count, onto_count):
+        return (count != onto_count) & (count != 1)
+
+    def __call__(self, count, onto_count) -> Exception:
+        count, onto_count = int(count), int(onto_count)
+        if onto_count == 1:
+            return UnsupportedError(
+                f"a selection of 1 element broadcast against one of {count}, at {self.where}: "
+                "jitcore keeps such a result at the first selection's positions, which cannot "
+                "hold it. Put the longer selection first, or index the one element (x[m][0])")
+
+        def shape(v):
+            if not isinstance(v, MaskedSelection):
+                dims = np.shape(v)
+            else:
+                dims = (onto_count if v is self.onto else count, *v.values.shape[v.mask.ndim:])
+            return "(" + ",".join(map(str, dims)) + ("," if len(dims) == 1 else "") + ")"
+        return ValueError("operands could not be broadcast together with shapes "
+                          + "".join(f"{shape(v)} " for v in self.inputs))
+
+
+class _MismatchedStore:
+    """NumPy's error for ``x[m] = y[m2]`` of other counts (a count of 1 broadcasts): its own
+    words where the selections are 1-d, else the shapes that do not broadcast."""
+
+    bad = staticmethod(_MismatchedCounts.bad)
+
+    def __init__(self, rest: tuple, target_rest: tuple):
+        self.rest, self.target_rest = rest, target_rest
+
+    def __call__(self, count, onto_count) -> ValueError:
+        if not self.target_rest:
+            return ValueError(f"NumPy boolean array indexing assignment cannot assign {int(count)} "
+                              f"input values to the {int(onto_count)} output values where the mask "
+                              "is true")
+        shape = ("(" + ",".join(map(str, (int(k), *rest))) + ")" for k, rest in
+                 ((count, self.rest), (onto_count, self.target_rest)))
+        return ValueError("shape mismatch: value array of shape {} could not be broadcast to "
+                          "indexing result of shape {}".format(*shape))
+
+
 def write(x: Tracer, mask: Tracer, value: MaskedSelection) -> Tracer:
     """``x[mask] = f(x[mask])`` (the same mask, or one computed the same way: ``x[x < 0] =
     -x[x < 0]``, ``P[nz] = A[nz] / d[nz, None]``): ``where(mask, f(x), x)``, a masked
     elementwise kernel with no compaction; the value's rows broadcast to ``x``'s as NumPy's
     write broadcasts them."""
     k = mask.ndim
+    if not same_mask(value.mask, mask) and value.position == 0 and value.ndim == x.ndim - k + 1 \
+            and _broadcasts_to(value.values.shape[value.mask.ndim:], x.shape[k:]):
+        from jitcore.tied_length import realigned  # (it builds on this module)
+        error = _MismatchedStore(value.values.shape[value.mask.ndim:], x.shape[k:])
+        value = MaskedSelection(realigned(value, MaskedSelection(x, mask), error), mask)
     if not same_mask(value.mask, mask) or value.position != 0 or value.values.ndim != x.ndim \
             or not _broadcasts_to(value.values.shape[k:], x.shape[k:]):
         raise JitTypeError(refused(x, "assigning a selection by another mask"))

@@ -4,7 +4,9 @@ results, dtypes, Python types, the arguments after the call, the errors raised.
 1. Selections by one mask value pair element for element: ``A[nz] / d[nz, None]`` and the store
    ``P[nz] = ...`` are a masked elementwise kernel (``masked.aligned_by_mask``, ``masked.write``).
 2. ``np.repeat(a, counts)`` with traced counts takes the length of an array it meets
-   (``tied_length.Repeated``), the call checking ``sum(counts)`` against it with NumPy's error.
+   (``tied_length.Repeated``), the call checking ``sum(counts)`` against it with NumPy's error;
+   selections by two masks pair their k-th kept elements (``tied_length.realigned``), the call
+   checking the counts.
 """
 
 from __future__ import annotations
@@ -155,10 +157,50 @@ def counts_against_rows(A, d):
 
 def test_selections_that_do_not_pair_are_refused():
     A, d = np.ones((4, 3)), np.arange(4.0)
-    with pytest.raises(JitTypeError, match="another mask"):
-        jc.jit(two_masks_store)(A, d)
     with pytest.raises(JitTypeError, match="depends on the data"):
         jc.jit(counts_against_rows)(A, d)
+
+
+# -- 2b. selections by two masks: the k-th kept of each, the counts checked when it runs ---------
+def two_masks(x, m, m2):
+    return x[m] + x[m2], x[m2] * 2 - x[m]
+
+
+def two_masks_rows(A, m, m2):
+    return A[m] * A[:, :1][m2], A[m] + A[m2]
+
+
+@settings(max_examples=examples(30, 12), deadline=None)
+@given(n=st.sampled_from([0, 1, 5, 12]), kinds=st.tuples(MASKS, MASKS), same_count=st.booleans(),
+       dtype=st.sampled_from(DTYPES), seed=st.integers(0, 2**32 - 1))
+def test_selections_by_two_masks_match_numpy(n, kinds, same_count, dtype, seed):
+    rng = np.random.default_rng(seed)
+    m, m2 = (_mask(rng, n, k) for k in kinds)
+    if same_count:  # (else mostly NumPy's ValueError, or its broadcast of one element)
+        m2 = np.zeros(n, bool)
+        m2[rng.permutation(n)[: m.sum()]] = True
+    if m2.sum() == 1 and m.sum() not in (1,):
+        m, m2 = m2, m  # (one kept against another count, first: refused, test below)
+    if m.sum() == 1 and m2.sum() not in (1,):
+        m2 = m.copy()
+    x = _array(rng, n, dtype)
+    with np.errstate(all="ignore"):
+        if dtype is not np.bool_:
+            _check(two_masks, x, m, m2)
+        _check(two_masks_store, _array(rng, (n, 3), dtype), np.where(m, 2.0, 0.0) + np.where(m2, 0.0, 1.5))
+        _check(two_masks_rows, _array(rng, (n, 2), dtype), m, m2)
+
+
+def one_first(x, m, m2):
+    return x[m] + x[m2]
+
+
+def test_one_element_first_against_more_is_refused_when_called():
+    x = np.arange(5.0)
+    m = np.arange(5) == 3
+    with pytest.raises(UnsupportedError, match="Put the longer selection first"):
+        jc.jit(one_first)(x, m, x > 0)
+    _check(one_first, x, x > 0, m)  # the longer first: NumPy's broadcast of the one element
 
 
 # -- 2. a repeat tied to a known length ---------------------------------------------------------
