@@ -27,6 +27,7 @@ from jitcore.ir.types import FunctionType, TensorType
 from jitcore.masked import MaskedSelection
 from jitcore.primitives import as_tracer, transpose
 from jitcore.static_on_demand import python_value
+from jitcore.tied_length import Repeated
 from jitcore.tracer import Choice, Trace, Tracer, needs_static
 
 DEFAULT_PIPELINE = "canonicalize,cse,licm,dce,kernelize,fuse,interchange,licm,canonicalize,cse,dce"
@@ -263,6 +264,8 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
         # buffer, their count an output after the results (one per mask), as the tags are
         counts, made_of, moved = {}, {}, {}
         for k, leaf in enumerate(leaves):
+            if isinstance(leaf, Repeated):  # no buffer can hold it: nothing bounds its length
+                raise leaf._refusal(f"returning it from {name}()")
             if isinstance(leaf, KeptList):  # a list the data filled: the list, as Python's
                 made_of[k] = leaf.returned()
                 leaf = leaves[k] = leaf.selection()

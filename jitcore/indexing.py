@@ -822,17 +822,19 @@ def _is_int_index(k) -> bool:
     return (isinstance(k, (int, np.integer)) and not isinstance(k, bool)) or is_traced_int(k)
 
 
-def _mask_among_basic(x: Tracer, key):
+def _mask_among_basic(x: Tracer, key, new_axes: bool = False):
     """``(expanded, mask)`` for a tuple ``key`` of one traced boolean mask among slices, ints
-    (Python's or traced) and an Ellipsis (``a[:, a[0] > 1]``, ``v[m, 0]``, ``v[0, m]``):
-    ``expanded`` the key with the Ellipsis and the missing trailing dims made slices, with
-    NumPy's IndexError where the mask's shape is not that of the dims it covers; else None."""
+    (Python's or traced) and an Ellipsis (``a[:, a[0] > 1]``, ``v[m, 0]``, ``v[0, m]``), and,
+    where ``new_axes`` (a read), Nones (``d[m, None]``): ``expanded`` the key with the Ellipsis
+    and the missing trailing dims made slices, with NumPy's IndexError where the mask's shape
+    is not that of the dims it covers; else None."""
     if not isinstance(key, tuple):
         return None
     masks = [k for k in key if isinstance(k, Tracer) and k.dtype == np.bool_ and k.ndim]
     if len(masks) != 1 or sum(k is Ellipsis for k in key) > 1:
         return None
-    if not all(k is Ellipsis or isinstance(k, slice) or k is masks[0] or _is_int_index(k) for k in key):
+    if not all(k is Ellipsis or isinstance(k, slice) or k is masks[0] or _is_int_index(k)
+               or (new_axes and k is None) for k in key):
         return None
     (mask,) = masks
     used = sum(_dims_used(k) for k in key)
@@ -842,9 +844,11 @@ def _mask_among_basic(x: Tracer, key):
     expanded = []
     for k in key:
         expanded += [slice(None)] * (x.ndim - used) if k is Ellipsis else [k]
-    expanded += [slice(None)] * (x.ndim - len(expanded) - mask.ndim + 1)
+    expanded += [slice(None)] * (x.ndim - sum(k is not None for k in expanded) - mask.ndim + 1)
     dim = 0
     for k in expanded:
+        if k is None:
+            continue
         if k is mask:
             for j, size in enumerate(mask.shape):
                 if x.shape[dim + j] != size:
@@ -899,8 +903,9 @@ def _masked_layout(expanded, mask: Tracer):
             kept += mask.ndim
         else:
             basic.append(k)
-            kept += isinstance(k, slice)
-    advanced = [i for i, k in enumerate(expanded) if not isinstance(k, slice)]
+            kept += isinstance(k, slice) or k is None
+    # a None is no advanced index: one between the mask and an int parts them, as in NumPy
+    advanced = [i for i, k in enumerate(expanded) if not isinstance(k, slice) and k is not None]
     side_by_side = advanced == list(range(advanced[0], advanced[-1] + 1))
     return tuple(basic), position, position == 0 or not side_by_side
 
@@ -910,7 +915,7 @@ def _masked_read(x: Tracer, key):
     a ``MaskedSelection`` of ``x[basic]`` with the mask's dims moved first; where NumPy keeps the
     selection's dim after others (``a[:, m]``), one whose reductions along an axis are refused
     (their axes would differ from NumPy's). None for other keys."""
-    found = _masked_selection(x, key)
+    found = _masked_selection(x, key, new_axes=True)
     if found is None:
         return None
     values, mask, _, _, position, front = found
@@ -918,10 +923,10 @@ def _masked_read(x: Tracer, key):
         masked.MovedSelection(values, mask, position=position)
 
 
-def _masked_selection(x: Tracer, key):
+def _masked_selection(x: Tracer, key, new_axes: bool = False):
     """``(x[basic] with the mask's dims first, mask, expanded key, basic key, position,
     front)`` for a key of a mask among basic entries (``_masked_layout``), else None."""
-    found = _mask_among_basic(x, key)
+    found = _mask_among_basic(x, key, new_axes)
     if found is None:
         return None
     expanded, mask = found

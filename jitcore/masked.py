@@ -143,7 +143,7 @@ class MaskedSelection:
                                 f"{', '.join(sorted(kwargs))}")
         if ufunc.signature is not None:  # matmul: not elementwise, so not over the values whole
             return self._dot(ufunc.__name__, *inputs)
-        args = [self._operand(x, ufunc.__name__) for x in inputs]
+        args = [self._operand(x, ufunc.__name__, inputs) for x in inputs]
         out = ufunc(*args)
         if isinstance(out, tuple):
             return tuple(self._like(o) for o in out)
@@ -154,13 +154,17 @@ class MaskedSelection:
         tracer's operator comes first)."""
         return self.__array_ufunc__(ufunc, "__call__", *operands)
 
-    def _operand(self, x, name: str):
-        """An operand of an elementwise op: a selection by this mask (its values), or a value
+    def _operand(self, x, name: str, inputs=()):
+        """An operand of an elementwise op: a selection by this mask (its values), one by
+        another mask (its kept rows at this one's, the counts checked when it runs), or a value
         that broadcasts along the selected elements (a scalar, or fewer dims than the selection)."""
         if isinstance(x, MaskedSelection):
-            if same_mask(x.mask, self.mask) and x.values.shape == self.values.shape:
+            if aligned_by_mask(x, self):  # A[m] / d[m, None]: the same rows, element for element
                 return x.values
             aligned = aligned_onto(x, self)  # xc[:-k] * xc[k:]: equal lengths, other offsets
+            if aligned is None and pairs_by_count(x, self):  # x[m] + x[m2]: NumPy's when counts agree
+                from jitcore.tied_length import realigned  # (it builds on this module)
+                return realigned(x, self, _MismatchedCounts(inputs, self))
             if aligned is None:
                 raise self._refusal(f"numpy.{name} of selections by two masks")
             return aligned
@@ -375,7 +379,7 @@ class MaskedSelection:
         axes = self._value_axes(self._user_axes(axis))
         keep = self._where() & np.logical_not(np.isnan(self.values))
         only_nan = np.any(self.mask) & np.any(np.logical_not(np.any(keep, axis=axes)))
-        _raise_at_run_time(only_nan, lambda: ValueError("All-NaN slice encountered"))
+        raise_at_run_time(only_nan, lambda: ValueError("All-NaN slice encountered"))
         return self._nan_free(_lowest(self.dtype, np_fn is np.argmax))._arg(np_fn, axis, out, keepdims)
 
     def astype(self, dtype, *args, **kwargs):
@@ -818,7 +822,7 @@ def _checked_realign(x: RangedSelection, onto: RangedSelection, writing: bool) -
     differ, longer = _op(np.not_equal, n, m), _op(np.not_equal, m, 1)
     bad = differ & longer if isinstance(differ, Tracer) else longer & differ
     if isinstance(bad, Tracer):
-        _raise_at_run_time(bad, mismatch, n, m)
+        raise_at_run_time(bad, mismatch, n, m)
     elif bad:
         raise mismatch(n, m)
     positions = prims.constant(x.values.owner_trace, _arange(onto.values.shape[0]))
@@ -888,10 +892,10 @@ def _lowest(dtype: np.dtype, for_max: bool):
 
 def _raise_if_none_selected(mask: Tracer, message: str) -> None:
     """At run time, when ``mask`` selects nothing: NumPy's ValueError, raised by the call."""
-    _raise_at_run_time(np.logical_not(np.any(mask)), lambda: ValueError(message))
+    raise_at_run_time(np.logical_not(np.any(mask)), lambda: ValueError(message))
 
 
-def _raise_at_run_time(condition: Tracer, error, *values) -> None:
+def raise_at_run_time(condition: Tracer, error, *values) -> None:
     """``error(*values)`` raised by the call where ``condition`` holds (a callback on the branch
     that is taken only then; ``values``, traced, arrive concrete)."""
     def fail(_, *concrete):
@@ -977,13 +981,112 @@ def select(x: Tracer, mask: Tracer) -> MaskedSelection:
 
 
 def same_mask(a: Tracer, b: Tracer) -> bool:
+    """Are ``a`` and ``b`` one mask value: the same traced value, or the same pure ops on the
+    same values (``d > 0`` computed twice), so that they keep the same elements whatever the
+    data? A fact of the IR, not of the names the user wrote."""
     return a is b or (a.shape == b.shape and index_forms.same_value(a.value, b.value))
+
+
+def aligned_by_mask(x: MaskedSelection, onto: MaskedSelection) -> bool:
+    """Do the selections ``x`` and ``onto`` pair their elements one for one (the k-th kept row
+    of each together) with no compaction: one mask (``same_mask``), the selected dim at one
+    place, and the dims after it broadcasting as NumPy's would (``A[nz] / d[nz, None]``: rows
+    of (m,) against (1,)). Other ranks are refused: NumPy's broadcast would then compare the
+    count with a static dim, a shape the data chooses."""
+    if not same_mask(x.mask, onto.mask) or x.position != onto.position \
+            or x.values.ndim != onto.values.ndim:
+        return False
+    k = onto.mask.ndim
+    try:
+        np.broadcast_shapes(x.values.shape[k:], onto.values.shape[k:])
+    except ValueError:
+        return False
+    return True
+
+
+def pairs_by_count(x: MaskedSelection, onto: MaskedSelection) -> bool:
+    """Can ``x``'s kept rows be put at ``onto``'s, the k-th at the k-th (``tied_length.realigned``):
+    both with their selected dim first, of one rank, the rows broadcasting."""
+    plain = (MaskedSelection, RangedSelection)  # (not a[:, m], nor np.array(out)'s empty case)
+    if type(x) not in plain or type(onto) not in plain or x.ndim != onto.ndim:
+        return False
+    try:
+        np.broadcast_shapes(x.values.shape[x.mask.ndim:], onto.values.shape[onto.mask.ndim:])
+    except ValueError:
+        return False
+    return True
+
+
+class _MismatchedCounts:
+    """NumPy's error for selections of other counts met elementwise (``inputs`` in order, the
+    result kept at ``onto``'s positions): a count of 1 broadcasts; ``onto``'s 1 against another
+    count would give a result longer than its frame, refused when it runs."""
+
+    def __init__(self, inputs, onto: MaskedSelection):
+        self.inputs, self.onto, self.where = inputs, onto, user_location()
+
+    @staticmethod
+    def bad(count, onto_count):
+        return (count != onto_count) & (count != 1)
+
+    def __call__(self, count, onto_count) -> Exception:
+        count, onto_count = int(count), int(onto_count)
+        if onto_count == 1:
+            return UnsupportedError(
+                f"a selection of 1 element broadcast against one of {count}, at {self.where}: "
+                "jitcore keeps such a result at the first selection's positions, which cannot "
+                "hold it. Put the longer selection first, or index the one element (x[m][0])")
+
+        def shape(v):
+            if not isinstance(v, MaskedSelection):
+                dims = np.shape(v)
+            else:
+                dims = (onto_count if v is self.onto else count, *v.values.shape[v.mask.ndim:])
+            return "(" + ",".join(map(str, dims)) + ("," if len(dims) == 1 else "") + ")"
+        return ValueError("operands could not be broadcast together with shapes "
+                          + "".join(f"{shape(v)} " for v in self.inputs))
+
+
+class _MismatchedStore:
+    """NumPy's error for ``x[m] = y[m2]`` of other counts (a count of 1 broadcasts): its own
+    words where the selections are 1-d, else the shapes that do not broadcast."""
+
+    bad = staticmethod(_MismatchedCounts.bad)
+
+    def __init__(self, rest: tuple, target_rest: tuple):
+        self.rest, self.target_rest = rest, target_rest
+
+    def __call__(self, count, onto_count) -> ValueError:
+        if not self.target_rest:
+            return ValueError(f"NumPy boolean array indexing assignment cannot assign {int(count)} "
+                              f"input values to the {int(onto_count)} output values where the mask "
+                              "is true")
+        shape = ("(" + ",".join(map(str, (int(k), *rest))) + ")" for k, rest in
+                 ((count, self.rest), (onto_count, self.target_rest)))
+        return ValueError("shape mismatch: value array of shape {} could not be broadcast to "
+                          "indexing result of shape {}".format(*shape))
 
 
 def write(x: Tracer, mask: Tracer, value: MaskedSelection) -> Tracer:
     """``x[mask] = f(x[mask])`` (the same mask, or one computed the same way: ``x[x < 0] =
-    -x[x < 0]``): ``where(mask, f(x), x)``."""
-    if not same_mask(value.mask, mask) or value.values.shape != x.shape:
+    -x[x < 0]``, ``P[nz] = A[nz] / d[nz, None]``): ``where(mask, f(x), x)``, a masked
+    elementwise kernel with no compaction; the value's rows broadcast to ``x``'s as NumPy's
+    write broadcasts them."""
+    k = mask.ndim
+    if not same_mask(value.mask, mask) and value.position == 0 and value.ndim == x.ndim - k + 1 \
+            and _broadcasts_to(value.values.shape[value.mask.ndim:], x.shape[k:]):
+        from jitcore.tied_length import realigned  # (it builds on this module)
+        error = _MismatchedStore(value.values.shape[value.mask.ndim:], x.shape[k:])
+        value = MaskedSelection(realigned(value, MaskedSelection(x, mask), error), mask)
+    if not same_mask(value.mask, mask) or value.position != 0 or value.values.ndim != x.ndim \
+            or not _broadcasts_to(value.values.shape[k:], x.shape[k:]):
         raise JitTypeError(refused(x, "assigning a selection by another mask"))
     cond_ = prims.reshape(mask, mask.shape + (1,) * (x.ndim - mask.ndim))
     return prims.where(cond_, prims.convert(value.values, x.dtype), x)
+
+
+def _broadcasts_to(shape, target) -> bool:
+    try:
+        return np.broadcast_shapes(shape, target) == tuple(target)
+    except ValueError:
+        return False

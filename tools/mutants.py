@@ -2328,6 +2328,24 @@ MUTANTS = [
            "unsplit references (UNROLLED_WORK raised) compile with the unroller again, its "
            "slowest part, and the code stops being named by its pipeline where the two differ",
            ("tests/codegen/test_suite_time_50.py",)),
+    Mutant("repeat-length-unchecked", "jitcore/tied_length.py",
+           "raise_at_run_time(error.bad(total, length), ",
+           "raise_at_run_time(total != total, ",
+           "np.repeat(a, counts) tied to the length of the array it meets is not checked against "
+           "sum(counts): data of another length gives rows of the wrong runs, no NumPy ValueError",
+           ("tests/jitcore/test_data_length_uses_50.py",)),
+    Mutant("two-masks-counts-unchecked", "jitcore/tied_length.py",
+           "raise_at_run_time(error.bad(count, onto_count), ",
+           "raise_at_run_time(count != count, ",
+           "x[m] + x[m2] (and y[m] = x[m2]) with other counts pairs the rows it has: a result "
+           "where NumPy raises its ValueError",
+           ("tests/jitcore/test_data_length_uses_50.py",)),
+    Mutant("other-mask-same-rows", "jitcore/masked.py",
+           "    if not same_mask(x.mask, onto.mask) or x.position != onto.position",
+           "    if x.position != onto.position",
+           "selections by two masks are taken as aligned element for element: x[m] + x[m2] adds "
+           "the rows at the same places, not the k-th kept of each",
+           ("tests/jitcore/test_data_length_uses_50.py",)),
 ]
 
 

@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from jitcore import control_flow as cf
-from jitcore import indexing, masked
+from jitcore import indexing, masked, tied_length
 from jitcore import primitives as prims
 from jitcore.errors import JitOverflowError, JitTypeError, JitValueError, UnsupportedError
 from jitcore.ir.dialects.array import BroadcastInDimOp
@@ -549,19 +549,8 @@ def tile(A, reps):
 
 
 # np.repeat(np.arange(n), np.diff(indptr)), the CSR rows' expansion, has sum(counts) elements:
-# no shape of the arguments bounds it, so no buffer (as a selection's) can hold it. Before
-# session 49 a concrete first argument reached NumPy with the tracer (a bare conversion error).
-_TRACED_COUNTS = (
-    "numpy.repeat with traced per-element counts (at {where}) has sum(counts) elements, a "
-    "length the data chooses that no shape of the arguments bounds, so a compiled function "
-    "cannot make it. Where that length is known (the CSR row of each stored element: "
-    "len(indices)), index instead: np.repeat(a, counts) is a[np.searchsorted(np.cumsum(counts), "
-    "np.arange(total), side='right')], and np.repeat(np.arange(n), np.diff(indptr)) is "
-    "np.searchsorted(indptr, np.arange(len(indices)), side='right') - 1; or loop over the rows "
-    "(for i in range(n): for k in range(indptr[i], indptr[i + 1]): ...), which compiles to a "
-    "plain loop; or pass the counts static (static_argnums) if they are fixed")
-
-
+# no shape of the arguments bounds it; it is deferred until a known length ties it
+# (tied_length.Repeated).
 @implements(np.repeat)
 def repeat(a, repeats, axis=None):
     if not traced(a) and not prims.holds_tracer(repeats):
@@ -571,7 +560,7 @@ def repeat(a, repeats, axis=None):
     if isinstance(repeats, Tracer):
         if repeats.ndim == 0:
             refuse_traced(repeats, "the repeat count of numpy.repeat")
-        raise JitTypeError(_TRACED_COUNTS.format(where=user_location()))
+        return tied_length.repeat(a, repeats, _index_or_none(axis))
     axis = prims.zero_d_axis(a, _index_or_none(axis))
     if axis is None:
         a, axis = prims.reshape(a, (-1,)), 0

@@ -44,6 +44,10 @@ def apply_function(func, args, kwargs):
             f"{func.__module__}.{func.__name__} has no jitcore lowering yet (called at {user_location()}); "
             "compute it outside the jitted function, or express it with supported operations"
         )
+    for a in (*args, *kwargs.values()):  # a value that takes NumPy's functions itself, wherever
+        own = getattr(type(a), "__jitcore_function__", None)  # it stands (weights=np.repeat(...))
+        if own is not None:
+            return own(a, func, args, kwargs)
     result = impl(*args, **kwargs)
     return result if impl in PYTHON_BOOL_RESULTS else strong_results(result)
 

@@ -229,6 +229,10 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
     """``Tracer.__array_ufunc__``: a NumPy ufunc applied to traced values."""
     if ufunc not in UFUNCS:
         _register_scipy_special(ufunc)
+    for x in inputs:  # a value that applies ufuncs itself, wherever it stands (np.add.at's indices)
+        own = getattr(type(x), "__jitcore_ufunc_method__", None)
+        if own is not None:
+            return own(x, ufunc, method, *inputs, **kwargs)
     inputs = tuple(_numpy_bool(x) for x in inputs)
     if kwargs.get("casting", "same_kind") not in _CASTINGS:
         raise JitValueError(f"casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe' "
