@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 
-from jitcore import calltime, raise_state, view_layout
+from jitcore import calltime, failures, raise_state, view_layout
 from jitcore.dtypes import ir_type, refuse_text, resolve_ufunc, scalar_to_dtype
 from jitcore.errors import JitAxisError, JitOverflowError, JitTypeError, JitValueError, UnsupportedError
 from jitcore.ir.attributes import DenseAttr
@@ -126,12 +126,9 @@ def refuse_caught(trace: Trace, error: type, values, what: str, instead: str) ->
     """Refuse ``what`` (a check the compiled code makes when it runs, raising ``error``) inside
     a ``try`` of the function whose ``except`` catches ``error``: Python would run the
     handler; the compiled function raises after the call instead."""
-    for line, handled in reversed(trace.catching):
-        try:
-            types = handled()
-        except Exception:  # noqa: BLE001  (a name Python would look up only on an error)
-            types = (BaseException,)
-        if any(isinstance(t, type) and issubclass(error, t) for t in types):
+    for attempt in reversed(trace.catching):
+        line = attempt.line
+        if attempt.catches(error):
             raise needs_static(UnsupportedError(
                 f"{what} when the compiled function runs, inside the try at line {line} whose "
                 "except catches it: compiled code finds such an error only when it runs, and "
@@ -977,5 +974,11 @@ def decomposition(a: Tracer, op_cls, **attributes) -> Tracer:
 
 def solve(a: Tracer, b: Tracer) -> Tracer:
     """``x`` with ``a x = b`` for each square float matrix of the stack ``a`` and its right-hand
-    sides ``b (..., n, k)`` of the same batch shape and dtype; a singular ``a`` raises."""
-    return _emit(a.owner_trace, array.SolveOp, [a, b], b.value.type)
+    sides ``b (..., n, k)`` of the same batch shape and dtype; a singular ``a`` raises, or
+    inside a ``try`` that catches that, is a failure of the try's (jitcore/failures.py)."""
+    trace, rows = a.owner_trace, b.shape[-2]
+    if b.shape[-1] and failures.catches(trace, np.linalg.LinAlgError):
+        packed = _emit(trace, array.SolveOp, [a, b], b.value.type.with_shape(
+            b.shape[:-2] + (rows + 1, b.shape[-1])), {"soft": True})
+        return failures.unpacked(packed, rows, np.linalg.LinAlgError("Singular matrix"))
+    return _emit(trace, array.SolveOp, [a, b], b.value.type)
