@@ -142,12 +142,3 @@ def error_of(attempt: Attempt) -> Exception:
     kind, message = messages.pop()
     return kind(message)
 
-
-def bound_before(local_vars: dict, names) -> dict:
-    """Those of ``names`` bound in ``local_vars``: what a statement that may fail rebinds."""
-    return {n: local_vars[n] for n in names if n in local_vars}
-
-
-def restored(before: dict, name: str, value):
-    """``name``'s value before the statement that failed (``value`` where it had none)."""
-    return before.get(name, value)

@@ -122,20 +122,25 @@ def _guarded(stmts, attempt: str, flag: str) -> list:
             out.append(s)
             continue  # nothing in it can fail when it runs
         # the names it binds: where it failed, as before it (Python never bound them)
-        names = sorted(n for n in analysis.assigned([s]) if not n.startswith((GENERATED, FLAG)))
+        names = sorted(n for n in _rebound(s) if not n.startswith((GENERATED, FLAG)))
         old = f"{GENERATED}old_{next(_COUNT)}"
         if names:
             out.append(_locate(_assign(old, _helper("bound_before", _call_locals(), _strings(names))), s))
         out += [s, _check(attempt, flag, s)]
-        if names:
-            back = [_locate(_assign(n, _helper("restored", _load(old), ast.Constant(n), _load(n))), s)
-                    for n in names]
-            out.append(_locate(ast.If(test=_load(flag), body=back, orelse=[]), s))
+        out += [_locate(_assign(n, _helper("restored", _load(old), ast.Constant(n), _load(n), _load(flag))),
+                        s) for n in names]
         rest = stmts[k + 1:]
         if rest:
             out.append(_locate(ast.If(test=_not(flag), body=_guarded(rest, attempt, flag), orelse=[]), s))
         return out
     return out
+
+
+def _rebound(s) -> set[str]:
+    """The names ``s`` binds (not those it writes into: ``out[k] = v`` keeps ``out`` the caller's)."""
+    v = analysis._Assigned(subscripts=False)
+    v.visit(s)
+    return v.names
 
 
 def _call_locals() -> ast.Call:

@@ -41,7 +41,7 @@ from jitcore.autograph.statements import (
     state,
     while_stmt,
 )
-from jitcore.autograph.unbound import bound
+from jitcore.autograph.unbound import Undefined, bound
 from jitcore.debugging import debug_callback
 from jitcore.errors import ConcretizationError, TracerConversionError, UnsupportedError
 from jitcore.masked import MaskedSelection
@@ -69,7 +69,24 @@ def attempt(line: int, handled) -> failures.Attempt:
 
 
 failed, caught, uncaught, error_of = failures.failed, failures.caught, failures.uncaught, failures.error_of
-bound_before, restored = failures.bound_before, failures.restored
+
+
+def bound_before(local_vars: dict, names) -> dict:
+    """Those of ``names`` bound in ``local_vars``: what a statement that may fail rebinds."""
+    return {n: local_vars[n] for n in names if n in local_vars and not isinstance(local_vars[n], Undefined)}
+
+
+def restored(before: dict, name: str, value, flag):
+    """``name``'s value after a statement that may have failed: where ``flag`` holds, its value
+    before (an array or number of ``value``'s shape and dtype), else ``value``. (A name that
+    had no value, or another kind of value, keeps ``value``: the handler usually binds it.)"""
+    if flag is False or name not in before:
+        return value
+    old = before[name]
+    if not isinstance(value, Tracer) or np.shape(old) != value.shape or np.result_type(old) != value.dtype:
+        return value
+    return np.where(flag, old, value)
+
 
 
 _REFUSALS = (ConcretizationError, TracerConversionError, UnsupportedError)

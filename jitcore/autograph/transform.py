@@ -625,9 +625,17 @@ class ControlFlow(ast.NodeTransformer):
         return node
 
     def visit_Try(self, node):
+        if attempts.is_attempt(node):  # its else clause (the handlers' traced copies) and its
+            for field in ("orelse", "finalbody"):  # finally are not protected by it, as in Python
+                setattr(node, field, [out for s in getattr(node, field) for out in _as_list(self.visit(s))])
+            outside = {field: getattr(node, field) for field in ("orelse", "finalbody")}
+            for field in outside:
+                setattr(node, field, [])
         self.in_try += 1
         self.generic_visit(node)
         self.in_try -= 1
+        if attempts.is_attempt(node):
+            node.orelse, node.finalbody = outside["orelse"], outside["finalbody"]
         if node.handlers and node.body and not attempts.is_attempt(node):
             # (a try*) the body under ``with __ag__.attempt(line, lambda: (types...))``: what it
             # may raise only when compiled code runs is refused or soft (jitcore/failures.py)
