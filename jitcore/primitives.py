@@ -75,10 +75,8 @@ def _sources(*operands) -> frozenset:
 
 
 # The ops whose index errors the compiled code finds when it runs, raised after the call: a
-# ``try`` in the function cannot catch them (``catching``). A singular matrix's LinAlgError is
-# one too, but ``except LinAlgError: break`` guards a case that almost never happens (an exactly
-# zero pivot): such code compiles, and that error, when it happens, is raised by the call
-# (docs/numpy_support.md).
+# ``try`` in the function cannot catch them (``trace.catching``: refused). A singular matrix's
+# LinAlgError there is a failure flag instead (``solve``, jitcore/failures.py).
 _INDEXED_WHEN_RUN = frozenset((array.GatherOp, array.GatherNdOp, array.ScatterNdOp))
 
 

@@ -2256,6 +2256,18 @@ MUTANTS = [
            "a histogram's equal bins trust the arithmetic: a value one ulp below an edge lands in "
            "the bin above (NumPy moves it down)",
            ("tests/jitcore/test_histogram_bins_50.py",)),
+    Mutant("try-failure-flag-ignored", "jitcore/failures.py",
+           "        flag = new if flag is False else np.logical_or(flag, new)\n",
+           "        flag = flag if new is None else flag\n",
+           "a try's soft op fails and nothing looks: the rest of the body runs and the handler "
+           "never does (is_pd(-I) is True, a singular solve returns NaN)",
+           ("tests/jitcore/test_try_except_50.py",)),
+    Mutant("soft-factor-never-flags", "passes/kernelize/factor.py",
+           "        then, other = _if(e, bad)\n        one = then.const(1.0, _real(t))\n",
+           "        then, other = _if(e, e.const(False, i1))\n        one = then.const(1.0, _real(t))\n",
+           "a soft solve or cholesky never sets its failure flag: the kernel neither raises nor "
+           "says it failed, and the handler never runs",
+           ("tests/jitcore/test_try_except_50.py",)),
 ]
 
 

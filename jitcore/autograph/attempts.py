@@ -127,8 +127,10 @@ def _guarded(stmts, attempt: str, flag: str) -> list:
         if names:
             out.append(_locate(_assign(old, _helper("bound_before", _call_locals(), _strings(names))), s))
         out += [s, _check(attempt, flag, s)]
-        out += [_locate(_assign(n, _helper("restored", _load(old), ast.Constant(n), _load(n), _load(flag))),
-                        s) for n in names]
+        if names:  # (a Python if: only a traced flag restores, and a name may be unbound now)
+            back = [_assign(n, _helper("restored", _load(old), ast.Constant(n), _load(n), _load(flag)))
+                    for n in names]
+            out.append(_locate(ast.If(test=_helper("is_traced", _load(flag)), body=back, orelse=[]), s))
         rest = stmts[k + 1:]
         if rest:
             out.append(_locate(ast.If(test=_not(flag), body=_guarded(rest, attempt, flag), orelse=[]), s))

@@ -51,7 +51,7 @@ from jitcore.tracer import Tracer, current_trace, print_options, user_location
 __all__ = ["and_", "at_call", "attempt", "aug_assign", "aug_setitem", "bound", "bound_before", "call",
            "caught", "compare",
            "comprehension", "comprehension_call", "comprehension_test", "converted", "filtered",
-           "error_of", "failed", "reraise_refusal", "restored", "uncaught",
+           "error_of", "failed", "is_traced", "reraise_refusal", "restored", "uncaught",
            "fill", "for_stmt", "getitem", "holders", "if_exp", "if_stmt",
            "percent", "nested_aug_setitem", "nested_setitem", "nonlocal_write", "not_", "or_",
            "out_call", "out_part",
@@ -74,6 +74,11 @@ failed, caught, uncaught, error_of = failures.failed, failures.caught, failures.
 def bound_before(local_vars: dict, names) -> dict:
     """Those of ``names`` bound in ``local_vars``: what a statement that may fail rebinds."""
     return {n: local_vars[n] for n in names if n in local_vars and not isinstance(local_vars[n], Undefined)}
+
+
+def is_traced(flag) -> bool:
+    """Whether a try's failure flag is traced (something in its body may fail when it runs)."""
+    return flag is not False
 
 
 def restored(before: dict, name: str, value, flag):
