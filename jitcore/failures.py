@@ -15,10 +15,12 @@ the flag the converted code carries as a variable.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from jitcore.errors import UnsupportedError
-from jitcore.tracer import current_trace, user_location
+from jitcore.tracer import Tracer, current_trace, user_location
 
 
 class Attempt:
@@ -88,6 +90,18 @@ def unpacked(packed, rows: int, error: Exception):
         corner = corner.real
     record(packed.owner_trace, np.any(corner != 0), error)
     return packed[..., :rows, :]
+
+
+def held_back(base, key, value):
+    """The value ``base[key] = value`` writes: where a soft op of the same statement failed
+    (``out[:] = np.linalg.solve(A, b)``), what ``base[key]`` holds (Python never wrote)."""
+    trace = current_trace()
+    if trace is None or not trace.catching or not isinstance(base, Tracer):
+        return value
+    pending = [f for f, block, *_ in trace.catching[-1].pending if block is trace.builder.block]
+    if not pending:
+        return value
+    return np.where(functools.reduce(np.logical_or, pending), base[key], value)
 
 
 def failed(attempt: Attempt, flag):

@@ -250,6 +250,20 @@ def test_effects_else_finally(a, capsys):
     check(effects_after, a, np.zeros(6), capsys=capsys)
 
 
+def into_out(A, b, out):
+    try:
+        out[:] = np.linalg.solve(A, b)  # the write of the statement that fails: not made
+        ok = True
+    except np.linalg.LinAlgError:
+        ok = False
+    return ok
+
+
+@pytest.mark.parametrize("a", [np.ones((2, 2)), 2 * np.eye(2)])
+def test_write_in_the_failing_statement(a, capsys):
+    check(into_out, a, np.ones(2), np.full(2, 5.0), capsys=capsys)
+
+
 def reraises(A):
     try:
         L = np.linalg.cholesky(A)
