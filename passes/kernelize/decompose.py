@@ -376,7 +376,18 @@ def cholesky(op: array.CholeskyOp) -> kernel.GenericOp:
         zero = e.make_complex(e.const(0.0, rt), e.const(0.0, rt)) if t.is_complex else e.const(0.0, t)
         _loop(e, e.op("arith.addi", i, _idx(e, 1)), n, lambda e, j, _: L.set(e, i, j, zero))
 
-    _loop(e, 0, n, row)
+    if op.soft:  # the rows after a failed one are not computed (LAPACK's potrf stops there too)
+        def row_while_ok(e, i, _):
+            flag = L.get(e, n, 0)
+            ok = e.op("arith.cmpf", e.parts(flag)[0] if t.is_complex else flag, e.const(0.0, rt),
+                      result=i1, predicate="oeq")
+            go, skip = _if(e, ok)
+            row(go, i, None)
+            _close(go, skip)
+
+        _loop(e, 0, n, row_while_ok)
+    else:
+        _loop(e, 0, n, row)
     return _finish(kb, op, [op.result_type], [-1 if op.soft else 0])
 
 
