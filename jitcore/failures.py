@@ -22,6 +22,10 @@ import numpy as np
 from jitcore.errors import UnsupportedError
 from jitcore.tracer import Tracer, current_trace, user_location
 
+# The message of an error whose text NumPy makes from the data (an index out of range names
+# the index): a handler may catch it, not read it (``error_of``)
+DATA_MESSAGE = "an index out of range (NumPy's message names it)"
+
 
 class Attempt:
     """The ``try`` at ``line`` whose except clauses catch ``handled()`` (a function giving a
@@ -148,6 +152,11 @@ def error_of(attempt: Attempt) -> Exception:
     """The error a handler that runs for a failure sees (``except ... as e``, a bare ``raise``):
     NumPy's, with its message, when the body's soft ops would all raise the same."""
     messages = {(type(e), str(e)) for e in attempt.errors}
+    if any(m == DATA_MESSAGE for _, m in messages):
+        raise UnsupportedError(
+            f"the except clause of the try at line {attempt.line} reads the error of an index "
+            "out of range, whose message names the index only when the compiled code runs. "
+            "Catch it without reading it (except IndexError:), or test the index first")
     if len(messages) != 1:
         raise UnsupportedError(
             f"the except clause of the try at line {attempt.line} reads the error, which may be "

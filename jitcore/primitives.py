@@ -84,7 +84,10 @@ _INDEXED_WHEN_RUN = frozenset((array.GatherOp, array.GatherNdOp, array.ScatterNd
 def _emit(trace: Trace, op_cls, operands: list[Tracer], result_type: TensorType, attributes=None,
           sources=None) -> Tracer:
     if trace.catching and op_cls in _INDEXED_WHEN_RUN:
-        _refuse_caught_index(trace, operands[1:])
+        if op_cls is not array.ScatterNdOp and failures.catches(trace, IndexError):
+            operands = _soft_indices(trace, op_cls, operands, attributes)
+        else:
+            _refuse_caught_index(trace, operands[1:])
     if op_cls in _INDEXED_WHEN_RUN and any(a.version for a in trace.arguments):
         _keep_where_out_of_range(trace, op_cls, operands, attributes)
     op = trace.builder.create(op_cls, [t.value for t in operands], [result_type], attributes)
@@ -108,6 +111,25 @@ def _keep_where_out_of_range(trace: Trace, op_cls, operands: list[Tracer], attri
         bad = out if bad is None else np.logical_or(bad, out)
     if bad is not None:
         raise_state.keep(trace, bad)
+
+
+def _soft_indices(trace: Trace, op_cls, operands: list[Tracer], attributes) -> list[Tracer]:
+    """A gather's indices inside a ``try`` that catches ``IndexError``: where one is out of
+    range, a failure of the try's (jitcore/failures.py) and the index 0 read instead, so the
+    gather cannot raise. (An axis of size 0 has no index to read: refused as before.)"""
+    axes = (attributes["axis"],) if op_cls is array.GatherOp else attributes["axes"]
+    out = [operands[0]]
+    for index, axis in zip(operands[1:], axes):
+        n = operands[0].shape[axis]
+        if isinstance(index.value.owner, array.ConstantOp):
+            out.append(index)  # (checked while tracing)
+            continue
+        if n == 0:
+            _refuse_caught_index(trace, [index])
+        bad = np.logical_or(index < -n, index >= n)
+        failures.record(trace, np.any(bad), IndexError(failures.DATA_MESSAGE))
+        out.append(np.where(bad, np.zeros((), index.dtype), index))
+    return out
 
 
 def _refuse_caught_index(trace: Trace, indices) -> None:

@@ -350,6 +350,53 @@ def test_through_a_helper(a, capsys):
     check(through_helper, a, capsys=capsys)
 
 
+# -- an index from the data, out of range ---------------------------------------------------------
+def item_at_data(x, table):
+    try:
+        v = table[int(x[0])] * 2
+        hit = True
+    except IndexError:
+        v, hit = table[0] * 0 - 1, False
+    return v, hit
+
+
+def rows_at_data(idx, table):
+    try:
+        return table[idx].sum(axis=0), True
+    except (KeyError, IndexError):
+        return table[0] * 0, False
+
+
+_JIT_ITEM, _JIT_ROWS = jc.jit(item_at_data), jc.jit(rows_at_data)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(i=st.integers(-8, 8))
+def test_index_from_data(i, capsys):
+    check(item_at_data, np.array([float(i)]), np.arange(5.0) + 1, capsys=capsys, jitted=_JIT_ITEM)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(idx=st.lists(st.integers(-6, 6), min_size=3, max_size=3))
+def test_indices_from_data(idx, capsys):
+    table = np.arange(12.0).reshape(4, 3)
+    check(rows_at_data, np.array(idx), table, capsys=capsys, jitted=_JIT_ROWS)
+
+
+def reads_index_error(x, table):
+    try:
+        v = table[int(x[0])]
+    except IndexError as e:
+        print(e)
+        v = table[0]
+    return v
+
+
+def test_index_error_read_is_refused():
+    with pytest.raises(UnsupportedError, match="names the index only when the compiled code runs"):
+        jc.jit(reads_index_error)(np.array([9.0]), np.arange(3.0))
+
+
 # -- as before, or refused -------------------------------------------------------------------------
 def no_try(A):
     return np.linalg.cholesky(A)
