@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 
-from jitcore import calltime, raise_state, view_layout
+from jitcore import calltime, failures, raise_state, view_layout
 from jitcore.dtypes import ir_type, refuse_text, resolve_ufunc, scalar_to_dtype
 from jitcore.errors import JitAxisError, JitOverflowError, JitTypeError, JitValueError, UnsupportedError
 from jitcore.ir.attributes import DenseAttr
@@ -76,10 +76,8 @@ def _sources(*operands) -> frozenset:
 
 
 # The ops whose index errors the compiled code finds when it runs, raised after the call: a
-# ``try`` in the function cannot catch them (``catching``). A singular matrix's LinAlgError is
-# one too, but ``except LinAlgError: break`` guards a case that almost never happens (an exactly
-# zero pivot): such code compiles, and that error, when it happens, is raised by the call
-# (docs/numpy_support.md).
+# ``try`` in the function cannot catch them (``trace.catching``: refused). A singular matrix's
+# LinAlgError there is a failure flag instead (``solve``, jitcore/failures.py).
 _INDEXED_WHEN_RUN = frozenset((array.GatherOp, array.GatherNdOp, array.ScatterNdOp))
 
 
@@ -87,7 +85,10 @@ _INDEXED_WHEN_RUN = frozenset((array.GatherOp, array.GatherNdOp, array.ScatterNd
 def _emit(trace: Trace, op_cls, operands: list[Tracer], result_type: TensorType, attributes=None,
           sources=None) -> Tracer:
     if trace.catching and op_cls in _INDEXED_WHEN_RUN:
-        _refuse_caught_index(trace, operands[1:])
+        if op_cls is not array.ScatterNdOp and failures.catches(trace, IndexError):
+            operands = _soft_indices(trace, op_cls, operands, attributes)
+        else:
+            _refuse_caught_index(trace, operands[1:])
     if op_cls in _INDEXED_WHEN_RUN and any(a.version for a in trace.arguments):
         _keep_where_out_of_range(trace, op_cls, operands, attributes)
     op = trace.builder.create(op_cls, [t.value for t in operands], [result_type], attributes)
@@ -113,6 +114,25 @@ def _keep_where_out_of_range(trace: Trace, op_cls, operands: list[Tracer], attri
         raise_state.keep(trace, bad)
 
 
+def _soft_indices(trace: Trace, op_cls, operands: list[Tracer], attributes) -> list[Tracer]:
+    """A gather's indices inside a ``try`` that catches ``IndexError``: where one is out of
+    range, a failure of the try's (jitcore/failures.py) and the index 0 read instead, so the
+    gather cannot raise. (An axis of size 0 has no index to read: refused as before.)"""
+    axes = (attributes["axis"],) if op_cls is array.GatherOp else attributes["axes"]
+    out = [operands[0]]
+    for index, axis in zip(operands[1:], axes):
+        n = operands[0].shape[axis]
+        if isinstance(index.value.owner, array.ConstantOp):
+            out.append(index)  # (checked while tracing)
+            continue
+        if n == 0:
+            _refuse_caught_index(trace, [index])
+        bad = np.logical_or(index < -n, index >= n)
+        failures.record(trace, np.any(bad), IndexError(failures.DATA_MESSAGE))
+        out.append(np.where(bad, np.zeros((), index.dtype), index))
+    return out
+
+
 def _refuse_caught_index(trace: Trace, indices) -> None:
     """Refuse indices that may be out of range when the compiled code runs, inside a ``try`` of
     the function whose ``except`` catches ``IndexError``. (Constant indices were checked while
@@ -127,12 +147,9 @@ def refuse_caught(trace: Trace, error: type, values, what: str, instead: str) ->
     """Refuse ``what`` (a check the compiled code makes when it runs, raising ``error``) inside
     a ``try`` of the function whose ``except`` catches ``error``: Python would run the
     handler; the compiled function raises after the call instead."""
-    for line, handled in reversed(trace.catching):
-        try:
-            types = handled()
-        except Exception:  # noqa: BLE001  (a name Python would look up only on an error)
-            types = (BaseException,)
-        if any(isinstance(t, type) and issubclass(error, t) for t in types):
+    for attempt in reversed(trace.catching):
+        line = attempt.line
+        if attempt.catches(error):
             raise needs_static(UnsupportedError(
                 f"{what} when the compiled function runs, inside the try at line {line} whose "
                 "except catches it: compiled code finds such an error only when it runs, and "
@@ -978,5 +995,11 @@ def decomposition(a: Tracer, op_cls, **attributes) -> Tracer:
 
 def solve(a: Tracer, b: Tracer) -> Tracer:
     """``x`` with ``a x = b`` for each square float matrix of the stack ``a`` and its right-hand
-    sides ``b (..., n, k)`` of the same batch shape and dtype; a singular ``a`` raises."""
-    return _emit(a.owner_trace, array.SolveOp, [a, b], b.value.type)
+    sides ``b (..., n, k)`` of the same batch shape and dtype; a singular ``a`` raises, or
+    inside a ``try`` that catches that, is a failure of the try's (jitcore/failures.py)."""
+    trace, rows = a.owner_trace, b.shape[-2]
+    if b.shape[-1] and failures.catches(trace, np.linalg.LinAlgError):
+        packed = _emit(trace, array.SolveOp, [a, b], b.value.type.with_shape(
+            b.shape[:-2] + (rows + 1, b.shape[-1])), {"soft": True})
+        return failures.unpacked(packed, rows, np.linalg.LinAlgError("Singular matrix"))
+    return _emit(trace, array.SolveOp, [a, b], b.value.type)

@@ -83,9 +83,9 @@ class Trace:
         # id(first row) -> (rows array, row tracers, depth): the rows appending loops put in
         # lists (autograph.appending), which np.array and np.stack of a list read as the arrays
         self.appended: dict[int, tuple] = {}
-        # (line, a function giving the exception types) of each try being traced, innermost
-        # last: the errors its except clauses catch (primitives._refuse_caught_index)
-        self.catching: list[tuple[int, object]] = []
+        # each try being traced (failures.Attempt: its line, the errors its except clauses
+        # catch, its soft ops' failure flags), innermost last (primitives.refuse_caught)
+        self.catching: list = []
         # id(owner) -> (owner, root): the traced copy of each NumPy array made while tracing that
         # a traced value was written into, which every later write and read of it goes to
         # (autograph.local_arrays.written_copy)

@@ -2346,6 +2346,18 @@ MUTANTS = [
            "selections by two masks are taken as aligned element for element: x[m] + x[m2] adds "
            "the rows at the same places, not the k-th kept of each",
            ("tests/jitcore/test_data_length_uses_50.py",)),
+    Mutant("try-failure-flag-ignored", "jitcore/failures.py",
+           "        flag = new if flag is False else np.logical_or(flag, new)\n",
+           "        flag = flag if new is None else flag\n",
+           "a try's soft op fails and nothing looks: the rest of the body runs and the handler "
+           "never does (is_pd(-I) is True, a singular solve returns NaN)",
+           ("tests/jitcore/test_try_except_50.py",)),
+    Mutant("soft-factor-never-flags", "passes/kernelize/factor.py",
+           "        then, other = _if(e, bad)\n        one = then.const(1.0, _real(t))\n",
+           "        then, other = _if(e, e.const(False, i1))\n        one = then.const(1.0, _real(t))\n",
+           "a soft solve or cholesky never sets its failure flag: the kernel neither raises nor "
+           "says it failed, and the handler never runs",
+           ("tests/jitcore/test_try_except_50.py",)),
 ]
 
 

@@ -13,7 +13,7 @@ import operator
 
 import numpy as np
 
-from jitcore import calltime, compaction, index_forms, pytree, type_choice
+from jitcore import calltime, compaction, failures, index_forms, pytree, type_choice
 from jitcore import control_flow as cf
 from jitcore.autograph import appending, tables
 from jitcore.autograph.aliasing import chosen
@@ -253,7 +253,7 @@ def setitem(base, key, value):
         set_item_at(base, key, value)  # free[k] = b: a short list of numbers, item by item
         return base
     base = _writable(base, key, value)
-    base[key] = value
+    base[key] = failures.held_back(base, key, value)
     return base
 
 

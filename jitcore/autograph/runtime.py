@@ -13,7 +13,7 @@ import types
 import numpy as np
 from numpy.polynomial._polybase import ABCPolyBase
 
-from jitcore import calltime, formatting, kind_conversion, pytree, random
+from jitcore import calltime, failures, formatting, kind_conversion, pytree, random
 from jitcore import primitives as prims
 from jitcore.autograph import convert, expressions, local_arrays, math_calls, operators, outputs, vectorized
 from jitcore.autograph.arrays import at_call, out_call, out_part, ufunc_method
@@ -41,16 +41,17 @@ from jitcore.autograph.statements import (
     state,
     while_stmt,
 )
-from jitcore.autograph.unbound import bound
+from jitcore.autograph.unbound import Undefined, bound
 from jitcore.debugging import debug_callback
 from jitcore.errors import ConcretizationError, TracerConversionError, UnsupportedError
 from jitcore.masked import MaskedSelection
 from jitcore.numpy.orthogonal_series import call_series
 from jitcore.tracer import Tracer, current_trace, print_options, user_location
 
-__all__ = ["and_", "at_call", "aug_assign", "aug_setitem", "bound", "call", "catching", "compare",
+__all__ = ["and_", "at_call", "attempt", "aug_assign", "aug_setitem", "bound", "bound_before", "call",
+           "caught", "compare",
            "comprehension", "comprehension_call", "comprehension_test", "converted", "filtered",
-           "reraise_refusal",
+           "error_of", "failed", "is_traced", "reraise_refusal", "restored", "uncaught",
            "fill", "for_stmt", "getitem", "holders", "if_exp", "if_stmt",
            "percent", "nested_aug_setitem", "nested_setitem", "nonlocal_write", "not_", "or_",
            "out_call", "out_part",
@@ -61,19 +62,36 @@ __all__ = ["and_", "at_call", "aug_assign", "aug_setitem", "bound", "call", "cat
 slice = builtins.slice  # noqa: A001  (converted code builds subscript keys with it)
 
 
-@contextlib.contextmanager
-def catching(line: int, handled):
-    """The body of a ``try`` at ``line`` whose except clauses catch ``handled()`` (a tuple of
-    exception types): an op in it that raises only when the compiled code runs is refused."""
-    trace = current_trace()
-    if trace is None:
-        yield
-        return
-    trace.catching.append((line, handled))
-    try:
-        yield
-    finally:
-        trace.catching.pop()
+def attempt(line: int, handled) -> failures.Attempt:
+    """The ``try`` at ``line`` whose except clauses catch ``handled()`` (a tuple of exception
+    types), as ``autograph/attempts.py`` rewrites it: a context for its body."""
+    return failures.Attempt(line, handled)
+
+
+failed, caught, uncaught, error_of = failures.failed, failures.caught, failures.uncaught, failures.error_of
+
+
+def bound_before(local_vars: dict, names) -> dict:
+    """Those of ``names`` bound in ``local_vars``: what a statement that may fail rebinds."""
+    return {n: local_vars[n] for n in names if n in local_vars and not isinstance(local_vars[n], Undefined)}
+
+
+def is_traced(flag) -> bool:
+    """Whether a try's failure flag is traced (something in its body may fail when it runs)."""
+    return flag is not False
+
+
+def restored(before: dict, name: str, value, flag):
+    """``name``'s value after a statement that may have failed: where ``flag`` holds, its value
+    before (an array or number of ``value``'s shape and dtype), else ``value``. (A name that
+    had no value, or another kind of value, keeps ``value``: the handler usually binds it.)"""
+    if flag is False or name not in before:
+        return value
+    old = before[name]
+    if not isinstance(value, Tracer) or np.shape(old) != value.shape or np.result_type(old) != value.dtype:
+        return value
+    return np.where(flag, old, value)
+
 
 
 _REFUSALS = (ConcretizationError, TracerConversionError, UnsupportedError)

@@ -13,7 +13,7 @@ import builtins
 import copy
 import itertools
 
-from jitcore.autograph import analysis, lowering, unbound
+from jitcore.autograph import analysis, attempts, lowering, unbound
 from jitcore.autograph.analysis import GENERATED
 
 AG = "__ag__"
@@ -625,12 +625,20 @@ class ControlFlow(ast.NodeTransformer):
         return node
 
     def visit_Try(self, node):
+        if attempts.is_attempt(node):  # its else clause (the handlers' traced copies) and its
+            for field in ("orelse", "finalbody"):  # finally are not protected by it, as in Python
+                setattr(node, field, [out for s in getattr(node, field) for out in _as_list(self.visit(s))])
+            outside = {field: getattr(node, field) for field in ("orelse", "finalbody")}
+            for field in outside:
+                setattr(node, field, [])
         self.in_try += 1
         self.generic_visit(node)
         self.in_try -= 1
-        if node.handlers and node.body:
-            # the body under ``with __ag__.catching(line, lambda: (types...))``: what it may raise
-            # only when compiled code runs is refused (``primitives._refuse_caught_index``)
+        if attempts.is_attempt(node):
+            node.orelse, node.finalbody = outside["orelse"], outside["finalbody"]
+        if node.handlers and node.body and not attempts.is_attempt(node):
+            # (a try*) the body under ``with __ag__.attempt(line, lambda: (types...))``: what it
+            # may raise only when compiled code runs is refused or soft (jitcore/failures.py)
             types = [h.type if h.type is not None else ast.Name(id="BaseException", ctx=ast.Load())
                      for h in node.handlers]
             flat = [e for t in types for e in (t.elts if isinstance(t, ast.Tuple) else [t])]
@@ -638,7 +646,7 @@ class ControlFlow(ast.NodeTransformer):
                                                     kwonlyargs=[], kw_defaults=[], kwarg=None,
                                                     defaults=[]),
                                  body=ast.Tuple(elts=[copy.deepcopy(t) for t in flat], ctx=ast.Load()))
-            item = ast.withitem(context_expr=_call(_helper("catching"), ast.Constant(node.lineno), handled))
+            item = ast.withitem(context_expr=_call(_helper("attempt"), ast.Constant(node.lineno), handled))
             node.body = [_locate(ast.With(items=[item], body=node.body), node)]
         for handler in node.handlers:  # jitcore's refusals pass the handlers (reraise_refusal)
             if handler.name is None:
@@ -699,7 +707,7 @@ class ControlFlow(ast.NodeTransformer):
     def _site(self, node, state, body=None) -> dict:
         init = _call(_helper("state"), _call(_load("locals")), _strings(state))
         site = {"init": init, "names": _strings(state), "line": ast.Constant(node.lineno),
-                "in_try": ast.Constant(bool(self.in_try))}
+                "in_try": ast.Constant(bool(self.in_try) and not attempts.tests_flag(node))}
         # r.n = v in a branch or loop: carried as a variable is, where r is the one object
         # throughout (not a name the statement binds anew: a loop's target, ``c = cs[i]``)
         bound = analysis.assigned(body or [])
@@ -1051,6 +1059,7 @@ def convert_function(fn: ast.FunctionDef) -> ast.FunctionDef:
     """``fn`` rewritten in place: jumps lowered to flags, then control flow and expressions to
     helper calls."""
     _asserts_as_raises(fn)
+    attempts.convert_tries(fn)  # try as traced control flow where compiled code may fail in it
     # the reads that may find no value, as the user wrote them (wrapped once converted)
     unset = unbound.reads_to_check(fn, analysis.local_names(fn) - set().union(*_declared(fn)))
     lowering.lower_returns(fn)

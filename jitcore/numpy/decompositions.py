@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from jitcore import failures, type_choice
 from jitcore import primitives as prims
-from jitcore import type_choice
 from jitcore.errors import UnsupportedError
 from jitcore.ir import dialects
 from jitcore.numpy import linalg as _family
@@ -59,6 +59,11 @@ def cholesky(a, /, *, upper=False):
     if not traced(a):
         return np.linalg.cholesky(a, upper=upper)
     a = _operand(a, "cholesky", True, complex_ok=True)
+    n = a.shape[-1]
+    if n and failures.catches(a.owner_trace, np.linalg.LinAlgError):  # a failure of the try's
+        packed = prims.decomposition(_uplo(a, "U" if upper else "L"), array.CholeskyOp, soft=True)
+        low = failures.unpacked(packed, n, np.linalg.LinAlgError("Matrix is not positive definite"))
+        return _uplo(low, "U" if upper else "L")
     low = prims.decomposition(_uplo(a, "U" if upper else "L"), array.CholeskyOp)
     return _uplo(low, "U" if upper else "L")  # L^H: the factor from the upper triangle
 

@@ -30,7 +30,17 @@ from jitcore.ir.core import Value
 from jitcore.ir.dialects import array, kernel
 from jitcore.ir.types import i1, i64, index
 from jitcore.passes.kernelize.builder import KernelBuilder
-from jitcore.passes.kernelize.factor import _close, _if, _lu, _swapper, log_determinant, lu_workspace
+from jitcore.passes.kernelize.factor import (
+    _close,
+    _copy,
+    _if,
+    _input_access,
+    _lu,
+    _swapper,
+    failure_flag,
+    log_determinant,
+    lu_workspace,
+)
 from jitcore.passes.kernelize.sort import _for
 
 LANES = 4  # partial sums per sum of products (see _sum)
@@ -323,11 +333,13 @@ def cholesky(op: array.CholeskyOp) -> kernel.GenericOp:
     """L in place of a copy of the input: row i from the rows above it, the upper triangle
     zeroed. A complex L (``zpotrf``) takes ``L[i, k] * conj(L[j, k])`` in its sums (their real
     and imaginary parts summed apart) and the real part of the diagonal."""
-    a, kb, _, outer, t = _setup(op)
+    a, kb, source, outer, t = _setup(op)
     n = a.type.shape[-1]
     L = _Matrix(outer, t, 0)
     e = kb.emit
     rt = t.component if t.is_complex else t
+    if op.soft:  # L starts as zeros one row longer (the flag's), the input copied in here
+        _copy(e, n, n, _input_access(source, outer), L.set)
 
     def row(e, i, _):
         def off_diagonal(e, j, _):
@@ -355,14 +367,28 @@ def cholesky(op: array.CholeskyOp) -> kernel.GenericOp:
             s = _sum(e, 0, i, lambda e, k: _square(e, L.get(e, i, k)), t)
             d = _f(e, "arith.subf", L.get(e, i, i), s)
         bad = e.op("arith.cmpf", d, e.const(0.0, rt), result=i1, predicate="ole")  # NaN goes on, as NumPy
-        e.b.create(kernel.RaiseOp, [bad], [], {"code": kernel.NOT_POSITIVE_DEFINITE})
+        if op.soft:
+            failure_flag(L.set, n, t)(e, bad)
+        else:
+            e.b.create(kernel.RaiseOp, [bad], [], {"code": kernel.NOT_POSITIVE_DEFINITE})
         root = _f(e, "math.sqrt", d)
         L.set(e, i, i, e.make_complex(root, e.const(0.0, rt)) if t.is_complex else root)
         zero = e.make_complex(e.const(0.0, rt), e.const(0.0, rt)) if t.is_complex else e.const(0.0, t)
         _loop(e, e.op("arith.addi", i, _idx(e, 1)), n, lambda e, j, _: L.set(e, i, j, zero))
 
-    _loop(e, 0, n, row)
-    return _finish(kb, op, [a.type], [0])
+    if op.soft:  # the rows after a failed one are not computed (LAPACK's potrf stops there too)
+        def row_while_ok(e, i, _):
+            flag = L.get(e, n, 0)
+            ok = e.op("arith.cmpf", e.parts(flag)[0] if t.is_complex else flag, e.const(0.0, rt),
+                      result=i1, predicate="oeq")
+            go, skip = _if(e, ok)
+            row(go, i, None)
+            _close(go, skip)
+
+        _loop(e, 0, n, row_while_ok)
+    else:
+        _loop(e, 0, n, row)
+    return _finish(kb, op, [op.result_type], [-1 if op.soft else 0])
 
 
 # -- slogdet -------------------------------------------------------------------------------

@@ -270,8 +270,13 @@ def solve(op: array.SolveOp) -> kernel.GenericOp:
     else:
         read_x, write_x = _matrix_access(outer, t, 0)
 
-    def singular(e, zero):
-        e.b.create(kernel.RaiseOp, [zero], [], {"code": kernel.SINGULAR_MATRIX})
+    if op.soft:  # x starts as zeros one row longer (the flag's), b copied in here
+        if not t.is_complex:
+            _copy(e, n, cols, _input_access(b_arg, outer), write_x)
+        singular = failure_flag(_matrix_access(outer, t, 0)[1], n, t)
+    else:
+        def singular(e, zero):
+            e.b.create(kernel.RaiseOp, [zero], [], {"code": kernel.SINGULAR_MATRIX})
 
     _lu(e, n, t, read, write, _swapper(n, [(read, write, n), (read_x, write_x, cols)]), singular)
 
@@ -305,7 +310,8 @@ def solve(op: array.SolveOp) -> kernel.GenericOp:
         return []
 
     _for(e, _idx(e, n - 1), _idx(e, -1), _idx(e, -1), [], backward)
-    types, copies = [op.result_type, *a_types], [kb.operands.index(b), *a_copies]  # one if a is b
+    first = _zeros(op, kb, op.result_type) if op.soft else kb.operands.index(b)
+    types, copies = [op.result_type, *a_types], [first, *a_copies]  # one if a is b
     if t.is_complex:
         _copy(e, n, cols, read_x, _matrix_access(outer, t, 0)[1])
         plane = b.type.with_element(t.component)
@@ -314,6 +320,21 @@ def solve(op: array.SolveOp) -> kernel.GenericOp:
     return kb.finish(op, types, [empty] * len(types), ["parallel"] * batch, [],
                      domain=list(a.type.shape[:-2]), indexed_results=list(range(len(types))),
                      copy_inputs=copies)
+
+
+def failure_flag(write, row: int, t):
+    """In place of ``kernel.raise`` in a ``soft`` op (``array.solve``, ``array.cholesky``):
+    ``fail(e, bad)`` sets the flag at ``[row, 0]`` of the matrix ``write`` addresses (the
+    result's extra row) where ``bad`` holds, and the factorisation goes on (with NaN or inf:
+    the caller takes the except branch there, and does not use the result)."""
+    def fail(e, bad):
+        then, other = _if(e, bad)
+        one = then.const(1.0, _real(t))
+        write(then, _idx(then, row), _idx(then, 0),
+              then.make_complex(one, then.const(0.0, _real(t))) if t.is_complex else one)
+        _close(then, other)
+
+    return fail
 
 
 def lu_workspace(e, kb: KernelBuilder, op, a: Value, outer, first: int):

@@ -157,11 +157,10 @@ def test_an_index_from_a_python_int_is_checked_while_tracing_where_the_except_ca
 
 
 def test_errors_found_only_when_run_inside_a_catching_try_are_refused_with_the_reason():
-    with pytest.raises(jc.UnsupportedError, match=r"may raise IndexError .* inside the try at line"):
-        jc.jit(_item_at_data)(np.array([7.0, 1.0]))
-    # (a singular matrix's LinAlgError is raised by the call: the except is not taken)
-    with pytest.raises(np.linalg.LinAlgError):
-        jc.jit(_solved_or_none)(np.zeros((2, 2)), np.ones(2))
+    # (session 50: an index from the data takes the except where it is out of range: test_try_except_50.py)
+    assert jc.jit(_item_at_data)(np.array([7.0, 1.0])) == -1.0
+    # (session 50: a singular matrix's LinAlgError takes the except, as Python's: test_try_except_50.py)
+    assert np.array_equal(jc.jit(_solved_or_none)(np.zeros((2, 2)), np.ones(2)), np.zeros(2))
     f = jc.jit(_other_errors_caught)
     assert f(np.array([1.0, 3.0])) == 6.0
     with pytest.raises(IndexError):

@@ -82,13 +82,11 @@ def _cholesky_or_none(A):
 def test_try_around_linalg_compiles_and_a_bad_matrix_raises(fn):
     """A matrix NumPy factors gives NumPy's result, under ``except Exception`` too (the
     fallback ran while tracing before, for every matrix); a singular one's LinAlgError is
-    found when the compiled code runs and reaches the caller (the except cannot run then):
-    never a silent fallback."""
+    found when the compiled code runs and (session 50) takes the except there, as Python's."""
     good = [np.eye(2), np.ones(2)] if fn is _solve_or_zeros else [np.eye(2)]
     _same(jc.jit(fn)(*good), fn(*good))
     bad = [np.zeros((2, 2)), np.ones(2)] if fn is _solve_or_zeros else [-np.eye(2)]
-    with pytest.raises(np.linalg.LinAlgError):
-        jc.jit(fn)(*bad)
+    _same(jc.jit(fn)(*bad), fn(*bad))
 
 
 def test_except_exception_does_not_take_jitcores_refusal():

@@ -46,16 +46,19 @@ class _Decomposition(ArrayOp):
 class CholeskyOp(_Decomposition):
     """The lower Cholesky factor ``L`` of each matrix (read from its lower triangle, as
     ``numpy.linalg.cholesky``); a matrix that is not positive definite makes the call raise
-    ``LinAlgError``."""
+    ``LinAlgError``. With ``soft`` (inside a ``try`` whose ``except`` catches it:
+    jitcore/failures.py) it does not: the result has one more row, ``[..., n, 0]`` 1 where
+    that matrix is not positive definite (L is then not to be used)."""
 
     name = "array.cholesky"
     __slots__ = ()
     square = True
     takes_complex = True
+    soft = attr(of(bool), optional=True, default=False)
 
     @classmethod
     def packed_shape(cls, m: int, n: int, attrs: dict) -> tuple[int, ...]:
-        return (m, n)
+        return (m + 1, n) if attrs.get("soft") else (m, n)
 
 
 class SlogdetOp(_Decomposition):
