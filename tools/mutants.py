@@ -2256,6 +2256,18 @@ MUTANTS = [
            "a histogram's equal bins trust the arithmetic: a value one ulp below an edge lands in "
            "the bin above (NumPy moves it down)",
            ("tests/jitcore/test_histogram_bins_50.py",)),
+    Mutant("hypot-two-coordinates", "jitcore/autograph/vector_norm.py",
+           '    v = np.abs(_coordinates(_trace_of(coordinates), coordinates, "math.hypot"))\n',
+           '    v = np.abs(_coordinates(_trace_of(coordinates), coordinates[:2], "math.hypot"))\n',
+           "math.hypot(a, b, c) is hypot(a, b) again: the third coordinate dropped, as C's two-"
+           "argument hypot had it",
+           ("tests/jitcore/test_wrong_answers_50.py",)),
+    Mutant("hypot-square-rounded", "jitcore/autograph/vector_norm.py",
+           "    return z, p - z + q + xl * yl\n",
+           "    return z, 0.0 * (p - z + q + xl * yl)\n",
+           "hypot's squares lose their rounding error: a last-bit difference from CPython's "
+           "vector_norm on some coordinates",
+           ("tests/jitcore/test_wrong_answers_50.py",)),
 ]
 
 

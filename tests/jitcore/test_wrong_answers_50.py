@@ -1,0 +1,198 @@
+"""Wrong answers, crashes and refusals new users found (session 50), each against plain
+Python + NumPy.
+
+- ``math.hypot(a, b, c)`` was NumPy's two-argument ``hypot`` of ``a, b`` (``c`` taken as
+  ``out=``), and 1 or 4+ arguments a plain TypeError. It is now CPython's n-dimensional
+  ``vector_norm`` (``autograph/vector_norm.py``), bit for bit, as is ``math.dist`` of traced
+  arrays (which was refused).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import jitcore as jc
+
+SETTINGS = settings(max_examples=60, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+
+
+def same(a, b) -> bool:
+    """Python's equality of results, with their types and float bits (NaN equal to NaN, -0.0
+    told from 0.0)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float):
+        return np.float64(a).tobytes() == np.float64(b).tobytes() or (math.isnan(a) and math.isnan(b))
+    if isinstance(a, np.ndarray):
+        return (a.dtype == b.dtype and a.shape == b.shape
+                and np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+    if isinstance(a, (tuple, list)):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def outcome(fn, *args):
+    try:
+        return "ok", fn(*args)
+    except Exception as e:  # noqa: BLE001  (the error is what is compared)
+        return "raised", type(e)
+
+
+def check(fn, *args, jitted=None):
+    want, got = outcome(fn, *args), outcome(jitted or jc.jit(fn), *args)
+    if want[0] == "raised":
+        assert got[0] == "raised" and issubclass(got[1], want[1]), (want, got)
+    else:
+        assert got[0] == "ok" and same(want[1], got[1]), (args, want, got)
+
+
+# -- 1. math.hypot of any arity, math.dist ----------------------------------------------------
+
+COORD = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.floats(min_value=-1e-300, max_value=1e-300),           # subnormal and tiny
+    st.floats(min_value=1e300, max_value=1.7e308),            # huge: the sum overflows
+    st.sampled_from([0.0, -0.0, 1.0, 3.0, 4.0, 12.0, 5e-324, 2.0 ** -1023, 1.7976931348623157e308]),
+    st.integers(-10 ** 6, 10 ** 6),
+)
+
+HYPOTS = {
+    1: lambda a: math.hypot(a),
+    2: lambda a, b: math.hypot(a, b),
+    3: lambda a, b, c: math.hypot(a, b, c),
+    4: lambda a, b, c, d: math.hypot(a, b, c, d),
+    6: lambda a, b, c, d, e, f: math.hypot(a, b, c, d, e, f),
+}
+JIT_HYPOTS = {n: jc.jit(f) for n, f in HYPOTS.items()}
+
+
+def test_hypot_three_arguments_reported():
+    f = HYPOTS[3]
+    assert jc.jit(f)(3.0, 4.0, 12.0) == 13.0
+    assert jc.jit(f)(1.0, 2.0, 2.0) == 3.0
+
+
+@pytest.mark.parametrize("n", sorted(HYPOTS))
+@SETTINGS
+@given(data=st.data())
+def test_hypot_any_arity_bits(n, data):
+    args = tuple(data.draw(COORD) for _ in range(n))
+    check(HYPOTS[n], *args, jitted=JIT_HYPOTS[n])
+
+
+def test_hypot_no_arguments_and_star():
+    check(lambda a: math.hypot() + a, 1.0)
+    check(lambda x: math.hypot(*x), np.array([1.0, 2.0, 2.0]))
+    check(lambda x: math.hypot(*x), np.array([3.0, np.nan, np.inf]))
+    check(lambda x: math.hypot(*x[:5]), np.arange(10.0))
+
+
+def test_hypot_errors_as_python():
+    check(lambda a: math.hypot(a, 1j), 1.0)
+    with pytest.raises(TypeError):
+        jc.jit(lambda x: math.hypot(x, 1.0))(np.ones(3))
+
+
+_DIST = jc.jit(lambda p, q: math.dist(p, q))
+
+
+@SETTINGS
+@given(st.integers(1, 6).flatmap(lambda n: st.tuples(st.lists(COORD, min_size=n, max_size=n),
+                                                     st.lists(COORD, min_size=n, max_size=n))))
+def test_dist_of_arrays_bits(pq):
+    p, q = (np.array(v, dtype=np.float64) for v in pq)
+    with np.errstate(all="ignore"):
+        check(lambda p, q: math.dist(p, q), p, q, jitted=_DIST)
+
+
+def test_dist_of_tuples_and_mismatch():
+    check(lambda a, b: math.dist((a, b, 2.0), (b, a, -1)), 1.0, 4.0)
+    check(lambda p, q: math.dist(p, q), np.ones(3), np.ones(2))
+
+
+def test_vectorized_hypot_is_pythons():
+    x = np.array([3.0, np.inf, -0.0, 1e308, 5e-324, 1.0])
+    y = np.array([4.0, np.nan, -0.0, 1e308, 5e-324, 1e-20])
+    check(lambda x, y: np.vectorize(math.hypot)(x, y), x, y)
+    check(lambda x, y: np.vectorize(math.hypot)(x, 2.0), x, y)
+
+
+# -- the other math functions: arity, signatures, errors -------------------------------------
+
+@pytest.mark.parametrize("fn, args", [
+    (lambda a, b: math.atan2(a, b, 1.0), (1.0, 2.0)),   # a third argument was NumPy's out=
+    (lambda a: math.sqrt(a, 2.0), (1.0,)),
+    (lambda a: math.copysign(a), (1.0,)),
+    (lambda a: math.log(a, 2.0, 3.0), (1.0,)),
+    (lambda a, n: math.ldexp(a, n), (1.5, 3.0)),
+])
+def test_math_wrong_arity_is_pythons_type_error(fn, args):
+    check(fn, *args)
+
+
+FLOATS = st.one_of(st.floats(allow_nan=True, allow_infinity=True),
+                   st.sampled_from([0.0, -0.0, 1.0, 2.0, 10.0, 0.5, 1e308, 5e-324]))
+_LOG2 = jc.jit(lambda x, b: math.log(x, b))
+_LOG10 = jc.jit(lambda x: math.log(x, 10))
+
+
+@SETTINGS
+@given(FLOATS, FLOATS)
+def test_log_with_base(x, b):
+    check(lambda x, b: math.log(x, b), x, b, jitted=_LOG2)   # base 1: ZeroDivisionError, 0: ValueError
+    check(lambda x: math.log(x, 10), x, jitted=_LOG10)
+
+
+def test_log_base_one_known_now():
+    check(lambda x: math.log(x, 1), 8.0)
+
+
+_LDEXP = jc.jit(lambda x, i: math.ldexp(x, i))
+
+
+@SETTINGS
+@given(FLOATS, st.one_of(st.integers(-1200, 1200), st.sampled_from([-10 ** 6, 10 ** 6, 2 ** 40])))
+def test_ldexp_traced_exponent(x, i):
+    check(lambda x, i: math.ldexp(x, i), x, i, jitted=_LDEXP)
+
+
+_POW = jc.jit(lambda x, y: math.pow(x, y))
+_DEGREES = jc.jit(lambda x: math.degrees(x))
+_RADIANS = jc.jit(lambda x: math.radians(x))
+
+
+@SETTINGS
+@given(FLOATS, FLOATS)
+def test_pow_pole_and_overflow(x, y):
+    check(lambda x, y: math.pow(x, y), x, y, jitted=_POW)   # pow(0, -1): ValueError
+
+
+@SETTINGS
+@given(FLOATS)
+def test_degrees_radians_never_raise(x):
+    check(lambda x: math.degrees(x), x, jitted=_DEGREES)   # degrees(1e308) is inf
+    check(lambda x: math.radians(x), x, jitted=_RADIANS)
+
+
+def test_degrees_reported():
+    assert jc.jit(lambda a: math.degrees(a))(1e308) == math.inf
+
+
+@pytest.mark.parametrize("nd", [324, 400, -309, -400, 0, 5, -5, 22, -22])
+def test_round_past_cpythons_limits(nd):
+    xs = [1.5, -2.5e-300, 7.3e250, -0.0, math.inf, math.nan, 1234.5678]
+    f = jc.jit(lambda x: round(x, nd))
+    for x in xs:
+        check(lambda x: round(x, nd), x, jitted=f)
+
+
+@pytest.mark.parametrize("nd", [23, 100, -23, -308])
+def test_round_past_exact_digits_refused(nd):
+    with pytest.raises(jc.UnsupportedError, match="22 decimal places"):
+        jc.jit(lambda x: round(x, nd))(6.281874682105646e-18)
