@@ -5,6 +5,8 @@ Python + NumPy.
   ``out=``), and 1 or 4+ arguments a plain TypeError. It is now CPython's n-dimensional
   ``vector_norm`` (``autograph/vector_norm.py``), bit for bit, as is ``math.dist`` of traced
   arrays (which was refused).
+- ``a and b`` / ``a or b`` of Python numbers gave ``np.float64``/``np.int64``; they now give the
+  operand Python's short circuit picks, as a Python number of its own type.
 """
 
 from __future__ import annotations
@@ -196,3 +198,48 @@ def test_round_past_cpythons_limits(nd):
 def test_round_past_exact_digits_refused(nd):
     with pytest.raises(jc.UnsupportedError, match="22 decimal places"):
         jc.jit(lambda x: round(x, nd))(6.281874682105646e-18)
+
+
+# -- 2. a and b / a or b keep Python's numbers ------------------------------------------------
+
+NUMBERS = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([0.0, -0.0, 1.5]),
+                    st.integers(-3, 3), st.booleans())
+SHORT_CIRCUITS = [
+    lambda a, b, c: a and b,
+    lambda a, b, c: a or b,
+    lambda a, b, c: a and b and c,
+    lambda a, b, c: a or b or c,
+    lambda a, b, c: (a and b) or c,
+    lambda a, b, c: [a or c, b and a],
+]
+_JIT_SHORT = [jc.jit(f) for f in SHORT_CIRCUITS]
+
+
+def test_and_or_reported():
+    for args, want in [((1.5, 2.0), 2.0), ((0, 2), 0)]:
+        got = jc.jit(lambda a, b: a and b)(*args)
+        assert type(got) is type(want) and got == want
+    got = jc.jit(lambda a, b: a or b)(2, 0)
+    assert type(got) is int and got == 2
+
+
+@pytest.mark.parametrize("k", range(len(SHORT_CIRCUITS)))
+@SETTINGS
+@given(NUMBERS, NUMBERS, NUMBERS)
+def test_and_or_of_python_numbers(k, a, b, c):
+    check(SHORT_CIRCUITS[k], a, b, c, jitted=_JIT_SHORT[k])
+
+
+def test_and_or_printed(capsys):
+    def f(a, b):
+        print(a and b, a or b, repr(b or a))
+        return a or b
+    for args in [(1.5, 2.0), (0, 2), (0.0, -0.0), (3, 1.5)]:
+        check(f, *args)
+    out = capsys.readouterr().out.splitlines()
+    assert out[0::2] == out[1::2]
+
+
+def test_and_with_numpy_scalar_stays_numpy():
+    check(lambda a, x: a and x[0], 1.5, np.array([2.0, 3.0]))
+    check(lambda a, x: x[0] or a, 1.5, np.array([0.0, 3.0]))
