@@ -7,6 +7,10 @@ Python + NumPy.
   arrays (which was refused).
 - ``a and b`` / ``a or b`` of Python numbers gave ``np.float64``/``np.int64``; they now give the
   operand Python's short circuit picks, as a Python number of its own type.
+- ``np.linalg.lstsq`` of a rank-deficient tall ``a`` gave residuals of length k (about 1e-30);
+  NumPy's are empty unless ``a`` has full column rank. They are now a masked selection of the
+  sums, its length set by the rank at run time; ``x[mask][i]`` (an int) is the i-th kept value
+  with NumPy's IndexError past the end (it was refused), so ``res[0]`` works as in NumPy.
 """
 
 from __future__ import annotations
@@ -243,3 +247,72 @@ def test_and_or_printed(capsys):
 def test_and_with_numpy_scalar_stays_numpy():
     check(lambda a, x: a and x[0], 1.5, np.array([2.0, 3.0]))
     check(lambda a, x: x[0] or a, 1.5, np.array([0.0, 3.0]))
+
+
+# -- 3. lstsq's residuals: empty unless a has full column rank --------------------------------
+
+def _lstsq_parts(X, y):
+    x, res, rank, s = np.linalg.lstsq(X, y, rcond=None)
+    return x, res, rank, s, res.size, len(res), res.sum()
+
+
+_LSTSQ = jc.jit(_lstsq_parts)
+
+
+@st.composite
+def _design(draw):
+    m = draw(st.integers(1, 7))
+    n = draw(st.integers(1, 5))
+    rng = np.random.default_rng(draw(st.integers(0, 2 ** 16)))
+    X = rng.standard_normal((m, n))
+    kind = draw(st.sampled_from(["full", "repeat", "zero", "scaled", "ints"]))
+    if kind == "repeat" and n > 1:
+        X[:, -1] = X[:, 0]
+    elif kind == "zero":
+        X[:, draw(st.integers(0, n - 1))] = 0.0
+    elif kind == "scaled" and n > 1:
+        X[:, 1] = 2.0 * X[:, 0]
+    elif kind == "ints":
+        X = np.round(X * 2)
+    y = rng.standard_normal(m) if draw(st.booleans()) else rng.standard_normal((m, draw(st.integers(1, 3))))
+    return X, y
+
+
+@SETTINGS
+@given(_design())
+def test_lstsq_residuals_rule(Xy):
+    X, y = Xy
+    want, got = _lstsq_parts(X, y), _LSTSQ(X, y)
+    scale = max(1.0, np.abs(X).max()) * max(1.0, np.abs(y).max())
+    assert got[2] == want[2] and type(got[2]) is type(want[2])             # rank
+    assert got[1].shape == want[1].shape and got[1].dtype == want[1].dtype  # residuals' rule
+    assert got[4:6] == want[4:6] and type(got[4]) is type(want[4])
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-9, atol=1e-9 * scale ** 2)
+    np.testing.assert_allclose(got[3], want[3], rtol=1e-9, atol=1e-12 * scale)  # singular values
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-7, atol=1e-7 * scale)
+
+
+def test_lstsq_reported_rank_deficient():
+    X = np.column_stack([np.ones(5), np.arange(5.), 2 * np.arange(5.)])
+    y = np.arange(5.) + 1
+    res = jc.jit(lambda X, y: np.linalg.lstsq(X, y, rcond=None)[1])(X, y)
+    assert res.shape == (0,) and res.dtype == np.float64
+    res = jc.jit(lambda X, y: np.linalg.lstsq(X, y, rcond=None)[1])(X, np.column_stack([y, y]))
+    assert res.shape == (0,)
+
+
+def test_lstsq_residual_item_and_its_index_error():
+    f = lambda X, y: np.linalg.lstsq(X, y, rcond=None)[1][0]  # noqa: E731
+    Xf = np.column_stack([np.ones(5), np.arange(5.), np.arange(5.) ** 2])
+    y = np.array([1.0, 2.1, 2.8, 4.3, 5.0])
+    got, want = jc.jit(f)(Xf, y), f(Xf, y)
+    assert type(got) is type(want) and np.isclose(got, want, rtol=1e-9)
+    Xd = np.column_stack([np.ones(5), np.arange(5.), 2 * np.arange(5.)])
+    check(f, Xd, y)  # IndexError, as NumPy's empty residuals
+
+
+def test_selection_item_by_int():
+    x = np.array([-1.0, 2.0, -3.0, 4.0, 5.0])
+    for i in (0, 2, 3, -1, -3, -4):
+        check(lambda x, i: x[x > 0][i], x, i)
+    check(lambda x: x[x[:, 0] > 0][1], np.arange(6.0).reshape(3, 2) - 1)
