@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from jitcore import primitives as prims
 from jitcore import masked, type_choice
+from jitcore import primitives as prims
 from jitcore.errors import UnsupportedError
 from jitcore.ir import dialects
 from jitcore.numpy import linalg as _family
