@@ -758,7 +758,9 @@ def refuse_traced(value, what: str) -> None:
     """Raise ``ConcretizationError`` if ``value`` (an axis, a shape, a count: an int or a sequence
     of ints) is or holds a traced value: NumPy needs it as a number while jitcore traces."""
     for v in value if isinstance(value, (tuple, list)) else (value,):
-        if isinstance(v, Tracer):
+        if isinstance(v, (tuple, list)):  # axes=((0, q), (1, 2)): nested too
+            refuse_traced(v, what)
+        elif isinstance(v, Tracer):
             raise needs_static(ConcretizationError(concretization_message(v, what)), v)
 
 

@@ -11,6 +11,9 @@ Python + NumPy.
   NumPy's are empty unless ``a`` has full column rank. They are now a masked selection of the
   sums, its length set by the rank at run time; ``x[mask][i]`` (an int) is the i-th kept value
   with NumPy's IndexError past the end (it was refused), so ``res[0]`` works as in NumPy.
+- ``np.tensordot(a, b, axes=(1, q))`` with ``q`` of an inner ``for q in range(3)`` in a compiled
+  loop raised a raw ``TypeError: iteration over a 0-d array``: a traced axis is now refused
+  first (nested ones too), which unrolls the inner loop as ``sum(axis=q)``'s refusal does.
 """
 
 from __future__ import annotations
@@ -316,3 +319,45 @@ def test_selection_item_by_int():
     for i in (0, 2, 3, -1, -3, -4):
         check(lambda x, i: x[x > 0][i], x, i)
     check(lambda x: x[x[:, 0] > 0][1], np.arange(6.0).reshape(3, 2) - 1)
+
+
+# -- 5. an axis from a loop over range(3) inside a compiled loop ------------------------------
+
+_E = np.array([[0.0, 1.0], [1.0, 0.0]])
+AXIS_OPS = {
+    "tensordot": lambda x, q: np.tensordot(_E, x.reshape(2, 2, 2), axes=(1, q)),
+    "tensordot_a": lambda x, q: np.tensordot(x.reshape(2, 2, 2), _E, axes=(q, 0)),
+    "tensordot_nested": lambda x, q: np.tensordot(x.reshape(2, 2, 2), x.reshape(2, 2, 2),
+                                                  axes=((q, (q + 1) % 3), (0, 1))),
+    "moveaxis_of_tensordot": lambda x, q: np.moveaxis(np.tensordot(_E, x.reshape(2, 2, 2), axes=(1, q)),
+                                                      0, q),
+    "sum": lambda x, q: np.sum(x.reshape(2, 2, 2), axis=q),
+    "flip": lambda x, q: np.flip(x.reshape(2, 2, 2), (0, q)),
+    "roll": lambda x, q: np.roll(x.reshape(2, 2, 2), 1, axis=q),
+}
+
+
+@pytest.mark.parametrize("name", sorted(AXIS_OPS))
+@pytest.mark.parametrize("trips", [4, 5])
+def test_axis_from_inner_loop(name, trips):
+    op = AXIS_OPS[name]
+
+    def f(xs):
+        out = []
+        for x in xs:   # 5 or more trips: a compiled loop, whose inner q is traced at first
+            psi = np.arange(8.0) * x
+            e = 0.0
+            for q in range(3):
+                r = op(psi, q)
+                e = e + np.sum(r * np.arange(r.size).reshape(r.shape))  # weighted: the axes show
+            out.append(e)
+        return out
+
+    check(f, np.arange(float(trips)))
+
+
+def test_data_dependent_tensordot_axis_is_a_jitcore_error():
+    def f(x):
+        return np.tensordot(_E, x.reshape(2, 2, 2), axes=(1, np.argmax(x) % 3))
+    with pytest.raises(jc.JitcoreError, match="axes|axis"):
+        jc.jit(f)(np.arange(8.0))
