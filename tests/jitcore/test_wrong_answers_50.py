@@ -14,6 +14,9 @@ Python + NumPy.
 - ``np.tensordot(a, b, axes=(1, q))`` with ``q`` of an inner ``for q in range(3)`` in a compiled
   loop raised a raw ``TypeError: iteration over a 0-d array``: a traced axis is now refused
   first (nested ones too), which unrolls the inner loop as ``sum(axis=q)``'s refusal does.
+- A Python int passed to a helper inside a traced ``if`` (``n`` only passed) came out traced,
+  so ``reshape((2,) * n)`` after it was refused: a Python number both branches leave the same
+  stays that number.
 """
 
 from __future__ import annotations
@@ -361,3 +364,52 @@ def test_data_dependent_tensordot_axis_is_a_jitcore_error():
         return np.tensordot(_E, x.reshape(2, 2, 2), axes=(1, np.argmax(x) % 3))
     with pytest.raises(jc.JitcoreError, match="axes|axis"):
         jc.jit(f)(np.arange(8.0))
+
+
+# -- 6. a Python number a traced if leaves the same stays that number --------------------------
+
+def _helper(x, n):
+    return x + n
+
+
+def _passed_in_branch(x, u):
+    n = 2
+    if u < 0.5:
+        x = _helper(x, n)      # n only passed: the same int after the if
+    return x.reshape((2,) * n), n
+
+
+def _same_in_both(x, u):
+    n, k = 2, -0.0
+    if u < 0.5:
+        n, k = 2, -0.0
+        x = x * 2
+    else:
+        x = _helper(x, n)
+    print("n is", n, type(n).__name__, k)
+    return x.reshape((2,) * n), n, k
+
+
+def _differs(x, u):
+    n = 2
+    if u < 0.5:
+        n = 3
+    return x * n, n
+
+
+_COND_FNS = [_passed_in_branch, _same_in_both, _differs]
+_JIT_COND = [jc.jit(f) for f in _COND_FNS]
+
+
+@pytest.mark.parametrize("k", range(len(_COND_FNS)))
+@SETTINGS
+@given(st.floats(0, 1))
+def test_python_int_through_traced_if(k, u):
+    check(_COND_FNS[k], np.arange(4.0), u, jitted=_JIT_COND[k])
+
+
+def test_python_int_through_traced_if_printed(capsys):
+    for u in (0.3, 0.7):
+        check(_same_in_both, np.arange(4.0), u)
+    out = capsys.readouterr().out.splitlines()
+    assert out[0::2] == out[1::2] and out[0] == "n is 2 int -0.0"
