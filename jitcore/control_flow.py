@@ -390,7 +390,8 @@ def _traced_if(trace: Trace, p: Tracer, then, orelse, operands, api: str, python
         if any(same):
             keep = [i for i, s in enumerate(same) if not s]
             fixed_leaves = list(then_leaves)
-            then_leaves, else_leaves, paths = ([xs[i] for i in keep] for xs in (then_leaves, else_leaves, paths))
+            then_leaves, else_leaves, paths = (
+                [xs[i] for i in keep] for xs in (then_leaves, else_leaves, paths))
             then_avals, else_avals, then_kinds, else_kinds = (
                 [xs[i] for i in keep] for xs in (then_avals, else_avals, then_kinds, else_kinds))
         avals = _join_leaves(
