@@ -17,6 +17,9 @@ Python + NumPy.
 - A Python int passed to a helper inside a traced ``if`` (``n`` only passed) came out traced,
   so ``reshape((2,) * n)`` after it was refused: a Python number both branches leave the same
   stays that number.
+- ``Generator.multinomial(n, pvals)`` of a traced ``pvals`` of 6+ categories was refused:
+  jitcore's stand-ins (each element 0.5, 1, ... 0.1) were invalid probabilities, and the
+  user's were blamed. Stand-ins spread over an array's elements (c / size) come last.
 """
 
 from __future__ import annotations
@@ -413,3 +416,37 @@ def test_python_int_through_traced_if_printed(capsys):
         check(_same_in_both, np.arange(4.0), u)
     out = capsys.readouterr().out.splitlines()
     assert out[0::2] == out[1::2] and out[0] == "n is 2 int -0.0"
+
+
+# -- 7. random draws with traced array parameters of any length -------------------------------
+
+def _multinomial(n, pvals, seed):
+    rng = np.random.default_rng(seed)
+    return rng.multinomial(n, pvals), rng.random()
+
+
+def _dirichlet(alpha, seed):
+    return np.random.default_rng(seed).dirichlet(alpha)
+
+
+def _choice(p, seed):
+    return np.random.default_rng(seed).choice(len(p), size=4, p=p)
+
+
+@SETTINGS
+@given(st.integers(1, 20), st.integers(0, 100), st.integers(0, 2 ** 16), st.booleans())
+def test_multinomial_traced_pvals_any_length(k, n, seed, skewed):
+    w = np.arange(1.0, k + 1) if skewed else np.ones(k)
+    check(_multinomial, n, w / w.sum(), seed)
+
+
+def test_multinomial_reported_and_invalid_pvals():
+    for k in (5, 6, 8, 16):
+        check(_multinomial, 100, np.full(k, 1.0 / k), 1)
+    check(_multinomial, 10, np.full(6, 0.3), 1)   # the user's invalid pvals: NumPy's ValueError
+
+
+@pytest.mark.parametrize("k", [2, 6, 12])
+def test_other_draws_with_traced_arrays(k):
+    check(_dirichlet, np.arange(1.0, k + 1), 3)
+    check(_choice, np.full(k, 1.0 / k), 3)
