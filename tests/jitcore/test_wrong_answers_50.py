@@ -20,6 +20,11 @@ Python + NumPy.
 - ``Generator.multinomial(n, pvals)`` of a traced ``pvals`` of 6+ categories was refused:
   jitcore's stand-ins (each element 0.5, 1, ... 0.1) were invalid probabilities, and the
   user's were blamed. Stand-ins spread over an array's elements (c / size) come last.
+- ``np.fill_diagonal(A, v)`` on ``A = np.zeros((3, 3))`` made in the function was refused with
+  a message that said such an array was fine: it (and put, putmask, place, put_along_axis) now
+  writes the traced copy every holder of ``A`` reads, as ``A[i, i] = v`` does.
+- ``np.bincount(inv, minlength=len(u))`` of ``u = np.unique(ids)``: the generic "__index__
+  needs a concrete value" now says minlength sets the result's length and what to write.
 """
 
 from __future__ import annotations
@@ -325,6 +330,9 @@ def test_selection_item_by_int():
     for i in (0, 2, 3, -1, -3, -4):
         check(lambda x, i: x[x > 0][i], x, i)
     check(lambda x: x[x[:, 0] > 0][1], np.arange(6.0).reshape(3, 2) - 1)
+    check(lambda x: np.unique(x, return_counts=True)[1][0], np.array([3, 1, 3]))
+    for x in (np.array([-1.0, 2.0, 3.0, -4.0]), -np.ones(3)):
+        check(lambda x: (np.flatnonzero(x > 0)[0], np.flatnonzero(x > 0)[-1]), x)
 
 
 # -- 5. an axis from a loop over range(3) inside a compiled loop ------------------------------
@@ -450,3 +458,74 @@ def test_multinomial_reported_and_invalid_pvals():
 def test_other_draws_with_traced_arrays(k):
     check(_dirichlet, np.arange(1.0, k + 1), 3)
     check(_choice, np.full(k, 1.0 / k), 3)
+
+
+# -- 8. in-place writers into an array the function made; bincount's traced minlength ---------
+
+def _fill_made(v):
+    A = np.zeros((3, 3))
+    np.fill_diagonal(A, v)
+    return A
+
+
+def _fill_alias_view_loop(v):
+    A = np.zeros((4, 4))
+    B = A
+    np.fill_diagonal(A[1:, :3], v)
+    for i in range(3):
+        np.fill_diagonal(B, A[0, 0] + v * i)
+    return A, B
+
+
+def _put_family(x):
+    A, P, M, L = np.zeros((3, 3)), np.zeros(5), np.zeros(5), np.zeros(5)
+    np.put_along_axis(A, np.array([[0], [1], [2]]), x[0], axis=1)
+    np.put(P, [0, 2], x[:2])
+    np.putmask(M, x > 2, x)
+    np.place(L, x > 2, x)
+    return A, P, M, L
+
+
+@SETTINGS
+@given(st.floats(-1e6, 1e6))
+def test_fill_diagonal_on_made_array(v):
+    check(_fill_made, v, jitted=_JIT_FILL[0])
+    check(_fill_alias_view_loop, v, jitted=_JIT_FILL[1])
+
+
+_JIT_FILL = [jc.jit(_fill_made), jc.jit(_fill_alias_view_loop)]
+
+
+def test_put_family_on_made_arrays():
+    check(_put_family, np.arange(5.0))
+    check(_put_family, np.array([3.0, -1.0, 7.0, 0.0, 2.5]))
+
+
+def test_in_place_writer_into_a_list_says_what_to_do():
+    def f(x):
+        A = [0.0, 1.0]
+        np.putmask(A, x > 2, x)
+        return A
+    with pytest.raises(jc.UnsupportedError, match="np.zeros/np.empty in the function"):
+        jc.jit(f)(np.arange(2.0))
+
+
+def _group_sums(ids, y):
+    u, inv = np.unique(ids, return_inverse=True)
+    return np.bincount(inv, weights=y, minlength=len(u))
+
+
+def test_bincount_minlength_of_unique_says_what_to_do():
+    ids = np.array([101, 100, 103, 101, 100]), np.arange(5.0)
+    with pytest.raises(jc.JitcoreError, match=r"minlength is the length of np\.unique.*len\(ids\)"):
+        jc.jit(_group_sums)(*ids)
+    with pytest.raises(jc.JitcoreError, match=r"computed from traced data"):
+        jc.jit(lambda x: np.bincount(x, minlength=x.max() + 1))(np.array([1, 2]))
+
+
+def test_bincount_advice_compiles():
+    def f(ids, y):   # the advice: len(ids) bins, zeros past the last group
+        u, inv = np.unique(ids, return_inverse=True)
+        return np.bincount(inv, weights=y, minlength=len(ids)), np.bincount(inv, minlength=len(ids))
+    ids = np.random.default_rng(1).integers(100, 120, 50)
+    check(f, ids, np.arange(50.0))
