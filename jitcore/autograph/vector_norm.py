@@ -13,6 +13,7 @@ is the norm of ``|p[i] - q[i]|``, its points of equal length (Python's ValueErro
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 
@@ -25,6 +26,7 @@ from jitcore.tracer import Tracer, fresh, user_location
 
 _VELTKAMP = 134217729.0  # 2 ** 27 + 1: splits a double into two halves whose products are exact
 _DBL_MIN = sys.float_info.min
+_UNROLLED = 8  # up to this many coordinates the sum is unrolled; more run in a compiled loop
 
 
 def _split(x):
@@ -50,15 +52,23 @@ def _fast_sum(a, b):
 
 
 def _norm(trace, v) -> Tracer:
-    """CPython's ``vector_norm`` of the magnitudes ``v`` (a float64 traced array, coordinates
-    along axis 0; more axes are norms side by side, for ``np.vectorize(math.hypot)``)."""
-    nan = np.isnan(v)
-    found_nan = np.any(nan, axis=0)
-    big = np.max(np.where(nan, 0.0, v), axis=0, initial=0.0)  # CPython's ``if (x > max)`` skips a NaN
-    # A subnormal largest value: scale everything up by 1 / DBL_MIN first (exact), down after.
+    """CPython's ``vector_norm`` of the magnitudes ``v``: a list of float64 tracers of one shape
+    (a few coordinates: straight-line code, which fuses into one kernel), or a float64 traced
+    array with the coordinates along axis 0 (a compiled loop over them). More dims than the
+    coordinates' are norms side by side, for ``np.vectorize(math.hypot)``."""
+    if isinstance(v, list):
+        found_nan = functools.reduce(np.logical_or, [np.isnan(x) for x in v])
+        big = functools.reduce(np.maximum, [np.where(np.isnan(x), 0.0, x) for x in v])
+    else:
+        nan = np.isnan(v)
+        found_nan = np.any(nan, axis=0)
+        big = np.max(np.where(nan, 0.0, v), axis=0, initial=0.0)
+    # (CPython's ``if (x > max)`` skips a NaN.) A subnormal largest value: everything scaled up
+    # by 1 / DBL_MIN first (exact), the norm down after.
     tiny = big < 2.0 ** -1023
     pre = np.where(tiny, _DBL_MIN, 1.0)
-    v, big = v / pre, big / pre
+    v = [x / pre for x in v] if isinstance(v, list) else v / pre
+    big = big / pre
     _, e = np.frexp(np.where(big > 0, big, 1.0))
     scale = np.ldexp(1.0, -e)
 
@@ -70,7 +80,13 @@ def _norm(trace, v) -> Tracer:
         return csum, frac1 + lo, frac2 + err
 
     zero = np.zeros_like(big)
-    csum, frac1, frac2 = cf.fori_loop(0, v.shape[0], add, (zero + 1.0, zero, zero))
+    carry = (zero + 1.0, zero, zero)
+    if isinstance(v, list):
+        for i in range(len(v)):
+            carry = add(i, carry)
+        csum, frac1, frac2 = carry
+    else:
+        csum, frac1, frac2 = cf.fori_loop(0, v.shape[0], add, carry)
     h = np.sqrt(csum - 1.0 + (frac1 + frac2))
     hi, lo = _mul(-h, h)
     csum, err = _fast_sum(csum, hi)
@@ -78,7 +94,8 @@ def _norm(trace, v) -> Tracer:
     x = csum - 1.0 + (frac1 + frac2)
     h = h + x / (2.0 * h)
     out = pre * (h / scale)
-    out = np.where(big == 0.0, 0.0, out) if v.shape[0] > 1 else big * pre
+    n = len(v) if isinstance(v, list) else v.shape[0]
+    out = np.where(big == 0.0, 0.0, out) if n > 1 else big * pre
     out = np.where(found_nan, np.nan, out)
     return np.where(np.isinf(big), np.inf, out)
 
@@ -99,11 +116,14 @@ def _coordinates(trace, values, what: str) -> Tracer:
                                    f"{np.shape(v)} (at {user_location()}); np.linalg.norm works on arrays")
             if isinstance(v, complex) or (isinstance(v, (Tracer, np.generic)) and v.dtype.kind == "c"):
                 break
-            number = v if isinstance(v, Tracer) else as_tracer(trace, float(v), np.float64)
-            items.append(np.reshape(number, (1,)))
+            items.append(v if isinstance(v, Tracer) else as_tracer(trace, float(v), np.float64))
     if len(items) < (1 if isinstance(values, Tracer) else len(values)) or items[0].dtype.kind == "c":
         raise JitTypeError(f"must be real number, not complex ({what} at {user_location()})")
-    return np.concatenate([x.astype(np.float64) for x in items])
+    if isinstance(values, Tracer):
+        return values.astype(np.float64)
+    items = [np.reshape(x, ()).astype(np.float64) for x in items]
+    # a few numbers stay apart (straight-line code on scalars); more are one array
+    return items if len(items) <= _UNROLLED else np.stack(items)
 
 
 def _trace_of(values):
@@ -122,9 +142,11 @@ def traced_hypot(*coordinates, elementwise: bool = False):
         if any(x.dtype.kind == "c" for x in xs):
             raise JitTypeError(f"must be real number, not complex (math.hypot at {user_location()})")
         v = np.abs(np.stack([x.astype(np.float64) for x in xs]))
-        return fresh(_norm(trace, v), scalar=True)
-    v = np.abs(_coordinates(_trace_of(coordinates), coordinates, "math.hypot"))
-    return fresh(_norm(v.owner_trace, v), scalar=True, weak=True)
+        return fresh(_norm(trace, _few(v)), scalar=True)
+    trace = _trace_of(coordinates)
+    v = _coordinates(trace, coordinates, "math.hypot")
+    v = [np.abs(x) for x in v] if isinstance(v, list) else _few(np.abs(v))
+    return fresh(_norm(trace, v), scalar=True, weak=True)
 
 
 def traced_dist(p, q):
@@ -139,8 +161,17 @@ def traced_dist(p, q):
     if not any(isinstance(v, Tracer) for v in flat):
         return math.dist(p, q)
     trace = _trace_of(flat)
-    cp, cq = (_coordinates(trace, point, "math.dist") for point in points)
+    cp, cq = (_stacked(_coordinates(trace, point, "math.dist")) for point in points)
     if cp.shape != cq.shape:
         raise JitValueError(f"both points must have the same number of dimensions "
                             f"(math.dist at {user_location()})")
-    return fresh(_norm(trace, np.abs(cp - cq)), scalar=True, weak=True)
+    return fresh(_norm(trace, _few(np.abs(cp - cq))), scalar=True, weak=True)
+
+
+def _stacked(v):
+    return np.stack(v) if isinstance(v, list) else v
+
+
+def _few(v: Tracer):
+    """``v``'s coordinates (along axis 0) as a list where there are few, else ``v``."""
+    return [v[i] for i in range(v.shape[0])] if v.shape[0] <= _UNROLLED else v
