@@ -384,6 +384,16 @@ def _traced_if(trace: Trace, p: Tracer, then, orelse, operands, api: str, python
     try:  # (a condition on a Python number argument: static, one branch is traced)
         _check_tree(api, f"the output of {else_name}", tree, else_tree, where)
         paths = pytree.leaf_paths(tree, "output")
+        # a Python number both branches leave the same (n passed to a helper in one) stays that
+        # number after the if, not a traced one: reshape((2,) * n) still needs it
+        same = [_same_static(a, b) for a, b in zip(then_leaves, else_leaves)]
+        if any(same):
+            keep = [i for i, s in enumerate(same) if not s]
+            fixed_leaves = list(then_leaves)
+            then_leaves, else_leaves, paths = (
+                [xs[i] for i in keep] for xs in (then_leaves, else_leaves, paths))
+            then_avals, else_avals, then_kinds, else_kinds = (
+                [xs[i] for i in keep] for xs in (then_avals, else_avals, then_kinds, else_kinds))
         avals = _join_leaves(
             api, paths, then_avals, else_avals,
             lambda path, a, b: (f"{path} is {a} from {then_name} but {b} from {else_name}; the "
@@ -404,7 +414,18 @@ def _traced_if(trace: Trace, p: Tracer, then, orelse, operands, api: str, python
     scalars = [_is_scalar(a) and _is_scalar(b) for a, b in zip(then_leaves, else_leaves)]
     sources = p.sources | _sources(then_leaves) | _sources(else_leaves)
     results = _results(trace, op, [*avals, *[_TAG_AVAL] * n_tags], sources, scalars + [True] * n_tags)
-    return pytree.unflatten(tree, _marked(results[:len(avals)], results[len(avals):], among))
+    dynamic = _marked(results[:len(avals)], results[len(avals):], among)
+    if any(same):
+        for i, r in zip(keep, dynamic):
+            fixed_leaves[i] = r
+        dynamic = fixed_leaves
+    return pytree.unflatten(tree, dynamic)
+
+
+def _same_static(a, b) -> bool:
+    """Whether two branch outputs are one Python number, not traced (bits too: -0.0, NaN)."""
+    return (type(a) is type(b) and type(a) in (bool, int, float, complex)
+            and (a is b or repr(a) == repr(b)))
 
 
 # -- loops ----------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from jitcore import compaction, index_forms
 from jitcore import primitives as prims
 from jitcore.control_flow import cond
 from jitcore.errors import ConcretizationError, JitTypeError, UnsupportedError
+from jitcore.ir.dialects.kernel import INDEX_OUT_OF_BOUNDS
 from jitcore.tracer import Tracer, as_scalar, fresh, needs_static, user_location
 
 # The statistics of a selection (quantile, median, histogram_of, bincount_of), installed by
@@ -102,7 +103,23 @@ class MaskedSelection:
         raise self._refusal("iteration")
 
     def __getitem__(self, key):
+        if self.mask.ndim == 1 and _is_int(key):  # res[0]: the first kept, IndexError if none
+            return self._item(key)
         raise self._refusal("indexing it")
+
+    def _item(self, i):
+        """The ``i``-th kept row (from the end where negative): the position where the running
+        count of kept ones reaches ``i + 1``; NumPy's IndexError, raised by the call, past the
+        count."""
+        trace = self.mask.owner_trace
+        kept = prims.convert(self.mask, np.dtype(np.int64))
+        count = prims.reduction("sum", kept)
+        i = prims.convert(i, np.dtype(np.int64)) if isinstance(i, Tracer) else \
+            prims.constant(trace, np.int64(i))
+        j = np.where(i < 0, i + count, i)
+        prims.raise_if((j < 0) | (j >= count), INDEX_OUT_OF_BOUNDS, (i, 0, count))
+        at = np.argmax(self.mask & (np.cumsum(kept) == j + 1))
+        return as_scalar(self.values[at]) if self.values.ndim == 1 else self.values[at]
 
     def __setitem__(self, key, value):
         raise self._refusal("writing into it (write x[mask] = v instead)")
@@ -848,6 +865,13 @@ def realign(values: Tracer, start, n: int, onto_start) -> Tracer:
 
 
 _ARANGES: dict[int, np.ndarray] = {}
+
+
+def _is_int(key) -> bool:
+    """An integer index: a Python or NumPy int (not a bool), or a traced 0-d integer."""
+    if isinstance(key, Tracer):
+        return key.ndim == 0 and key.dtype.kind in "iu"
+    return isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_))
 
 
 def _arange(n: int) -> np.ndarray:

@@ -331,8 +331,13 @@ def _draw_running(recorder, owner, method: str, args, kwargs):
     # then all of them c (a probability and a count)
     rising = [sum(traced[:i + 1]) for i in range(len(leaves))]
     tried = set()  # stand-ins that differ (0.25 and 0.5 are both 0 for an integer)
-    for c, rise in [(c, True) for c in _STAND_INS] + [(c, False) for c in _STAND_INS]:
-        stand = [_stand_in(x, c * r if rise else c) if t else x for x, t, r in zip(leaves, traced, rising)]
+    # last, each array's c spread over its elements (c / size): probabilities that sum to at
+    # most c whatever the length (multinomial's pvals of 6 or more categories)
+    modes = [(c, "rise") for c in _STAND_INS] + [(c, "flat") for c in _STAND_INS] + \
+        [(c, "spread") for c in _STAND_INS]
+    for c, mode in modes:
+        stand = [_stand_in(x, c * r if mode == "rise" else c / max(x.size, 1) if mode == "spread" else c)
+                 if t else x for x, t, r in zip(leaves, traced, rising)]
         seen = tuple(np.asarray(v).tobytes() for v, t in zip(stand, traced) if t)
         if seen in tried:
             continue

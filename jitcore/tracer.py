@@ -30,7 +30,7 @@ import numpy as np
 
 from jitcore import formatting
 from jitcore.dtypes import np_dtype
-from jitcore.errors import ConcretizationError, JitTypeError, TracerConversionError
+from jitcore.errors import ConcretizationError, JitTypeError, TracerConversionError, UnsupportedError
 from jitcore.ir.builder import Builder
 from jitcore.ir.core import Value
 from jitcore.ir.errors import JitcoreError
@@ -443,8 +443,8 @@ class Tracer:
             rounded = np.round(self)
             CHECK_INT_OF(rounded)
             return fresh(rounded.astype(np.int64), scalar=True, weak=True)
-        if self.weak and self.dtype == np.float64 and -22 <= operator.index(ndigits) <= 22:
-            return fresh(python_round(self, operator.index(ndigits)), scalar=True, weak=True)
+        if self.weak and self.dtype == np.float64:
+            return fresh(_python_float_round(self, operator.index(ndigits)), scalar=True, weak=True)
         out = np.round(self, ndigits)
         return fresh(out, scalar=True, weak=self.weak)
 
@@ -758,5 +758,24 @@ def refuse_traced(value, what: str) -> None:
     """Raise ``ConcretizationError`` if ``value`` (an axis, a shape, a count: an int or a sequence
     of ints) is or holds a traced value: NumPy needs it as a number while jitcore traces."""
     for v in value if isinstance(value, (tuple, list)) else (value,):
-        if isinstance(v, Tracer):
+        if isinstance(v, (tuple, list)):  # axes=((0, q), (1, 2)): nested too
+            refuse_traced(v, what)
+        elif isinstance(v, Tracer):
             raise needs_static(ConcretizationError(concretization_message(v, what)), v)
+
+
+def _python_float_round(x: Tracer, ndigits: int):
+    """``round(x, ndigits)`` of a Python float: CPython's limits first (past 323 digits ``x``
+    itself, before -308 a zero of its sign; a NaN or infinity is itself), else the exact
+    rounding of ``python_round``, which holds while ``10**|ndigits|`` is an exact double."""
+    if ndigits > 323:
+        return x
+    if ndigits < -308:
+        return np.where(np.isfinite(x), 0.0 * x, x)
+    if abs(ndigits) > 22:
+        raise UnsupportedError(
+            f"round(x, {ndigits}) of a traced Python float: jitcore rounds a float exactly (as "
+            f"Python does) only to at most 22 decimal places either side, where 10**ndigits is an "
+            f"exact double (at {user_location()}). Round to fewer places, or round outside the "
+            f"jitted function")
+    return python_round(x, ndigits)

@@ -85,6 +85,8 @@ def _select(test: Tracer, if_true, if_false):
                else np.logical_or(test, if_false))
         if all(python_number(v) for v in (test, if_true, if_false)):  # Python bools: a Python bool
             out = fresh(out, True, True)
+    elif python_number(if_true) and python_number(if_false):  # a and b of Python numbers: the
+        out = fresh(np.where(test, if_true, if_false), True, True)  # operand itself, a Python one
     else:
         out = np.where(test, if_true, if_false)[()]  # [()]: a scalar, as Python's operand is
     # x[0] > 0 or x[1]: np.True_ or an np.float64, as the data chooses (type_choice.py)

@@ -29,8 +29,9 @@ import numpy as np
 
 from jitcore import primitives as prims
 from jitcore.autograph.fsum import traced_fsum
+from jitcore.autograph.vector_norm import traced_dist, traced_hypot
 from jitcore.autograph.vectorized import VectorizedLoop
-from jitcore.errors import JitTypeError, JitValueError
+from jitcore.errors import JitTypeError, JitValueError, JitZeroDivisionError
 from jitcore.ir.dialects import kernel
 from jitcore.numpy.everyday import raise_at_first
 from jitcore.python_arithmetic import check_int_of
@@ -44,8 +45,9 @@ _UNARY = {"sqrt": np.sqrt, "exp": np.exp, "expm1": np.expm1, "exp2": np.exp2, "c
           "log2": np.log2, "log10": np.log10, "log1p": np.log1p, "degrees": np.degrees,
           "radians": np.radians}
 # math.pow is C's pow() (not NumPy's array forms of x ** 2): also per element under np.vectorize
-_BINARY = {"atan2": np.arctan2, "hypot": np.hypot, "copysign": np.copysign, "fmod": np.fmod,
+_BINARY = {"atan2": np.arctan2, "copysign": np.copysign, "fmod": np.fmod,
            "pow": lambda x, y: prims.ufunc(np.power, x, y, scalar_math=True)}
+_UNCHECKED = {"degrees", "radians"}  # plain products in CPython: never an error
 _POLE_IS_DOMAIN = {"log", "log2", "log10", "log1p", "atanh"}
 # Without a NumPy ufunc: the math library's (gamma and lgamma: C99's values at the poles).
 _SPECIAL = {name: (lambda kind: lambda x: prims.special_function(kind, x))(name)
@@ -80,13 +82,25 @@ def _domain_at_integer_poles(x):
     return [(pole, kernel.MATH_DOMAIN), (np.logical_not(pole), kernel.MATH_RANGE)]
 
 
-def _checked(name: str, compute):
+def _arity(name: str, args, low: int, high: int) -> None:
+    """Python's TypeError for a call with the wrong number of arguments: a NumPy ufunc would take
+    an extra one as ``out=`` (``math.atan2(y, x, z)``) and answer something else."""
+    if not low <= len(args) <= high:
+        want = f"exactly {low}" if low == high else f"{low} to {high}"
+        raise JitTypeError(f"math.{name}() takes {want} argument{'s' * (high != 1)} "
+                           f"({len(args)} given) (at {user_location()})")
+
+
+def _checked(name: str, compute, arity=(1, 1)):
     """``compute`` of the arguments as floats, with math's errors raised by the call."""
     def fn(*args, elementwise: bool = False):
         if not any(isinstance(a, Tracer) for a in args):
             return getattr(math, name)(*args)
+        _arity(name, args, *arity)
         xs = [_as_float(a, elementwise) for a in args]
         out = compute(*xs)
+        if name in _UNCHECKED:  # no error in Python: math.degrees(1e308) is inf
+            return fresh(out, scalar=True, weak=not elementwise)
         given_nan = np.zeros((), bool)
         given_finite = np.ones((), bool)
         for x in xs:
@@ -95,6 +109,11 @@ def _checked(name: str, compute):
         bad = (np.isnan(out) & ~given_nan) | (np.isinf(out) & given_finite)  # one check a call
         if name in _AT_INTEGER_POLES:
             raise_at_first(bad, np.broadcast_to(xs[0], np.shape(out)), _domain_at_integer_poles)
+        elif name == "pow":  # C's pow(0, y < 0) is a pole: Python's domain error, not a range one
+            pole = np.broadcast_to(np.equal(xs[0], 0), np.shape(out))
+            raise_at_first(bad, out, lambda v: [(np.logical_and(pole, np.isinf(v)), kernel.MATH_DOMAIN),
+                                                *((np.logical_and(np.logical_not(pole), c), k)
+                                                  for c, k in _domain_or_range(v))])
         else:
             raise_at_first(bad, out, kernel.MATH_DOMAIN if name in _POLE_IS_DOMAIN else _domain_or_range)
         return fresh(out, scalar=True, weak=not elementwise)  # a Python float: weak, as NEP 50 has it
@@ -103,8 +122,39 @@ def _checked(name: str, compute):
     return fn
 
 
-def _log(x, base=None):
-    return np.log(x) if base is None else np.log(x) / np.log(base)
+def _log(*args, elementwise: bool = False):
+    """``math.log(x)`` or ``math.log(x, base)``: each logarithm with its own domain error (a
+    ``base`` of 0 is one, not ``log(x) / -inf``), then Python's ZeroDivisionError for ``base``
+    1 (``log(x) / 0.0``)."""
+    if not any(isinstance(a, Tracer) for a in args):
+        return math.log(*args)
+    _arity("log", args, 1, 2)
+    logs = [_LOG(a, elementwise=elementwise) for a in args]
+    if len(logs) == 1:
+        return logs[0]
+    num, den = logs
+    if not isinstance(den, Tracer):  # a base known now: log(x, 1) always divides by zero
+        if den == 0.0:
+            raise JitZeroDivisionError(f"float division by zero (math.log(x, 1) at {user_location()})")
+    else:
+        raise_at_first(np.equal(den, 0.0), 0, kernel.FLOAT_DIVISION_BY_ZERO)
+    return fresh(num / den, scalar=True, weak=not elementwise)
+
+
+def _ldexp(x, i):
+    """``math.ldexp(x, i)``: ``i`` a Python int (an int, not a float, as Python's TypeError
+    says), an infinity from a finite ``x`` Python's OverflowError."""
+    if not any(isinstance(a, Tracer) for a in (x, i)):
+        return math.ldexp(x, i)
+    if isinstance(i, Tracer) and (i.dtype.kind not in "biu" or i.ndim) or \
+            not isinstance(i, Tracer) and not isinstance(i, (int, np.integer)):
+        raise JitTypeError(f"Expected an int as second argument to ldexp (at {user_location()})")
+    x = _as_float(x)
+    # past +-2200 every double is 0 or inf: clipped so int64's exponent never wraps
+    out = np.ldexp(x, np.clip(i, -2200, 2200).astype(np.int32) if isinstance(i, Tracer)
+                   else int(np.clip(i, -2200, 2200)))
+    raise_at_first(np.isinf(out) & np.isfinite(x), out, kernel.MATH_RANGE)
+    return fresh(out, scalar=True, weak=True)
 
 
 def _rounded_to_int(name: str, rounding):
@@ -189,10 +239,13 @@ def _fsum(seq):
     return traced_fsum(values)
 
 
-MATH_CALLS = {getattr(math, n): _checked(n, f) for n, f in {**_UNARY, **_BINARY}.items()}
+MATH_CALLS = {getattr(math, n): _checked(n, f) for n, f in _UNARY.items()}
+MATH_CALLS.update({getattr(math, n): _checked(n, f, (2, 2)) for n, f in _BINARY.items()})
 MATH_CALLS.update({getattr(math, n): _rounded_to_int(n, f)
                    for n, f in (("floor", np.floor), ("ceil", np.ceil), ("trunc", np.trunc))})
-MATH_CALLS[math.log] = _checked("log", _log)
+_LOG = _checked("log", np.log)
+MATH_CALLS[math.log] = _log
+MATH_CALLS[math.ldexp] = _ldexp
 MATH_CALLS.update({getattr(math, n): _checked(n, f) for n, f in _SPECIAL.items()})
 MATH_CALLS.update({getattr(math, n): _predicate(n, f)
                    for n, f in (("isnan", np.isnan), ("isinf", np.isinf), ("isfinite", np.isfinite))})
@@ -238,3 +291,5 @@ def _vectorize(*args, **kwargs):
 
 
 MATH_CALLS[np.vectorize] = _vectorize
+MATH_CALLS[math.hypot] = traced_hypot  # any number of coordinates: CPython's vector_norm
+MATH_CALLS[math.dist] = traced_dist

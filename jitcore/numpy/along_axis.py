@@ -49,9 +49,26 @@ def _check_indices(name: str, arr, indices, axis):
     return arr, axis
 
 
-def _untraced_target(name: str):
-    raise UnsupportedError(f"numpy.{name}: under jit the array written in place must be a traced one "
-                           f"(an argument or an array made inside the function; at {user_location()})")
+def _written(name: str, a, *others):
+    """The array ``np.{name}(a, ...)`` writes in place: ``a`` if traced; a NumPy array made
+    while tracing (``A = np.zeros((3, 3))``), or a global, as the traced copy every holder of
+    it reads from then on, as a subscript write ``A[i, i] = v`` makes it (``_writable``)."""
+    if isinstance(a, Tracer):
+        return a
+    if isinstance(a, np.ndarray):
+        from jitcore import calltime  # (here: calltime imports jitcore.numpy)
+        from jitcore.autograph.arrays import traced_copy
+
+        trace = next(x for x in others if isinstance(x, Tracer)).owner_trace
+        seen = calltime.written_array(trace, a, create=True)
+        return traced_copy(a, trace) if seen is None else seen
+    raise UnsupportedError(_UNTRACED.format(name=name, what=f"a {type(a).__name__}",
+                                            where=user_location()))
+
+
+_UNTRACED = ("numpy.{name}: under jit the array it writes in place must be an argument of the "
+             "jitted function or a NumPy array the function made (np.zeros((3, 3))), not {what} "
+             "(at {where}); make it with np.zeros/np.empty in the function, or pass it in")
 
 
 @implements(np.take_along_axis)
@@ -70,8 +87,7 @@ def put_along_axis(arr, indices, values, axis):
     """``arr`` written at ``indices`` along ``axis``, in place (returns None, as NumPy)."""
     if not traced(arr, indices, values):
         return np.put_along_axis(arr, indices, values, axis)
-    if not isinstance(arr, Tracer):
-        _untraced_target("put_along_axis")
+    arr = _written("put_along_axis", arr, indices, values)
     if axis is None:
         raise UnsupportedError("numpy.put_along_axis: axis=None (writing through the flattened array) "
                                f"is not supported under jit (at {user_location()})")
@@ -112,8 +128,7 @@ def fill_diagonal(a, val, wrap=False):
     positions (a tall 2-d array with ``wrap=True`` restarts below, as NumPy's)."""
     if not traced(a, val):
         return np.fill_diagonal(a, val, wrap)
-    if not isinstance(a, Tracer):
-        _untraced_target("fill_diagonal")
+    a = _written("fill_diagonal", a, val)
     if a.ndim < 2:
         raise JitValueError(f"array must be at least 2-d (numpy.fill_diagonal at {user_location()})")
     if a.ndim > 2 and len(set(a.shape)) != 1:
@@ -171,8 +186,7 @@ def put(a, ind, v, mode="raise"):
     (an index out of range raises IndexError after the call), 'wrap' or 'clip'."""
     if not traced(a, ind, v):
         return np.put(a, ind, v, mode)
-    if not isinstance(a, Tracer):
-        _untraced_target("put")
+    a = _written("put", a, ind, v)
     if mode not in ("raise", "wrap", "clip"):
         raise JitValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r}, "
                             f"numpy.put at {user_location()})")
@@ -202,8 +216,7 @@ def putmask(a, mask, values):
     """``a.flat[i] = values.flat[i % len(values)]`` where ``mask.flat[i]``, in place."""
     if not traced(a, mask, values):
         return np.putmask(a, mask, values)
-    if not isinstance(a, Tracer):
-        _untraced_target("putmask")
+    a = _written("putmask", a, mask, values)
     if np.size(mask) != a.size:
         raise JitValueError(f"putmask: mask and data must be the same size (numpy.putmask at "
                             f"{user_location()})")
@@ -221,8 +234,7 @@ def place(arr, mask, vals):
     needed), in place: the k-th true element takes ``vals[k % len(vals)]``."""
     if not traced(arr, mask, vals):
         return np.place(arr, mask, vals)
-    if not isinstance(arr, Tracer):
-        _untraced_target("place")
+    arr = _written("place", arr, mask, vals)
     if np.size(mask) != arr.size:
         raise JitValueError(f"place: mask and data must be the same size (numpy.place at "
                             f"{user_location()})")

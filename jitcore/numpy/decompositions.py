@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jitcore import failures, type_choice
+from jitcore import failures, masked, type_choice
 from jitcore import primitives as prims
 from jitcore.errors import UnsupportedError
 from jitcore.ir import dialects
@@ -279,8 +279,8 @@ def lstsq(a, b, rcond=None):
     """``numpy.linalg.lstsq``: the minimum-norm least-squares solution, the singular values at
     or below ``rcond`` times the largest dropped (``rcond`` None: ``eps * max(m, n)``), and
     NumPy's (x, residuals, rank, s). The residuals (squared norms of ``b - a x`` per column)
-    have shape (k,) when m > n and (0,) otherwise; NumPy gives (0,) also for a rank-deficient
-    ``a``, a shape fixed only at run time, so there jitcore still gives the sums. Complex
+    have shape (k,) when m > n and ``a`` has full column rank, (0,) otherwise: a length the rank
+    sets at run time, so a masked selection (``masked.py``) of the sums. Complex
     ``a`` or ``b``: through the real form (``_complex_lstsq``). Through the
     SVD, except a tall or square ``a`` of ``LSTSQ_QR_FROM`` columns or more, chosen from the
     static shape: through QR (``_least_squares_qr``), which compiles longer and runs faster."""
@@ -323,11 +323,20 @@ def lstsq(a, b, rcond=None):
     if m > n:
         residual = rhs - _family.matmul(a, x)
         resids = np.sum(residual * residual, axis=0)
+        # NumPy's rule: no residuals unless a has full column rank, a length the data sets, so a
+        # selection (as x[mask]) that is returned, measured or reduced as NumPy's array would be
+        full = np.broadcast_to(np.equal(rank, n), resids.shape)
+        resids = masked.select(resids, full).describe("np.linalg.lstsq(...)'s residuals", _RESIDUALS)
     else:
         resids = prims.constant(trace, np.zeros((0,), a.dtype))
     if vector:
         x = prims.reshape(x, (n,))
     return x, resids, prims.as_scalar(prims.convert(rank, np.dtype(np.int32))), s
+
+
+_RESIDUALS = ("NumPy gives them only when a has full column rank (else an empty array). Reduce "
+              "them at once (res.sum(), len(res) or res.size, np.sqrt(res)), return them, or "
+              "compute ((b - a @ x) ** 2).sum(axis=0) for the sums whatever the rank")
 
 
 def _complex_lstsq(a, b, rcond):

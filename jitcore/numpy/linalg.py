@@ -23,7 +23,7 @@ from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.ir.dialects.array import DotGeneralOp, SvdOp, free_dims
 from jitcore.ir.types import TensorType
 from jitcore.numpy.registry import UFUNCS, implements, traced
-from jitcore.tracer import Tracer, as_scalar, fresh, make_view, user_location
+from jitcore.tracer import Tracer, as_scalar, fresh, make_view, refuse_traced, user_location
 
 __all__ = ["diag", "diagonal", "dot", "einsum", "inner", "matmul", "outer", "tensordot", "trace", "vdot",
            "vecdot", *(name for name in ("matvec", "vecmat") if hasattr(np, name))]  # NumPy 2.2 on
@@ -229,6 +229,9 @@ def tensordot(a, b, axes=2):
     if not traced(a, b):
         return np.tensordot(a, b, axes)
     (a, b), _ = _operands(a, b)
+    # a traced axis (a loop's q) first, not listed as a sequence: the refusal that unrolls the
+    # loop over a constant range, as sum(axis=q)'s does
+    refuse_traced(axes, "the axes of numpy.tensordot")
     try:
         iter(axes)
     except TypeError:
@@ -236,8 +239,8 @@ def tensordot(a, b, axes=2):
         axes_a, axes_b = list(range(-n, 0)), list(range(n))
     else:
         axes_a, axes_b = axes
-    axes_a = [axes_a] if isinstance(axes_a, int) else list(axes_a)
-    axes_b = [axes_b] if isinstance(axes_b, int) else list(axes_b)
+    axes_a = [axes_a] if isinstance(axes_a, (int, np.integer)) else list(axes_a)
+    axes_b = [axes_b] if isinstance(axes_b, (int, np.integer)) else list(axes_b)
     norm_a = prims.normalize_axes(axes_a, a.ndim, "tensordot") if axes_a else ()
     norm_b = prims.normalize_axes(axes_b, b.ndim, "tensordot") if axes_b else ()
     if len(norm_a) != len(norm_b) or any(a.shape[i] != b.shape[j] for i, j in zip(norm_a, norm_b)):

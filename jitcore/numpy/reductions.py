@@ -649,6 +649,22 @@ def bincount(x, weights=None, minlength=0):
     return bincount_of(x, weights, minlength)
 
 
+def _traced_minlength(minlength: Tracer) -> str:
+    """What a traced ``minlength`` is and what to write instead: a bincount's length is its
+    result's shape, which compiled code must know."""
+    groups = minlength.counts is not None  # len(u) of u = np.unique(ids): the number of groups
+    what = (f"minlength is the length of {minlength.counts[0]}, a count the data sets (how many "
+            f"distinct values there are)" if groups else
+            "minlength is computed from traced data (x.max() + 1, say)")
+    bound = ("a static argument, or len(ids): the group numbers np.unique(ids, return_inverse=True) "
+             "gives are below it, and the bins past the last group are 0" if groups else
+             "a static argument (values at or past it raise IndexError when the function runs)")
+    return (f"numpy.bincount under jit needs a minlength known when compiling, since it sets the "
+            f"result's length, but {what} (at {user_location()}). Write minlength=K with K a "
+            f"Python int at least the number of bins ({bound}); then keep the first bins outside "
+            f"the jitted function, or reduce them at once (.sum(), .max())")
+
+
 def bincount_of(x, weights, minlength, selected: Tracer | None = None):
     """``bincount``'s traced body; ``selected`` (a boolean tracer of ``x``'s shape, from
     ``x[mask]``): only those elements are counted, the others add nothing."""
@@ -668,6 +684,8 @@ def bincount_of(x, weights, minlength, selected: Tracer | None = None):
     if x.dtype.kind not in "biu" or not np.can_cast(x.dtype, np.intp, "same_kind"):
         raise JitTypeError(f"Cannot cast array data from {x.dtype!r} to dtype('int64') according "
                            "to the rule 'safe'")
+    if isinstance(minlength, Tracer):
+        raise needs_static(ConcretizationError(_traced_minlength(minlength)), minlength)
     minlength = operator.index(minlength)
     if minlength < 0:
         raise ValueError("'minlength' must not be negative")

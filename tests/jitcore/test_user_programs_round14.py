@@ -51,7 +51,7 @@ def _bincount_without_minlength(labels):
 
 
 def _unique_counts(x):  # (returned, np.unique is compiled: tests/test_data_dependent_length.py)
-    return np.unique(x, return_counts=True)[1][0]  # (its len() compiles since session 47)
+    return np.unique(x, return_counts=True)[1][::2]  # (its len() since session 47, [0] since 50)
 
 
 def _polynomial_fit(x, y):
@@ -62,8 +62,8 @@ def _reduceat_traced_indices(x, idx):
     return np.logical_or.reduceat(x > 0, idx)  # (add, multiply, maximum, minimum compile: wrong49)
 
 
-def _flat_nonzero(x):  # (its .shape and len() compile since session 47: the count)
-    return np.flatnonzero(x > 0)[0]
+def _flat_nonzero(x):  # (its .shape and len() compile since session 47, [0] since 50)
+    return np.flatnonzero(x > 0)[::2]
 
 
 REFUSED = {
