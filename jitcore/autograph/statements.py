@@ -307,7 +307,9 @@ def _cannot_carry(name, value, what, line):
             "function cannot return as a Python object. Return arrays or numbers (a code: 0 or "
             "1, np.where(cond, a, b)), and choose the text outside the jitted function")
     text = (". A string chosen by traced data cannot be computed by compiled code: keep a code "
-            "(a bool or int) there, and choose the text from it outside the jitted function"
+            "(a bool or int) there, and choose the text from it outside the jitted function; "
+            f"text only printed can be picked by an expression ({name} = 'a' if test else 'b'), "
+            "which prints the one picked at each call"
             if kind in ("str", "bytes") else
             f". An index built as a list and changed ({name} = [slice(None)] * a.ndim; "
             f"{name}[axis] = 0; a[tuple({name})]) is such a value: build it in one expression "
