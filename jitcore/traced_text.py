@@ -90,6 +90,22 @@ def _texts_in(value, found: list):
     return value
 
 
+def numbered(value: str, trace, where: str):
+    """``(number, texts)``: a text a traced branch gives, as the number of the one it is among
+    ``texts`` (a traced choice's own, or itself alone), for the branch to give in its place;
+    the text is then picked at each call (``choice``). Text formatted from a value computed in
+    the branch (``where``) is refused: that value exists only inside it."""
+    index, options = getattr(value, "choice", None) or (0, (value,))
+    inner = [t for _, (t, _) in formatting.values_in(options, trace) if t.level >= trace.depth]
+    if inner:
+        from jitcore.tracer import needs_static
+        raise needs_static(refused(
+            f"text formatted from a value computed inside {where} ({inner[0].description()})",
+            "Compute the value before it (v = x.mean(); f\"{v:.2f}\" if ok else 'n/a'): the "
+            "text is then picked at each call"), *inner)
+    return index, options
+
+
 class _Slot(int):
     """Where an argument's TracedText goes, filled in at the call."""
 

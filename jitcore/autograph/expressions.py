@@ -13,7 +13,7 @@ import operator
 
 import numpy as np
 
-from jitcore import calltime, compaction, formatting, index_forms, pytree, traced_text, type_choice
+from jitcore import calltime, compaction, index_forms, pytree, traced_text, type_choice
 from jitcore import control_flow as cf
 from jitcore.autograph import appending, tables
 from jitcore.autograph.aliasing import chosen
@@ -201,15 +201,8 @@ def _text_aside(thunk, side: int, texts: dict):
         value = thunk()
         if not isinstance(value, str):
             return value
-        trace = current_trace()
-        index, options = getattr(value, "choice", None) or (0, (value,))
-        inner = [t for _, (t, _) in formatting.values_in(options, trace) if t.level >= trace.depth]
-        if inner:
-            raise needs_static(traced_text.refused(
-                f"text formatted from a value computed inside one side of 'x if test else y' "
-                f"whose test is traced ({inner[0].description()})",
-                "Compute the value before it (v = x.mean(); f\"{v:.2f}\" if ok else 'n/a'): "
-                "the text is then picked at each call"), *inner)
+        index, options = traced_text.numbered(value, current_trace(),
+                                              "one side of 'x if test else y' whose test is traced")
         texts[side] = options
         return index
 

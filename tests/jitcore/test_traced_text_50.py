@@ -277,3 +277,57 @@ def test_every_str_operation_is_joined_deferred_or_refused():
     for name in ("__float__", "__int__", "__complex__", "__bool__", "__hash__"):
         assert name in TracedText.__dict__, name
     assert set(_DEFERRED) <= set(dir(str))
+
+
+def levels(d, p):
+    for k in range(d.shape[0]):  # a compiled loop; the ifs' conditions are traced
+        v = d[k]
+        lab = "mid"
+        if p[k] < 0.3:
+            lab = "low"
+        elif p[k] > 0.7:
+            lab = "high"
+        if v >= 0:
+            sign, tag = "+", f"{v:.1f}"
+        else:
+            sign, tag = "-", "neg"
+        print(f"{lab:>5}|{sign}|{tag:^9}|", lab.upper(), ("!" if v > 1 else "") + tag)
+    return d
+
+
+@_SETTINGS
+@given(st.lists(st.tuples(_FLOATS, st.floats(0, 1)), min_size=1, max_size=7))
+def test_text_assigned_in_a_traced_if_statement_prints_as_python_hypothesis(rows):
+    d, p = np.array([r[0] for r in rows]), np.array([r[1] for r in rows])
+    assert_same(levels, _jitted_levels, d, p)
+
+
+_jitted_levels = jc.jit(levels)
+
+
+def test_text_of_a_traced_if_statement_returned_or_mixed_is_refused():
+    def returned(x):
+        if x[0] > 0:
+            s = "#"
+        else:
+            s = "."
+        return s
+
+    def mixed(x):
+        s = "none"
+        if x[0] > 0:
+            s = 1
+        print(s)
+
+    def inner(x):
+        if x[0] > 0:
+            s = f"{x.sum():.2f}"
+        else:
+            s = "n/a"
+        print(s)
+    with pytest.raises(jc.JitTypeError, match="string chosen by traced data"):
+        jc.jit(returned)(np.ones(2))
+    with pytest.raises(jc.UnsupportedError, match="'s' holds a"):
+        jc.jit(mixed)(np.ones(2))
+    with pytest.raises(jc.ConcretizationError, match="computed inside a branch of the if"):
+        jc.jit(inner)(np.ones(2))

@@ -76,7 +76,7 @@ def _shuffled(x, rng):
 @pytest.mark.parametrize("fn, args, error, words", [
     (_none_on_one_path, (), jc.JitTypeError, r"return <array or number> against return None\)"),
     (_report, (), jc.JitTypeError, "is a str.*string chosen by traced data.*choose the text outside"),
-    (_symbol, (), jc.UnsupportedError, "string chosen by traced data.*outside the jitted function"),
+    (_symbol, (), jc.JitTypeError, "string chosen by traced data.*outside the jitted function"),
     (_shuffled, (np.random.default_rng(0),), jc.UnsupportedError, r"a = rng.permutation\(a\)"),
 ], ids=["none-on-one-path", "str-chosen", "str-variable", "shuffle"])
 def test_messages_say_what_to_do(fn, args, error, words):
