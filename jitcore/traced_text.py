@@ -152,18 +152,20 @@ _STORING = (list, dict, set, tuple)
 _FRAMES = frozenset(("sys", "inspect", "traceback", "builtins", "warnings", "logging"))
 
 
-def unread(f, forced: bool = False):
+def unread(f, forced: bool = False, named=None):
     """``f``, a library's function or a C function the converted code calls: refused a TracedText
     among its arguments (it would read the placeholder as text), except plain str's methods that
     join it as text (``"-".join(labels)``, ``"{:>8}".format(s)``), whose result is one.
-    ``forced``: ``f`` is jitcore's own version of one that reads text (``int``, ``np.array``)."""
+    ``forced``: ``f`` is jitcore's own version of one that reads text (``int``, ``np.array``),
+    ``named`` that one, whose name the refusal gives."""
     owner, name = getattr(f, "__self__", None), getattr(f, "__name__", "")
     module = str(getattr(f, "__module__", ""))
     if not forced and type(owner) is not str and not reads(f) and (
             module in _FRAMES or module.startswith("jitcore") or isinstance(owner, _STORING)):
         return f  # (containers store text; a TracedText's methods check themselves)
     joins = type(owner) is str and name in _JOINING
-    what = f"{'str.' if type(owner) is str else ''}{getattr(f, '__qualname__', name)}()"
+    shown = named if named is not None else f
+    what = f"{'str.' if type(owner) is str else ''}{getattr(shown, '__qualname__', name)}()"
 
     # C code calling back (str.format formatting a traced value) sees this frame, not the user's
     # frame it was called from: their text is the user's, as it was

@@ -109,7 +109,7 @@ def call(f):
     except TypeError:  # unhashable callable
         special = None
     if special is not None:  # (jitcore's int(), np.array(): refused text, as Python's own would read it)
-        return traced_text.unread(special, forced=True) if traced_text.reads(f) else special
+        return traced_text.unread(special, forced=True, named=f) if traced_text.reads(f) else special
     if isinstance(f, np.vectorize):
         return math_calls.traced_vectorize(f)
     if isinstance(f, ABCPolyBase):  # Polynomial(c)(x), Chebyshev(c)(x), ...

@@ -208,6 +208,8 @@ _REFUSED = {
     r"str.count\(\) .*plain": lambda s: "2.000".count(s),
     r"ord\(\)": lambda s: ord(s),
     r"int\(\) .*base": lambda s: int(s, 16),
+    r"float\(\) given it": lambda s: float("%s" % s),
+    r"array\(\) given it": lambda s: np.array([s]),
 }
 
 
