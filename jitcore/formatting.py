@@ -9,6 +9,11 @@ around the value's repr, between private-use characters. What prints the text or
 from compiled code (``print``, ``raises``) passes those values to its callback and fills each
 placeholder in with ``format(value, spec)`` at each call. A placeholder anywhere else (text the
 function returns) is refused; jitcore's own messages format values as before.
+
+Such text is a ``TracedText`` (``jitcore/traced_text.py``): what Python's str operations would
+do with its placeholders is either joined as text (``+``, ``join``, an f-string around it) or
+a ``TextOp``, a placeholder of its own that makes the text from its inputs' filled-in text at
+each call (``s.rjust(8)``, ``f"{s:>8}"``), or refused.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import contextlib
 import re
 import threading
 
-from jitcore.errors import ConcretizationError, UnsupportedError
+from jitcore.errors import ConcretizationError, JitTypeError, UnsupportedError
 from jitcore.kind_conversion import convert_by_tag
 
 _OPEN, _MID, _CLOSE = "\ue000", "\ue001", "\ue002"
@@ -70,9 +75,30 @@ def placeholder(tracer, spec: str) -> str:
             "jitcore this function's source (a function made by exec() or typed at 'python -'), so "
             "its print and f-strings run once, while compiling, without the values. Define the "
             "function in a file (a module or a script), or print with jitcore.debug_print")
+    if holds(spec):
+        raise ConcretizationError(
+            f"the format spec {shown(spec)!r} of a traced value ({tracer.description()}) is made "
+            "from a traced value; a spec (a width, a precision) needs its characters while "
+            "compiling. Give the width as a number of the function's own (f\"{x:>{w}}\" with an int w)")
     formatted = tracer.owner_trace.formatted
     formatted.append((tracer, spec))
     return f"{_OPEN}{len(formatted) - 1}{_MID}{tracer.description()}{_CLOSE}"
+
+
+class TextOp:
+    """A placeholder's text made at each call from the filled-in ``texts`` (and the value of
+    the traced value it stands for, if any: a traced choice's condition): ``apply(filled, value)``."""
+
+    __slots__ = ("texts", "apply")
+
+    def __init__(self, texts, apply):
+        self.texts, self.apply = tuple(texts), apply
+
+
+def deferred(trace, op: TextOp, tracer=None) -> str:
+    """The placeholder of text ``op`` makes at each call (``tracer``: the value it needs)."""
+    trace.formatted.append((tracer, op))
+    return f"{_OPEN}{len(trace.formatted) - 1}{_MID}text{_CLOSE}"
 
 
 def python_type(value):
@@ -83,13 +109,28 @@ def python_type(value):
 
 def holds(value) -> bool:
     """Whether ``value`` is text holding a placeholder."""
-    return isinstance(value, str) and _OPEN in value
+    # (str's own test: a TracedText refuses ``in`` of the user's)
+    return isinstance(value, str) and str.__contains__(value, _OPEN)
+
+
+def _reached(texts, trace, seen: dict) -> dict:
+    """The placeholders ``texts`` hold, and those the text operations among them read."""
+    for text in texts:
+        if holds(text):
+            for match in _PLACEHOLDER.finditer(text):
+                index = int(match.group(1))
+                if index not in seen:
+                    seen[index] = None
+                    spec = trace.formatted[index][1]
+                    if isinstance(spec, TextOp):
+                        _reached(spec.texts, trace, seen)
+    return seen
 
 
 def values_in(texts, trace) -> list:
-    """The traced values whose placeholders ``texts`` hold, in order of first appearance."""
-    indices = dict.fromkeys(int(m.group(1)) for t in texts if holds(t) for m in _PLACEHOLDER.finditer(t))
-    return [(i, trace.formatted[i]) for i in indices]
+    """The traced values whose placeholders ``texts`` hold (or the text operations among them
+    read), in order of first appearance."""
+    return [(i, trace.formatted[i]) for i in _reached(texts, trace, {}) if trace.formatted[i][0] is not None]
 
 
 def filler(texts, trace):
@@ -108,14 +149,21 @@ def filler(texts, trace):
         if not holds(text):
             return text
 
-        def one(match):
-            k = position[int(match.group(1))]
+        def value_of(k):
             value = values[k]
             value = value[()] if getattr(value, "ndim", None) == 0 else value
             if chosen[k] is not None:
-                value = convert_by_tag(value, chosen[k][1], values[tag_at[k]])
-            elif python[k] is not None:
-                value = python[k](value)
+                return convert_by_tag(value, chosen[k][1], values[tag_at[k]])
+            return python[k](value) if python[k] is not None else value
+
+        def one(match):
+            index = int(match.group(1))
+            op = trace.formatted[index][1]
+            if isinstance(op, TextOp):  # s.rjust(8): made from its inputs' text at this call
+                value = value_of(position[index]) if index in position else None
+                return op.apply([fill(t, values) for t in op.texts], value)
+            k = position[index]
+            value = value_of(k)
             if specs[k] == REPR:
                 return repr(value)
             return str(value) if specs[k] == STR else format(value, specs[k])
@@ -125,14 +173,27 @@ def filler(texts, trace):
     return [tracer for _, (tracer, _) in found] + [c[0] for c in chosen if c is not None], fill
 
 
-def refusal(text, where: str) -> ConcretizationError | None:
+def shown(text) -> str:
+    """``text`` as jitcore's messages show it: ``{...}`` for each placeholder."""
+    return _PLACEHOLDER.sub("{...}", text)
+
+
+def refusal(text, where: str) -> ConcretizationError | JitTypeError | None:
     """For text holding a placeholder that no callback will fill in (it is needed while
     compiling), the error to raise; else None."""
     if not holds(text):
         return None
-    shown = _PLACEHOLDER.sub(lambda m: "{...}", text)
+    trace = getattr(text, "_trace", None)  # (a TracedText's: does it hold a traced choice?)
+    entries = [trace.formatted[i] for i in _reached([text], trace, {})] if trace is not None else []
+    if any(isinstance(op, TextOp) and tracer is not None for tracer, op in entries):
+        return JitTypeError(
+            f"the text {shown(text)!r}, {where}, is a str chosen by traced data ('a' if x > 0 "
+            "else 'b'): a string chosen by traced data cannot be computed by compiled code, "
+            "which computes numbers, not text. Compute a code (a bool or int: ok = err < tol), "
+            "return it, and choose the text outside the jitted function ('converged' if ok "
+            "else 'failed'); printed in the function, the text picked is printed at each call")
     return ConcretizationError(
-        f"the text {shown!r} formats a traced value and is {where}, where it is needed while "
+        f"the text {shown(text)!r} formats a traced value and is {where}, where it is needed while "
         "compiling; a traced value has no data then. Print it (print(f\"...\") prints at each "
         "call), raise it, or return the value itself and format it outside the function.")
 

@@ -28,7 +28,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from jitcore import formatting
+from jitcore import formatting, traced_text
 from jitcore.dtypes import np_dtype
 from jitcore.errors import ConcretizationError, JitTypeError, TracerConversionError, UnsupportedError
 from jitcore.ir.builder import Builder
@@ -390,12 +390,12 @@ class Tracer:
     def __repr__(self) -> str:
         # The user's code (repr(x), f"{x!r}"): a placeholder, as __format__'s
         if formatting.for_user(sys._getframe(1).f_code.co_filename, is_user_file):
-            return formatting.placeholder(self, formatting.REPR)
+            return traced_text.placeholder(self, formatting.REPR)
         return self.description()
 
     def __str__(self) -> str:
         if formatting.for_user(sys._getframe(1).f_code.co_filename, is_user_file):  # str(x): float32's digits
-            return formatting.placeholder(self, formatting.STR)
+            return traced_text.placeholder(self, formatting.STR)
         return self.description()
 
     def description(self) -> str:
@@ -421,7 +421,7 @@ class Tracer:
         # The user's code (an f-string of theirs, not jitcore's messages): a placeholder,
         # filled in when the compiled code prints or raises it
         if formatting.for_user(sys._getframe(1).f_code.co_filename, is_user_file):
-            return formatting.placeholder(self, spec)
+            return traced_text.placeholder(self, spec)
         if not spec:
             return self.description()
         self._concretize(f"formatting with {spec!r} (f\"{{x:{spec}}}\"; to print a traced value "

@@ -1787,8 +1787,8 @@ MUTANTS = [
            "isinstance(flag, bool) False for a Python bool argument (before session 43)",
            ("tests/jitcore/test_python_types.py",)),
     Mutant("percent-format-refused", "jitcore/autograph/transform.py",
-           "        if isinstance(node.op, ast.Mod) and (isinstance(node.left, ast.JoinedStr) or isinstance(",
-           "        if False and (isinstance(node.left, ast.JoinedStr) or isinstance(",
+           "        if isinstance(node.op, ast.Mod) and (formatted or isinstance(",
+           "        if False and (formatted or isinstance(",
            "'%.3f' % loss called float() of a traced value (before session 43)",
            ("tests/jitcore/test_formatting.py",)),
     Mutant("print-options-of-the-caller", "jitcore/autograph/runtime.py",
@@ -2372,6 +2372,18 @@ MUTANTS = [
            "hypot's squares lose their rounding error: a last-bit difference from CPython's "
            "vector_norm on some coordinates",
            ("tests/jitcore/test_wrong_answers_50.py",)),
+    Mutant("traced-text-len-unguarded", "jitcore/traced_text.py",
+           "    if _name not in TracedText.__dict__ and _name not in _MACHINERY:",
+           "    if _name not in TracedText.__dict__ and _name not in _MACHINERY and _name != \"__len__\":",
+           "one str operation left to str: len(f\"{x:.3f}\") counts the placeholder's 17 "
+           "characters and returns it, silently",
+           ("tests/jitcore/test_traced_text_50.py",)),
+    Mutant("traced-text-method-on-placeholder", "jitcore/traced_text.py",
+           "        return defer(self._trace, method, self, *args, **kwargs)",
+           "        return TracedText(method(self, *args, **kwargs), self._trace)",
+           "s.rjust(8), s.zfill(4), s.upper() of formatted text run on the placeholder: printed "
+           "tables lose their padding",
+           ("tests/jitcore/test_traced_text_50.py",)),
 ]
 
 

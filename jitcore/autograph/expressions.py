@@ -13,7 +13,7 @@ import operator
 
 import numpy as np
 
-from jitcore import calltime, compaction, failures, index_forms, pytree, type_choice
+from jitcore import calltime, compaction, failures, index_forms, pytree, traced_text, type_choice
 from jitcore import control_flow as cf
 from jitcore.autograph import appending, tables
 from jitcore.autograph.aliasing import chosen
@@ -161,6 +161,8 @@ def compare(left, *pairs, rich=None):
     value = True
     for op, right in pairs:
         b = right()
+        if op in ("in", "not in") and isinstance(a, traced_text.TracedText) and isinstance(b, str):
+            raise traced_text.refused("'in' (s in 'text')")  # (str's own 'in' reads a's characters)
         this = rich(op, a, b) if rich is not None and op in _RICH else _COMPARE[op](a, b)
         value = this if value is True else and_(lambda: value, lambda: this)  # noqa: B023
         if not isinstance(value, Tracer) and not value:
@@ -177,9 +179,36 @@ def if_exp(test, then, orelse):
         then, orelse = index_forms.refining(then, x, holds), index_forms.refining(orelse, x, fails)
     test = _one_truth_value(test, "the test of 'x if test else y'")
     # Each side only where Python would evaluate it: 'x[i] if i < n else 0' never reads x[n].
-    made_a, made_b = [], []
+    made_a, made_b, texts = [], [], {}
+    then, orelse = _text_aside(then, 0, texts), _text_aside(orelse, 1, texts)
     a, b = _arm(test, then, made_a), _arm(np.logical_not(test), orelse, made_b)
+    if len(texts) == 2:  # "+" if d >= 0 else "-": the text picked at each call, by its number
+        index = np.where(test, a, np.add(b, len(texts[0])))
+        return traced_text.choice(test.owner_trace, index, texts[0] + texts[1])
+    if texts:
+        other = type(made_b[0] if 0 in texts else made_a[0]).__name__
+        raise needs_static(JitTypeError(
+            f"'x if test else y' at {user_location()} gives a str on one side and a {other} on "
+            "the other, and its test is traced: which one it is depends on the data. Give both "
+            "sides text (f\"{v:.2f}\" if ok else 'n/a'), or both numbers"), test)
     return _joined(test, a, b, made_a[0], made_b[0])
+
+
+def _text_aside(thunk, side: int, texts: dict):
+    """``thunk``, which sets the texts it can give aside in ``texts[side]`` (one, or a traced
+    choice's: "***" if p < .001 else "**" if ...) and gives the traced branch the number of
+    the one it gives in their place. Text formatted from a value computed in the branch is
+    refused: that value exists only inside the branch."""
+    def run():
+        value = thunk()
+        if not isinstance(value, str):
+            return value
+        index, options = traced_text.numbered(value, current_trace(),
+                                              "one side of 'x if test else y' whose test is traced")
+        texts[side] = options
+        return index
+
+    return run
 
 
 # What a side of 'x if test else y' raises while traced that NumPy or Python raise only where
@@ -218,6 +247,8 @@ def _joined(test, a, b, made_a, made_b):
             "function cannot return. Give both sides values (np.nan, -1, an empty result)"), test)
     if a is None:
         return None
+    if isinstance(a, str) and isinstance(b, str):  # "+" if d >= 0 else "-": picked at each call
+        return traced_text.choice(test.owner_trace, test, a, b)
     try:
         out = np.where(test, a, b)
     except (JitTypeError, JitValueError) as e:  # sides of shapes that do not broadcast

@@ -9,7 +9,8 @@ import re
 import numpy as np
 
 from jitcore.errors import ConcretizationError
-from jitcore.formatting import REPR, STR, placeholder
+from jitcore.formatting import REPR, STR
+from jitcore.traced_text import TracedText, defer, joined, placeholder
 from jitcore.tracer import Tracer
 
 # printf-style conversions: %[(key)][flags][width][.precision][length]type
@@ -23,8 +24,10 @@ def percent(text: str, args):
     becomes a placeholder formatted as its conversion formats it (``%.3f``, ``%5d``, ``%s``,
     ``%r``); the others are formatted now. Without traced values, Python's ``%`` itself."""
     values = args if isinstance(args, tuple) else (args,)
-    if not any(isinstance(v, Tracer) for v in (values if not isinstance(args, dict) else args.values())):
-        return text % args
+    given = values if not isinstance(args, dict) else args.values()
+    if not any(isinstance(v, (Tracer, TracedText)) for v in given):
+        return text % args  # (a TracedText template's own %: made at each call)
+    text = str.__str__(text)  # (a TracedText's placeholders hold no %: walked as text)
     pieces, position, end = [], 0, 0
     for match in _PERCENT.finditer(text):
         pieces.append(text[end:match.start()])
@@ -44,11 +47,14 @@ def percent(text: str, args):
         own = match.group(0)
         if match["key"] is not None:
             own = own.replace(f"({match['key']})", "", 1)
+        if isinstance(value, TracedText):  # "%-8s" % label: padded at each call, as Python pads
+            pieces.append(defer(value._trace, str.__mod__, own, (value,)))
+            continue
         pieces.append(_conversion(match, value) if isinstance(value, Tracer) else own % (value,))
     if not isinstance(args, dict) and position < len(values):
         raise TypeError("not all arguments converted during string formatting")
     pieces.append(text[end:])
-    return "".join(pieces)
+    return joined("".join(pieces))
 
 
 def _conversion(match, tracer) -> str:

@@ -13,7 +13,7 @@ import types
 import numpy as np
 from numpy.polynomial._polybase import ABCPolyBase
 
-from jitcore import calltime, failures, formatting, kind_conversion, pytree, random
+from jitcore import calltime, failures, formatting, kind_conversion, pytree, random, traced_text
 from jitcore import primitives as prims
 from jitcore.autograph import convert, expressions, local_arrays, math_calls, operators, outputs, vectorized
 from jitcore.autograph.arrays import at_call, out_call, out_part, ufunc_method
@@ -43,15 +43,16 @@ from jitcore.autograph.statements import (
 )
 from jitcore.autograph.unbound import Undefined, bound
 from jitcore.debugging import debug_callback
-from jitcore.errors import ConcretizationError, TracerConversionError, UnsupportedError
+from jitcore.errors import ConcretizationError, JitTypeError, TracerConversionError, UnsupportedError
 from jitcore.masked import MaskedSelection
 from jitcore.numpy.orthogonal_series import call_series
+from jitcore.traced_text import joined
 from jitcore.tracer import Tracer, current_trace, print_options, user_location
 
 __all__ = ["and_", "at_call", "attempt", "aug_assign", "aug_setitem", "bound", "bound_before", "call",
            "caught", "compare",
            "comprehension", "comprehension_call", "comprehension_test", "converted", "filtered",
-           "error_of", "failed", "is_traced", "reraise_refusal", "restored", "uncaught",
+           "error_of", "failed", "is_traced", "joined", "reraise_refusal", "restored", "uncaught",
            "fill", "for_stmt", "getitem", "holders", "if_exp", "if_stmt",
            "percent", "nested_aug_setitem", "nested_setitem", "nonlocal_write", "not_", "or_",
            "out_call", "out_part",
@@ -124,8 +125,8 @@ def call(f):
         special = BUILTINS.get(f)
     except TypeError:  # unhashable callable
         special = None
-    if special is not None:
-        return special
+    if special is not None:  # (jitcore's int(), np.array(): refused text, as Python's own would read it)
+        return traced_text.unread(special, forced=True, named=f) if traced_text.reads(f) else special
     if isinstance(f, np.vectorize):
         return math_calls.traced_vectorize(f)
     if isinstance(f, ABCPolyBase):  # Polynomial(c)(x), Chebyshev(c)(x), ...
@@ -151,7 +152,10 @@ def call(f):
             calltime.register(f)  # not a function defined while tracing: its cells hold its arrays
         if isinstance(f, type) and not f.__module__.startswith(("builtins", "numpy", "jitcore")):
             return _noting_made(f)
-    return converted(f)
+    made = converted(f)
+    # a library's function or C's (not the user's, converted) given text made from a traced
+    # value would read its placeholder: refused, or joined as text ("-".join(labels))
+    return traced_text.unread(f) if made is f else made
 
 
 def _fill_outer(array):
@@ -339,6 +343,28 @@ def _print(*args, sep=" ", end="\n", file=None, flush=False):
 
 
 BUILTINS[builtins.print] = _print
+
+
+def _radix(builtin, spec: str):
+    """``bin(k)``, ``hex(k)``, ``oct(k)``: of a traced integer, ``format(k, spec)`` at each call
+    (Python's text, ``-0b101`` for -5); anything else to Python's own (its TypeError for a float)."""
+    def radix(value):
+        integer = isinstance(value, Tracer) and (value.dtype.kind in "iu" or (
+            value.dtype.kind == "b" and formatting.python_type(value) is bool))  # True, not np.True_
+        if integer and not value.ndim:
+            return traced_text.placeholder(value, spec)
+        if isinstance(value, Tracer) and not value.ndim and value.dtype.kind in "fcb":  # Python's words
+            kind = formatting.python_type(value)
+            raise JitTypeError(f"'{kind.__name__ if kind else 'numpy.' + value.dtype.name}' object "
+                               f"cannot be interpreted as an integer (at {user_location()})")
+        return builtin(value)
+
+    return radix
+
+
+BUILTINS[builtins.bin] = _radix(builtins.bin, "#b")
+BUILTINS[builtins.hex] = _radix(builtins.hex, "#x")
+BUILTINS[builtins.oct] = _radix(builtins.oct, "#o")
 
 
 def binary(name: str, left, right):

@@ -19,7 +19,7 @@ import warnings
 
 import numpy as np
 
-from jitcore import calltime, compile_time, index_forms, pytree
+from jitcore import calltime, compile_time, index_forms, pytree, traced_text
 from jitcore import control_flow as cf
 from jitcore import primitives as prims
 from jitcore.autograph import analysis, appending, effects, loop_exit, raises, tables, unbound
@@ -318,7 +318,9 @@ def _cannot_carry(name, value, what, line):
             "function cannot return as a Python object. Return arrays or numbers (a code: 0 or "
             "1, np.where(cond, a, b)), and choose the text outside the jitted function")
     text = (". A string chosen by traced data cannot be computed by compiled code: keep a code "
-            "(a bool or int) there, and choose the text from it outside the jitted function"
+            "(a bool or int) there, and choose the text from it outside the jitted function; "
+            f"text only printed can be picked by an expression ({name} = 'a' if test else 'b'), "
+            "which prints the one picked at each call"
             if kind in ("str", "bytes") else
             f". An index built as a list and changed ({name} = [slice(None)] * a.ndim; "
             f"{name}[axis] = 0; a[tuple({name})]) is such a value: build it in one expression "
@@ -455,9 +457,12 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
                 "or in both branches")
         filled.add(i)
     for name, value in zip(names, init):
-        if not isinstance(value, Undefined) and not _carriable(value):
+        if not isinstance(value, Undefined) and not _carriable(value) and not isinstance(value, str):
             raise _cannot_carry(name, value, "if", line)
-    carried = [i for i, v in enumerate(init) if not isinstance(v, Undefined) and i not in shared.held]
+    # text (label = "low" before, "high" in a branch): each branch gives the number of its text,
+    # the text is picked at each call (traced_text.numbered); the first branch's texts first
+    texts: tuple[dict, dict] = ({}, {})
+    carried = [i for i, v in enumerate(init) if not isinstance(v, (Undefined, str)) and i not in shared.held]
     first_type = {}
     sides = ({}, {})  # per branch traced (first, second): the array objects from outside it
     # names the branches get as they are (``run``): their writes reach their arrays directly
@@ -495,6 +500,8 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
         for i, name in enumerate(names):
             if name in dead:  # read first in a branch, never after the if: not carried
                 out[i] = full[i]
+            elif name not in local and i not in shared.held and (isinstance(out[i], str) or i in texts[0]):
+                out[i] = _text_number(i, out[i], first)
         bound_here = {i: unbound.given_flag(out[i], full[i], was) for i, was in tracked.items()}
         writes.saw(full, out)
         for i, (name, v) in enumerate(zip(names, out)):
@@ -532,6 +539,16 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
         given.update(shared.current())
         return given
 
+    def _text_number(i, value, first: bool):
+        if not isinstance(value, str) or not first and i not in texts[0]:
+            raise _cannot_carry(names[i], value if isinstance(value, str) else full_text(i), "if", line)
+        index, options = traced_text.numbered(value, current_trace(), f"a branch of the if at {where(line)}")
+        texts[0 if first else 1][i] = options
+        return index if first else index + len(texts[0][i])
+
+    def full_text(i):
+        return texts[0][i][0]
+
     # variables that may be unbound as the if starts (no value, or one a statement noted): each
     # branch gives out whether it leaves them bound (``unbound``)
     tracked = {i: np.False_ if isinstance(v, Undefined) else unbound.flag(v)
@@ -548,6 +565,8 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
                           python_types=True)
         else:
             out = cf.cond(pred, branch(then_fn, True), branch(else_fn, False), *operands, python_types=True)
+    for i, options in texts[1].items():  # the text picked at each call, by its number
+        out[names[i]] = traced_text.choice(current_trace(), out[names[i]], texts[0][i] + options)
     picks = {i: out.pop(_PICKED + names[i]) for i in flags if _PICKED + names[i] in out}
     bounds = {i: out.pop(unbound.KEY + names[i]) for i in tracked if unbound.KEY + names[i] in out}
     shared.finish(out)

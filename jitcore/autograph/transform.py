@@ -512,9 +512,23 @@ class Expressions(_LinedTransformer):
                                            node.operand), node)
         return ast.copy_location(_call(_helper("not_"), node.operand), node)
 
+    def visit_JoinedStr(self, node):
+        """``f"a {x:.3f} b"`` -> ``joined(f"...")``: text holding a traced value's placeholder is
+        a TracedText (``jitcore/traced_text.py``), whose str operations cannot read the
+        placeholder. (A field's format spec is an f-string of its own, left as one.)"""
+        for value in node.values:
+            if isinstance(value, ast.FormattedValue):
+                value.value = self.visit(value.value)
+                if value.format_spec is not None:
+                    for inner in value.format_spec.values:
+                        if isinstance(inner, ast.FormattedValue):
+                            inner.value = self.visit(inner.value)
+        return ast.copy_location(_call(_helper("joined"), node), node)
+
     def visit_BinOp(self, node):
+        formatted = isinstance(node.left, ast.JoinedStr)
         self.generic_visit(node)
-        if isinstance(node.op, ast.Mod) and (isinstance(node.left, ast.JoinedStr) or isinstance(
+        if isinstance(node.op, ast.Mod) and (formatted or isinstance(
                 node.left, ast.Constant) and isinstance(node.left.value, str)):
             # "%.3f" % loss: a traced value's conversion is filled in at each call, as f-strings'
             return ast.copy_location(_call(_helper("percent"), node.left, node.right), node)
@@ -528,7 +542,7 @@ class Expressions(_LinedTransformer):
         self.generic_visit(node)
         if _has_walrus(node):
             return node
-        if len(node.ops) == 1:
+        if len(node.ops) == 1 and not isinstance(node.ops[0], (ast.In, ast.NotIn)):  # ('in': compare's check)
             if type(node.ops[0]) not in _RICH or isinstance(node.left, ast.Constant) and isinstance(
                     node.comparators[0], ast.Constant):
                 return node

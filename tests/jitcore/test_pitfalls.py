@@ -16,6 +16,7 @@ import pytest
 
 import jitcore as jc
 import jitcore.numpy as jnp
+from jitcore import formatting
 from tests.oracle import assert_matches, assert_prints_as_numpy
 
 THIS_FILE = os.path.abspath(__file__)
@@ -471,8 +472,9 @@ def format_traced(x):
 
 
 def label_traced(x):
-    # while tracing, the text holds a placeholder around the value's repr (jitcore.formatting)
-    assert "Traced<f64[]>" in f"{x.sum()}"
+    # while tracing, the text holds a placeholder around the value's repr (jitcore.formatting),
+    # which jitcore's own test finds; the user's 'in' on it is refused (jitcore/traced_text.py)
+    assert formatting.holds(f"{x.sum()}")
     return x
 
 
