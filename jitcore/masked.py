@@ -180,7 +180,6 @@ class MaskedSelection:
                 return x.values
             aligned = aligned_onto(x, self)  # xc[:-k] * xc[k:]: equal lengths, other offsets
             if aligned is None and pairs_by_count(x, self):  # x[m] + x[m2]: NumPy's when counts agree
-                from jitcore.tied_length import realigned  # (it builds on this module)
                 return realigned(x, self, _MismatchedCounts(inputs, self))
             if aligned is None:
                 raise self._refusal(f"numpy.{name} of selections by two masks")
@@ -919,6 +918,45 @@ def _raise_if_none_selected(mask: Tracer, message: str) -> None:
     raise_at_run_time(np.logical_not(np.any(mask)), lambda: ValueError(message))
 
 
+_INTP = np.dtype(np.intp)
+
+
+def _kept_positions(mask: Tracer, length: int) -> Tracer:
+    """The flat positions of the first ``length`` elements ``mask`` keeps, in order (intp; the
+    mask's size past the last kept one): the k-th kept element is where the running count of
+    kept elements first reaches k + 1 (a search in the count: this module stays below
+    ``jitcore.indexing``, which builds on it)."""
+    running = np.cumsum(prims.convert(prims.ravel(mask), _INTP))
+    wanted = np.cumsum(prims.broadcast_to(prims.constant(mask.owner_trace, np.ones((), _INTP)), (length,)))
+    return prims.searchsorted(running, wanted, "left")
+
+
+def realigned(x, onto, error) -> Tracer:
+    """The kept rows of the selection ``x`` at the kept positions of ``onto`` (a selection by
+    another mask), the k-th at the k-th, as values of ``onto``'s frame: NumPy's pairing of two
+    compacted arrays, with no compaction of the result. The call checks the counts, raising
+    ``error(count, onto_count)`` where ``error.bad``; a count of 1 is broadcast."""
+    count = prims.reduction("sum", prims.convert(x.mask, _INTP))
+    onto_count = prims.reduction("sum", prims.convert(onto.mask, _INTP))
+    raise_at_run_time(error.bad(count, onto_count), error, count, onto_count)
+    frame = int(np.prod(onto.mask.shape, dtype=np.int64))
+    rest = x.values.shape[x.mask.ndim:]
+    rows = prims.reshape(x.values, (-1, *rest))
+    if rows.shape[0] == 0:  # nothing to read: the check allows only nothing kept in onto
+        values = prims.broadcast_to(prims.constant(x.values.owner_trace, np.zeros((), x.dtype)),
+                                    (frame, *rest))
+    else:
+        last = rows.shape[0] - 1  # (past the last kept one: any row, the check discards it)
+        positions = prims.clip(_kept_positions(x.mask, frame), 0, last) if frame else \
+            prims.constant(x.values.owner_trace, np.zeros(0, _INTP))
+        rank = np.cumsum(prims.convert(prims.ravel(onto.mask), _INTP)) - 1
+        at = np.take(positions, prims.clip(rank, 0, max(frame - 1, 0))) if frame else positions
+        one = prims.slice_(positions, [0], [1], [1]) if frame else positions
+        at = prims.where(count == 1, one, at)  # (one kept row: NumPy's broadcast)
+        values = np.take(rows, at, axis=0)
+    return prims.reshape(values, (*onto.mask.shape, *rest))
+
+
 def raise_at_run_time(condition: Tracer, error, *values) -> None:
     """``error(*values)`` raised by the call where ``condition`` holds (a callback on the branch
     that is taken only then; ``values``, traced, arrive concrete)."""
@@ -1029,7 +1067,7 @@ def aligned_by_mask(x: MaskedSelection, onto: MaskedSelection) -> bool:
 
 
 def pairs_by_count(x: MaskedSelection, onto: MaskedSelection) -> bool:
-    """Can ``x``'s kept rows be put at ``onto``'s, the k-th at the k-th (``tied_length.realigned``):
+    """Can ``x``'s kept rows be put at ``onto``'s, the k-th at the k-th (``realigned``):
     both with their selected dim first, of one rank, the rows broadcasting."""
     plain = (MaskedSelection, RangedSelection)  # (not a[:, m], nor np.array(out)'s empty case)
     if type(x) not in plain or type(onto) not in plain or x.ndim != onto.ndim:
@@ -1099,7 +1137,6 @@ def write(x: Tracer, mask: Tracer, value: MaskedSelection) -> Tracer:
     k = mask.ndim
     if not same_mask(value.mask, mask) and value.position == 0 and value.ndim == x.ndim - k + 1 \
             and _broadcasts_to(value.values.shape[value.mask.ndim:], x.shape[k:]):
-        from jitcore.tied_length import realigned  # (it builds on this module)
         error = _MismatchedStore(value.values.shape[value.mask.ndim:], x.shape[k:])
         value = MaskedSelection(realigned(value, MaskedSelection(x, mask), error), mask)
     if not same_mask(value.mask, mask) or value.position != 0 or value.values.ndim != x.ndim \

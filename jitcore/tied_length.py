@@ -63,42 +63,6 @@ def repeat(a, counts: Tracer, axis) -> Repeated:
     return Repeated(a, counts)
 
 
-def kept_positions(mask: Tracer, length: int) -> Tracer:
-    """The flat positions of the first ``length`` elements ``mask`` keeps, in order (intp; 0
-    past the last kept one): each kept element scattered to its rank."""
-    flat = prims.ravel(mask)
-    n = flat.shape[0]
-    rank = np.cumsum(prims.convert(flat, _INTP)) - 1
-    slot = prims.where(flat & (rank < length), rank, length)  # (the others to a slot past the end)
-    every = np.cumsum(prims.broadcast_to(prims.constant(mask.owner_trace, np.ones((), _INTP)), (n,))) - 1
-    buffer = indexing.scatter(prims.constant(mask.owner_trace, np.zeros(length + 1, _INTP)), slot, every)
-    return prims.slice_(buffer, [0], [1], [length])
-
-
-def realigned(x, onto, error) -> Tracer:
-    """The kept rows of the selection ``x`` at the kept positions of ``onto`` (a selection by
-    another mask), the k-th at the k-th, as values of ``onto``'s frame: NumPy's pairing of two
-    compacted arrays, with no compaction of the result. The call checks the counts, raising
-    ``error(count, onto_count)`` where ``error.bad``; a count of 1 is broadcast."""
-    count = prims.reduction("sum", prims.convert(x.mask, _INTP))
-    onto_count = prims.reduction("sum", prims.convert(onto.mask, _INTP))
-    raise_at_run_time(error.bad(count, onto_count), error, count, onto_count)
-    frame = int(np.prod(onto.mask.shape, dtype=np.int64))
-    rest = x.values.shape[x.mask.ndim:]
-    rows = prims.reshape(x.values, (-1, *rest))
-    if rows.shape[0] == 0:  # nothing to read: the check allows only nothing kept in onto
-        values = prims.broadcast_to(prims.constant(x.values.owner_trace, np.zeros((), x.dtype)),
-                                    (frame, *rest))
-    else:
-        positions = kept_positions(x.mask, frame)
-        rank = np.cumsum(prims.convert(prims.ravel(onto.mask), _INTP)) - 1
-        at = np.take(positions, prims.clip(rank, 0, max(frame - 1, 0))) if frame else positions
-        one = prims.slice_(positions, [0], [1], [1]) if frame else positions
-        at = prims.where(count == 1, one, at)  # (one kept row: NumPy's broadcast)
-        values = np.take(rows, at, axis=0)
-    return prims.reshape(values, (*onto.mask.shape, *rest))
-
-
 def run_rows(counts: Tracer, length: int) -> Tracer:
     """The row whose run holds each of ``length`` positions (intp), for runs of ``counts``
     (non-negative, summing to ``length``; one run of 1 gives its row everywhere, NumPy's

@@ -22,6 +22,8 @@ from __future__ import annotations
 import contextlib
 import sys
 
+import numpy as np
+
 from jitcore import formatting
 from jitcore.errors import ConcretizationError
 
@@ -161,8 +163,11 @@ def unread(f, forced: bool = False, named=None):
     owner, name = getattr(f, "__self__", None), getattr(f, "__name__", "")
     module = str(getattr(f, "__module__", ""))
     if not forced and type(owner) is not str and not reads(f) and (
-            module in _FRAMES or module.startswith("jitcore") or isinstance(owner, _STORING)):
-        return f  # (containers store text; a TracedText's methods check themselves)
+            module in _FRAMES or module.startswith("jitcore") or isinstance(owner, _STORING)
+            or isinstance(owner, np.ufunc)):
+        # (containers store text; a TracedText's methods check themselves; a ufunc's methods
+        # stay themselves, so ufunc.at on a local array is still seen as one: arrays.at_call)
+        return f
     joins = type(owner) is str and name in _JOINING
     shown = named if named is not None else f
     what = f"{'str.' if type(owner) is str else ''}{getattr(shown, '__qualname__', name)}()"

@@ -2336,7 +2336,7 @@ MUTANTS = [
            "np.repeat(a, counts) tied to the length of the array it meets is not checked against "
            "sum(counts): data of another length gives rows of the wrong runs, no NumPy ValueError",
            ("tests/jitcore/test_data_length_uses_50.py",)),
-    Mutant("two-masks-counts-unchecked", "jitcore/tied_length.py",
+    Mutant("two-masks-counts-unchecked", "jitcore/masked.py",
            "raise_at_run_time(error.bad(count, onto_count), ",
            "raise_at_run_time(count != count, ",
            "x[m] + x[m2] (and y[m] = x[m2]) with other counts pairs the rows it has: a result "

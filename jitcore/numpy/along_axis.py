@@ -57,11 +57,11 @@ def _written(name: str, a, *others):
         return a
     if isinstance(a, np.ndarray):
         from jitcore import calltime  # (here: calltime imports jitcore.numpy)
-        from jitcore.autograph.arrays import traced_copy
+        from jitcore.autograph.local_arrays import shared_copy
 
         trace = next(x for x in others if isinstance(x, Tracer)).owner_trace
         seen = calltime.written_array(trace, a, create=True)
-        return traced_copy(a, trace) if seen is None else seen
+        return shared_copy(a, trace) if seen is None else seen
     raise UnsupportedError(_UNTRACED.format(name=name, what=f"a {type(a).__name__}",
                                             where=user_location()))
 

@@ -5,7 +5,7 @@ results, dtypes, Python types, the arguments after the call, the errors raised.
    ``P[nz] = ...`` are a masked elementwise kernel (``masked.aligned_by_mask``, ``masked.write``).
 2. ``np.repeat(a, counts)`` with traced counts takes the length of an array it meets
    (``tied_length.Repeated``), the call checking ``sum(counts)`` against it with NumPy's error;
-   selections by two masks pair their k-th kept elements (``tied_length.realigned``), the call
+   selections by two masks pair their k-th kept elements (``masked.realigned``), the call
    checking the counts.
 """
 
