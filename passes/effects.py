@@ -59,7 +59,8 @@ def _bounds(v: Value, depth: int = 8):
     known ones; ``array.max``/``array.min`` where the side that bounds it is known (a clip);
     ``array.select`` where both arms are known, each arm under what the condition says there
     (``_arm_bounds``); ``searchsorted``'s insertion points, in ``[0, len(a)]``; ``argmax``/
-    ``argmin`` positions; a ``max``/``min`` scan (each element is one of the operand's); ``&``,
+    ``argmin`` positions; a ``max``/``min`` scan and a gather (each element is one of the
+    operand's); ``&``,
     ``|`` and ``<<`` of values not negative; an ``scf.for``'s induction variable with constant
     bounds and a positive step. So ``np.clip(np.searchsorted(xp, x) - 1, 0, n - 2) + 1``,
     interp's neighbour, is proved a position, and so is ``idx + stride`` where ``idx &
@@ -118,6 +119,8 @@ def _half_bounds(v: Value, depth: int) -> tuple[int | None, int | None]:
     if name == "array.argreduce":  # a position along a non-empty axis
         return 0, op.operands[0].type.shape[op.attributes["axis"]] - 1
     if name == "array.scan" and op.attributes["kind"] in ("max", "min"):
+        return _half_bounds(op.operands[0], depth - 1)
+    if name in ("array.gather", "array.gather_nd"):  # each element is one of the source's
         return _half_bounds(op.operands[0], depth - 1)
     if name == "array.select":  # one arm or the other at each element: both arms' bounds hold
         (alo, ahi), (blo, bhi) = (_arm_bounds(op.operands[0], k == 1, u, depth - 1)
