@@ -226,8 +226,8 @@ MUTANTS = [
            "a fold made unsafe for -0.0: x + 0.0 -> x",
            ("tests/passes", "tests/ir")),
     Mutant("mul-zero-fold", "ir/dialects/array/elementwise.py",
-           'if self.kind == "mul" and not is_float and is_splat(y, 0):',
-           'if self.kind == "mul" and is_splat(y, 0):',
+           'if self.kind in ("mul", "and") and not is_float and is_splat(y, 0):',
+           'if self.kind in ("mul", "and") and is_splat(y, 0):',
            "a fold made unsafe for NaN and inf: x * 0.0 -> 0.0",
            ("tests/passes", "tests/ir")),
     Mutant("where-fold-swapped", "ir/dialects/array/elementwise.py",
@@ -2310,6 +2310,13 @@ MUTANTS = [
            "unsplit references (UNROLLED_WORK raised) compile with the unroller again, its "
            "slowest part, and the code stops being named by its pipeline where the two differ",
            ("tests/codegen/test_suite_time_50.py",)),
+    Mutant("bit-test-proves-the-other-arm", "passes/effects.py",
+           '    if kind == "eq" and _splat(y) == 0:\n',
+           '    if kind in ("eq", "ne") and _splat(y) == 0:\n',
+           "x + s taken as x | s also where x & s != 0 (the bit set, so the sum carries): "
+           "np.where((idx & s) != 0, idx + s, 0) is proved in range, its gather checks nothing "
+           "and reads past x instead of raising IndexError",
+           ("tests/jitcore/test_gather_scatter_speed_50.py",)),
 ]
 
 

@@ -134,6 +134,20 @@ def test_disjoint_bits_sum_in_range(k, bit, dt):
     _compare(f, x)
 
 
+@pytest.mark.parametrize("k, bit", [(4, 0), (4, 2), (6, 5), (5, 5)])
+@pytest.mark.parametrize("test", ["==", "!="])
+def test_bit_test_decides_only_its_own_arm(k, bit, test):
+    """``x + s`` is proved in range only where ``x & s == 0``: under ``!= 0`` (the bit set)
+    the sum leaves ``[0, 2**k)`` and NumPy's IndexError must still be raised."""
+    s = 1 << bit
+
+    def f(x):
+        idx = np.arange(2 ** k)
+        hit = (idx & s) == 0 if test == "==" else (idx & s) != 0
+        return x[np.where(hit, idx + s, 0)]
+    _compare(f, np.arange(2 ** k, dtype=np.float64))
+
+
 # ---- differential: gathers and scatters by index arrays ------------------------------------
 
 DATA = {"f8": np.float64, "c16": np.complex128, "i8": np.int64, "b": np.bool_}
@@ -227,3 +241,39 @@ def test_selected_write_matches_numpy(pairs, kind):
     idx = np.array([p[0] for p in pairs], dtype=np.int64)
     m = np.array([p[1] for p in pairs], dtype=bool)
     _compare(write_selected, _data(kind, 10, 6), idx, m, _data(kind, len(pairs), 7))
+
+
+# ---- large index arrays: checked by a pass of their own, then read unchecked ---------------
+
+BIG = 1 << 14  # indexing.HOISTED_CHECK_MIN
+
+
+def test_large_gather_fuses_into_its_consumer():
+    """``x[idx].sum()`` and ``t[i] * 2 + x`` over large index arrays: the check runs first,
+    over the indices alone, and the gather, now checking nothing, is read inside the sum and
+    the arithmetic (no ``x[idx]`` array; before, the gather kept its checks and stayed whole)."""
+    x, idx = np.zeros(BIG), np.zeros(BIG, dtype=np.int64)
+    text = jc.jit(gather_sum).lower(x, idx).as_text("optimized")
+    assert "kernel.check_index" not in text
+    kernels = text.split('"kernel.generic"(')[1:]
+    assert any("kernel.extract" in k and '"reduction"' in k.split("iterator_types")[1][:40]
+               for k in kernels)
+    text = jc.jit(gather_scale).lower(x, idx, x).as_text("optimized")
+    assert "kernel.check_index" not in text
+    assert text.count('"kernel.generic"(') <= 4  # the check's 3, then one for t[i] * 2 + x
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, BIG + 5), st.sampled_from([-BIG - 3, -BIG, -1, 7, BIG - 1, BIG, 10 ** 9]),
+       st.sampled_from([np.int32, np.int64]), st.sampled_from(["f8", "c16", "i8", "b"]))
+def test_large_gather_matches_numpy(size, bad, it, kind):
+    """Indices in range, negative, and out of range (the first bad one in the message), at
+    sizes on both sides of the threshold; empty index arrays too."""
+    rs = np.random.default_rng(size)
+    x = _data(kind, BIG, 8)
+    idx = rs.integers(-BIG, BIG, size)
+    if size:
+        idx[rs.integers(0, size)] = bad
+    _compare(gather_sum, x, idx.astype(it))
+    if kind != "b":
+        _compare(gather_scale, x, idx.astype(it), _data(kind, size, 9))
