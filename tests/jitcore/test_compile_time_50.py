@@ -19,6 +19,11 @@ from jitcore.ir.dialects import kernel
 
 def same(got, want):
     assert type(got) is type(want), (type(got), type(want))
+    if isinstance(want, dict):
+        assert list(got) == list(want)
+        for k in want:
+            same(got[k], want[k])
+        return
     if isinstance(want, (tuple, list)):
         assert len(got) == len(want)
         for g, w in zip(got, want):
@@ -197,3 +202,82 @@ def test_a_long_loop_whose_carry_grows_is_refused_saying_what_to_write():
         jc.jit(grown_long, static_argnums=1, cache=False)(np.ones(3), 100)
     assert isinstance(info.value, jc.errors.JitTypeError)
     assert "cast it" not in str(info.value)
+
+
+# --- 3. a returned list of an appending loop's rows is its array, split by the host ---
+
+def kepler_per_orbit(M, e):
+    out = np.empty_like(M)
+    iters = []
+    for k in range(len(M)):
+        E = M[k]
+        n = 0
+        while True:
+            dE = (E - e[k] * np.sin(E) - M[k]) / (1.0 - e[k] * np.cos(E))
+            E = E - dE
+            n += 1
+            if abs(dE) < 1e-13:
+                break
+        out[k] = E
+        iters.append(n)
+    return out, iters
+
+
+def numpy_scalars(x):
+    out = []
+    for k in range(x.shape[0]):
+        out.append(x[k] * 2.0)
+    return {"vals": out, "n": len(out)}
+
+
+def rows_of(x):
+    return [np.cumsum(x[k]) for k in range(x.shape[0])]
+
+
+def comprehension_list(x):
+    return [x[k:k + 3].sum() for k in range(x.size - 3)]
+
+
+def kernels_counted(f, *args):
+    return sum(1 for _ in kernels(f, *args))
+
+
+def check_many_calls(f, *args):
+    """Four calls (the later ones take the native call's path), each against NumPy's."""
+    jf = check(f, *args)
+    for _ in range(3):
+        same(jf(*[a.copy() for a in args]), f(*args))
+
+
+@pytest.mark.parametrize("n", [1, 7, 8, 60])
+def test_kepler_list_of_python_ints_matches_python(n):
+    rng = np.random.default_rng(n)
+    check_many_calls(kepler_per_orbit, rng.uniform(0, 6, n), rng.uniform(0, 0.9, n))
+
+
+@given(n=st.integers(0, 90), seed=st.integers(0, 99))
+@settings(max_examples=10, deadline=None)
+def test_lists_of_numpy_scalars_and_rows_match_python(n, seed):
+    rng = np.random.default_rng(seed)
+    check_many_calls(numpy_scalars, rng.normal(size=n))
+    check_many_calls(rows_of, rng.normal(size=(n, 3)))
+
+
+@pytest.mark.parametrize("n", [5, 12, 100])
+def test_a_long_comprehension_returned_matches_python(n):
+    check_many_calls(comprehension_list, np.arange(float(n)))
+
+
+def test_the_returned_list_costs_no_kernel_per_item():
+    rng = np.random.default_rng(0)
+    small = kernels_counted(kepler_per_orbit, rng.uniform(0, 6, 20), rng.uniform(0, 0.9, 20))
+    large = kernels_counted(kepler_per_orbit, rng.uniform(0, 6, 400), rng.uniform(0, 0.9, 400))
+    assert large == small
+
+
+def zero_d_constant(x):
+    return x + 1, np.array(7)
+
+
+def test_a_returned_zero_d_constant_stays_zero_d_on_every_call():
+    check_many_calls(zero_d_constant, np.ones(3))
