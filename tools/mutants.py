@@ -2310,6 +2310,12 @@ MUTANTS = [
            "unsplit references (UNROLLED_WORK raised) compile with the unroller again, its "
            "slowest part, and the code stops being named by its pipeline where the two differ",
            ("tests/codegen/test_suite_time_50.py",)),
+    Mutant("merged-dims-ignore-operand-extent", "codegen/cpu/schedule.py",
+           "or v.type.shape[after[0]] != domain[d + 1]:",
+           "or False:",
+           "two parallel dims merged where an operand's axis is longer than the domain's (a "
+           "slice x[:, :3] of a wider array): the merged index walks past each row's end",
+           ("tests/jitcore/test_compile_time_50.py",)),
 ]
 
 
