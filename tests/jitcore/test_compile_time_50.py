@@ -239,6 +239,9 @@ def comprehension_list(x):
 
 
 def kernels_counted(f, *args):
+    if isinstance(f, jc.api.JitFunction):
+        module = f.lower(*args).optimized()
+        return sum(1 for op in module.walk() if isinstance(op, kernel.GenericOp))
     return sum(1 for _ in kernels(f, *args))
 
 
@@ -281,3 +284,41 @@ def zero_d_constant(x):
 
 def test_a_returned_zero_d_constant_stays_zero_d_on_every_call():
     check_many_calls(zero_d_constant, np.ones(3))
+
+
+# --- 3b. a short comprehension whose items end many kernels is one loop, as a for would be ---
+
+def autocorr(x, maxlag):
+    x = x - x.mean()
+    c0 = np.dot(x, x)
+    return np.array([np.dot(x[: len(x) - k], x[k:]) / c0 for k in range(maxlag)])
+
+
+def autocorr_list(x, maxlag):
+    return [float(np.dot(x[: len(x) - k], x[k:])) for k in range(maxlag)]
+
+
+def short_cheap(x):
+    return [x[k] * 2.0 for k in range(5)]
+
+
+@pytest.mark.parametrize("maxlag", [1, 3, 20, 40])
+def test_autocorr_matches_numpy(maxlag):
+    check(autocorr, np.random.default_rng(maxlag).normal(size=300), maxlag, static=(1,))
+
+
+@given(n=st.integers(45, 120), maxlag=st.integers(2, 40), seed=st.integers(0, 99))
+@settings(max_examples=10, deadline=None)
+def test_autocorr_list_of_floats_matches_python(n, maxlag, seed):
+    check(autocorr_list, np.random.default_rng(seed).normal(size=n), maxlag, static=(1,))
+
+
+def test_autocorr_is_one_loop_not_a_kernel_per_lag():
+    x = np.ones(500)
+    assert kernels_counted(jc.jit(autocorr, static_argnums=1, cache=False), x, 40) < 10
+
+
+def test_a_short_cheap_comprehension_still_runs_in_python():
+    check(short_cheap, np.arange(6.0))
+    module = jc.jit(short_cheap, cache=False).lower(np.arange(6.0)).traced
+    assert "scf." not in str(module)
