@@ -5,7 +5,11 @@ the call), plus the structure that makes the compile short (no timing assertions
 1. A contraction over one axis of a ``(2,) * n`` tensor (``np.tensordot`` then
    ``np.moveaxis``, a gate layer) is a loop nest of rank 5 at most, not
    ``n + 1`` loops of 2 each: ``schedule._collapsed_dims`` merges adjacent parallel dims that
-   every operand reads alike."""
+   every operand reads alike.
+2. A Kronecker chain (a loop carry whose shape changes each step) runs unrolled where the
+   loop's own steps allow, and is refused with ``LoopCarryShapeError`` past them.
+3. A returned list of an appending loop's rows is one output, split into the list by the host;
+   a short comprehension whose items are cheap still runs in Python."""
 
 import numpy as np
 import pytest
