@@ -77,13 +77,10 @@ def _stack(rows, axis=0, out=None, dtype=None, casting="same_kind"):
 def _stacked(iterable, element):
     """``(rows, kind)``: the items stacked by one compiled loop and their ``appending._kind``;
     None where the comprehension is short, or cannot be one loop (it then runs in Python)."""
-    if current_trace() is None:
-        return None
-    long = _long(iterable)
-    if not long and not (isinstance(iterable, range) and len(iterable) > 1):
+    if current_trace() is None or not _long(iterable):
         return None
     source = None if isinstance(iterable, range) else iterable
-    return _looped(iterable if source is None else range(len(iterable)), source, element, long)
+    return _looped(iterable if source is None else range(len(iterable)), source, element)
 
 
 def _long(iterable) -> bool:
@@ -98,12 +95,8 @@ def _long(iterable) -> bool:
     return n * statements._copies() > statements.UNROLL_LIMIT or statements._sized_range(rng)
 
 
-def _looped(rng: range, source, element, long: bool = True):
-    """``(rows, kind)`` of the loop over ``rng``, or None where the element cannot be one loop.
-    A short range (not ``long``) is a loop only where its items' copies would end more than
-    ``UNROLL_KERNELS`` kernels or hold more than ``UNROLL_OPS`` ops, as a ``for`` over it would
-    be (``statements._python_for``): 40 lags of ``np.dot(x[:n - k], x[k:])`` were 40
-    reductions of 40 lengths, 30 s of compile (session 50)."""
+def _looped(rng: range, source, element):
+    """``(rows, kind)`` of the loop over ``rng``, or None where the element cannot be one loop."""
     from jitcore import index_forms
 
     trace = current_trace()
@@ -125,17 +118,10 @@ def _looped(rng: range, source, element, long: bool = True):
             why.append(e)
             raise
 
-    def then(after, _):
-        copies = len(rng) * statements._copies()
-        ops = current_trace().builder.block.ops  # (the trial's block: one item's ops)
-        many = copies * statements._kernel_ends() > statements.UNROLL_KERNELS \
-            or copies * len(ops) > statements.UNROLL_OPS
-        return appending._kind(after[0]) if long or many else None
-
     with effects.undone((), (), (element,)):  # (what the element appends to, as it was)
-        kind = statements._trial(trial, (), then)
+        kind = statements._trial(trial, (), lambda after, _: appending._kind(after[0]))
     if kind is None:
-        if why and long:
+        if why:
             compile_time.note_unrolled(why[0])
         return None
     shape, dtype, weak, scalar = kind
