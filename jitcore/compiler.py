@@ -13,7 +13,7 @@ from jitcore import argument_writes, calltime, formatting, ir, passes, pytree
 from jitcore.codegen.backend import backend_for
 from jitcore.codegen.plan import CompiledFunction, LowerOptions
 from jitcore.compaction import compaction
-from jitcore.data_length import KeptList, ListSelection
+from jitcore.data_length import KeptList, ListSelection, rows_as_returned
 from jitcore.dispatch import ARRAY_HEADER, PYTHON_NUMBER, ChosenType, Picked, PickedView, Trimmed
 from jitcore.dtypes import ir_type, np_dtype
 from jitcore.errors import JitOverflowError, JitTypeError, UnsupportedError
@@ -253,7 +253,7 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
         if isinstance(out, argument_writes.ArgumentWrites):
             leaves, out_tree = pytree.flatten_fields(out, (False, True))
         else:
-            leaves, out_tree = pytree.flatten(out)
+            leaves, out_tree = pytree.flatten(rows_as_returned(out, t) if t.appended else out)
         # A Python number or string returned is returned as it is: x.shape[0] is an int.
         out_tree, leaves = pytree.with_constants(out_tree, leaves, python_value)
         for constant in pytree.constants(out_tree):

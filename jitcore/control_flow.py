@@ -26,7 +26,7 @@ import numpy as np
 from jitcore import calltime, index_forms, pytree, raise_state, type_choice
 from jitcore import primitives as prims
 from jitcore.dtypes import ir_type
-from jitcore.errors import JitTypeError
+from jitcore.errors import JitTypeError, LoopCarryShapeError
 from jitcore.ir.core import Block, Region
 from jitcore.ir.dialects import scf
 from jitcore.ir.types import TensorType
@@ -190,7 +190,9 @@ def _join_leaves(api, paths, left, right, describe, where) -> list[Aval]:
     for path, a, b in zip(paths, left, right):
         j = join(a, b)
         if j is None:
-            raise JitTypeError(f"{api}: {describe(path, a, b)}, at {where}")
+            grows = getattr(describe, "loop", False) and a.shape != b.shape
+            error = LoopCarryShapeError if grows else JitTypeError
+            raise error(f"{api}: {describe(path, a, b)}, at {where}")
         out.append(j)
     return out
 
@@ -431,9 +433,16 @@ def _same_static(a, b) -> bool:
 # -- loops ----------------------------------------------------------------------------------------
 def _carry_mismatch(fun_name: str):
     def describe(path, a, b):
+        if a.shape != b.shape:  # no cast helps: the loop runs only unrolled (LoopCarryShapeError)
+            return (f"{path} is {a} going into {fun_name} but {b} coming out; a compiled loop "
+                    "keeps each variable's shape, so one whose shape changes each step "
+                    "(np.kron, np.concatenate, np.append) needs the loop unrolled: give it a "
+                    "static bound of at most 64 steps (static_argnums), or give the variable its "
+                    "final shape before the loop and write each step's part into it")
         return (f"{path} is {a} going into {fun_name} but {b} coming out; a loop carry "
                 "keeps its shape and dtype (cast it, e.g. with .astype, or start from a value of "
                 "the type the body gives)")
+    describe.loop = True
     return describe
 
 

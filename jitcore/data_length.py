@@ -246,3 +246,31 @@ class KeptList:
 
     def __repr__(self) -> str:
         return f"<list '{self.name}', appended to as the data chose: its items known when it runs>"
+
+
+# A returned list is one output per item, each its own copy kernel: compile time grew with its
+# length (1,000 ints appended in a compiled loop: 1,000 kernels). This many items or more that
+# are the rows of one appending loop or comprehension come back as its array instead.
+ROWS_RETURNED_FROM = 8
+
+
+def rows_as_returned(out, trace):
+    """``out`` with each list (in tuples, lists and dicts) that is exactly the rows an appending
+    loop or long comprehension made (``Trace.appended``), of numbers or arrays, replaced by a
+    ``KeptList`` of those rows, all kept: returned, the host splits the one array into the
+    list, of Python numbers or NumPy scalars or rows as the items were (``dispatch.Trimmed``),
+    so the compile does not grow with the list's length."""
+    if type(out) is list and len(out) >= ROWS_RETURNED_FROM:
+        entry = trace.appended.get(id(out[0]))
+        if entry is not None and entry[2] == trace.depth and len(entry[1]) == len(out) \
+                and all(a is b for a, b in zip(out, entry[1])):
+            rows, first = entry[0], out[0]
+            if first.scalar in (True, False) and rows.shape[0] == len(out):
+                made_of = "python" if first.weak and first.scalar is True else "numpy"
+                kept = prims.constant(trace, np.ones(len(out), bool))
+                return KeptList("list", rows, kept, made_of)
+    if type(out) in (list, tuple):
+        return type(out)(rows_as_returned(v, trace) for v in out)
+    if type(out) is dict:
+        return {k: rows_as_returned(v, trace) for k, v in out.items()}
+    return out

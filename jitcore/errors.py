@@ -10,7 +10,8 @@ from jitcore.ir.errors import IRError, JitcoreError, ParseError, VerificationErr
 
 __all__ = [
     "ConcretizationError", "ConfigError", "IRError", "JitAxisError", "JitcoreError", "JitIndexError",
-    "JitOverflowError", "JitPicklingError", "JitTypeError", "JitValueError", "JitZeroDivisionError",
+    "JitOverflowError", "JitPicklingError", "JitTypeError",
+    "LoopCarryShapeError", "JitValueError", "JitZeroDivisionError",
     "LoopStepError", "ParseError", "StaticArgumentError", "StaticOnDemandWarning",
     "TracerConversionError", "UnsupportedError", "VerificationError",
 ]
@@ -30,6 +31,12 @@ class UnsupportedError(JitcoreError):
 
 class JitTypeError(JitcoreError, TypeError):
     """Arguments of a type, dtype or shape that the operation does not accept."""
+
+
+class LoopCarryShapeError(JitTypeError):
+    """A variable a compiled loop carries has another shape after a step than before it (a
+    Kronecker chain, an array grown by concatenation): a compiled loop keeps each carry's
+    shape, so such a loop can only run unrolled, where its bounds are static and short."""
 
 
 # Errors that mirror one NumPy raises derive from NumPy's class too, so ``except ValueError``

@@ -604,7 +604,7 @@ def _outputs(executable, n_results: int) -> tuple[list, list] | None:
                 keep.append(value)
                 outputs += [OUT_OBJECT, id(value), 0]
             else:
-                source = np.ascontiguousarray(constant.reshape(shape))
+                source = constant.reshape(shape).copy(order="C")  # (ascontiguousarray makes a 0-d one 1-d)
                 source.flags.writeable = False
                 keep.append(source)
                 outputs += [OUT_COPY, id(source), source.nbytes]

@@ -2391,6 +2391,12 @@ MUTANTS = [
            "np.where((idx & s) != 0, idx + s, 0) is proved in range, its gather checks nothing "
            "and reads past x instead of raising IndexError",
            ("tests/jitcore/test_gather_scatter_speed_50.py",)),
+    Mutant("merged-dims-ignore-operand-extent", "codegen/cpu/schedule.py",
+           "or v.type.shape[after[0]] != domain[d + 1]:",
+           "or False:",
+           "two parallel dims merged where an operand's axis is longer than the domain's (a "
+           "slice x[:, :3] of a wider array): the merged index walks past each row's end",
+           ("tests/jitcore/test_compile_time_50.py",)),
 ]
 
 

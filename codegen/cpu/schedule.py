@@ -579,23 +579,18 @@ class _Schedule:
         if collapsed is None:
             return maps
         op = self.op
-        groups, outputs = collapsed
+        groups, inputs, outputs = collapsed
         its = list(op.iterator_types)
         self.factors = [tuple(op.domain()[d] for d in dims) for dims in groups]
         self.domain = [self.sizes.product(self.b, factors) for factors in self.factors]
         self.iterators = [its[dims[0]] for dims in groups]
-        inputs = []
-        for operand, m in zip(operands[: len(op.operands)], op.input_maps):
-            if _one_element(m):  # its strides and shape stay; its map takes the merged dims
-                inputs.append(AffineMap(len(groups), m.exprs))
+        for operand, (_, axes) in zip(operands, [*inputs, *outputs]):
+            if axes is None:
                 continue
-            operand.strides = [operand.strides[dims[-1]] for dims in groups]
-            operand.shape = list(self.domain)
-            inputs.append(AffineMap.identity(len(groups)))
-        for operand, (_, axes) in zip(operands[len(op.operands):], outputs):
             operand.strides = [operand.strides[a[-1]] for a in axes]
             operand.shape = [self.sizes.multiply(self.b, [operand.shape[i] for i in a]) for a in axes]
-        return inputs + [m for m, _ in outputs]
+        maps = [m for m, _ in [*inputs, *outputs]]
+        return maps
 
     def _emit_nest(self) -> None:
         self._emit_copies()
@@ -994,48 +989,70 @@ class _Schedule:
 
 
 def _collapsed_dims(op: kernel.GenericOp):
-    """Adjacent dims of one kind (reduction or parallel) that every input reads whole and
-    contiguously (identity maps over inputs shaped like the domain) become one dim, so the
-    lanes see the whole reduced extent: ``x.sum()`` of a matrix is one row of ``m * n``, not
-    ``m`` row totals added in order, and ``x.sum(axis=0)`` of a 3-d array sums columns of
-    ``x.reshape(m, -1)``. Each result must read each group of parallel dims as adjacent
-    axes, in order (a reduction's result does, keepdims or not).
+    """Adjacent dims that merge into one, so the nest is shallower and its rows longer.
 
-    The groups of dims and, per result, its map over them and the axes each expr covers;
-    None when nothing merges. A function of ``op`` alone."""
+    Reduction dims merge only when every input reads the whole domain contiguously (identity
+    maps over inputs shaped like the domain): the lanes then see the whole reduced extent, and
+    ``x.sum()`` of a matrix is one row of ``m * n``, not ``m`` row totals added in order (the
+    rounding the reduction's schedule is built for). Parallel dims ``d, d+1`` merge wherever
+    every operand reads them alike: as two adjacent axes in order with no stride or offset, the
+    second of the operand's extent (so the pair's address is one index times the second's
+    stride), or not at all. A parallel merge changes no arithmetic, only the loop count: a
+    contraction over one axis of a ``(2,) * n`` tensor is a nest of rank 4 (left, 2, 2, right)
+    instead of ``n + 1`` loops of 2 each, which LLVM took seconds to unroll (session 50).
+
+    The groups of dims and, per input then per result, its map over them and the operand axes
+    each expr covers (an input that reads one element keeps its axes: None); None when nothing
+    merges. A function of ``op`` alone."""
     its = list(op.iterator_types)
-    if (op.scan_dim is not None or any(i >= 0 for i in op.copy_inputs)
-            or not all(_whole(v, m, op) or _one_element(m) for v, m in zip(op.operands, op.input_maps))):
+    if op.scan_dim is not None or any(i >= 0 for i in op.copy_inputs):
         return None
+    whole = all(_whole(v, m, op) or _one_element(m) for v, m in zip(op.operands, op.input_maps))
+    if not whole and (op.indexed or kernel.checks_indices(op)):
+        return None
+    domain = op.domain()
+    shaped = [*zip(op.operands, op.input_maps), *zip(op.results, op.output_maps)]
+
+    def merges(d: int) -> bool:
+        if its[d] != its[d + 1] or (its[d] != kernel.PARALLEL and not whole):
+            return False
+        for v, m in shaped:
+            if _one_element(m):
+                continue
+            at = [k for k, e in enumerate(m.exprs) if e.dim == d]
+            after = [k for k, e in enumerate(m.exprs) if e.dim == d + 1]
+            if not at and not after:
+                continue
+            if len(at) != 1 or after != [at[0] + 1]:
+                return False
+            pair = m.exprs[at[0]:at[0] + 2]
+            if any(e.scale != 1 or e.offset for e in pair) or v.type.shape[after[0]] != domain[d + 1]:
+                return False
+        return True
+
     groups: list[list[int]] = []
-    for d, it in enumerate(its):
-        if groups and its[groups[-1][0]] == it:
+    for d in range(len(its)):
+        if groups and merges(d - 1):
             groups[-1].append(d)
         else:
             groups.append([d])
     if len(groups) == len(its):
         return None
     group_of = {d: g for g, dims in enumerate(groups) for d in dims}
-    outputs = []
-    for m in op.output_maps:
+    rewritten = []
+    for _, m in shaped:
+        if _one_element(m):  # its strides and shape stay; its map takes the merged dims
+            rewritten.append((AffineMap(len(groups), m.exprs), None))
+            continue
         exprs, axes, k = [], [], 0
         while k < len(m.exprs):
             e = m.exprs[k]
-            if e.dim is None:
-                exprs.append(e)
-                axes.append([k])
-                k += 1
-                continue
-            dims = groups[group_of[e.dim]]
-            if e.scale != 1 or e.offset or e.dim != dims[0] or its[e.dim] != "parallel":
-                return None
-            if tuple(x.dim for x in m.exprs[k:k + len(dims)]) != tuple(dims):
-                return None
-            exprs.append(AffineExpr(group_of[e.dim]))
-            axes.append(list(range(k, k + len(dims))))
-            k += len(dims)
-        outputs.append((AffineMap(len(groups), tuple(exprs)), axes))
-    return groups, outputs
+            width = 1 if e.dim is None else len(groups[group_of[e.dim]])
+            exprs.append(e if e.dim is None else AffineExpr(group_of[e.dim], e.scale, e.offset))
+            axes.append(list(range(k, k + width)))
+            k += width
+        rewritten.append((AffineMap(len(groups), tuple(exprs)), axes))
+    return groups, rewritten[:len(op.operands)], rewritten[len(op.operands):]
 
 
 def _whole(v, m: AffineMap, op: kernel.GenericOp) -> bool:

@@ -56,6 +56,7 @@ from jitcore.errors import (
     ConcretizationError,
     JitTypeError,
     JitValueError,
+    LoopCarryShapeError,
     UnsupportedError,
 )
 from jitcore.ir.core import ELEMENTWISE, Block, OpResult
@@ -1461,12 +1462,18 @@ def _python_for(iterable, extra_test, body_fn, values, names, line, targets, eff
                     raise
                 # (cur = f(prev) first set in the body: its first step runs in Python, which
                 # gives it its value, and the rest is tried as a loop again)
-            except (JitTypeError, UnsupportedError):
+            except (JitTypeError, UnsupportedError) as e:
                 table = isinstance(iterable, tables.Table)
                 if done == 0 and (table or _numbers_become_arrays(body_fn, item, values)):
                     pass  # (om = 0.0, then om = om - h * th): its first step runs in Python,
                     # which makes the number the array, and the rest is tried as a loop again
                     # (a table's rows may change a carry's dtype: f32 * np.int64 is f64)
+                elif isinstance(e, LoopCarryShapeError) and trips - done <= UNROLL_LIMIT:
+                    # a carry whose shape changes each step (a Kronecker chain) can only run
+                    # unrolled, as it did where the steps' kernels were fewer; judged by this
+                    # loop's own steps, as a loop around it is judged by its own (session 50)
+                    long_range = False
+                    compile_time.note_unrolled(e)
                 elif not short and not table:
                     raise
                 else:
