@@ -10,7 +10,11 @@ import os
 
 # _layers first (the import keeps this order): it makes jitcore.ir, jitcore.passes and
 # jitcore.codegen importable from a checkout, and array_methods imports the IR.
-from jitcore import _layers, array_methods  # noqa: F401  (array_methods installs Tracer's operators)
+from jitcore import (  # noqa: F401  (array_methods installs Tracer's operators)
+    _layers,
+    array_methods,
+    traced_text,  # noqa: F401  (installs the text a Tracer formats to)
+)
 
 # The API loads on first use, so importing jitcore.ir alone does not pull in passes and LLVM.
 _API = {

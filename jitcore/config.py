@@ -189,6 +189,15 @@ def perf_map_from_environment(environ: Mapping[str, str] = os.environ) -> bool:
     return text not in _OFF + ("",)
 
 
+def check_emission_from_environment(environ: Mapping[str, str] = os.environ) -> bool:
+    """``JITCORE_CHECK_EMISSION``: on (1, on, true, yes): every emission a new size reuses is also
+    made anew and compared (``jitcore/emission_reuse.py``); off (unset, empty, 0, off, false, no)."""
+    text = environ.get("JITCORE_CHECK_EMISSION", "").strip().lower()
+    if text not in _OFF + _ON:
+        raise ConfigError(f"JITCORE_CHECK_EMISSION={text!r} is neither on (1) nor off (0)")
+    return text not in _OFF + ("",)
+
+
 def max_signatures_from_environment(environ: Mapping[str, str] = os.environ) -> int:
     """``JITCORE_MAX_SIGNATURES``: a count of at least 1; unset or empty: the default."""
     text = environ.get("JITCORE_MAX_SIGNATURES", "").strip()

@@ -18,16 +18,15 @@ a new emission (emit50)" in docs/performance.md.
 
 from __future__ import annotations
 
-import os
 import threading
 
 import numpy as np
 
-from jitcore import compiler, new_size
+from jitcore import compiler, config, new_size
 from jitcore.codegen.backend import backend_for
 from jitcore.codegen.extent_guards import Log, instantiate
 
-CHECK = os.environ.get("JITCORE_CHECK_EMISSION") == "1"
+CHECK = config.check_emission_from_environment()
 # Templates kept per optimized program (its emissions at sizes whose guards differed): each
 # holds its LLVM text (about 80 KB for a softmax), beside the memo's 16 programs a function.
 KEPT = 2

@@ -25,6 +25,7 @@ import sys
 import numpy as np
 
 from jitcore import formatting
+from jitcore import tracer as _tracer
 from jitcore.errors import ConcretizationError
 
 # str's methods that make text from the characters: made at each call from the filled-in text
@@ -290,3 +291,6 @@ for _name in _DEFERRED:
 for _name in sorted(set(dir(str)) | set(_SAID)):
     if _name not in TracedText.__dict__ and _name not in _MACHINERY:
         setattr(TracedText, _name, _refusal(_name))
+
+
+_tracer.text_of = placeholder  # what a traced value formats to in the user's code

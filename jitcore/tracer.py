@@ -28,7 +28,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from jitcore import formatting, traced_text
+from jitcore import formatting
 from jitcore.dtypes import np_dtype
 from jitcore.errors import ConcretizationError, JitTypeError, TracerConversionError, UnsupportedError
 from jitcore.ir.builder import Builder
@@ -225,6 +225,13 @@ CHECK_INT_OF = None
 OUTER_WRITE = None
 
 
+def text_of(value, spec: str):
+    """The text a traced value formats to in the user's code: ``jitcore.traced_text`` puts its
+    ``placeholder`` here when it is imported (it builds on this module; ``jitcore/__init__``
+    imports it), so no text is ever made without it."""
+    raise AssertionError("internal error: jitcore.traced_text was not imported")
+
+
 class Tracer:
     """A traced array: an SSA value plus the names of the arguments it depends on."""
 
@@ -390,12 +397,12 @@ class Tracer:
     def __repr__(self) -> str:
         # The user's code (repr(x), f"{x!r}"): a placeholder, as __format__'s
         if formatting.for_user(sys._getframe(1).f_code.co_filename, is_user_file):
-            return traced_text.placeholder(self, formatting.REPR)
+            return text_of(self, formatting.REPR)
         return self.description()
 
     def __str__(self) -> str:
         if formatting.for_user(sys._getframe(1).f_code.co_filename, is_user_file):  # str(x): float32's digits
-            return traced_text.placeholder(self, formatting.STR)
+            return text_of(self, formatting.STR)
         return self.description()
 
     def description(self) -> str:
@@ -421,7 +428,7 @@ class Tracer:
         # The user's code (an f-string of theirs, not jitcore's messages): a placeholder,
         # filled in when the compiled code prints or raises it
         if formatting.for_user(sys._getframe(1).f_code.co_filename, is_user_file):
-            return traced_text.placeholder(self, spec)
+            return text_of(self, spec)
         if not spec:
             return self.description()
         self._concretize(f"formatting with {spec!r} (f\"{{x:{spec}}}\"; to print a traced value "

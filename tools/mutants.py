@@ -789,8 +789,8 @@ MUTANTS = [
            "a helper patched on the class (Model.helper = ...) keeps the code traced with the old one",
            ("tests/jitcore/test_dispatch_methods.py",)),
     Mutant("table-dims-run-time", "codegen/cpu/schedule.py",
-           "if n > 1 and e.dim is not None and 1 < domain[e.dim] <= TABLE_DIM:",
-           "if n > 1 and e.dim is not None and 1 < domain[e.dim] <= 1:",
+           "if n > 1 and e.dim is not None and 1 < domain[e.dim] <= TABLE_DIM \\\n",
+           "if n > 1 and e.dim is not None and 1 < domain[e.dim] <= 1 \\\n",
            "a size-generic kernel's dims along constant tables (numpy.fft's radices and twiddles) "
            "take run-time extents when they equal an argument's: 4096-point rows 1.7x slower",
            ("tests/jitcore/test_fft.py::test_stage_tables_keep_their_dims_constant",)),

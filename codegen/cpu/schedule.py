@@ -1146,17 +1146,18 @@ def _with_table_dims_constant(op: kernel.GenericOp, sizes: Sizes) -> Sizes:
     if not sizes or not sizes.symbols:
         return sizes
     domain = op.domain()
-    table_dims = set()
+    table_dims = list(getattr(sizes, "constants", ()))  # (a list found by ==: no hash pins an Extent)
     for value, m in zip(op.operands, op.input_maps):
         owner = getattr(value, "op", None)
         if owner is None or owner.op_name != "array.constant" or not isinstance(value.type, TensorType):
             continue
         for n, e in zip(value.type.shape, m.exprs):
-            if n > 1 and e.dim is not None and 1 < domain[e.dim] <= TABLE_DIM:
-                table_dims.add(domain[e.dim])
-    if not table_dims:
+            if n > 1 and e.dim is not None and 1 < domain[e.dim] <= TABLE_DIM \
+                    and not any(d == domain[e.dim] for d in table_dims):
+                table_dims.append(domain[e.dim])
+    if len(table_dims) == len(getattr(sizes, "constants", ())):
         return sizes
-    return _SomeConstant(sizes.symbols, table_dims | getattr(sizes, "constants", frozenset()))
+    return _SomeConstant(sizes.symbols, table_dims)
 
 
 def _adds_rows_in_order(merging, op: kernel.GenericOp) -> bool:

@@ -341,7 +341,7 @@ def test_stage_tables_keep_their_dims_constant():
     module = jc.jit(lambda a: np.fft.fft(a) + a, cache=False).lower(x).optimized()
     kernels = [op for op in module.walk() if isinstance(op, kernel.GenericOp)]
     symbols = (16, 4096)
-    kept = [getattr(schedule._with_table_dims_constant(op, Sizes(symbols)), "constants", frozenset())
+    kept = [set(getattr(schedule._with_table_dims_constant(op, Sizes(symbols)), "constants", ()))
             for op in kernels]
     assert kept[:4] == [{8}, {8, 64}, {8}, {8}], kept  # stage 3 reads its 64 points as data
     assert all(not k & {16, 512, 4096} for k in kept), kept
