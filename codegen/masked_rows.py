@@ -344,8 +344,11 @@ def window_update(op: kernel.GenericOp) -> WindowUpdate | None:
             or any(i >= 0 for i in op.copy_inputs) or kernel.checks_indices(op)
             or kernel.runs_in_order(op) or len(op.regions) != 1):
         return None
+    yielded = op.body.terminator.operands
+    if not yielded:  # (its result is written by inserts: a search's, a sort's)
+        return None
     result_map = op.output_maps[0]
-    select = getattr(op.body.terminator.operands[0], "op", None)
+    select = getattr(yielded[0], "op", None)
     if select is None or select.op_name != "arith.select" or not result_map.is_identity:
         return None
     test, if_true, if_false = select.operands

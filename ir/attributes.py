@@ -8,6 +8,7 @@ that CSE can compare ops by their attributes.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -93,8 +94,8 @@ class DenseAttr:
             src = src.reshape(-1)[:1].reshape(())  # a broadcast value (np.zeros under jit): once
         arr = np.array(src, dtype=dtype, order="C")
         if arr.shape != self.type.shape:
-            if arr.size == 1:  # one value: a view of it in every position
-                arr = np.broadcast_to(arr.reshape(()), self.type.shape)
+            if arr.size == 1 and math.prod(self.type.shape) > SPLAT_SCAN:  # one value, large:
+                arr = np.broadcast_to(arr.reshape(()), self.type.shape)  # a view of it everywhere
             else:
                 arr = np.broadcast_to(arr, self.type.shape).copy()
         elif arr.size > SPLAT_SCAN and any(arr.strides) and all_same_bits(arr.reshape(-1)):

@@ -58,7 +58,7 @@ from jitcore import (
     pytree,
     size_generic,
     static_on_demand,
-    tracebacks,
+    tracebacks,  # (installs the text a Tracer formats to: tracer.text_of)
 )
 from jitcore import primitives as prims
 from jitcore.autograph import convert as autograph_convert

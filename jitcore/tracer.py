@@ -227,7 +227,7 @@ OUTER_WRITE = None
 
 def text_of(value, spec: str):
     """The text a traced value formats to in the user's code: ``jitcore.traced_text`` puts its
-    ``placeholder`` here when it is imported (it builds on this module; ``jitcore/__init__``
+    ``placeholder`` here when it is imported (it builds on this module; ``jitcore.api``
     imports it), so no text is ever made without it."""
     raise AssertionError("internal error: jitcore.traced_text was not imported")
 
