@@ -89,11 +89,13 @@ class DenseAttr:
 
     def __post_init__(self):
         dtype, src = numpy_dtype(self.type.element), self.array
-        if (isinstance(src, np.ndarray) and src.size > 1 and not any(src.strides)
-                and src.dtype == dtype and src.shape == self.type.shape):
-            src = src.reshape(-1)[:1].reshape(())  # a broadcast value (np.zeros under jit): once
+        if isinstance(src, np.ndarray) and src.size > 1 and not any(src.strides) and src.dtype == dtype:
+            # a broadcast value (np.zeros under jit), or one resized to a new size: its value
+            src = src.reshape(-1)[:1].reshape(())
         arr = np.array(src, dtype=dtype, order="C")
         if arr.shape != self.type.shape:
+            if arr.size > 1 and arr.ndim == len(self.type.shape) and all_same_bits(arr.reshape(-1)):
+                arr = arr.reshape(-1)[:1].reshape(())  # one value at another size (new_size.py)
             if arr.size == 1 and math.prod(self.type.shape) > SPLAT_SCAN:  # one value, large:
                 arr = np.broadcast_to(arr.reshape(()), self.type.shape)  # a view of it everywhere
             else:
