@@ -20,7 +20,6 @@ from jitcore.errors import JitAxisError, JitOverflowError, JitTypeError, JitValu
 from jitcore.ir.attributes import DenseAttr
 from jitcore.ir.dialects import array, kernel
 from jitcore.ir.types import TensorType, i1, i64
-from jitcore.passes.effects import proved_positions
 from jitcore.tracer import (
     Trace,
     Tracer,
@@ -103,6 +102,8 @@ def _keep_where_out_of_range(trace: Trace, op_cls, operands: list[Tracer], attri
         indices, axes = operands[1:2], (attributes["axis"],)
     else:
         indices, axes = operands[2 if op_cls is array.ScatterNdOp else 1:], attributes["axes"]
+    from jitcore.passes.effects import proved_positions  # (here: importing the IR loads no passes)
+
     bad = None
     for index, axis in zip(indices, axes):
         n = operands[0].shape[axis]
