@@ -75,14 +75,16 @@
 }) {function_type = (tensor<5000xi32>) -> tensor<5000xi32>, sym_name = "sort_long_ints"} : () -> ()
 
 // -----
-// searchsorted: along the values' last axis, a loop over the lane (session 49, perf49), each
-// value searched from the last answer (NumPy interp's binary search with a guess), else by a
-// binary search over the indexed sorted operand; left side goes right while a[mid] < v.
+// searchsorted: along the values' last axis, a loop over the lane's blocks of 8 (session 50:
+// each block searched from the last answer, as NumPy interp's binary search with a guess, or
+// its 8 values bisected side by side), then a loop over the values past the last whole block,
+// each a binary search over the indexed sorted operand; left side goes right while a[mid] < v.
 // RUN: kernelize
 // CHECK:      "kernel.generic"(%arg0, %arg1) ({
 // CHECK-NEXT: ^bb0(%arg2: tensor<8xi32>, %arg3: tensor<4xi32>):
 // CHECK:        "scf.for"
-// CHECK:          [[V:%[0-9]+]] = "kernel.extract"(%arg3, %arg4)
+// CHECK:        "scf.for"
+// CHECK:          [[V:%[0-9]+]] = "kernel.extract"(%arg3, {{%arg[0-9]+}})
 // CHECK:          "scf.while"
 // CHECK:            "arith.shrui"
 // CHECK:            [[X:%[0-9]+]] = "kernel.extract"(%arg2, {{%[0-9]+}})
