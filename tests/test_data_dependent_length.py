@@ -184,13 +184,21 @@ def test_few_rows_own_their_data():
 
 
 @pytest.mark.parametrize("use, what", [
-    # x[x > 0].shape and len(np.flatnonzero(x)) compile since session 47: the count, traced
-    (lambda x: np.unique(x)[0], "indexing"),
+    # x[x > 0].shape and len(np.flatnonzero(x)) compile since session 47: the count, traced;
+    # an int index of a selection (np.unique(x)[0]) since session 50 (wrong50)
     (lambda x: np.nonzero(x)[0][1:], "indexing"),
 ])
 def test_uses_that_need_the_length_stay_refused(use, what):
     with pytest.raises(JitTypeError, match="depends on the data"):
         J(use)(np.arange(5.0))
+
+
+def test_an_int_index_of_a_selection_is_numpys():
+    def first(x):
+        return np.unique(x)[0]
+    assert J(first)(np.array([3.0, 1.0, 2.0, 1.0])) == first(np.array([3.0, 1.0, 2.0, 1.0]))
+    with pytest.raises(IndexError):
+        J(lambda x: x[x > 9][0])(np.arange(5.0))
 
 
 def test_refusals_say_what_to_write():

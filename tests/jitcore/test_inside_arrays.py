@@ -425,12 +425,17 @@ def test_write_through_a_traced_mask_of_a_function_of_the_selection():
 
 
 def test_selections_by_different_masks_do_not_mix():
+    """x[m] = x[m2] pairs the k-th kept elements (session 50, masked.realigned), and raises
+    NumPy's ValueError when the counts differ (a count of 1 broadcasts)."""
     def f(x):
         x[x < 0] = x[x > 0]
         return x
 
-    with pytest.raises(jc.JitTypeError, match="depends on the data"):
-        jc.jit(f)(np.array([-1.0, 2.0]))
+    np.testing.assert_array_equal(jc.jit(f)(np.array([-1.0, 2.0])), f(np.array([-1.0, 2.0])))
+    with pytest.raises(ValueError):
+        f(np.array([-1.0, -3.0, 2.0, 4.0, 5.0]))
+    with pytest.raises(ValueError):
+        jc.jit(f)(np.array([-1.0, -3.0, 2.0, 4.0, 5.0]))
 
 
 @pytest.mark.parametrize("use", [  # (returning x[x > 0]: tests/test_data_dependent_length.py;
