@@ -188,6 +188,7 @@ def unread(f, forced: bool = False, named=None):
                 return text(f(*args, **kwargs), found._trace)
         raise refused(f"{what} given it (its code would read jitcore's stand-in text)")
 
+    checked.__wrapped__ = f  # (what the rewrites that look at the function see: arrays.out_call)
     return checked
 
 

@@ -126,7 +126,8 @@ def call(f):
     except TypeError:  # unhashable callable
         special = None
     if special is not None:  # (jitcore's int(), np.array(): refused text, as Python's own would read it)
-        return traced_text.unread(special, forced=True, named=f) if traced_text.reads(f) else special
+        reads = traced_text.reads(f) and not str(getattr(f, "__module__", "")).startswith("numpy")
+        return traced_text.unread(special, forced=True, named=f) if reads else special
     if isinstance(f, np.vectorize):
         return math_calls.traced_vectorize(f)
     if isinstance(f, ABCPolyBase):  # Polynomial(c)(x), Chebyshev(c)(x), ...
@@ -154,8 +155,11 @@ def call(f):
             return _noting_made(f)
     made = converted(f)
     # a library's function or C's (not the user's, converted) given text made from a traced
-    # value would read its placeholder: refused, or joined as text ("-".join(labels))
-    return traced_text.unread(f) if made is f else made
+    # value would read its placeholder: refused, or joined as text ("-".join(labels)); NumPy's
+    # own are left as they are (the rewrites of out= and .at look at them: arrays.out_call)
+    if made is f and not str(getattr(f, "__module__", "")).startswith("numpy"):
+        return traced_text.unread(f)
+    return made
 
 
 def _fill_outer(array):

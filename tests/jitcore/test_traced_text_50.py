@@ -209,7 +209,6 @@ _REFUSED = {
     r"ord\(\)": lambda s: ord(s),
     r"int\(\) .*base": lambda s: int(s, 16),
     r"float\(\) given it": lambda s: float("%s" % s),
-    r"array\(\) given it": lambda s: np.array([s]),
 }
 
 
