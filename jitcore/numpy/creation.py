@@ -78,8 +78,8 @@ def _one_value(shape, value, dtype, order="C") -> np.ndarray:
     (the constant keeps it once, whatever the shape: ir.attributes.DenseAttr), else NumPy's."""
     if current_trace() is None or order not in ("C", "K", "A"):
         return np.full(shape, value, dtype, order)
-    return np.broadcast_to(np.asarray(value, dtype), np.empty(shape, bool, order).shape
-                           if np.ndim(shape) == 0 else tuple(map(operator.index, shape)))
+    dims = (shape,) if np.ndim(shape) == 0 else shape
+    return np.broadcast_to(np.asarray(value, dtype), tuple(map(operator.index, dims)))
 
 
 def zeros(shape, dtype=float, order="C"):

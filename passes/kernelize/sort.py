@@ -637,7 +637,7 @@ def searchsorted(op: array.SearchSortedOp) -> kernel.GenericOp:
 
         def side_by_side(e):
             xs = [value(e, k) for k in at[:-1]]
-            for k, found in zip(at, _bisect_block(e, table, a.type.element, xs, op.side, n)):
+            for k, found in zip(at[:-1], _bisect_block(e, table, a.type.element, xs, op.side, n)):
                 store(e, k, found)
 
         _if(e, in_order, by_guess, side_by_side)
@@ -657,14 +657,14 @@ def searchsorted(op: array.SearchSortedOp) -> kernel.GenericOp:
     # blocks while one fits (k0 < lane - 7: the same form at every lane length, so one
     # compile serves them all), then the rest one by one from where the blocks stopped
     last = e.const(lane - (SEARCH_BLOCK - 1), index)
-    start, *carried = _for(e, e.const(0, index), last, e.const(SEARCH_BLOCK, index),
-                           [e.const(0, index), e.const(0, index), e.const(False, i1),
-                            e.const(True, i1)], block)
+    start, *_ = _for(e, e.const(0, index), last, e.const(SEARCH_BLOCK, index),
+                     [e.const(0, index), e.const(0, index), e.const(False, i1), e.const(True, i1)],
+                     block)
     _for(e, start, e.const(lane, index), e.const(1, index), [], rest)
     empty = AffineMap(rank - 1, ())
     generic = kb.finish(op, [op.result_type], [empty], ["parallel"] * (rank - 1), [],
                         domain=list(v.type.shape[:-1]), copy_inputs=[-1], indexed_results=[0])
-    generic.attributes["fills"] = (0,)  # every position is written once, none read
+    generic.attributes["fills"] = (0,)  # every position is written before it is read back
     return generic
 
 
