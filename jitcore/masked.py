@@ -4,7 +4,8 @@ is ``np.sum(x, where=m)``, ``np.mean(x[x > 0])`` a masked mean, ``x[m].max()`` a
 raises NumPy's ValueError at run time when nothing is selected.
 
 ``x[m]`` is therefore a ``MaskedSelection``: ``x`` and the mask (over ``x``'s leading dims).
-Elementwise ufuncs and operators on it with scalars (or with selections by the same mask) give
+Elementwise ufuncs, operators and NumPy's element-by-element functions (``np.round``,
+``np.clip``, ``np.where``...) on it with scalars (or with selections by the same mask) give
 another selection; a reduction over all of it, or over its first axis, gives a traced array;
 ``x[m] = f(x[m])`` is a select. Every other use raises the error ``x[m]`` raised before.
 """
@@ -401,6 +402,40 @@ class MaskedSelection:
     def astype(self, dtype, *args, **kwargs):
         return self._like(self.values.astype(dtype, *args, **kwargs))
 
+    def _elementwise(self, func, args, kwargs):
+        """``np.round(x[m], 2)``, ``np.clip(x[m], lo, hi)``, ``np.where(x[m] > 0, x[m], 0)``: a
+        NumPy function that works element by element gives, on the values whole, each kept
+        element's result where the compacted array's would be; operands as a ufunc's (selections
+        by this mask, or values that broadcast along the selected elements). ``out=`` would
+        write a compacted array, so it is refused."""
+        name = func.__name__
+        if kwargs.get("out") is not None:
+            raise self._refusal(f"numpy.{name} with out=")
+        operands = (*args, *kwargs.values())
+
+        def plain(x):
+            return self._operand(x, name, operands) if _array_like(x) else x
+        return self._like(func(*map(plain, args), **{k: plain(v) for k, v in kwargs.items()}))
+
+    def round(self, decimals=0, out=None):
+        return self._elementwise(np.round, (self, decimals), {"out": out})
+
+    def clip(self, min=None, max=None, out=None, **kwargs):
+        return self._elementwise(np.clip, (self, min, max), {"out": out, **kwargs})
+
+    def conj(self):
+        return self._like(np.conjugate(self.values))
+
+    conjugate = conj
+
+    @property
+    def real(self):
+        return self._like(np.real(self.values))
+
+    @property
+    def imag(self):
+        return self._like(np.imag(self.values))
+
     def copy(self, order="C"):
         """``x[m].copy()``: the same selection of values of its own, which later writes to
         ``x`` do not reach (returned, it is compacted as any selection)."""
@@ -417,6 +452,8 @@ class MaskedSelection:
             if func is np.vdot and isinstance(a, MaskedSelection):
                 a = np.conjugate(a)
             return self._dot(func.__name__, a, b)
+        if func in _ELEMENTWISE:
+            return self._elementwise(func, args, kwargs)
         if func in _STATISTICS:
             if args[0] is not self:
                 raise self._refusal(f"numpy.{func.__name__} with it after the first argument")
@@ -1018,6 +1055,17 @@ _REDUCTIONS = {np.sum: MaskedSelection.sum, np.prod: MaskedSelection.prod, np.an
                             "nanargmax", "nanargmin")}}
 
 # Functions of a whole selection whose result's shape does not depend on how many it holds.
+# NumPy functions that work element by element (the ufunc-like ones that are not ufuncs):
+# on a selection, the same function of its values, selected by the same mask.
+_ELEMENTWISE = frozenset((np.round, np.around, np.clip, np.where, np.nan_to_num, np.fix,
+                          np.real, np.imag, np.angle, np.sinc, np.i0, np.isclose, np.isreal,
+                          np.iscomplex, np.isneginf, np.isposinf))
+
+
+def _array_like(x) -> bool:
+    return isinstance(x, (MaskedSelection, Tracer, np.ndarray, list, tuple))
+
+
 _STATISTICS = {
     **{f: (lambda self, *a, _n=f.__name__, **k: self._quantile(_n, *a, **k))
        for f in (np.quantile, np.percentile, np.nanquantile, np.nanpercentile)},

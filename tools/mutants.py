@@ -2390,6 +2390,12 @@ MUTANTS = [
            "two parallel dims merged where an operand's axis is longer than the domain's (a "
            "slice x[:, :3] of a wider array): the merged index walks past each row's end",
            ("tests/jitcore/test_compile_time_50.py",)),
+    Mutant("selection-function-operand-unchecked", "jitcore/masked.py",
+           "            return self._operand(x, name, operands) if _array_like(x) else x",
+           "            return x.values if isinstance(x, MaskedSelection) else x",
+           "np.clip(x[m], lo, hi) with an array lo of x's length: lo meets the values whole, not "
+           "the kept elements, and the selection's result is silently a mix",
+           ("tests/jitcore/test_selection_elementwise_51.py",)),
 ]
 
 
