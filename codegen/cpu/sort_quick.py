@@ -38,8 +38,9 @@ import threading
 
 from llvmlite import ir as ll
 
-from jitcore.codegen.cpu import sort_buckets
+from jitcore.codegen.cpu import runtime, sort_buckets
 from jitcore.codegen.llvm_types import I1, I64, PTR
+from jitcore.codegen.loops import emit_loop
 
 # Segments of at most this many vectors of keys are sorted by a bitonic network, per float
 # width (two-buffer partitions, 10^6 keys, one thread, ms, 4 / 8 / 16 / 32 vectors: float32
@@ -56,6 +57,16 @@ SAMPLE = 9  # keys whose median is a partition's pivot
 # below 10^5 and at 3*10^6, but not faster on random keys at 10^5-10^6 (docs/performance.md,
 # "Float sorts by vector partitions (sort49)").
 QUICK_LENGTHS = {32: ((1, 1 << 62),), 64: ((1, 100_000), (1 << 21, 1 << 62))}
+# Lanes of at least THREADED_FROM keys are sorted on the runtime's threads where it has more
+# than one (``_QuickKernel._threaded``): SPLIT_LEVELS rounds of partitions make up to
+# 2^SPLIT_LEVELS segments, sorted on the threads. A segment of SPLIT_MIN keys or fewer is not
+# split further. A launch weighs SORT_WORK points a key against ``parallel_threshold``
+# (a sort reads each key about log2(n) times, an elementwise kernel once).
+THREADED_FROM = 1 << 15
+SPLIT_LEVELS = 3
+SPLIT_MIN = 1 << 12
+SORT_WORK = 16
+SEGMENT = 4  # i64s a segment: start, length, depth left, gave up
 ENABLED = True  # False: the radix path for every lane (tools/bench_sort.py --radix)
 FORCE_LANES: int | None = None  # tests: a vector width of their own on any target
 
@@ -84,6 +95,15 @@ def use_quicksort(width: int, n: int, isa: frozenset[str]) -> int | None:
         return None
     taken = any(start <= n < stop for start, stop in QUICK_LENGTHS.get(width, ()))
     return lanes_for(width, isa) if taken else None
+
+
+def use_threaded_quicksort(width: int, n: int, isa: frozenset[str]) -> int | None:
+    """The lanes of the quicksort for a lane that ``use_quicksort`` leaves to the radix path
+    on one thread but that the quicksort sorts on several (``THREADED_FROM`` keys or more: the
+    radix path runs on one thread), or None."""
+    if not ENABLED or lanes_for(width, isa) is None or use_quicksort(width, n, isa) is not None:
+        return None
+    return lanes_for(width, isa) if n >= THREADED_FROM else None
 
 
 def depth_limit(n: int) -> int:
@@ -138,12 +158,116 @@ class _QuickKernel:
                                f"{shared_symbol(width, lanes)}_segment")
         self.rec.linkage = "internal"
         self._segment()
+        self.split = self._split_kernel()
+        self.finish = self._finish_kernel()
         entry = declare(m, width, lanes)
         b = ll.IRBuilder(entry.append_basic_block("entry"))
         data, n, depth = entry.args
+        threads = runtime.setting(b, "num_threads")
+        many = b.and_(b.icmp_signed(">=", n, _c(THREADED_FROM)), b.icmp_signed(">", threads, _c(1)))
+        with b.if_then(many, likely=False):
+            b.ret(self._threaded(b, data, n, depth))
         failed = b.call(self.rec, [data, n, depth])
         b.ret(b.zext(failed, I64))
         sort_buckets.emit_address_table(m, shared_symbol(width, lanes, table=True), [entry])
+
+    def _threaded(self, b, data, n, depth) -> ll.Value:
+        """Sort the lane on the runtime's threads: ``SPLIT_LEVELS`` rounds of partitions, each
+        round's segments split at once on the threads (the first on the caller alone), then
+        every segment sorted on the threads; 1 where a segment gave up past ``depth``.
+
+        Segments are rows of ``SEGMENT`` i64s (start, length, depth left, gave up) in one table
+        per round, segment ``i`` of a round splitting into ``2i`` and ``2i + 1`` of the next:
+        where each key goes is a function of the lane alone, never of the thread count."""
+        rows = sum(1 << level for level in range(SPLIT_LEVELS + 1))
+        with b.goto_entry_block():
+            table = b.alloca(I64, size=rows * SEGMENT)
+        for k, value in enumerate((_c(0), n, depth, _c(0))):
+            b.store(value, b.gep(table, [_c(k)], source_etype=I64))
+        work = b.mul(n, _c(SORT_WORK))
+        row = 0
+        for level in range(SPLIT_LEVELS):
+            here = b.gep(table, [_c(row * SEGMENT)], source_etype=I64)
+            row += 1 << level
+            below = b.gep(table, [_c(row * SEGMENT)], source_etype=I64)
+            runtime.emit_launch(b, self.split, [data, here, below], runtime.Split(1 << level, work))
+        last = b.gep(table, [_c(row * SEGMENT)], source_etype=I64)
+        segments = 1 << SPLIT_LEVELS
+        runtime.emit_launch(b, self.finish, [data, last], runtime.Split(segments, work))
+        failed = _c(0)
+        for k in range(segments):
+            failed = b.or_(failed, b.load(b.gep(last, [_c(k * SEGMENT + 3)], source_etype=I64), typ=I64))
+        return failed
+
+    def _ranged(self, name: str, pointers: int) -> tuple[ll.Function, ll.IRBuilder]:
+        fn = ll.Function(self.module, ll.FunctionType(ll.VoidType(), [PTR] * pointers + [I64, I64]),
+                         f"{shared_symbol(self.width, self.lanes)}_{name}")
+        fn.linkage = "internal"
+        fn.attributes.add("noinline")  # called whole and from the pool's workers: one copy
+        return fn, ll.IRBuilder(fn.append_basic_block("entry"))
+
+    def _split_kernel(self) -> ll.Function:
+        """``split(data, segments, halves, lo, hi)``: segments ``[lo, hi)`` of one round each
+        partitioned once into rows ``2i`` (the keys below the pivot) and ``2i + 1`` of the
+        next round's table; a short segment (a network's or ``SPLIT_MIN``) goes on whole as
+        ``2i``, an empty ``2i + 1`` beside it."""
+        fn, b = self._ranged("split", 3)
+        data, segments, halves, lo, hi = fn.args
+
+        def field(table, i, k):
+            return b.gep(table, [b.add(b.mul(i, _c(SEGMENT)), _c(k))], source_etype=I64)
+
+        def put(i, start, n, depth, failed):
+            for k, value in enumerate((start, n, depth, failed)):
+                b.store(value, field(halves, i, k))
+
+        def one(c):
+            i = b.add(lo, c)
+            start, n, depth, failed = (b.load(field(segments, i, k), typ=I64) for k in range(SEGMENT))
+            left, right = b.mul(i, _c(2)), b.add(b.mul(i, _c(2)), _c(1))
+            put(left, start, n, depth, failed)
+            put(right, b.add(start, n), _c(0), depth, _c(0))
+            long = b.and_(b.icmp_signed(">", n, _c(max(SPLIT_MIN, self.small))),
+                          b.icmp_signed("==", failed, _c(0)))
+            with b.if_then(long):
+                with b.if_else(b.icmp_signed("<=", depth, _c(0)), likely=False) as (deep, fine):
+                    with deep:
+                        b.store(_c(1), field(halves, left, 3))
+                    with fine:
+                        a = self.at(b, data, start)
+                        pivot = self._pivot(b, a, n)
+                        down = b.sub(depth, _c(1))
+                        below = self._partition(b, a, n, pivot, "<")
+                        with b.if_else(b.icmp_unsigned("==", below, _c(0))) as (none, split):
+                            with none:  # the keys equal to the pivot go first, done
+                                equal = self._partition(b, a, n, pivot, "<=")
+                                put(left, start, _c(0), down, _c(0))
+                                put(right, b.add(start, equal), b.sub(n, equal), down, _c(0))
+                            with split:
+                                put(left, start, below, down, _c(0))
+                                put(right, b.add(start, below), b.sub(n, below), down, _c(0))
+
+        emit_loop(b, b.sub(hi, lo), one, vectorize=False, unroll=False)
+        b.ret_void()
+        return fn
+
+    def _finish_kernel(self) -> ll.Function:
+        """``finish(data, segments, lo, hi)``: segments ``[lo, hi)`` of the last round sorted
+        (the quicksort's own recursion), each noting whether it gave up."""
+        fn, b = self._ranged("finish", 2)
+        data, segments, lo, hi = fn.args
+
+        def one(c):
+            row = b.mul(b.add(lo, c), _c(SEGMENT))
+            start, n, depth, failed = (b.load(b.gep(segments, [b.add(row, _c(k))], source_etype=I64), typ=I64)
+                                       for k in range(SEGMENT))
+            with b.if_then(b.and_(b.icmp_signed(">", n, _c(1)), b.icmp_signed("==", failed, _c(0)))):
+                gave_up = b.call(self.rec, [self.at(b, data, start), n, depth])
+                b.store(b.zext(gave_up, I64), b.gep(segments, [b.add(row, _c(3))], source_etype=I64))
+
+        emit_loop(b, b.sub(hi, lo), one, vectorize=False, unroll=False)
+        b.ret_void()
+        return fn
 
     def at(self, b, base, i):
         return b.gep(base, [i], inbounds=True, source_etype=self.t)
@@ -370,8 +494,11 @@ _loaded: dict[str, int] = {}
 def load_shared(llvm_ir: str, compile_and_load) -> None:
     """Compile, or take from the object cache, each quicksort module that ``llvm_ir`` calls,
     once per process (``sort_buckets.load_shared``'s way)."""
+    found = sorted(set(_SYMBOL.findall(llvm_ir)))
+    if found:  # the threaded sort's launches call the pool's run_chunks
+        runtime.load_run_chunks(compile_and_load)
     with _lock:
-        for width, lanes in sorted(set(_SYMBOL.findall(llvm_ir))):
+        for width, lanes in found:
             width, lanes = int(width), int(lanes)
             if shared_symbol(width, lanes) in _loaded:
                 continue

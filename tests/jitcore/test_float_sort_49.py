@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import jitcore as jc
-from jitcore.codegen.cpu import sort_quick, target
+from jitcore.codegen.cpu import runtime, sort_quick, target
 
 FLOATS = ["float64", "float32"]
 AVX512 = "avx512" in target.kernel_isa()
@@ -137,6 +137,8 @@ _kernels = {}
 
 def _kernel(width: int, lanes: int):
     if (width, lanes) not in _kernels:
+        # the kernel's threaded sort (sort51) calls the pool's run_chunks
+        runtime.load_run_chunks(lambda ir, symbol: target.compile_module(ir, [symbol])[1][symbol])
         module = sort_quick._QuickKernel(width, lanes).module
         symbol = sort_quick.shared_symbol(width, lanes)
         ref, addresses = target.compile_module(str(module), [symbol])
