@@ -119,6 +119,19 @@ def declare(module: ll.Module, width: int, lanes: int) -> ll.Function:
     return ll.Function(module, ll.FunctionType(I64, [PTR, I64, I64]), name)
 
 
+def select_symbol(width: int, lanes: int) -> str:
+    return f"{SYMBOL_PREFIX}_f{width}_w{lanes}_select"
+
+
+def declare_select(module: ll.Module, width: int, lanes: int) -> ll.Function:
+    """``i64 select(ptr data, i64 n, i64 k)`` of the quicksort's module (``_QuickKernel._select``)."""
+    name = select_symbol(width, lanes)
+    existing = module.globals.get(name)
+    if existing is not None:
+        return existing
+    return ll.Function(module, ll.FunctionType(I64, [PTR, I64, I64]), name)
+
+
 def _c(v: int) -> ll.Constant:
     return ll.Constant(I64, v)
 
@@ -160,6 +173,7 @@ class _QuickKernel:
         self._segment()
         self.split = self._split_kernel()
         self.finish = self._finish_kernel()
+        select = self._select()
         entry = declare(m, width, lanes)
         b = ll.IRBuilder(entry.append_basic_block("entry"))
         data, n, depth = entry.args
@@ -169,7 +183,7 @@ class _QuickKernel:
             b.ret(self._threaded(b, data, n, depth))
         failed = b.call(self.rec, [data, n, depth])
         b.ret(b.zext(failed, I64))
-        sort_buckets.emit_address_table(m, shared_symbol(width, lanes, table=True), [entry])
+        sort_buckets.emit_address_table(m, shared_symbol(width, lanes, table=True), [entry, select])
 
     def _threaded(self, b, data, n, depth) -> ll.Value:
         """Sort the lane on the runtime's threads: ``SPLIT_LEVELS`` rounds of partitions, each
@@ -198,6 +212,61 @@ class _QuickKernel:
         for k in range(segments):
             failed = b.or_(failed, b.load(b.gep(last, [_c(k * SEGMENT + 3)], source_etype=I64), typ=I64))
         return failed
+
+    def _select(self) -> ll.Function:
+        """``i64 select(a, n, k)``: the ``n`` keys at ``a`` (no NaN) rearranged so that key
+        ``k`` is the one sorting puts there, smaller or equal ones before it, larger or equal
+        ones after (``np.partition``'s contract, ``sort_select.py``): the partitions of the
+        sort, each going on in the side holding ``k``, the last segment sorted by a network;
+        1 where it gave up past ``depth_limit(n)`` levels (the caller selects again)."""
+        fn = declare_select(self.module, self.width, self.lanes)
+        a0, n0, k0 = fn.args
+        b = ll.IRBuilder(fn.append_basic_block("entry"))
+        a, n, k, depth = (b.alloca(t) for t in (PTR, I64, I64, I64))
+        ctlz = self.module.declare_intrinsic("llvm.ctlz", [I64], ll.FunctionType(I64, [I64, I1]))
+        bits = b.sub(_c(64), b.call(ctlz, [n0, ll.Constant(I1, 0)]))
+        for slot, value in ((a, a0), (n, n0), (k, k0), (depth, b.add(b.mul(bits, _c(2)), _c(4)))):
+            b.store(value, slot)
+        head, body, small, done = (fn.append_basic_block(x) for x in ("round", "partition", "small", "done"))
+        b.branch(head)
+        b.position_at_end(head)
+        here, size, rank = (b.load(x, typ=t) for x, t in ((a, PTR), (n, I64), (k, I64)))
+        b.cbranch(b.icmp_signed("<=", size, _c(self.small)), small, body)
+        b.position_at_end(small)
+        self._small(b, here, here, size)
+        b.ret(_c(0))
+        b.position_at_end(body)
+        left = b.load(depth, typ=I64)
+        with b.if_then(b.icmp_signed("<=", left, _c(0)), likely=False):
+            b.ret(_c(1))
+        b.store(b.sub(left, _c(1)), depth)
+        pivot = self._pivot(b, here, size)
+        below = self._partition(b, here, size, pivot, "<")
+
+        def go_on(skip, keep):  # the keys from ``skip`` on, ``keep`` of them, hold rank k
+            b.store(self.at(b, here, skip), a)
+            b.store(keep, n)
+            b.store(b.sub(rank, skip), k)
+            b.branch(head)
+
+        none_bb, split_bb, upper_bb, lower_bb = (fn.append_basic_block(x) for x in
+                                                 ("none_below", "split", "upper", "lower"))
+        b.cbranch(b.icmp_unsigned("==", below, _c(0)), none_bb, split_bb)
+        b.position_at_end(none_bb)  # the keys equal to the pivot go first: done if k is one
+        equal = self._partition(b, here, size, pivot, "<=")
+        rest_bb = fn.append_basic_block("rest")
+        b.cbranch(b.icmp_signed("<", rank, equal), done, rest_bb)
+        b.position_at_end(rest_bb)
+        go_on(equal, b.sub(size, equal))
+        b.position_at_end(split_bb)
+        b.cbranch(b.icmp_signed("<", rank, below), lower_bb, upper_bb)
+        b.position_at_end(lower_bb)
+        go_on(_c(0), below)
+        b.position_at_end(upper_bb)
+        go_on(below, b.sub(size, below))
+        b.position_at_end(done)
+        b.ret(_c(0))
+        return fn
 
     def _ranged(self, name: str, pointers: int) -> tuple[ll.Function, ll.IRBuilder]:
         fn = ll.Function(self.module, ll.FunctionType(ll.VoidType(), [PTR] * pointers + [I64, I64]),
@@ -505,4 +574,4 @@ def load_shared(llvm_ir: str, compile_and_load) -> None:
             module = _QuickKernel(width, lanes).module
             _loaded.update(sort_buckets.load_address_table(
                 compile_and_load(str(module), shared_symbol(width, lanes, table=True)),
-                [shared_symbol(width, lanes)]))
+                [shared_symbol(width, lanes), select_symbol(width, lanes)]))

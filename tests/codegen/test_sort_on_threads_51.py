@@ -145,3 +145,36 @@ def test_route(dt):
     assert f"{sort_quick.SYMBOL_PREFIX}_f{bits}_w{512 // bits}_sort" in text
     # the kernel launches its segments on the pool
     assert runtime.RUN_CHUNKS_SYMBOL in str(sort_quick._QuickKernel(bits, 512 // bits).module)
+
+
+# np.partition of floats by the quicksort's vector partitions (sort_select.py's VECTOR_FROM).
+def _check_partition(x, kth):
+    before = x.copy()
+    got = jc.jit(lambda a: np.partition(a, kth))(x)
+    want = np.partition(x, kth)
+    assert type(got) is type(want) and got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(np.sort(got), np.sort(x))  # the same keys, NaNs included
+    for k in np.atleast_1d(kth):
+        np.testing.assert_array_equal(got[k], want[k])  # the key sorting puts there
+        assert not np.any(got[:k] > got[k]) and not np.any(got[k + 1:] < got[k])
+    np.testing.assert_array_equal(_bits(x), _bits(before))
+
+
+@pytest.mark.parametrize("dt", FLOATS)
+@pytest.mark.parametrize("kind", ["uniform", "special", "few", "sorted", "reversed", "equal"])
+def test_partition_by_vectors(dt, kind):
+    from jitcore.codegen.cpu import sort_select
+    rng = np.random.default_rng(len(kind) + 20)
+    edge = sort_select.VECTOR_FROM
+    for n in (edge, edge + 1, 60000):
+        x = _data(kind, n, dt, rng)
+        for kth in (n // 3, (0, 5, n // 2, n - 1)):
+            _check_partition(x, kth)
+
+
+@pytest.mark.parametrize("dt", FLOATS)
+def test_partition_route(dt):
+    """Before sort51 a float partition selected by scalar Lomuto passes only."""
+    bits = np.dtype(dt).itemsize * 8
+    text = jc.jit(lambda a: np.partition(a, 7)).lower(np.zeros(5000, dtype=dt)).plan().llvm_ir
+    assert sort_quick.select_symbol(bits, 512 // bits) in text
