@@ -119,17 +119,20 @@ def declare(module: ll.Module, width: int, lanes: int) -> ll.Function:
     return ll.Function(module, ll.FunctionType(I64, [PTR, I64, I64]), name)
 
 
-def select_symbol(width: int, lanes: int) -> str:
-    return f"{SYMBOL_PREFIX}_f{width}_w{lanes}_select"
+def select_symbol(width: int, lanes: int, positions: bool = False) -> str:
+    return f"{SYMBOL_PREFIX}_f{width}_w{lanes}_{'argselect' if positions else 'select'}"
 
 
-def declare_select(module: ll.Module, width: int, lanes: int) -> ll.Function:
-    """``i64 select(ptr data, i64 n, i64 k)`` of the quicksort's module (``_QuickKernel._select``)."""
-    name = select_symbol(width, lanes)
+def declare_select(module: ll.Module, width: int, lanes: int, positions: bool = False) -> ll.Function:
+    """``i64 select(ptr data, i64 n, i64 k)`` of the quicksort's module, or (``positions``)
+    ``void argselect(ptr data, ptr positions, i64 n, i64 k, ptr range)`` (``_QuickKernel._select``)."""
+    name = select_symbol(width, lanes, positions)
     existing = module.globals.get(name)
     if existing is not None:
         return existing
-    return ll.Function(module, ll.FunctionType(I64, [PTR, I64, I64]), name)
+    kind = ll.FunctionType(ll.VoidType(), [PTR, PTR, I64, I64, PTR]) if positions else \
+        ll.FunctionType(I64, [PTR, I64, I64])
+    return ll.Function(module, kind, name)
 
 
 def _c(v: int) -> ll.Constant:
@@ -151,6 +154,18 @@ class _QuickKernel:
                                     store_name)
         self.squeeze = ll.Function(m, ll.FunctionType(self.vec, [self.vec, self.mask, self.vec]),
                                    f"llvm.experimental.vector.compress.v{lanes}f{width}")
+        # positions beside the keys (argpartition), in parts of at most 8: LLVM 22's
+        # compress of 16 i64s (two registers) crashed at run time on AVX-512
+        self.part = min(lanes, 8)
+        self.ivec, pmask = ll.VectorType(I64, self.part), ll.VectorType(I1, self.part)
+        self.icompress = ll.Function(m, ll.FunctionType(ll.VoidType(), [self.ivec, PTR, pmask]),
+                                     f"llvm.masked.compressstore.v{self.part}i64")
+        self.isqueeze = ll.Function(m, ll.FunctionType(self.ivec, [self.ivec, pmask, self.ivec]),
+                                    f"llvm.experimental.vector.compress.v{self.part}i64")
+        self.imasked_load = ll.Function(m, ll.FunctionType(self.ivec, [PTR, ll.IntType(32), pmask,
+                                                                       self.ivec]),
+                                        f"llvm.masked.load.v{self.part}i64.p0")
+        self.pctpop = m.declare_intrinsic("llvm.ctpop", [ll.IntType(self.part)])
         bits = ll.IntType(lanes)
         self.ctpop = m.declare_intrinsic("llvm.ctpop", [bits])
         self.bits = bits
@@ -173,7 +188,7 @@ class _QuickKernel:
         self._segment()
         self.split = self._split_kernel()
         self.finish = self._finish_kernel()
-        select = self._select()
+        select, argselect = self._select(), self._select(positions=True)
         entry = declare(m, width, lanes)
         b = ll.IRBuilder(entry.append_basic_block("entry"))
         data, n, depth = entry.args
@@ -183,7 +198,8 @@ class _QuickKernel:
             b.ret(self._threaded(b, data, n, depth))
         failed = b.call(self.rec, [data, n, depth])
         b.ret(b.zext(failed, I64))
-        sort_buckets.emit_address_table(m, shared_symbol(width, lanes, table=True), [entry, select])
+        sort_buckets.emit_address_table(m, shared_symbol(width, lanes, table=True),
+                                        [entry, select, argselect])
 
     def _threaded(self, b, data, n, depth) -> ll.Value:
         """Sort the lane on the runtime's threads: ``SPLIT_LEVELS`` rounds of partitions, each
@@ -213,14 +229,22 @@ class _QuickKernel:
             failed = b.or_(failed, b.load(b.gep(last, [_c(k * SEGMENT + 3)], source_etype=I64), typ=I64))
         return failed
 
-    def _select(self) -> ll.Function:
+    def _select(self, positions: bool = False) -> ll.Function:
         """``i64 select(a, n, k)``: the ``n`` keys at ``a`` (no NaN) rearranged so that key
         ``k`` is the one sorting puts there, smaller or equal ones before it, larger or equal
         ones after (``np.partition``'s contract, ``sort_select.py``): the partitions of the
         sort, each going on in the side holding ``k``, the last segment sorted by a network;
-        1 where it gave up past ``depth_limit(n)`` levels (the caller selects again)."""
-        fn = declare_select(self.module, self.width, self.lanes)
-        a0, n0, k0 = fn.args
+        1 where it gave up past ``depth_limit(n)`` levels (the caller selects again).
+
+        ``positions`` (argpartition): ``void argselect(a, pos, n, k, range)``, the positions
+        moved with the keys, and no network: ``range`` gets the ``[lo, hi)`` still to select
+        in (a network's or, past the depth, a longer one; empty when done), which the caller's
+        scalar selection finishes."""
+        fn = declare_select(self.module, self.width, self.lanes, positions)
+        if positions:
+            a0, pos0, n0, k0, out = fn.args
+        else:
+            (a0, n0, k0), pos0 = fn.args, None
         b = ll.IRBuilder(fn.append_basic_block("entry"))
         a, n, k, depth = (b.alloca(t) for t in (PTR, I64, I64, I64))
         ctlz = self.module.declare_intrinsic("llvm.ctlz", [I64], ll.FunctionType(I64, [I64, I1]))
@@ -231,17 +255,31 @@ class _QuickKernel:
         b.branch(head)
         b.position_at_end(head)
         here, size, rank = (b.load(x, typ=t) for x, t in ((a, PTR), (n, I64), (k, I64)))
+        skipped = b.sdiv(b.sub(b.ptrtoint(here, I64), b.ptrtoint(a0, I64)), _c(self.width // 8))
+
+        def leave(lo, hi):  # argselect: what is left to the caller
+            b.store(lo, out)
+            b.store(hi, b.gep(out, [_c(1)], source_etype=I64))
+            b.ret_void()
+
         b.cbranch(b.icmp_signed("<=", size, _c(self.small)), small, body)
         b.position_at_end(small)
-        self._small(b, here, here, size)
-        b.ret(_c(0))
+        if positions:
+            leave(skipped, b.add(skipped, size))
+        else:
+            self._small(b, here, here, size)
+            b.ret(_c(0))
         b.position_at_end(body)
         left = b.load(depth, typ=I64)
         with b.if_then(b.icmp_signed("<=", left, _c(0)), likely=False):
-            b.ret(_c(1))
+            if positions:
+                leave(skipped, b.add(skipped, size))
+            else:
+                b.ret(_c(1))
         b.store(b.sub(left, _c(1)), depth)
         pivot = self._pivot(b, here, size)
-        below = self._partition(b, here, size, pivot, "<")
+        at_pos = None if pos0 is None else b.gep(pos0, [skipped], inbounds=True, source_etype=I64)
+        below = self._partition(b, here, size, pivot, "<", at_pos)
 
         def go_on(skip, keep):  # the keys from ``skip`` on, ``keep`` of them, hold rank k
             b.store(self.at(b, here, skip), a)
@@ -253,7 +291,7 @@ class _QuickKernel:
                                                  ("none_below", "split", "upper", "lower"))
         b.cbranch(b.icmp_unsigned("==", below, _c(0)), none_bb, split_bb)
         b.position_at_end(none_bb)  # the keys equal to the pivot go first: done if k is one
-        equal = self._partition(b, here, size, pivot, "<=")
+        equal = self._partition(b, here, size, pivot, "<=", at_pos)
         rest_bb = fn.append_basic_block("rest")
         b.cbranch(b.icmp_signed("<", rank, equal), done, rest_bb)
         b.position_at_end(rest_bb)
@@ -265,7 +303,10 @@ class _QuickKernel:
         b.position_at_end(upper_bb)
         go_on(below, b.sub(size, below))
         b.position_at_end(done)
-        b.ret(_c(0))
+        if positions:
+            leave(_c(0), _c(0))
+        else:
+            b.ret(_c(0))
         return fn
 
     def _ranged(self, name: str, pointers: int) -> tuple[ll.Function, ll.IRBuilder]:
@@ -378,12 +419,13 @@ class _QuickKernel:
             b.ret(ll.Constant(I1, 1))
         b.ret(b.call(fn, [b.select(left_first, upper, a), b.select(left_first, above, below), down]))
 
-    def _partition(self, b, a, n, pivot, op) -> ll.Value:
+    def _partition(self, b, a, n, pivot, op, pos=None) -> ll.Value:
         """Keys at ``a`` (``n`` of them, at least ``2 AHEAD`` vectors) that compare ``op`` the
         pivot to its front, the others to its back, in place; their count. ``AHEAD`` vectors
         from each end are held in registers, so that each read frees room on one side: the
         side with less free room is read next (``AHEAD`` vectors at once, before any of them
-        is written), and then both have that much room at least."""
+        is written), and then both have that much room at least. ``pos``: i64 positions laid
+        out as the keys, moved with them."""
         w, u = self.lanes, AHEAD[self.width]
         assert 2 * u <= NETWORK_VECTORS[self.width]  # a partitioned segment holds 2u vectors
         align = self.width // 8
@@ -394,10 +436,34 @@ class _QuickKernel:
         splat = b.insert_element(undefined, pivot, _c(0))
         splat = b.shuffle_vector(splat, undefined, ll.Constant(ll.VectorType(ll.IntType(32), w), [0] * w))
 
+        def pos_at(at):
+            return b.gep(pos, [at], inbounds=True, source_etype=I64)
+
         def load(at):
             v = b.load(self.at(b, a, at), typ=self.vec)
             v.align = align
-            return v
+            if pos is None:
+                return v, None
+            parts = [b.load(pos_at(b.add(at, _c(j))), typ=self.ivec) for j in range(0, w, self.part)]
+            for part in parts:
+                part.align = 8
+            return v, parts
+
+        def mask_part(mask, j):
+            return mask if self.part == w else b.shuffle_vector(
+                mask, ll.Constant(self.mask, ll.Undefined),
+                ll.Constant(ll.VectorType(ll.IntType(32), self.part), list(range(j, j + self.part))))
+
+        def put_positions(parts, mask, at, whole):  # as the keys of ``mask`` went, from ``at``
+            for j, part in zip(range(0, w, self.part), parts):
+                m = mask_part(mask, j)
+                if whole:
+                    squeezed = b.call(self.isqueeze, [part, m, ll.Constant(self.ivec, ll.Undefined)])
+                    b.store(squeezed, pos_at(at)).align = 8
+                else:
+                    b.call(self.icompress, [part, pos_at(at), m])
+                bits = b.bitcast(m, ll.IntType(self.part))
+                at = b.add(at, b.zext(b.call(self.pctpop, [bits]), I64))
 
         held = [load(_c(k * w)) for k in range(u)] + [load(b.sub(n, _c((k + 1) * w))) for k in range(u)]
         b.store(_c(u * w), read_lo)
@@ -405,7 +471,8 @@ class _QuickKernel:
         b.store(_c(0), put_lo)
         b.store(n, put_hi)
 
-        def put(v, valid=None, whole=False):
+        def put(vp, valid=None, whole=False):
+            v, p = vp
             goes = b.fcmp_ordered(op, v, splat)
             stays = b.not_(goes)
             if valid is not None:
@@ -416,10 +483,16 @@ class _QuickKernel:
             if whole:  # a vector's room is free at the front
                 front = b.call(self.squeeze, [v, goes, undefined])
                 b.store(front, self.at(b, a, left)).align = align
+                if p is not None:
+                    put_positions(p, goes, left, whole=True)
             else:
                 b.call(self.compress, [v, self.at(b, a, left), goes])
+                if p is not None:
+                    put_positions(p, goes, left, whole=False)
             right = b.sub(b.load(put_hi, typ=I64), others)
             b.call(self.compress, [v, self.at(b, a, right), stays])
+            if p is not None:
+                put_positions(p, stays, right, whole=False)
             b.store(b.add(left, count), put_lo)
             b.store(right, put_hi)
 
@@ -451,9 +524,14 @@ class _QuickKernel:
             count = b.shuffle_vector(count, ll.Constant(vi64, ll.Undefined),
                                      ll.Constant(ll.VectorType(ll.IntType(32), w), [0] * w))
             valid = b.icmp_signed("<", iota, count)
-            rest.append((b.call(self.masked_load, [self.at(b, a, b.add(lo, _c(k * w))),
-                                                   ll.Constant(ll.IntType(32), align), valid, undefined]),
-                         valid))
+            at = b.add(lo, _c(k * w))
+            keys = b.call(self.masked_load, [self.at(b, a, at), ll.Constant(ll.IntType(32), align), valid,
+                                             undefined])
+            positions = None if pos is None else [
+                b.call(self.imasked_load, [pos_at(b.add(at, _c(j))), ll.Constant(ll.IntType(32), 8),
+                                           mask_part(valid, j), ll.Constant(self.ivec, ll.Undefined)])
+                for j in range(0, w, self.part)]
+            rest.append(((keys, positions), valid))
         for v, valid in rest:
             put(v, valid)
         for v in held:
@@ -574,4 +652,5 @@ def load_shared(llvm_ir: str, compile_and_load) -> None:
             module = _QuickKernel(width, lanes).module
             _loaded.update(sort_buckets.load_address_table(
                 compile_and_load(str(module), shared_symbol(width, lanes, table=True)),
-                [shared_symbol(width, lanes), select_symbol(width, lanes)]))
+                [shared_symbol(width, lanes), select_symbol(width, lanes),
+                 select_symbol(width, lanes, positions=True)]))

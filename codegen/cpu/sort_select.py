@@ -176,8 +176,8 @@ class _Selector:
 
     def vector_lanes(self) -> int | None:
         """Keys a compare of the quicksort's vector partitions for this selection's floats
-        (not argpartition: they move keys only), or None: the scalar selection."""
-        if self.argsort or self.float is None or self.float_width not in (32, 64) or not sort_quick.ENABLED:
+        (argpartition: with their positions), or None: the scalar selection."""
+        if self.float is None or self.float_width not in (32, 64) or not sort_quick.ENABLED:
             return None
         return sort_quick.lanes_for(self.float_width, target.kernel_isa())
 
@@ -538,14 +538,26 @@ class _Selector:
             if vector is None:
                 return scalar_rank(out, lo, hi, rank_k)
             contiguous = b.icmp_signed("==", out.stride, _c(1))
+            if self.argsort:
+                contiguous = b.and_(contiguous, b.icmp_signed("==", out.pos_stride, _c(1)))
             long = b.icmp_signed(">", b.sub(hi, lo), _c(VECTOR_FROM))
             with b.if_else(b.and_(contiguous, long)) as (by_vectors, alone):
                 with by_vectors:
-                    fast = sort_quick.declare_select(self.module, self.float_width, vector)
+                    fast = sort_quick.declare_select(self.module, self.float_width, vector, self.argsort)
                     at = b.gep(out.keys, [lo], inbounds=True, source_etype=self.elem)
-                    failed = b.call(fast, [at, b.sub(hi, lo), b.sub(rank_k, lo)])
-                    with b.if_then(b.icmp_unsigned("!=", failed, _c(0)), likely=False):
-                        scalar_rank(out, lo, hi, rank_k)
+                    if self.argsort:  # positions beside the keys; the range left is scalar
+                        with b.goto_entry_block():
+                            left = b.alloca(I64, size=2)
+                        pos = b.gep(out.pos, [lo], inbounds=True, source_etype=I64)
+                        b.call(fast, [at, pos, b.sub(hi, lo), b.sub(rank_k, lo), left])
+                        start = b.add(lo, b.load(left, typ=I64))
+                        end = b.add(lo, b.load(b.gep(left, [_c(1)], source_etype=I64), typ=I64))
+                        with b.if_then(b.icmp_signed("<", start, end)):
+                            scalar_rank(out, start, end, rank_k)
+                    else:
+                        failed = b.call(fast, [at, b.sub(hi, lo), b.sub(rank_k, lo)])
+                        with b.if_then(b.icmp_unsigned("!=", failed, _c(0)), likely=False):
+                            scalar_rank(out, lo, hi, rank_k)
                 with alone:
                     scalar_rank(out, lo, hi, rank_k)
 

@@ -101,20 +101,23 @@ def test_rows_of_a_2d_array():
             np.testing.assert_array_equal(_bits(fn(x)), _bits(want))
 
 
-# The kernel alone: ``i64 sort(data, n, depth)``, keys without NaN (sort.py moves them out).
-_kernels = {}
+# The kernels alone: ``i64 sort(data, n, depth)``, keys without NaN (sort.py moves them out),
+# and ``void argselect(data, positions, n, k, range)``; one module per (width, lanes).
+_modules = {}
 
 
-def _kernel(width: int):
-    if width not in _kernels:
+def _kernels(width: int, lanes: int):
+    if (width, lanes) not in _modules:
         runtime.load_run_chunks(lambda ir, symbol: target.compile_module(ir, [symbol])[1][symbol])
-        lanes = 512 // width
         module = sort_quick._QuickKernel(width, lanes).module
-        symbol = sort_quick.shared_symbol(width, lanes)
-        ref, addresses = target.compile_module(str(module), [symbol])
-        _kernels[width] = (ref, ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
-                                                 ctypes.c_int64)(addresses[symbol]))
-    return _kernels[width][1]
+        symbols = [sort_quick.shared_symbol(width, lanes), sort_quick.select_symbol(width, lanes, True)]
+        ref, addresses = target.compile_module(str(module), symbols)
+        sort = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
+                                ctypes.c_int64)(addresses[symbols[0]])
+        select = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
+                                  ctypes.c_int64, ctypes.c_void_p)(addresses[symbols[1]])
+        _modules[width, lanes] = (ref, sort, select)
+    return _modules[width, lanes][1:]
 
 
 @pytest.mark.parametrize("width", [32, 64])
@@ -122,7 +125,7 @@ def test_threaded_kernel_segments_and_depth(width):
     """Every segment of the threaded split sorted (lengths that leave a segment of one key, or
     an empty one, after a round); past its depth limit the kernel gives up, on any thread
     count, and within it it never does."""
-    fn = _kernel(width)
+    fn = _kernels(width, 512 // width)[0]
     rng = np.random.default_rng(9)
     for n in (EDGE, EDGE + 1, 5 * EDGE + 3):
         x = rng.standard_normal(n).astype(f"float{width}")
@@ -148,10 +151,17 @@ def test_route(dt):
 
 
 # np.partition of floats by the quicksort's vector partitions (sort_select.py's VECTOR_FROM).
-def _check_partition(x, kth):
+def _check_partition(x, kth, arg=False):
     before = x.copy()
-    got = jc.jit(lambda a: np.partition(a, kth))(x)
-    want = np.partition(x, kth)
+    if arg:  # a permutation of the positions that partitions the keys
+        order = jc.jit(lambda a: np.argpartition(a, kth))(x)
+        want = np.argpartition(x, kth)
+        assert type(order) is type(want) and order.dtype == want.dtype and order.shape == want.shape
+        np.testing.assert_array_equal(np.sort(order), np.arange(x.size))
+        got, want = x[order], np.partition(x, kth)
+    else:
+        got = jc.jit(lambda a: np.partition(a, kth))(x)
+        want = np.partition(x, kth)
     assert type(got) is type(want) and got.dtype == want.dtype and got.shape == want.shape
     np.testing.assert_array_equal(np.sort(got), np.sort(x))  # the same keys, NaNs included
     for k in np.atleast_1d(kth):
@@ -160,16 +170,17 @@ def _check_partition(x, kth):
     np.testing.assert_array_equal(_bits(x), _bits(before))
 
 
+@pytest.mark.parametrize("arg", [False, True], ids=["partition", "argpartition"])
 @pytest.mark.parametrize("dt", FLOATS)
 @pytest.mark.parametrize("kind", ["uniform", "special", "few", "sorted", "reversed", "equal"])
-def test_partition_by_vectors(dt, kind):
+def test_partition_by_vectors(dt, kind, arg):
     from jitcore.codegen.cpu import sort_select
     rng = np.random.default_rng(len(kind) + 20)
     edge = sort_select.VECTOR_FROM
     for n in (edge, edge + 1, 60000):
         x = _data(kind, n, dt, rng)
         for kth in (n // 3, (0, 5, n // 2, n - 1)):
-            _check_partition(x, kth)
+            _check_partition(x, kth, arg)
 
 
 @pytest.mark.parametrize("dt", FLOATS)
@@ -178,3 +189,26 @@ def test_partition_route(dt):
     bits = np.dtype(dt).itemsize * 8
     text = jc.jit(lambda a: np.partition(a, 7)).lower(np.zeros(5000, dtype=dt)).plan().llvm_ir
     assert sort_quick.select_symbol(bits, 512 // bits) in text
+    text = jc.jit(lambda a: np.argpartition(a, 7)).lower(np.zeros(5000, dtype=dt)).plan().llvm_ir
+    assert sort_quick.select_symbol(bits, 512 // bits, positions=True) in text
+
+
+@pytest.mark.parametrize("width,lanes", [(32, 16), (64, 2)])
+def test_argselect_kernel_alone(width, lanes):
+    """Positions move with their keys at vector widths of 16 keys (float32's, whose positions
+    move in two parts) and 2; the range left holds the rank, and the keys around it are on
+    their sides."""
+    fn = _kernels(width, lanes)[1]
+    rng = np.random.default_rng(width + lanes)
+    for n, k in ((3000, 1000), (3000, 0), (20011, 20010), (20011, 7777)):
+        x = rng.integers(0, 50, n).astype(f"float{width}")
+        keys, pos, left = x.copy(), np.arange(n), np.zeros(2, np.int64)
+        fn(keys.ctypes.data, pos.ctypes.data, n, k, left.ctypes.data)
+        np.testing.assert_array_equal(keys, x[pos])
+        np.testing.assert_array_equal(np.sort(pos), np.arange(n))
+        lo, hi = left
+        if lo == hi:  # done: rank k among keys equal to the pivot, in place
+            assert keys[k] == np.sort(x)[k]
+        else:
+            assert lo <= k < hi
+        assert np.all(keys[:lo] <= np.sort(x)[k]) and np.all(keys[max(hi, k + 1):] >= np.sort(x)[k])
