@@ -26,9 +26,16 @@ are finished by a bitonic network in registers (the networks of ``sort_lanes.py`
 sort measured 3.6x slower). Past ``depth`` levels the sort gives up (returns 1) and ``sort.py``
 sorts the lane again by its radix path: no quadratic worst case.
 
-The kernel of each (float width, lanes) is compiled once per process, as a module of its own
-(``i64 <symbol>(ptr data, i64 n, i64 depth)``: 0 sorted in ``data``, 1 gave up) that the
-sorting functions' modules declare and call, as ``sort_buckets.py``'s.
+A lane of ``THREADED_FROM`` keys or more sorts on the runtime's threads where it has more than
+one (sort51, ``_QuickKernel._threaded``): ``SPLIT_LEVELS`` rounds of these partitions, each
+round's segments split at once on the pool, then the segments sorted there; where each key
+goes is a function of the lane alone, never of the thread count. The same partitions also
+select (``np.partition``, and with positions moved beside the keys ``np.argpartition``:
+``sort_select.py`` calls ``select`` and ``argselect``), going on in the side that holds the rank.
+
+The kernels of each (float width, lanes) are compiled once per process, as a module of its own
+(``i64 <symbol>(ptr data, i64 n, i64 depth)``: 0 sorted in ``data``, 1 gave up; and the two
+selections) that the sorting functions' modules declare and call, as ``sort_buckets.py``'s.
 """
 
 from __future__ import annotations

@@ -19,6 +19,11 @@ code, and what the contract allows) and marks it with ``SELECT_AXIS`` and its ra
    O(n log n) at worst, never quadratic, whatever the input (``introselect``'s guard; NumPy's
    falls back to median of medians instead).
 
+On AVX-512 targets a contiguous float range of more than ``VECTOR_FROM`` elements is selected
+instead by ``sort_quick.py``'s vector partitions (sort51: 8-16 keys a compare, positions moved
+beside them for argpartition), which hand what is left, a network's range or one past their
+depth, back to this selection.
+
 A lane's ranks are the kernel's constants (``SELECT_KTH``), or (``array.partition_at``,
 ``SELECT_RANKS``) an operand of K ranks a lane, read and sorted per lane when it runs (a repeat
 or a rank outside the lane's numbers asks for nothing). Up to ``BISECT_UP_TO`` ranks are
