@@ -21,8 +21,8 @@ code, and what the contract allows) and marks it with ``SELECT_AXIS`` and its ra
 
 On AVX-512 targets a contiguous float range of more than ``VECTOR_FROM`` elements is selected
 instead by ``sort_quick.py``'s vector partitions (sort51: 8-16 keys a compare, positions moved
-beside them for argpartition), which hand what is left, a network's range or one past their
-depth, back to this selection.
+beside them for argpartition), which hand a range back to this selection where they give up
+past their depth (and argpartition's last range, a network's length, always).
 
 A lane's ranks are the kernel's constants (``SELECT_KTH``), or (``array.partition_at``,
 ``SELECT_RANKS``) an operand of K ranks a lane, read and sorted per lane when it runs (a repeat
