@@ -466,6 +466,12 @@ MUTANTS = [
            "a round of the threaded sort's partitions hands on the keys below the pivot one "
            "short: the last of them is never sorted into its place",
            ("tests/codegen/test_sort_on_threads_51.py",)),
+    Mutant("argselect-positions-by-the-other-mask", "codegen/cpu/sort_quick.py",
+           "put_positions(p, stays, right, whole=False)",
+           "put_positions(p, goes, right, whole=False)",
+           "an argpartition's vector partition stores the positions of the keys that go to the "
+           "front at the back too: positions no longer follow their keys",
+           ("tests/codegen/test_sort_on_threads_51.py",)),
     Mutant("select-equals-end-one-late", "codegen/cpu/sort_select.py",
            'b.cbranch(b.icmp_signed("<", k, equal), done, next_round)',
            'b.cbranch(b.icmp_signed("<=", k, equal), done, next_round)',
