@@ -460,6 +460,18 @@ MUTANTS = [
            "a quicksort partition's vectors send the keys above the pivot to the front (its "
            "scalar tail the keys below): the halves it sorts apart hold keys of both sides",
            ("tests/jitcore/test_float_sort_49.py",)),
+    Mutant("threaded-sort-segment-one-short", "codegen/cpu/sort_quick.py",
+           "put(left, start, below, down, _c(0))",
+           "put(left, start, b.sub(below, _c(1)), down, _c(0))",
+           "a round of the threaded sort's partitions hands on the keys below the pivot one "
+           "short: the last of them is never sorted into its place",
+           ("tests/codegen/test_sort_on_threads_51.py",)),
+    Mutant("argselect-positions-by-the-other-mask", "codegen/cpu/sort_quick.py",
+           "put_positions(p, stays, right, whole=False)",
+           "put_positions(p, goes, right, whole=False)",
+           "an argpartition's vector partition stores the positions of the keys that go to the "
+           "front at the back too: positions no longer follow their keys",
+           ("tests/codegen/test_sort_on_threads_51.py",)),
     Mutant("select-equals-end-one-late", "codegen/cpu/sort_select.py",
            'b.cbranch(b.icmp_signed("<", k, equal), done, next_round)',
            'b.cbranch(b.icmp_signed("<=", k, equal), done, next_round)',

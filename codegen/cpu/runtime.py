@@ -238,6 +238,11 @@ def _settings(module: ll.Module) -> ll.GlobalVariable:
     return settings
 
 
+def setting(b: ll.IRBuilder, name: str) -> ll.Value:
+    """The run-time setting ``name`` (``RUNTIME_SETTINGS``), read where the builder is."""
+    return _setting(b, _settings(b.module), name)
+
+
 def _setting(b: ll.IRBuilder, settings: ll.Value, name: str) -> ll.Value:
     at = b.gep(settings, [ll.Constant(I64, RUNTIME_SETTINGS.index(name))], source_etype=I64)
     return b.load(at, typ=I64)

@@ -135,8 +135,11 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
         if bucketed and kind != "f" else None
     lanes = None if argsort or kind != "f" else \
         sort_quick.use_quicksort(t.bitwidth, n, target.kernel_isa())
+    # lengths the radix path takes on one thread, the quicksort on several (sort51)
+    threaded = None if argsort or kind != "f" or lanes is not None else \
+        sort_quick.use_threaded_quicksort(t.bitwidth, n, target.kernel_isa())
 
-    def quick_lane(ivs):  # by vector partitions (sort_quick.py), the radix path its way out
+    def quick_lane(ivs, lanes=lanes):  # by vector partitions (sort_quick.py), the radix path its way out
         zero = [*ivs, ll.Constant(I64, 0)]
         src = element_pointer(b, source.pointer, zero, source.strides, elem)
         key_a = element_pointer(b, buffers[0].pointer, zero, buffers[0].strides, elem)
@@ -203,7 +206,15 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
                 spread.sort(b_keys, _c(1), a_keys, b_keys)
                 sort_ints.emit_gather_back(b, keys, a_keys, lo, shift, _c(n))
 
-    float_lane = run_lane if lanes is None else quick_lane
+    def threaded_lane(ivs):
+        many = b.icmp_signed(">", runtime.setting(b, "num_threads"), _c(1))
+        with b.if_else(many) as (on_threads, alone):
+            with on_threads:
+                quick_lane(ivs, threaded)
+            with alone:
+                run_lane(ivs)
+
+    float_lane = quick_lane if lanes is not None else threaded_lane if threaded is not None else run_lane
     _nest(b, extents(x.type.shape[:-1]), word_lane if argsort else float_lane if kind == "f" else int_lane)
     b.ret_void()
     return fn

@@ -26,9 +26,16 @@ are finished by a bitonic network in registers (the networks of ``sort_lanes.py`
 sort measured 3.6x slower). Past ``depth`` levels the sort gives up (returns 1) and ``sort.py``
 sorts the lane again by its radix path: no quadratic worst case.
 
-The kernel of each (float width, lanes) is compiled once per process, as a module of its own
-(``i64 <symbol>(ptr data, i64 n, i64 depth)``: 0 sorted in ``data``, 1 gave up) that the
-sorting functions' modules declare and call, as ``sort_buckets.py``'s.
+A lane of ``THREADED_FROM`` keys or more sorts on the runtime's threads where it has more than
+one (sort51, ``_QuickKernel._threaded``): ``SPLIT_LEVELS`` rounds of these partitions, each
+round's segments split at once on the pool, then the segments sorted there; where each key
+goes is a function of the lane alone, never of the thread count. The same partitions also
+select (``np.partition``, and with positions moved beside the keys ``np.argpartition``:
+``sort_select.py`` calls ``select`` and ``argselect``), going on in the side that holds the rank.
+
+The kernels of each (float width, lanes) are compiled once per process, as a module of its own
+(``i64 <symbol>(ptr data, i64 n, i64 depth)``: 0 sorted in ``data``, 1 gave up; and the two
+selections) that the sorting functions' modules declare and call, as ``sort_buckets.py``'s.
 """
 
 from __future__ import annotations
@@ -38,8 +45,9 @@ import threading
 
 from llvmlite import ir as ll
 
-from jitcore.codegen.cpu import sort_buckets
+from jitcore.codegen.cpu import runtime, sort_buckets
 from jitcore.codegen.llvm_types import I1, I64, PTR
+from jitcore.codegen.loops import emit_loop
 
 # Segments of at most this many vectors of keys are sorted by a bitonic network, per float
 # width (two-buffer partitions, 10^6 keys, one thread, ms, 4 / 8 / 16 / 32 vectors: float32
@@ -56,6 +64,16 @@ SAMPLE = 9  # keys whose median is a partition's pivot
 # below 10^5 and at 3*10^6, but not faster on random keys at 10^5-10^6 (docs/performance.md,
 # "Float sorts by vector partitions (sort49)").
 QUICK_LENGTHS = {32: ((1, 1 << 62),), 64: ((1, 100_000), (1 << 21, 1 << 62))}
+# Lanes of at least THREADED_FROM keys are sorted on the runtime's threads where it has more
+# than one (``_QuickKernel._threaded``): SPLIT_LEVELS rounds of partitions make up to
+# 2^SPLIT_LEVELS segments, sorted on the threads. A segment of SPLIT_MIN keys or fewer is not
+# split further. A launch weighs SORT_WORK points a key against ``parallel_threshold``
+# (a sort reads each key about log2(n) times, an elementwise kernel once).
+THREADED_FROM = 1 << 15
+SPLIT_LEVELS = 3
+SPLIT_MIN = 1 << 12
+SORT_WORK = 16
+SEGMENT = 4  # i64s a segment: start, length, depth left, gave up
 ENABLED = True  # False: the radix path for every lane (tools/bench_sort.py --radix)
 FORCE_LANES: int | None = None  # tests: a vector width of their own on any target
 
@@ -86,6 +104,15 @@ def use_quicksort(width: int, n: int, isa: frozenset[str]) -> int | None:
     return lanes_for(width, isa) if taken else None
 
 
+def use_threaded_quicksort(width: int, n: int, isa: frozenset[str]) -> int | None:
+    """The lanes of the quicksort for a lane that ``use_quicksort`` leaves to the radix path
+    on one thread but that the quicksort sorts on several (``THREADED_FROM`` keys or more: the
+    radix path runs on one thread), or None."""
+    if not ENABLED or lanes_for(width, isa) is None or use_quicksort(width, n, isa) is not None:
+        return None
+    return lanes_for(width, isa) if n >= THREADED_FROM else None
+
+
 def depth_limit(n: int) -> int:
     """Partition levels before the sort gives up: twice a balanced split's."""
     return 2 * max(1, n.bit_length()) + 4
@@ -97,6 +124,22 @@ def declare(module: ll.Module, width: int, lanes: int) -> ll.Function:
     if existing is not None:
         return existing
     return ll.Function(module, ll.FunctionType(I64, [PTR, I64, I64]), name)
+
+
+def select_symbol(width: int, lanes: int, positions: bool = False) -> str:
+    return f"{SYMBOL_PREFIX}_f{width}_w{lanes}_{'argselect' if positions else 'select'}"
+
+
+def declare_select(module: ll.Module, width: int, lanes: int, positions: bool = False) -> ll.Function:
+    """``i64 select(ptr data, i64 n, i64 k)`` of the quicksort's module, or (``positions``)
+    ``void argselect(ptr data, ptr positions, i64 n, i64 k, ptr range)`` (``_QuickKernel._select``)."""
+    name = select_symbol(width, lanes, positions)
+    existing = module.globals.get(name)
+    if existing is not None:
+        return existing
+    kind = ll.FunctionType(ll.VoidType(), [PTR, PTR, I64, I64, PTR]) if positions else \
+        ll.FunctionType(I64, [PTR, I64, I64])
+    return ll.Function(module, kind, name)
 
 
 def _c(v: int) -> ll.Constant:
@@ -118,6 +161,18 @@ class _QuickKernel:
                                     store_name)
         self.squeeze = ll.Function(m, ll.FunctionType(self.vec, [self.vec, self.mask, self.vec]),
                                    f"llvm.experimental.vector.compress.v{lanes}f{width}")
+        # positions beside the keys (argpartition), in parts of at most 8: LLVM 22's
+        # compress of 16 i64s (two registers) crashed at run time on AVX-512
+        self.part = min(lanes, 8)
+        self.ivec, pmask = ll.VectorType(I64, self.part), ll.VectorType(I1, self.part)
+        self.icompress = ll.Function(m, ll.FunctionType(ll.VoidType(), [self.ivec, PTR, pmask]),
+                                     f"llvm.masked.compressstore.v{self.part}i64")
+        self.isqueeze = ll.Function(m, ll.FunctionType(self.ivec, [self.ivec, pmask, self.ivec]),
+                                    f"llvm.experimental.vector.compress.v{self.part}i64")
+        self.imasked_load = ll.Function(m, ll.FunctionType(self.ivec, [PTR, ll.IntType(32), pmask,
+                                                                       self.ivec]),
+                                        f"llvm.masked.load.v{self.part}i64.p0")
+        self.pctpop = m.declare_intrinsic("llvm.ctpop", [ll.IntType(self.part)])
         bits = ll.IntType(lanes)
         self.ctpop = m.declare_intrinsic("llvm.ctpop", [bits])
         self.bits = bits
@@ -138,12 +193,198 @@ class _QuickKernel:
                                f"{shared_symbol(width, lanes)}_segment")
         self.rec.linkage = "internal"
         self._segment()
+        self.split = self._split_kernel()
+        self.finish = self._finish_kernel()
+        select, argselect = self._select(), self._select(positions=True)
         entry = declare(m, width, lanes)
         b = ll.IRBuilder(entry.append_basic_block("entry"))
         data, n, depth = entry.args
+        threads = runtime.setting(b, "num_threads")
+        many = b.and_(b.icmp_signed(">=", n, _c(THREADED_FROM)), b.icmp_signed(">", threads, _c(1)))
+        with b.if_then(many, likely=False):
+            b.ret(self._threaded(b, data, n, depth))
         failed = b.call(self.rec, [data, n, depth])
         b.ret(b.zext(failed, I64))
-        sort_buckets.emit_address_table(m, shared_symbol(width, lanes, table=True), [entry])
+        sort_buckets.emit_address_table(m, shared_symbol(width, lanes, table=True),
+                                        [entry, select, argselect])
+
+    def _threaded(self, b, data, n, depth) -> ll.Value:
+        """Sort the lane on the runtime's threads: ``SPLIT_LEVELS`` rounds of partitions, each
+        round's segments split at once on the threads (the first on the caller alone), then
+        every segment sorted on the threads; 1 where a segment gave up past ``depth``.
+
+        Segments are rows of ``SEGMENT`` i64s (start, length, depth left, gave up) in one table
+        per round, segment ``i`` of a round splitting into ``2i`` and ``2i + 1`` of the next:
+        where each key goes is a function of the lane alone, never of the thread count."""
+        rows = sum(1 << level for level in range(SPLIT_LEVELS + 1))
+        with b.goto_entry_block():
+            table = b.alloca(I64, size=rows * SEGMENT)
+        for k, value in enumerate((_c(0), n, depth, _c(0))):
+            b.store(value, b.gep(table, [_c(k)], source_etype=I64))
+        work = b.mul(n, _c(SORT_WORK))
+        row = 0
+        for level in range(SPLIT_LEVELS):
+            here = b.gep(table, [_c(row * SEGMENT)], source_etype=I64)
+            row += 1 << level
+            below = b.gep(table, [_c(row * SEGMENT)], source_etype=I64)
+            runtime.emit_launch(b, self.split, [data, here, below], runtime.Split(1 << level, work))
+        last = b.gep(table, [_c(row * SEGMENT)], source_etype=I64)
+        segments = 1 << SPLIT_LEVELS
+        runtime.emit_launch(b, self.finish, [data, last], runtime.Split(segments, work))
+        failed = _c(0)
+        for k in range(segments):
+            failed = b.or_(failed, b.load(b.gep(last, [_c(k * SEGMENT + 3)], source_etype=I64), typ=I64))
+        return failed
+
+    def _select(self, positions: bool = False) -> ll.Function:
+        """``i64 select(a, n, k)``: the ``n`` keys at ``a`` (no NaN) rearranged so that key
+        ``k`` is the one sorting puts there, smaller or equal ones before it, larger or equal
+        ones after (``np.partition``'s contract, ``sort_select.py``): the partitions of the
+        sort, each going on in the side holding ``k``, the last segment sorted by a network;
+        1 where it gave up past ``depth_limit(n)`` levels (the caller selects again).
+
+        ``positions`` (argpartition): ``void argselect(a, pos, n, k, range)``, the positions
+        moved with the keys, and no network: ``range`` gets the ``[lo, hi)`` still to select
+        in (a network's or, past the depth, a longer one; empty when done), which the caller's
+        scalar selection finishes."""
+        fn = declare_select(self.module, self.width, self.lanes, positions)
+        if positions:
+            a0, pos0, n0, k0, out = fn.args
+        else:
+            (a0, n0, k0), pos0 = fn.args, None
+        b = ll.IRBuilder(fn.append_basic_block("entry"))
+        a, n, k, depth = (b.alloca(t) for t in (PTR, I64, I64, I64))
+        ctlz = self.module.declare_intrinsic("llvm.ctlz", [I64], ll.FunctionType(I64, [I64, I1]))
+        bits = b.sub(_c(64), b.call(ctlz, [n0, ll.Constant(I1, 0)]))
+        for slot, value in ((a, a0), (n, n0), (k, k0), (depth, b.add(b.mul(bits, _c(2)), _c(4)))):
+            b.store(value, slot)
+        head, body, small, done = (fn.append_basic_block(x) for x in ("round", "partition", "small", "done"))
+        b.branch(head)
+        b.position_at_end(head)
+        here, size, rank = (b.load(x, typ=t) for x, t in ((a, PTR), (n, I64), (k, I64)))
+        skipped = b.sdiv(b.sub(b.ptrtoint(here, I64), b.ptrtoint(a0, I64)), _c(self.width // 8))
+
+        def leave(lo, hi):  # argselect: what is left to the caller
+            b.store(lo, out)
+            b.store(hi, b.gep(out, [_c(1)], source_etype=I64))
+            b.ret_void()
+
+        b.cbranch(b.icmp_signed("<=", size, _c(self.small)), small, body)
+        b.position_at_end(small)
+        if positions:
+            leave(skipped, b.add(skipped, size))
+        else:
+            self._small(b, here, here, size)
+            b.ret(_c(0))
+        b.position_at_end(body)
+        left = b.load(depth, typ=I64)
+        with b.if_then(b.icmp_signed("<=", left, _c(0)), likely=False):
+            if positions:
+                leave(skipped, b.add(skipped, size))
+            else:
+                b.ret(_c(1))
+        b.store(b.sub(left, _c(1)), depth)
+        pivot = self._pivot(b, here, size)
+        at_pos = None if pos0 is None else b.gep(pos0, [skipped], inbounds=True, source_etype=I64)
+        below = self._partition(b, here, size, pivot, "<", at_pos)
+
+        def go_on(skip, keep):  # the keys from ``skip`` on, ``keep`` of them, hold rank k
+            b.store(self.at(b, here, skip), a)
+            b.store(keep, n)
+            b.store(b.sub(rank, skip), k)
+            b.branch(head)
+
+        none_bb, split_bb, upper_bb, lower_bb = (fn.append_basic_block(x) for x in
+                                                 ("none_below", "split", "upper", "lower"))
+        b.cbranch(b.icmp_unsigned("==", below, _c(0)), none_bb, split_bb)
+        b.position_at_end(none_bb)  # the keys equal to the pivot go first: done if k is one
+        equal = self._partition(b, here, size, pivot, "<=", at_pos)
+        rest_bb = fn.append_basic_block("rest")
+        b.cbranch(b.icmp_signed("<", rank, equal), done, rest_bb)
+        b.position_at_end(rest_bb)
+        go_on(equal, b.sub(size, equal))
+        b.position_at_end(split_bb)
+        b.cbranch(b.icmp_signed("<", rank, below), lower_bb, upper_bb)
+        b.position_at_end(lower_bb)
+        go_on(_c(0), below)
+        b.position_at_end(upper_bb)
+        go_on(below, b.sub(size, below))
+        b.position_at_end(done)
+        if positions:
+            leave(_c(0), _c(0))
+        else:
+            b.ret(_c(0))
+        return fn
+
+    def _ranged(self, name: str, pointers: int) -> tuple[ll.Function, ll.IRBuilder]:
+        fn = ll.Function(self.module, ll.FunctionType(ll.VoidType(), [PTR] * pointers + [I64, I64]),
+                         f"{shared_symbol(self.width, self.lanes)}_{name}")
+        fn.linkage = "internal"
+        fn.attributes.add("noinline")  # called whole and from the pool's workers: one copy
+        return fn, ll.IRBuilder(fn.append_basic_block("entry"))
+
+    def _split_kernel(self) -> ll.Function:
+        """``split(data, segments, halves, lo, hi)``: segments ``[lo, hi)`` of one round each
+        partitioned once into rows ``2i`` (the keys below the pivot) and ``2i + 1`` of the
+        next round's table; a short segment (a network's or ``SPLIT_MIN``) goes on whole as
+        ``2i``, an empty ``2i + 1`` beside it."""
+        fn, b = self._ranged("split", 3)
+        data, segments, halves, lo, hi = fn.args
+
+        def field(table, i, k):
+            return b.gep(table, [b.add(b.mul(i, _c(SEGMENT)), _c(k))], source_etype=I64)
+
+        def put(i, start, n, depth, failed):
+            for k, value in enumerate((start, n, depth, failed)):
+                b.store(value, field(halves, i, k))
+
+        def one(c):
+            i = b.add(lo, c)
+            start, n, depth, failed = (b.load(field(segments, i, k), typ=I64) for k in range(SEGMENT))
+            left, right = b.mul(i, _c(2)), b.add(b.mul(i, _c(2)), _c(1))
+            put(left, start, n, depth, failed)
+            put(right, b.add(start, n), _c(0), depth, _c(0))
+            long = b.and_(b.icmp_signed(">", n, _c(max(SPLIT_MIN, self.small))),
+                          b.icmp_signed("==", failed, _c(0)))
+            with b.if_then(long):
+                with b.if_else(b.icmp_signed("<=", depth, _c(0)), likely=False) as (deep, fine):
+                    with deep:
+                        b.store(_c(1), field(halves, left, 3))
+                    with fine:
+                        a = self.at(b, data, start)
+                        pivot = self._pivot(b, a, n)
+                        down = b.sub(depth, _c(1))
+                        below = self._partition(b, a, n, pivot, "<")
+                        with b.if_else(b.icmp_unsigned("==", below, _c(0))) as (none, split):
+                            with none:  # the keys equal to the pivot go first, done
+                                equal = self._partition(b, a, n, pivot, "<=")
+                                put(left, start, _c(0), down, _c(0))
+                                put(right, b.add(start, equal), b.sub(n, equal), down, _c(0))
+                            with split:
+                                put(left, start, below, down, _c(0))
+                                put(right, b.add(start, below), b.sub(n, below), down, _c(0))
+
+        emit_loop(b, b.sub(hi, lo), one, vectorize=False, unroll=False)
+        b.ret_void()
+        return fn
+
+    def _finish_kernel(self) -> ll.Function:
+        """``finish(data, segments, lo, hi)``: segments ``[lo, hi)`` of the last round sorted
+        (the quicksort's own recursion), each noting whether it gave up."""
+        fn, b = self._ranged("finish", 2)
+        data, segments, lo, hi = fn.args
+
+        def one(c):
+            row = b.mul(b.add(lo, c), _c(SEGMENT))
+            start, n, depth, failed = (b.load(b.gep(segments, [b.add(row, _c(k))], source_etype=I64), typ=I64)
+                                       for k in range(SEGMENT))
+            with b.if_then(b.and_(b.icmp_signed(">", n, _c(1)), b.icmp_signed("==", failed, _c(0)))):
+                gave_up = b.call(self.rec, [self.at(b, data, start), n, depth])
+                b.store(b.zext(gave_up, I64), b.gep(segments, [b.add(row, _c(3))], source_etype=I64))
+
+        emit_loop(b, b.sub(hi, lo), one, vectorize=False, unroll=False)
+        b.ret_void()
+        return fn
 
     def at(self, b, base, i):
         return b.gep(base, [i], inbounds=True, source_etype=self.t)
@@ -185,12 +426,13 @@ class _QuickKernel:
             b.ret(ll.Constant(I1, 1))
         b.ret(b.call(fn, [b.select(left_first, upper, a), b.select(left_first, above, below), down]))
 
-    def _partition(self, b, a, n, pivot, op) -> ll.Value:
+    def _partition(self, b, a, n, pivot, op, pos=None) -> ll.Value:
         """Keys at ``a`` (``n`` of them, at least ``2 AHEAD`` vectors) that compare ``op`` the
         pivot to its front, the others to its back, in place; their count. ``AHEAD`` vectors
         from each end are held in registers, so that each read frees room on one side: the
         side with less free room is read next (``AHEAD`` vectors at once, before any of them
-        is written), and then both have that much room at least."""
+        is written), and then both have that much room at least. ``pos``: i64 positions laid
+        out as the keys, moved with them."""
         w, u = self.lanes, AHEAD[self.width]
         assert 2 * u <= NETWORK_VECTORS[self.width]  # a partitioned segment holds 2u vectors
         align = self.width // 8
@@ -201,10 +443,34 @@ class _QuickKernel:
         splat = b.insert_element(undefined, pivot, _c(0))
         splat = b.shuffle_vector(splat, undefined, ll.Constant(ll.VectorType(ll.IntType(32), w), [0] * w))
 
+        def pos_at(at):
+            return b.gep(pos, [at], inbounds=True, source_etype=I64)
+
         def load(at):
             v = b.load(self.at(b, a, at), typ=self.vec)
             v.align = align
-            return v
+            if pos is None:
+                return v, None
+            parts = [b.load(pos_at(b.add(at, _c(j))), typ=self.ivec) for j in range(0, w, self.part)]
+            for part in parts:
+                part.align = 8
+            return v, parts
+
+        def mask_part(mask, j):
+            return mask if self.part == w else b.shuffle_vector(
+                mask, ll.Constant(self.mask, ll.Undefined),
+                ll.Constant(ll.VectorType(ll.IntType(32), self.part), list(range(j, j + self.part))))
+
+        def put_positions(parts, mask, at, whole):  # as the keys of ``mask`` went, from ``at``
+            for j, part in zip(range(0, w, self.part), parts):
+                m = mask_part(mask, j)
+                if whole:
+                    squeezed = b.call(self.isqueeze, [part, m, ll.Constant(self.ivec, ll.Undefined)])
+                    b.store(squeezed, pos_at(at)).align = 8
+                else:
+                    b.call(self.icompress, [part, pos_at(at), m])
+                bits = b.bitcast(m, ll.IntType(self.part))
+                at = b.add(at, b.zext(b.call(self.pctpop, [bits]), I64))
 
         held = [load(_c(k * w)) for k in range(u)] + [load(b.sub(n, _c((k + 1) * w))) for k in range(u)]
         b.store(_c(u * w), read_lo)
@@ -212,7 +478,8 @@ class _QuickKernel:
         b.store(_c(0), put_lo)
         b.store(n, put_hi)
 
-        def put(v, valid=None, whole=False):
+        def put(vp, valid=None, whole=False):
+            v, p = vp
             goes = b.fcmp_ordered(op, v, splat)
             stays = b.not_(goes)
             if valid is not None:
@@ -223,10 +490,16 @@ class _QuickKernel:
             if whole:  # a vector's room is free at the front
                 front = b.call(self.squeeze, [v, goes, undefined])
                 b.store(front, self.at(b, a, left)).align = align
+                if p is not None:
+                    put_positions(p, goes, left, whole=True)
             else:
                 b.call(self.compress, [v, self.at(b, a, left), goes])
+                if p is not None:
+                    put_positions(p, goes, left, whole=False)
             right = b.sub(b.load(put_hi, typ=I64), others)
             b.call(self.compress, [v, self.at(b, a, right), stays])
+            if p is not None:
+                put_positions(p, stays, right, whole=False)
             b.store(b.add(left, count), put_lo)
             b.store(right, put_hi)
 
@@ -258,9 +531,14 @@ class _QuickKernel:
             count = b.shuffle_vector(count, ll.Constant(vi64, ll.Undefined),
                                      ll.Constant(ll.VectorType(ll.IntType(32), w), [0] * w))
             valid = b.icmp_signed("<", iota, count)
-            rest.append((b.call(self.masked_load, [self.at(b, a, b.add(lo, _c(k * w))),
-                                                   ll.Constant(ll.IntType(32), align), valid, undefined]),
-                         valid))
+            at = b.add(lo, _c(k * w))
+            keys = b.call(self.masked_load, [self.at(b, a, at), ll.Constant(ll.IntType(32), align), valid,
+                                             undefined])
+            positions = None if pos is None else [
+                b.call(self.imasked_load, [pos_at(b.add(at, _c(j))), ll.Constant(ll.IntType(32), 8),
+                                           mask_part(valid, j), ll.Constant(self.ivec, ll.Undefined)])
+                for j in range(0, w, self.part)]
+            rest.append(((keys, positions), valid))
         for v, valid in rest:
             put(v, valid)
         for v in held:
@@ -370,12 +648,16 @@ _loaded: dict[str, int] = {}
 def load_shared(llvm_ir: str, compile_and_load) -> None:
     """Compile, or take from the object cache, each quicksort module that ``llvm_ir`` calls,
     once per process (``sort_buckets.load_shared``'s way)."""
+    found = sorted(set(_SYMBOL.findall(llvm_ir)))
+    if found:  # the threaded sort's launches call the pool's run_chunks
+        runtime.load_run_chunks(compile_and_load)
     with _lock:
-        for width, lanes in sorted(set(_SYMBOL.findall(llvm_ir))):
+        for width, lanes in found:
             width, lanes = int(width), int(lanes)
             if shared_symbol(width, lanes) in _loaded:
                 continue
             module = _QuickKernel(width, lanes).module
             _loaded.update(sort_buckets.load_address_table(
                 compile_and_load(str(module), shared_symbol(width, lanes, table=True)),
-                [shared_symbol(width, lanes)]))
+                [shared_symbol(width, lanes), select_symbol(width, lanes),
+                 select_symbol(width, lanes, positions=True)]))

@@ -19,6 +19,11 @@ code, and what the contract allows) and marks it with ``SELECT_AXIS`` and its ra
    O(n log n) at worst, never quadratic, whatever the input (``introselect``'s guard; NumPy's
    falls back to median of medians instead).
 
+On AVX-512 targets a contiguous float range of more than ``VECTOR_FROM`` elements is selected
+instead by ``sort_quick.py``'s vector partitions (sort51: 8-16 keys a compare, positions moved
+beside them for argpartition), which hand a range back to this selection where they give up
+past their depth (and argpartition's last range, a network's length, always).
+
 A lane's ranks are the kernel's constants (``SELECT_KTH``), or (``array.partition_at``,
 ``SELECT_RANKS``) an operand of K ranks a lane, read and sorted per lane when it runs (a repeat
 or a rank outside the lane's numbers asks for nothing). Up to ``BISECT_UP_TO`` ranks are
@@ -41,7 +46,7 @@ from __future__ import annotations
 
 from llvmlite import ir as ll
 
-from jitcore.codegen.cpu import runtime
+from jitcore.codegen.cpu import runtime, sort_quick, target
 from jitcore.codegen.cpu.sort_lanes import POSITIONS
 from jitcore.codegen.kernel_body import entry_builder, kernel_function
 from jitcore.codegen.llvm_types import I64, PTR
@@ -53,6 +58,9 @@ SELECT_KTH = "select_kth"
 SELECT_RANKS = "select_ranks"  # (partition_at) instead of the kth: how many ranks a lane reads
 ENABLED = True  # False: the kernels' own full sort (a baseline for measuring)
 SMALL = 16  # ranges at most this long are insertion-sorted
+# Contiguous float ranges longer than this are selected by the quicksort's vector partitions
+# on AVX-512 targets (sort51; a shorter one is about a network's: sort_quick.NETWORK_VECTORS).
+VECTOR_FROM = 512
 # A lane of ints whose span (largest - smallest) is below this many counters and below its
 # length is counting-sorted instead of selected: a count and a write of the lane, about half
 # selection's work (docs/performance.md, sort34). i32 counters: 64 KiB of the thread's stack.
@@ -169,6 +177,14 @@ class _Selector:
         # ints (not argpartition: equal ints are indistinguishable, positions are not) may
         # counting-sort a lane whose span is small (``counting_wins``)
         self.countable = self.float is None and not argsort
+        self.float_width = width if element.is_float else None
+
+    def vector_lanes(self) -> int | None:
+        """Keys a compare of the quicksort's vector partitions for this selection's floats
+        (argpartition: with their positions), or None: the scalar selection."""
+        if self.float is None or self.float_width not in (32, 64) or not sort_quick.ENABLED:
+            return None
+        return sort_quick.lanes_for(self.float_width, target.kernel_isa())
 
     # --- small helpers -------------------------------------------------------------------
 
@@ -518,8 +534,39 @@ class _Selector:
             else:
                 select_ranks(out, self.copy_in(b, s, strides[0][axis], out, n))
 
+        vector = self.vector_lanes()
+
         def select_rank(out, lo, hi, rank_k):
-            """Select ``rank_k`` (i64) in ``[lo, hi)``."""
+            """Select ``rank_k`` (i64) in ``[lo, hi)``: a long contiguous float range by the
+            quicksort's vector partitions (``sort_quick.py``) where the target has them (sort51;
+            the scalar selection where they give up)."""
+            if vector is None:
+                return scalar_rank(out, lo, hi, rank_k)
+            contiguous = b.icmp_signed("==", out.stride, _c(1))
+            if self.argsort:
+                contiguous = b.and_(contiguous, b.icmp_signed("==", out.pos_stride, _c(1)))
+            long = b.icmp_signed(">", b.sub(hi, lo), _c(VECTOR_FROM))
+            with b.if_else(b.and_(contiguous, long)) as (by_vectors, alone):
+                with by_vectors:
+                    fast = sort_quick.declare_select(self.module, self.float_width, vector, self.argsort)
+                    at = b.gep(out.keys, [lo], inbounds=True, source_etype=self.elem)
+                    if self.argsort:  # positions beside the keys; the range left is scalar
+                        with b.goto_entry_block():
+                            left = b.alloca(I64, size=2)
+                        pos = b.gep(out.pos, [lo], inbounds=True, source_etype=I64)
+                        b.call(fast, [at, pos, b.sub(hi, lo), b.sub(rank_k, lo), left])
+                        start = b.add(lo, b.load(left, typ=I64))
+                        end = b.add(lo, b.load(b.gep(left, [_c(1)], source_etype=I64), typ=I64))
+                        with b.if_then(b.icmp_signed("<", start, end)):
+                            scalar_rank(out, start, end, rank_k)
+                    else:
+                        failed = b.call(fast, [at, b.sub(hi, lo), b.sub(rank_k, lo)])
+                        with b.if_then(b.icmp_unsigned("!=", failed, _c(0)), likely=False):
+                            scalar_rank(out, lo, hi, rank_k)
+                with alone:
+                    scalar_rank(out, lo, hi, rank_k)
+
+        def scalar_rank(out, lo, hi, rank_k):
             contiguous = b.icmp_signed("==", out.stride, _c(1))
             if self.argsort:
                 contiguous = b.and_(contiguous, b.icmp_signed("==", out.pos_stride, _c(1)))
