@@ -2390,6 +2390,12 @@ MUTANTS = [
            "two parallel dims merged where an operand's axis is longer than the domain's (a "
            "slice x[:, :3] of a wider array): the merged index walks past each row's end",
            ("tests/jitcore/test_compile_time_50.py",)),
+    Mutant("run-length-count-off-by-one", "jitcore/run_length.py",
+           "    out = Prefix(buffer, count)",
+           "    out = Prefix(buffer, count - 1)",
+           "a compacted selection's run-time length one short: np.cumsum(x[x > 0]), x[m][-3:] "
+           "and np.argsort(x[m]) lose their last kept element",
+           ("tests/jitcore/test_selection_lengths_51.py",)),
 ]
 
 
