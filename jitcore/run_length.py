@@ -37,6 +37,7 @@ from jitcore.data_length import Positions, positions
 from jitcore.errors import JitTypeError
 from jitcore.ir.dialects.kernel import INDEX_OUT_OF_BOUNDS
 from jitcore.masked import MaskedSelection
+from jitcore.numpy import creation
 from jitcore.tracer import Tracer, as_scalar, fresh, user_location
 
 _I64 = np.dtype(np.int64)
@@ -299,7 +300,7 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
                 raise a._refusal("numpy.concatenate along a kept axis")
             pieces.append((p.values, p.length))
         else:
-            v = prims.as_tracer(trace, a) if not isinstance(a, Tracer) else a
+            v = a if isinstance(a, Tracer) else creation.asarray(a)
             if axis is None:
                 v = prims.ravel(v)
             elif v.ndim != selection.ndim:
@@ -330,8 +331,19 @@ def ravel(a, order="C"):
     return _flat(a)
 
 
-_FUNCTIONS = {np.sort: sort, np.argsort: argsort, np.cumsum: cumsum, np.cumprod: cumprod,
-              np.diff: diff, np.concatenate: concatenate, np.ravel: ravel}
+def flip(a, axis=None):
+    if a.ndim != 1 and axis not in (0, -a.ndim):
+        raise a._refusal("numpy.flip of a selection of rows along an axis other than 0")
+    return sliced(a, slice(None, None, -1))
+
+
+def append(arr, values, axis=None):
+    return concatenate([arr, values], axis)
+
+
+_FUNCTIONS = {np.sort: sort, np.flip: flip, np.append: append, np.argsort: argsort,
+              np.cumsum: cumsum, np.cumprod: cumprod, np.diff: diff, np.concatenate: concatenate,
+              np.ravel: ravel}
 _METHODS = {"argsort": argsort, "cumsum": cumsum, "cumprod": cumprod, "ravel": ravel,
             "flatten": ravel}
 

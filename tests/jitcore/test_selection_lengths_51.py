@@ -95,6 +95,10 @@ def between(x):
     return np.concatenate([x[:2], x[x > 0], x[x <= 0]])
 
 
+def flipped_appended(x):
+    return np.append(np.flip(x[x > 0]), [0.5, -1.0]), np.diff(x[x > 0]) * x[x > 0][1:]
+
+
 def trimmed_mean(x):
     s = np.sort(x[x > 0])
     k = len(s) // 10
@@ -114,8 +118,8 @@ def median_of_steps(x):
 
 
 OPS = (sort_kept, argsort_kept, running_total, running_product, steps, second_steps, last_three,
-       inner, every_other_backwards, head_five, joined, between, trimmed_mean, sorted_against_kept,
-       largest, median_of_steps)
+       inner, every_other_backwards, head_five, joined, between, flipped_appended, trimmed_mean,
+       sorted_against_kept, largest, median_of_steps)
 
 _EDGES = (
     np.array([-1.0, -2.0, -3.0, -0.5]),            # none kept
