@@ -8,9 +8,9 @@ as run-time values. That is a ``Prefix``: a selection whose mask is ``arange(cap
 length``, so every use a selection has (elementwise ops, reductions, statistics, indexing,
 returning) works on it unchanged, and the ops here keep it one:
 
-- sort fills the rows past the length with a value that sorts last (NaN, the dtype's max,
-  True): a stable sort of the whole buffer puts the kept rows, sorted, first; argsort and
-  argsort's ties, the same with the buffer compacted first;
+- sort fills the rows left out with a value that sorts last (+inf, the dtype's max, True): a
+  stable sort of the whole buffer puts the kept rows, sorted, first (kept NaNs, which sort
+  after the filler, moved back before the length); argsort the same on the compacted buffer;
 - cumsum/cumprod run over the buffer (the prefix of a running total is the running total of
   the prefix); diff is one row shorter (``max(length - n, 0)``);
 - a slice (bounds static or traced, any static step) is a gather at the positions Python's
@@ -132,9 +132,10 @@ def _along(sel: MaskedSelection, axis, name: str, none_flattens: bool = True):
 
 
 def _fill(dtype: np.dtype, sel: MaskedSelection):
-    """A value that a sort puts after every other (ties keep their order: it is last)."""
+    """A value that a sort puts at or after every other (ties keep their order: it is last).
+    For floats +inf, not NaN: the sort's NaN path costs twice its time (``_nan_last``)."""
     if dtype.kind == "f":
-        return np.nan
+        return np.inf
     if dtype.kind == "b":
         return True
     if dtype.kind in "iu":
@@ -142,10 +143,27 @@ def _fill(dtype: np.dtype, sel: MaskedSelection):
     raise sel._refusal(f"sorting a selection of dtype {dtype}")
 
 
-def _filled(rows: Tracer, kept: Tracer, sel) -> Tracer:
+def _sorted(rows: Tracer, kept: Tracer, count: Tracer, sel, arg: bool) -> Tracer:
+    """The stable sort (or argsort) along axis 0 of ``rows`` with the rows left out filled
+    (``_fill``): the kept rows' result first."""
     where = prims.reshape(kept, kept.shape + (1,) * (rows.ndim - 1))
     fill = prims.as_tracer(rows.owner_trace, _fill(rows.dtype, sel), rows.dtype)
-    return prims.where(where, rows, fill)
+    filled = prims.where(where, rows, fill)
+    out = (np.argsort if arg else np.sort)(filled, axis=0, kind="stable")
+    return _nan_last(out, filled, count) if rows.dtype.kind == "f" and rows.shape[0] else out
+
+
+def _nan_last(out: Tracer, filled: Tracer, count: Tracer) -> Tracer:
+    """Kept NaNs sort after the +inf filler, to the end of the buffer: each lane's ``k`` of
+    them are brought back to just before the length (position ``j >= count - k`` reads
+    ``j + n - count``), so the first ``count`` are NumPy's (kept NaNs last)."""
+    n = filled.shape[0]
+    nans = np.sum(prims.convert(np.isnan(filled), _I64), axis=0, keepdims=True)
+    j = prims.reshape(positions(filled.owner_trace, (n,), 0), (n,) + (1,) * (filled.ndim - 1))
+    at = prims.clip(np.where(j < count - nans, j, j + (n - count)), 0, n - 1)
+    if filled.ndim == 1:
+        return np.take(out, at)
+    return np.take_along_axis(out, prims.broadcast_to(at, out.shape), axis=0)
 
 
 def _no_options(sel, name: str, **options) -> None:
@@ -171,8 +189,7 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
     if axis is None and a.ndim != 1:
         a = _flat(a)
     rows, kept, count = _frame(a)
-    out = Prefix(np.sort(_filled(rows, kept, a), axis=0, kind="stable"), count,
-                 a.mask if isinstance(a, Prefix) else None)
+    out = Prefix(_sorted(rows, kept, count, a, arg=False), count, a.mask if isinstance(a, Prefix) else None)
     out.described = a.described
     return out
 
@@ -183,7 +200,7 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     if axis not in (None, 0):
         return a._like(np.argsort(a.values, axis=axis + a.mask.ndim - 1, kind="stable"))
     p = _flat(a) if axis is None else as_prefix(a)
-    return p._like(np.argsort(_filled(p.values, p.mask, a), axis=0, kind="stable"))
+    return p._like(_sorted(p.values, p.mask, p.length, a, arg=True))
 
 
 def _running(np_fn, a, axis=None, dtype=None, out=None):
