@@ -160,10 +160,10 @@ def _nan_last(out: Tracer, filled: Tracer, count: Tracer) -> Tracer:
     n = filled.shape[0]
     nans = np.sum(prims.convert(np.isnan(filled), _I64), axis=0, keepdims=True)
     j = prims.reshape(positions(filled.owner_trace, (n,), 0), (n,) + (1,) * (filled.ndim - 1))
-    at = prims.clip(np.where(j < count - nans, j, j + (n - count)), 0, n - 1)
-    if filled.ndim == 1:
-        return np.take(out, at)
-    return np.take_along_axis(out, prims.broadcast_to(at, out.shape), axis=0)
+    at = np.where(j < count - nans, j, j + (n - count))
+    if filled.ndim == 1:  # (clipped by the gather: no n - 1 in the program, which new sizes reuse)
+        return np.take(out, at, mode="clip")
+    return np.take_along_axis(out, prims.clip(prims.broadcast_to(at, out.shape), 0, n - 1), axis=0)
 
 
 def _no_options(sel, name: str, **options) -> None:
@@ -292,7 +292,7 @@ def sliced(sel: MaskedSelection, key: slice, rest: tuple = ()) -> Prefix:
         values = p.values[:0]
     else:
         at = first + step * positions(p.values.owner_trace, (most,), 0)
-        values = np.take(p.values, prims.clip(at, 0, n - 1), axis=0)
+        values = np.take(p.values, at, axis=0, mode="clip")
     if rest:
         values = values[(slice(None), *rest)]
     out = Prefix(values, prims.convert(np.minimum(length, most), _I64))
