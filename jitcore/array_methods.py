@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jitcore import index_forms, indexing, python_arithmetic
+from jitcore import index_forms, indexing, masked, python_arithmetic
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.numpy import manipulation, reductions, registry, selection, sorting, ufuncs
@@ -222,6 +222,9 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
 
 
 def array_function(self, func, types, args, kwargs):
+    if func is np.concatenate and args and isinstance(args[0], (list, tuple)) \
+            and any(isinstance(a, masked.MaskedSelection) for a in args[0]):
+        return NotImplemented  # np.concatenate([x[:2], x[m]]): the selection's (run_length)
     return registry.apply_function(func, args, kwargs)
 
 

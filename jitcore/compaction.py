@@ -19,6 +19,8 @@ def compaction(selection) -> tuple[Tracer, Tracer]:
     """The buffer of ``selection``'s rows, the kept ones first in C order, and their count (0-d
     int64): ``values[mask]`` is ``buffer[:count]``."""
     values, mask = selection.values, selection.mask
+    if selection.length is not None:  # compacted already (run_length.Prefix)
+        return values, selection.length
     trace = values.owner_trace
     k = mask.ndim
     n = int(np.prod(values.shape[:k], dtype=np.int64))

@@ -24,6 +24,9 @@ from jitcore.tracer import Tracer, as_scalar, fresh, needs_static, user_location
 # The statistics of a selection (quantile, median, histogram_of, bincount_of), installed by
 # jitcore.numpy.selection_statistics: they build on jitcore.numpy, which imports this module.
 SELECTION_STATISTICS: dict = {}
+# The ops that run at the selection's length, compacted (sort, cumsum, slices, concatenate):
+# installed by jitcore.run_length, which builds on this module.
+LENGTH_OPS: dict = {}
 
 
 def refused(x, what: str = "", origin: str = "{values!r}[mask]", advice: str = "") -> str:
@@ -47,6 +50,7 @@ class MaskedSelection:
     __array_priority__ = 2000  # above Tracer's: ``tracer + selection`` asks the selection
     __hash__ = None
     at = None  # the values themselves (``data_length.Positions``: which of their indices)
+    length = None  # the mask's count, where it is a prefix (``run_length.Prefix``)
 
     def __init__(self, values: Tracer, mask: Tracer, factors: tuple | None = None):
         self.values, self.mask = values, mask
@@ -106,6 +110,9 @@ class MaskedSelection:
     def __getitem__(self, key):
         if self.mask.ndim == 1 and _is_int(key):  # res[0]: the first kept, IndexError if none
             return self._item(key)
+        first = key[0] if type(key) is tuple and key else key
+        if isinstance(first, slice) and self.position == 0:  # y[-3:]: compacted, then sliced
+            return LENGTH_OPS["sliced"](self, first, key[1:] if type(key) is tuple else ())
         raise self._refusal("indexing it")
 
     def _item(self, i):
@@ -140,6 +147,9 @@ class MaskedSelection:
         AttributeError (a ranged slice's asks for a concrete value: its loop is unrolled)."""
         if name.startswith("__") or name in MaskedSelection.__slots__ or name in ("index_form", "weak"):
             raise AttributeError(name)
+        method = LENGTH_OPS["methods"].get(name) if self.position == 0 else None
+        if method is not None:  # y.cumsum(): at the selection's length
+            return lambda *args, **kwargs: method(self, *args, **kwargs)
         raise self._refusal(f".{name}")
 
     def _like(self, values: Tracer) -> MaskedSelection:
@@ -458,6 +468,9 @@ class MaskedSelection:
             if args[0] is not self:
                 raise self._refusal(f"numpy.{func.__name__} with it after the first argument")
             return _STATISTICS[func](self, *args[1:], **kwargs)
+        along = LENGTH_OPS["functions"].get(func)
+        if along is not None and (func is np.concatenate or args[0] is self) and self.position == 0:
+            return along(*args, **kwargs)  # np.sort(y): at the selection's length
         reduce = _REDUCTIONS.get(func)
         others = (*args[1:], *kwargs.values())
         if reduce is None or args[0] is not self or any(isinstance(a, MaskedSelection) for a in others):
@@ -541,7 +554,8 @@ class MaskedSelection:
         float64 sum of all of it. Integer sums are exact in any order, and stay a masked
         reduction (no compaction)."""
         kind = self.dtype if dtype is None else np.dtype(dtype)
-        return (kind == self.dtype and kind in (np.float32, np.float64) and type(self) is MaskedSelection
+        return (kind == self.dtype and kind in (np.float32, np.float64)
+                and (type(self) is MaskedSelection or self.length is not None)
                 and (axis is None or self.ndim == 1))
 
     def _kept(self, keepdims: bool, statistic):
@@ -1118,7 +1132,7 @@ def pairs_by_count(x: MaskedSelection, onto: MaskedSelection) -> bool:
     """Can ``x``'s kept rows be put at ``onto``'s, the k-th at the k-th (``realigned``):
     both with their selected dim first, of one rank, the rows broadcasting."""
     plain = (MaskedSelection, RangedSelection)  # (not a[:, m], nor np.array(out)'s empty case)
-    if type(x) not in plain or type(onto) not in plain or x.ndim != onto.ndim:
+    if not all(type(v) in plain or v.length is not None for v in (x, onto)) or x.ndim != onto.ndim:
         return False
     try:
         np.broadcast_shapes(x.values.shape[x.mask.ndim:], onto.values.shape[onto.mask.ndim:])

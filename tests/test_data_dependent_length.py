@@ -185,12 +185,19 @@ def test_few_rows_own_their_data():
 
 @pytest.mark.parametrize("use, what", [
     # x[x > 0].shape and len(np.flatnonzero(x)) compile since session 47: the count, traced;
-    # an int index of a selection (np.unique(x)[0]) since session 50 (wrong50)
-    (lambda x: np.nonzero(x)[0][1:], "indexing"),
+    # an int index of a selection (np.unique(x)[0]) since session 50 (wrong50); a slice of one
+    # (np.nonzero(x)[0][1:]) since session 51 (run_length)
+    (lambda x: np.nonzero(x)[0][1:].reshape(2, -1), "reshape"),
 ])
 def test_uses_that_need_the_length_stay_refused(use, what):
     with pytest.raises(JitTypeError, match="depends on the data"):
         J(use)(np.arange(5.0))
+
+
+def test_a_slice_of_a_selection_is_numpys():
+    def rest(x):
+        return np.nonzero(x)[0][1:]
+    np.testing.assert_array_equal(J(rest)(np.arange(5.0)), rest(np.arange(5.0)))
 
 
 def test_an_int_index_of_a_selection_is_numpys():

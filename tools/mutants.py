@@ -2408,6 +2408,12 @@ MUTANTS = [
            "np.clip(x[m], lo, hi) with an array lo of x's length: lo meets the values whole, not "
            "the kept elements, and the selection's result is silently a mix",
            ("tests/jitcore/test_selection_elementwise_51.py",)),
+    Mutant("run-length-count-off-by-one", "jitcore/run_length.py",
+           "    out = Prefix(buffer, count)",
+           "    out = Prefix(buffer, count - 1)",
+           "a compacted selection's run-time length one short: np.cumsum(x[x > 0]), x[m][-3:] "
+           "and np.argsort(x[m]) lose their last kept element",
+           ("tests/jitcore/test_selection_lengths_51.py",)),
 ]
 
 

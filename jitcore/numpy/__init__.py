@@ -34,6 +34,7 @@ import numpy as _np
 
 import jitcore.numpy.selection_statistics  # noqa: F401  (installs x[mask]'s statistics in jitcore.masked)
 import jitcore.numpy.stride_tricks  # noqa: F401  (registers sliding_window_view; exports nothing)
+import jitcore.run_length  # noqa: F401  (installs the ops at x[mask]'s length in jitcore.masked)
 from jitcore.numpy import (
     along_axis,
     bessel,

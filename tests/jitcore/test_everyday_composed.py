@@ -105,9 +105,10 @@ def test_data_dependent_lengths_are_refused_with_advice(fn):
     x = np.array([0.0, 1.0, 2.0, 0.0])
     # (returned, np.extract and np.compress compile: tests/test_data_dependent_length.py; their length
     # inside the function stays refused)
-    # (their len() and .shape compile since session 47: the count; an int index since session 50)
-    call = {np.trim_zeros: lambda a: fn(a), np.extract: lambda a: fn(a > 0, a)[1:],
-            np.compress: lambda a: fn(a > 0, a)[::2]}.get(fn, lambda a: fn(a, a[:2]))
+    # (their len() and .shape compile since session 47: the count; an int index since session 50;
+    # slices since session 51: tests/jitcore/test_selection_lengths_51.py)
+    call = {np.trim_zeros: lambda a: fn(a), np.extract: lambda a: fn(a > 0, a).reshape(2, -1),
+            np.compress: lambda a: fn(a > 0, a) + a}.get(fn, lambda a: fn(a, a[:2]))
     with pytest.raises(jc.JitTypeError, match="depends on the data"):
         jc.jit(call)(x)
 

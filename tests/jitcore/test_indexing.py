@@ -92,9 +92,10 @@ def test_an_unused_gather_out_of_range_still_raises(unused):
 
 def test_data_dependent_shapes_are_refused_with_advice():
     x = np.arange(6.0)
-    # (returned, v[v > 2] is compiled; its .shape too since session 47, the count traced)
+    # (returned, v[v > 2] is compiled; its .shape too since session 47, the count traced; its
+    # slices since session 51)
     with pytest.raises(jc.JitTypeError, match="where"):
-        jc.jit(lambda v: v[v > 2][1:])(x)
+        jc.jit(lambda v: v[v > 2][1:].reshape(1, -1))(x)
     with pytest.raises(IndexError, match="did not match indexed array along axis 0"):
         jc.jit(lambda v: v[np.array([True, False])])(x)
 

@@ -439,10 +439,11 @@ def test_selections_by_different_masks_do_not_mix():
 
 
 @pytest.mark.parametrize("use", [  # (returning x[x > 0]: tests/test_data_dependent_length.py;
-    # len(x[x > 0]) and x[x[:, 0] > 0].sum(axis=1) compile since session 47)
-    lambda x: np.sort(x[x > 0]),
+    # len(x[x > 0]) and x[x[:, 0] > 0].sum(axis=1) compile since session 47, np.sort of it and
+    # its slices since session 51: tests/jitcore/test_selection_lengths_51.py)
+    lambda x: np.sort(x[x > 0]).reshape(2, -1),
     lambda x: x[x > 0][0],
-    lambda x: x[x[:, 0] > 0].sum(axis=1)[1:],
+    lambda x: x[x[:, 0] > 0].sum(axis=1)[1:] + x[0],
 ])
 def test_other_uses_of_a_traced_mask_read_keep_the_clear_error(use):
     with pytest.raises(jc.JitTypeError, match="depends on the data"):

@@ -51,7 +51,8 @@ def _bincount_without_minlength(labels):
 
 
 def _unique_counts(x):  # (returned, np.unique is compiled: tests/test_data_dependent_length.py)
-    return np.unique(x, return_counts=True)[1][::2]  # (its len() since session 47, [0] since 50)
+    # (its len() since session 47, [0] since 50, [::2] since 51: a reshape needs its length)
+    return np.unique(x, return_counts=True)[1].reshape(-1, 1)
 
 
 def _polynomial_fit(x, y):
@@ -62,8 +63,8 @@ def _reduceat_traced_indices(x, idx):
     return np.logical_or.reduceat(x > 0, idx)  # (add, multiply, maximum, minimum compile: wrong49)
 
 
-def _flat_nonzero(x):  # (its .shape and len() compile since session 47, [0] since 50)
-    return np.flatnonzero(x > 0)[::2]
+def _flat_nonzero(x):  # (its .shape and len() compile since session 47, [0] since 50, [::2] since 51)
+    return np.flatnonzero(x > 0) + np.arange(4)
 
 
 REFUSED = {
