@@ -138,3 +138,19 @@ def test_means_along_each_axis_share_one_reduction():
         assert g.dtype == w.dtype and g.shape == w.shape
         np.testing.assert_allclose(g, w, rtol=1e-13, atol=1e-15)
     assert _extent_kernels(jitted, a) == 1
+
+
+def long_prefixes(x):
+    # each above runtime.MIN_SPLIT_WORK: launched in pieces on the pool's threads
+    return [np.sum(x[:m] * 2.0) for m in (40000, 70001, 100000, 131072)]
+
+
+def test_long_launches_on_threads_pass_their_own_extents():
+    x = np.random.default_rng(5).standard_normal(140000)
+    jitted = jc.jit(long_prefixes, cache=False)
+    got = jitted(x)
+    for g, w in zip(got, long_prefixes(x)):
+        assert type(g) is type(w)
+        np.testing.assert_allclose(g, w, rtol=1e-10)
+    _same_bits(got, _own(long_prefixes, x))
+    assert _extent_kernels(jitted, x) == 1
