@@ -23,14 +23,12 @@ extents"), and where launches are few the compile they save is small.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 
 from llvmlite import ir as ll
 
 from jitcore.codegen.cpu.schedule import _collapsed_dims
 from jitcore.codegen.cpu.shared_kernels import _self_contained, _start_free, maps_swapped
-from jitcore.codegen.extent_guards import is_extent
 from jitcore.codegen.llvm_types import I64
 from jitcore.codegen.loops import Sizes
 from jitcore.ir.attributes import AffineMap
@@ -42,9 +40,6 @@ from jitcore.ir.types import TensorType
 SHARE = True  # False: every kernel keeps its fixed extents (the tests compare the two)
 # The fewest launches of one form that are emitted with run-time extents.
 MIN_LAUNCHES = 4
-
-_TENSOR_DIMS = re.compile(r"tensor<(?:\d+x)+")
-_DOMAIN = re.compile(r"domain = \[[\d, ]*\]")
 
 
 @dataclass
@@ -119,15 +114,16 @@ def plan_extent_sharing(ops, candidates, layouts_of, strided_of) -> dict[int, Ex
     ``strided_of(i)``: which of them are strided."""
     if not SHARE:
         return {}
-    # first by what needs no extent printed (a template's extents, ``extent_guards.Extent``,
-    # would be pinned to their values by printing): only launches with possible twins go on
+    # A new size's template lowering (``jitcore/emission_reuse.py``) sees its sizes as
+    # ``extent_guards.Extent``s: extents are compared here, never printed or hashed (that
+    # would pin the template to these sizes), so a new size shares as the first one did.
+    # First by what holds no extent: only launches with possible twins go on.
     rough: dict[tuple, list[int]] = {}
     for i in candidates:
         op = ops[i]
         # (a contraction too: its loops, or a library call, come out the same text or not)
         if (not isinstance(op, kernel.GenericOp) or op.indexed or "sort_axis" in op.attributes
-                or not _self_contained(op) or any(is_extent(n) for n in _slots(op))
-                or any(is_extent(e.offset) for m in op.indexing_maps for e in m.exprs)):
+                or not _self_contained(op)):
             continue
         shaped = [*op.operands, *op.results]
         same = tuple(next(j for j, w in enumerate(op.operands) if w is v) for v in op.operands)
@@ -141,10 +137,7 @@ def plan_extent_sharing(ops, candidates, layouts_of, strided_of) -> dict[int, Ex
         op = ops[i]
         form = collapsed_twin(op, strided_of(i)) or op
         forms[i] = (form, *_start_free(form))
-        with maps_swapped(form, forms[i][1]):
-            text = print_op(form)
-        # the form without its extents: a domain's and the tensor types' numbers blanked
-        text = _DOMAIN.sub("domain", _TENSOR_DIMS.sub("tensor<", text))
+        text = _blank_text(form, forms[i][1])
         same = tuple(next(j for j, w in enumerate(form.operands) if w is v) for v in form.operands)
         groups.setdefault((text, same, layouts_of(i)), []).append(i)
     shared = {}
@@ -152,7 +145,8 @@ def plan_extent_sharing(ops, candidates, layouts_of, strided_of) -> dict[int, Ex
         if len(members) < MIN_LAUNCHES:
             continue
         slots = {i: _slots(forms[i][0]) for i in members}
-        varying = [k for k in range(len(slots[members[0]])) if len({slots[i][k] for i in members}) > 1]
+        first = slots[members[0]]
+        varying = [k for k in range(len(first)) if any(slots[i][k] != first[k] for i in members)]
         if not varying:  # one form, one extent: start sharing's, or the same code already
             continue
         # ``Sizes`` finds a symbol by its value: a member whose varying extent equals another
@@ -165,11 +159,32 @@ def plan_extent_sharing(ops, candidates, layouts_of, strided_of) -> dict[int, Ex
         if len(alike) < MIN_LAUNCHES:
             continue
         for i in alike:
-            shared[i] = ExtentShared(tuple(dict.fromkeys(slots[i][k] for k in varying)), *forms[i])
+            own: list = []
+            for k in varying:
+                if not any(slots[i][k] == n for n in own):  # (by ==: an Extent's hash pins it)
+                    own.append(slots[i][k])
+            shared[i] = ExtentShared(tuple(own), *forms[i])
     return shared
 
 
-def _pattern(slots: tuple[int, ...], varying: list[int]) -> tuple[int, ...]:
+def _blank_text(form: kernel.GenericOp, maps: tuple[AffineMap, ...]) -> str:
+    """The text of ``form`` with ``maps``, every extent (its domain, its tensor types' dims)
+    printed as 0: a copy over stand-ins, so no extent is read."""
+    def blank(t):
+        return TensorType((0,) * t.rank, t.element) if isinstance(t, TensorType) else t
+
+    mapping: dict = {}
+    for v in form.operands:
+        mapping.setdefault(v, Block([blank(v.type)]).args[0])
+    copy = form.clone(mapping)
+    for r in copy.results:
+        r.type = blank(r.type)
+    copy.attributes["domain"] = (0,) * len(form.iterator_types)
+    copy.attributes["indexing_maps"] = maps
+    return print_op(copy)
+
+
+def _pattern(slots: tuple[int, ...], varying: list[int]) -> tuple[tuple[int, ...], ...]:
     """Per varying slot, the slots of the same value: which extents are one symbol."""
     return tuple(tuple(j for j, n in enumerate(slots) if n == slots[k]) for k in varying)
 
