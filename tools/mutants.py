@@ -1105,6 +1105,12 @@ MUTANTS = [
            "the cheap first grouping of plan_sharing keyed by launch: no kernel has a possible twin, "
            "none is printed, none shared",
            ("tests/codegen/test_shared_kernels.py",)),
+    Mutant("extent-sharing-launches-pass-one-anothers-extents", "codegen/cpu/backend.py",
+           "own = own_sizes.get(index)",
+           "own = own_sizes.get(min(own_sizes, default=index)) if index in own_sizes else None",
+           "launches of a kernel shared across extents all pass the first one's extents: each "
+           "reduces or writes the first one's length",
+           ("tests/codegen/test_kernels_shared_across_extents_51.py",)),
     Mutant("native-write-writeable-unchecked", "jitcore/native_call.py",
            'b.and_(flags, ir.Constant(_i32, WRITEABLE)), zero), "writeable"',
            'b.and_(flags, ir.Constant(_i32, 0)), ir.Constant(_i32, 1)), "writeable"',

@@ -25,6 +25,7 @@ from jitcore.codegen import host
 from jitcore.codegen.cpu import (
     blas,
     cost,
+    extent_sharing,
     full_reduction,
     gemm,
     heap_scratch,
@@ -202,6 +203,12 @@ class CpuBackend:
 
         sharing = shared_kernels.plan_sharing(ops, [i for i in range(len(ops)) if i not in alone],
                                               code_inputs)
+        # kernels that differ only in their extents: emitted with them as run-time values, one
+        # function where the text comes out the same (extent_sharing.py)
+        by_extents = extent_sharing.plan_extent_sharing(
+            ops, [i for i in range(len(ops)) if i not in alone and i not in sharing], code_inputs,
+            lambda i: strided_operands(plan, plan.launches[i]))
+        own_sizes: dict[int, tuple[int, ...]] = {}  # launch -> the symbols its kernel's sizes hold
         emitted: dict[int, tuple] = {}  # leader -> what _kernel returned for its start-free form
         kernels, splits, sized, products = [], [], [], set()
         same_code = SameCode(module)  # other kernels of the same LLVM code: one function
@@ -214,6 +221,11 @@ class CpuBackend:
             p, producer = folds.get(i, (None, None))
             share = sharing.get(i)
             made = None
+            if i in by_extents:
+                made = self._extent_kernel(module, plan, launch, op, by_extents[i], same_code,
+                                           options.fastmath, symbols, not unroll, layouts)
+                if made is not None:
+                    own_sizes[i] = by_extents[i].kernel_symbols(symbols)
             if share is not None:
                 made = self._shared_kernel(module, plan, launch, op, share, emitted, options.fastmath,
                                            symbols, not unroll, layouts)
@@ -262,7 +274,9 @@ class CpuBackend:
         def run_launch(b, index, kernel, args):
             if sized[index]:  # the extents array goes after the kernel's operand pointers
                 at = len(ops[index].operands) + len(ops[index].results)
-                args = [*args[:at], sizes.pointer, *args[at:]]
+                own = own_sizes.get(index)
+                pointer = sizes.pointer if own is None else extent_sharing.emit_sizes(b, own, sizes)
+                args = [*args[:at], pointer, *args[at:]]
             if index in grouped and index not in group_of:
                 waiting[index] = args
                 return
@@ -304,7 +318,9 @@ class CpuBackend:
         plan.launches = [dataclasses.replace(launch, kernel=launch.kernel.replace(draft, symbol))
                          for launch in plan.launches]
         plan.llvm_ir = text.replace(draft, symbol)
-        plan.code_flags = (any(sized), llvm_unroll, light)
+        # size-generic: the entry reads run-time extents (launches of their own sizes aside)
+        generic = any(s for i, s in enumerate(sized) if i not in own_sizes or symbols)
+        plan.code_flags = (generic, llvm_unroll, light)
         return self.with_code(plan)
 
     def with_code(self, plan: CompiledFunction) -> CompiledFunction:
@@ -421,6 +437,27 @@ class CpuBackend:
         shift = shared_kernels.emit_start_shift(module, launch.kernel, op, made[0], share.starts,
                                                 strided_operands(plan, launch), symbols)
         return None if shift is None else (shift, *made[1:])
+
+    def _extent_kernel(self, module: ll.Module, plan: CompiledFunction, launch: Launch, op: Operation,
+                       share: extent_sharing.ExtentShared, same_code: SameCode, fastmath: bool, symbols,
+                       tiny: bool, layouts: tuple[str, ...]):
+        """``_kernel``'s result for a launch emitted with its varying extents as run-time
+        values (and its start-free maps): an earlier launch's function where the text is the
+        same, called through a shift of the operand pointers to this launch's starts; None to
+        emit a kernel of its own."""
+        own = share.kernel_symbols(symbols)
+        body = dataclasses.replace(launch, kernel=f"{launch.kernel}_extents")
+        before = same_code.names()
+        with share.swapped():
+            made = self._kernel(module, plan, body, share.op, fastmath, symbols=own, tiny=tiny,
+                                layouts=layouts)
+        fn = same_code.earlier_or(made[0], before)
+        if share.shifted:
+            fn = shared_kernels.emit_start_shift(module, launch.kernel, share.op, fn, share.starts,
+                                                 strided_operands(plan, launch), own)
+            if fn is None:
+                return None
+        return (fn, *made[1:])
 
     @staticmethod
     def _kernel(module: ll.Module, plan: CompiledFunction, launch: Launch, op: Operation,
