@@ -374,10 +374,34 @@ def take(x: Tracer, indices, axis: int) -> Tracer:
     """``np.take(x, indices, axis)``; indices out of range raise IndexError after the call."""
     (axis,) = prims.normalize_axes(axis, x.ndim, "take")
     check_static_indices(indices, x.shape[axis], axis)
-    idx = prims.as_tracer(x.owner_trace, indices, np.dtype(np.int64))
+    idx = _checked_first(prims.as_tracer(x.owner_trace, indices, np.dtype(np.int64)), x.shape[axis], axis)
     shape = x.shape[:axis] + idx.shape + x.shape[axis + 1:]
     return prims._emit(x.owner_trace, GatherOp, [x, idx], x.value.type.with_shape(shape), {"axis": axis},
                        sources=prims._sources(x, indices))
+
+
+# Index arrays of at least this many elements are checked by a pass of their own before the
+# gather (``_checked_first``); smaller ones in the gather's own loop, where one pass is cheaper.
+HOISTED_CHECK_MIN = 1 << 14
+
+
+def _checked_first(idx: Tracer, n: int, axis: int) -> Tracer:
+    """A traced index array, checked whole before it is read (NumPy's IndexError for its first
+    index out of range, raised by the call: ``raise_at_first``), and returned as positions
+    proved in ``[0, n)``: negative indices wrapped, then clipped, which changes nothing after
+    the check but lets ``effects._bounds`` prove it. The gather then checks nothing, so
+    ``fuse`` inlines it into its consumer (``x[idx].sum()``: no ``x[idx]`` array written).
+    One more pass over the indices (a compare and an argmax), for a pass over the result."""
+    if not isinstance(idx, Tracer) or idx.size < HOISTED_CHECK_MIN or n == 0:
+        return idx
+    from jitcore.passes.effects import proved_indices  # (here: importing the IR loads no passes)
+
+    if proved_indices(idx.value, n):
+        # in range already (window positions made of ranges): the gather checks nothing, and
+        # a clip here would fold the ranges into a constant table of every position
+        return idx
+    prims.RAISE_AT_FIRST((idx < -n) | (idx >= n), idx, INDEX_OUT_OF_BOUNDS, (axis, n))
+    return np.clip(np.where(idx < 0, idx + n, idx), 0, n - 1)
 
 
 def check_static_indices(indices, n: int, axis: int) -> None:

@@ -20,7 +20,7 @@ from jitcore.ir.dialects import arith, array
 from jitcore.ir.errors import IRError
 from jitcore.ir.types import ScalarType, TensorType
 from jitcore.passes.constants import CONSTANT_OPS, constant_of
-from jitcore.passes.effects import erasable_when_unused
+from jitcore.passes.effects import decided_comparison, erasable_when_unused
 from jitcore.passes.manager import Pass, register_pass
 from jitcore.passes.scf_rules import SCF_RULES
 
@@ -309,6 +309,17 @@ def _slice_of_gather(op: array.SliceOp) -> list[Value] | None:
     return _insert(op, array.GatherOp([new_x, new_indices], [op.result_type], {"axis": axis})).results
 
 
+def _comparison_by_bounds(op: Operation) -> list | None:
+    """An integer comparison the operands' proved bounds decide (``effects.decided_comparison``)
+    becomes a constant: the range checks that NumPy's indexing needs before a gather or a
+    scatter (``i < -n or i >= n``, any of them) fold away where the indices are proved in
+    range, and with them the reduction and the branch that would raise."""
+    decided = decided_comparison(op.op_name.removeprefix("array."), *op.operands)
+    if decided is None:
+        return None
+    return [DenseAttr(np.array(decided), op.result_type)]
+
+
 _REWRITES = {
     "array.slice": _slice_pushed,
     "array.pow": _power_of_constant,
@@ -318,4 +329,5 @@ _REWRITES = {
     "array.reshape": _reshape_of_reshape,
     "array.broadcast_in_dim": _broadcast_of_broadcast,
     "array.convert": _convert_of_convert,
+    **{f"array.{kind}": _comparison_by_bounds for kind in ("lt", "le", "gt", "ge", "eq", "ne")},
 }

@@ -22,7 +22,7 @@ import numpy as np
 
 from jitcore.ir.attributes import DenseAttr
 from jitcore.ir.core import PURE
-from jitcore.ir.dialects.array.base import FOLD_LIMIT, ArrayOp, constant_array
+from jitcore.ir.dialects.array.base import FOLD_LIMIT, ArrayOp, constant_array, splat_value
 from jitcore.ir.opdef import attr, of, one_of, tuple_of
 from jitcore.ir.types import TensorType, i64
 
@@ -130,6 +130,12 @@ class ReduceOp(ArrayOp):
                    or self.kind == "prod" and element.is_complex)
         if not self.axes and not changes:
             return [self.operands[0]]
+        one = splat_value(self.operands[0])
+        if (one is not None and self.kind in ("or", "and", "max", "min")
+                and all(self.operands[0].type.shape[a] for a in self.axes)):
+            # any/all/max/min of one value repeated is that value, however large the constant
+            # (a range check proved everywhere False: canonicalize's comparisons by bounds)
+            return [DenseAttr(np.asarray(one), self.result_type)]
         arr = constant_array(constants[0])
         if arr is None:
             return None
