@@ -46,8 +46,8 @@ discarded, and clamping keeps the read in bounds (scalar bodies cannot trap: int
 guards zero).
 
 A producer that reads the array a scatter (``kernel.insert``), or the kernel feeding it,
-starts as a copy of is not inlined there (``_reads_copied``): the scatter would read its own target and could not
-write in place.
+starts as a copy of is not inlined there (``_reads_copied``): the scatter would read its own
+target and could not write in place.
 
 Indexed kernels that check or write (gathers and scatters: ``indexed`` operands,
 ``kernel.check_index``, ``kernel.insert``) stay whole. Such a kernel is never inlined into a
