@@ -400,8 +400,13 @@ def _checked_first(idx: Tracer, n: int, axis: int) -> Tracer:
         # in range already (window positions made of ranges): the gather checks nothing, and
         # a clip here would fold the ranges into a constant table of every position
         return idx
-    prims.RAISE_AT_FIRST((idx < -n) | (idx >= n), idx, INDEX_OUT_OF_BOUNDS, (axis, n))
+    prims.RAISE_AT_FIRST(_out_of_range(idx, n), idx, INDEX_OUT_OF_BOUNDS, (axis, n),
+                         test=lambda first: _out_of_range(first, n))
     return np.clip(np.where(idx < 0, idx + n, idx), 0, n - 1)
+
+
+def _out_of_range(idx, n: int):
+    return (idx < -n) | (idx >= n)
 
 
 def check_static_indices(indices, n: int, axis: int) -> None:

@@ -2390,7 +2390,7 @@ MUTANTS = [
            "x + s taken as x | s also where x & s != 0 (the bit set, so the sum carries): "
            "np.where((idx & s) != 0, idx + s, 0) is proved in range, its gather checks nothing "
            "and reads past x instead of raising IndexError",
-           ("tests/jitcore/test_gather_scatter_speed_50.py",)),
+           ("tests/jitcore/test_gather_scatter_speed_51.py",)),
     Mutant("merged-dims-ignore-operand-extent", "codegen/cpu/schedule.py",
            "or v.type.shape[after[0]] != domain[d + 1]:",
            "or False:",
