@@ -273,7 +273,7 @@ def _write_by_selection(x: Tracer, keys: tuple, value) -> Tracer:
     for axis, k in enumerate(leading):
         idx = prims.convert(prims.reshape(k.values, (-1,)), np.dtype(np.int64))
         n = x.shape[axis]
-        prims.RAISE_AT_FIRST(keep & ((idx < -n) | (idx >= n)), idx, INDEX_OUT_OF_BOUNDS, (axis, n))
+        prims.RAISE_AT_FIRST(keep & _out_of_range(idx, n), idx, INDEX_OUT_OF_BOUNDS, (axis, n))
         indices.append(np.where(idx < 0, idx + n, idx))
     if x.size == 0:
         return x
@@ -282,7 +282,11 @@ def _write_by_selection(x: Tracer, keys: tuple, value) -> Tracer:
     first = np.argmax(keep)
     at = np.where(last < 0, first, last)
     any_kept = keep[first]
-    indices = [np.where(any_kept, take(idx, at, 0), 0) for idx in indices]
+    # clipped: after the check no kept index changes (``at`` is a kept position wherever one is
+    # kept), so the scatter is proved in range and checks nothing; the clip is of the value
+    # read at ``at``, inside the scatter's own loop
+    indices = [np.where(any_kept, np.clip(take(idx, at, 0), 0, x.shape[axis] - 1), 0)
+               for axis, idx in enumerate(indices)]
     if selected:
         values = prims.reshape(value.values, (mask.size,) + value.values.shape[mask.ndim:])
         value = take(values, at, 0)

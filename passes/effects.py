@@ -13,6 +13,8 @@ step is reported at run time, and erasing the loop would hide that.
 
 from __future__ import annotations
 
+import numpy as np
+
 from jitcore.ir.attributes import DenseAttr
 from jitcore.ir.core import PURE, TERMINATOR, Block, BlockArgument, Operation, OpResult, Value
 from jitcore.passes.constants import constant_of, scalar_constant
@@ -49,8 +51,18 @@ def may_raise(op: Operation) -> bool:
     range (``IndexError``), a singular matrix (``LinAlgError``) or a loop's zero step. Such an
     op may be pure, but must not be made to run where it would not have run, nor be erased
     where it would have run (``erasable_when_unused``)."""
-    return any((inner.op_name in _INDEX_CHECKS and not _indices_in_range(inner)) or _may_step_zero(inner)
+    return any((inner.op_name in _INDEX_CHECKS and not _indices_in_range(inner)
+                and not _raises_never(inner)) or _may_step_zero(inner)
                for inner in op.walk())
+
+
+def _raises_never(op: Operation) -> bool:
+    """A raise whose condition is the constant False (a check the bounds decided)."""
+    if op.op_name not in ("array.raise_if", "kernel.raise"):
+        return False
+    attr = constant_of(op.operands[0])
+    value = attr.array if isinstance(attr, DenseAttr) and attr.is_splat else getattr(attr, "value", None)
+    return value is not None and not np.any(value)
 
 
 def _bounds(v: Value, depth: int = 8):
@@ -245,13 +257,18 @@ def _splat(v: Value):
     return getattr(attr, "value", None)
 
 
-def decided_comparison(kind: str, a: Value, b: Value) -> bool | None:
+def decided_comparison(kind: str, a: Value, b: Value, where: Value | None = None) -> bool | None:
     """What ``a <kind> b`` (``lt``, ``le``, ``gt``, ``ge``, ``eq``, ``ne``) is at every element,
     when the operands' bounds decide it (``_bounds``): ``i < -n or i >= n`` for ``i`` proved
-    in ``[0, n)`` is False everywhere, so the range check before a gather folds away."""
+    in ``[0, n)`` is False everywhere, so the range check before a gather folds away. With
+    ``where`` (a boolean array), at every element where it holds: each operand's bounds there
+    (``_arm_bounds``), so ``keep & (idx + s >= n)`` under ``keep = idx & s == 0`` is False."""
     if not (a.type.element.is_integer and b.type.element.is_integer):
         return None
-    ab, bb = _bounds(a), _bounds(b)
+    if where is None:
+        ab, bb = _bounds(a), _bounds(b)
+    else:
+        ab, bb = (_both(_arm_bounds(where, True, u, 8)) for u in (a, b))
     if ab is None or bb is None or ab[0] > ab[1] or bb[0] > bb[1]:
         return None
     (alo, ahi), (blo, bhi) = ab, bb
@@ -264,6 +281,10 @@ def decided_comparison(kind: str, a: Value, b: Value) -> bool | None:
     if ahi < blo or bhi < alo:
         return kind == "ne"
     return None
+
+
+def _both(bounds):
+    return None if None in bounds else bounds
 
 
 def proved_positions(v: Value, n: int) -> bool:

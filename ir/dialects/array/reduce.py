@@ -71,6 +71,8 @@ class ArgReduceOp(_AxisOp):
     def fold(self, constants):
         if self.operands[0].type.shape[self.axis] == 1 and self.result_type.size <= FOLD_LIMIT:
             return [DenseAttr(np.zeros(self.result_type.shape, np.int64), self.result_type)]
+        if splat_value(self.operands[0]) is not None:  # all tied: the first, however large
+            return [DenseAttr(np.array(0, np.int64), self.result_type)]
         arr = constant_array(constants[0])
         if arr is None:
             return None
