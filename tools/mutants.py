@@ -2391,6 +2391,13 @@ MUTANTS = [
            "np.where((idx & s) != 0, idx + s, 0) is proved in range, its gather checks nothing "
            "and reads past x instead of raising IndexError",
            ("tests/jitcore/test_gather_scatter_speed_51.py",)),
+    Mutant("conjunction-bounds-under-the-negation", "passes/effects.py",
+           "ab, bb = (_both(_arm_bounds(where, True, u, 8)) for u in (a, b))",
+           "ab, bb = (_both(_arm_bounds(where, False, u, 8)) for u in (a, b))",
+           "keep & (i >= n) decided by i's bounds where keep does not hold: under keep = "
+           "(idx & s) != 0, idx + s is taken as idx | s, the check of x[lo + s] = v folds away "
+           "and the clipped scatter writes instead of raising IndexError",
+           ("tests/jitcore/test_gather_scatter_speed_51.py",)),
     Mutant("merged-dims-ignore-operand-extent", "codegen/cpu/schedule.py",
            "or v.type.shape[after[0]] != domain[d + 1]:",
            "or False:",

@@ -182,6 +182,21 @@ def test_bit_test_decides_only_its_own_arm(k, bit, test):
     _compare(f, np.arange(2 ** k, dtype=np.float64))
 
 
+@pytest.mark.parametrize("k, bit", [(4, 1), (5, 3)])
+@pytest.mark.parametrize("test", ["==", "!="])
+def test_a_write_to_the_partner_is_checked_where_the_bit_is_set(k, bit, test):
+    """``x[lo + s] = v`` for ``lo = idx[(idx & s) == 0]`` is proved in range (its check folds,
+    ``keep & (lo + s >= n)`` is False under ``keep``); for ``(idx & s) != 0`` the sum carries
+    past ``2**k`` and NumPy's IndexError must be raised with nothing written."""
+    def f(x, bit):
+        s = 1 << (bit & 3)  # traced (the selection's length is not known while tracing), below 16
+        idx = np.arange(2 ** k)
+        lo = idx[(idx & s) == 0] if test == "==" else idx[(idx & s) != 0]
+        x[lo + s] = -1.0
+        return x
+    _compare(f, np.arange(2 ** k, dtype=np.float64), np.int64(bit))
+
+
 def test_comparisons_decided_by_constant_bounds():
     lo, hi = _two_constants(0, 5)
     assert decided_comparison("lt", lo, hi) is True
