@@ -326,16 +326,31 @@ def _next_pair(block: Block, start: int, max_recompute: int, in_order: dict,
 
 def _reads_copied(producer: kernel.GenericOp, consumer: kernel.GenericOp) -> bool:
     """Whether ``producer`` reads an array that ``consumer``'s result, or that of a kernel
-    reading ``consumer``'s, starts as a copy of (a scatter's target: ``x[idx[m]] = v`` reads
-    ``x[0]`` for the case where ``m`` keeps nothing, in the values it writes). Inlined, the
+    reading ``consumer``'s (through ``SCATTER_DEPTH`` steps), starts as a copy of (a scatter's
+    target: ``x[idx[m]] = v`` reads ``x[0]`` for the case where ``m`` keeps nothing, in the
+    values it writes; kept out of its broadcast, that one element is all that is stored). Inlined, the
     scatter would read its own target, and so could not write into it in place
     (``codegen/host.py``, ``taken_over``): a copy of the whole target at every write costs
     far more than the producer's result kept in a buffer (one element there)."""
     copied = set()
-    for k in (consumer, *(op for r in consumer.results for op, _ in r.uses)):
+    for k in _downstream(consumer, SCATTER_DEPTH):
         if isinstance(k, kernel.GenericOp) and _scatters(k):
             copied.update(id(k.operands[i]) for i in k.copy_inputs if i >= 0)
     return bool(copied) and any(id(v) in copied for v in producer.operands)
+
+
+# How far ``_reads_copied`` follows a consumer's users to the scatter they feed: the gate's
+# ``psi[0]`` is read, broadcast, selected into the written values, then scattered into ``psi``.
+SCATTER_DEPTH = 3
+
+
+def _downstream(op: Operation, depth: int) -> list[Operation]:
+    """``op`` and the ops reading its results, theirs in turn, up to ``depth`` steps."""
+    found, frontier = [op], [op]
+    for _ in range(depth):
+        frontier = [user for o in frontier for r in o.results for user, _ in r.uses]
+        found.extend(frontier)
+    return found
 
 
 def _scatters(k: kernel.GenericOp) -> bool:
