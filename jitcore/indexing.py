@@ -273,7 +273,7 @@ def _write_by_selection(x: Tracer, keys: tuple, value) -> Tracer:
     for axis, k in enumerate(leading):
         idx = prims.convert(prims.reshape(k.values, (-1,)), np.dtype(np.int64))
         n = x.shape[axis]
-        prims.RAISE_AT_FIRST(keep & ((idx < -n) | (idx >= n)), idx, INDEX_OUT_OF_BOUNDS, (axis, n))
+        prims.RAISE_AT_FIRST(keep & _out_of_range(idx, n), idx, INDEX_OUT_OF_BOUNDS, (axis, n))
         indices.append(np.where(idx < 0, idx + n, idx))
     if x.size == 0:
         return x
@@ -282,7 +282,11 @@ def _write_by_selection(x: Tracer, keys: tuple, value) -> Tracer:
     first = np.argmax(keep)
     at = np.where(last < 0, first, last)
     any_kept = keep[first]
-    indices = [np.where(any_kept, take(idx, at, 0), 0) for idx in indices]
+    # clipped: after the check no kept index changes (``at`` is a kept position wherever one is
+    # kept), so the scatter is proved in range and checks nothing; the clip is of the value
+    # read at ``at``, inside the scatter's own loop
+    indices = [np.where(any_kept, np.clip(take(idx, at, 0), 0, x.shape[axis] - 1), 0)
+               for axis, idx in enumerate(indices)]
     if selected:
         values = prims.reshape(value.values, (mask.size,) + value.values.shape[mask.ndim:])
         value = take(values, at, 0)
@@ -374,10 +378,39 @@ def take(x: Tracer, indices, axis: int) -> Tracer:
     """``np.take(x, indices, axis)``; indices out of range raise IndexError after the call."""
     (axis,) = prims.normalize_axes(axis, x.ndim, "take")
     check_static_indices(indices, x.shape[axis], axis)
-    idx = prims.as_tracer(x.owner_trace, indices, np.dtype(np.int64))
+    idx = _checked_first(prims.as_tracer(x.owner_trace, indices, np.dtype(np.int64)), x.shape[axis], axis)
     shape = x.shape[:axis] + idx.shape + x.shape[axis + 1:]
     return prims._emit(x.owner_trace, GatherOp, [x, idx], x.value.type.with_shape(shape), {"axis": axis},
                        sources=prims._sources(x, indices))
+
+
+# Index arrays of at least this many elements are checked by a pass of their own before the
+# gather (``_checked_first``); smaller ones in the gather's own loop, where one pass is cheaper.
+HOISTED_CHECK_MIN = 1 << 14
+
+
+def _checked_first(idx: Tracer, n: int, axis: int) -> Tracer:
+    """A traced index array, checked whole before it is read (NumPy's IndexError for its first
+    index out of range, raised by the call: ``raise_at_first``), and returned as positions
+    proved in ``[0, n)``: negative indices wrapped, then clipped, which changes nothing after
+    the check but lets ``effects._bounds`` prove it. The gather then checks nothing, so
+    ``fuse`` inlines it into its consumer (``x[idx].sum()``: no ``x[idx]`` array written).
+    One more pass over the indices (a compare and an argmax), for a pass over the result."""
+    if not isinstance(idx, Tracer) or idx.size < HOISTED_CHECK_MIN or n == 0:
+        return idx
+    from jitcore.passes.effects import proved_indices  # (here: importing the IR loads no passes)
+
+    if proved_indices(idx.value, n):
+        # in range already (window positions made of ranges): the gather checks nothing, and
+        # a clip here would fold the ranges into a constant table of every position
+        return idx
+    prims.RAISE_AT_FIRST(_out_of_range(idx, n), idx, INDEX_OUT_OF_BOUNDS, (axis, n),
+                         test=lambda first: _out_of_range(first, n))
+    return np.clip(np.where(idx < 0, idx + n, idx), 0, n - 1)
+
+
+def _out_of_range(idx, n: int):
+    return (idx < -n) | (idx >= n)
 
 
 def check_static_indices(indices, n: int, axis: int) -> None:

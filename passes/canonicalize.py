@@ -20,7 +20,7 @@ from jitcore.ir.dialects import arith, array
 from jitcore.ir.errors import IRError
 from jitcore.ir.types import ScalarType, TensorType
 from jitcore.passes.constants import CONSTANT_OPS, constant_of
-from jitcore.passes.effects import erasable_when_unused
+from jitcore.passes.effects import decided_comparison, erasable_when_unused, proved_indices
 from jitcore.passes.manager import Pass, register_pass
 from jitcore.passes.scf_rules import SCF_RULES
 
@@ -309,6 +309,49 @@ def _slice_of_gather(op: array.SliceOp) -> list[Value] | None:
     return _insert(op, array.GatherOp([new_x, new_indices], [op.result_type], {"axis": axis})).results
 
 
+def _comparison_by_bounds(op: Operation) -> list | None:
+    """An integer comparison the operands' proved bounds decide (``effects.decided_comparison``)
+    becomes a constant: the range checks that NumPy's indexing needs before a gather or a
+    scatter (``i < -n or i >= n``, any of them) fold away where the indices are proved in
+    range, and with them the reduction and the branch that would raise."""
+    decided = decided_comparison(op.op_name.removeprefix("array."), *op.operands)
+    if decided is None:
+        return None
+    return [DenseAttr(np.array(decided), op.result_type)]
+
+
+def _gather_of_splat(op: Operation) -> list | None:
+    """A gather of one value repeated, at indices proved in range (``effects.proved_indices``:
+    an argmax's position), is that value (a check's flag read at the first bad position,
+    where the bounds made every flag False)."""
+    one = _splat_value(op.operands[0])
+    n = op.operands[0].type.shape[op.attributes["axis"]]
+    if one is None or not proved_indices(op.operands[1], n):
+        return None
+    return [DenseAttr(np.asarray(one, dtype=numpy_dtype(op.result_type.element)), op.result_type)]
+
+
+def _conjunction_by_bounds(op: Operation) -> list | None:
+    """``c & (a <kind> b)`` where the comparison is decided wherever ``c`` holds (each
+    operand's bounds under ``c``: ``effects.decided_comparison``'s ``where``) is ``c & True``
+    or ``c & False``: a write through selected indices checks ``keep & (i >= n)``, which is
+    False where ``keep`` proves ``i`` in range (the gate's ``lo + stride`` under ``lo &
+    stride == 0``); the ``and`` then folds, and with it the check."""
+    if not op.result_type.element.is_bool:
+        return None
+    for c, k in (op.operands, op.operands[::-1]):
+        cmp = k.op if isinstance(k, OpResult) else None
+        kind = cmp.op_name.removeprefix("array.") if cmp is not None else None
+        if kind not in ("lt", "le", "gt", "ge", "eq", "ne") or c is k:
+            continue
+        decided = decided_comparison(kind, *cmp.operands, where=c)
+        if decided is not None:
+            if decided:
+                return [c]
+            return [DenseAttr(np.array(False), op.result_type)]
+    return None
+
+
 _REWRITES = {
     "array.slice": _slice_pushed,
     "array.pow": _power_of_constant,
@@ -318,4 +361,7 @@ _REWRITES = {
     "array.reshape": _reshape_of_reshape,
     "array.broadcast_in_dim": _broadcast_of_broadcast,
     "array.convert": _convert_of_convert,
+    **{f"array.{kind}": _comparison_by_bounds for kind in ("lt", "le", "gt", "ge", "eq", "ne")},
+    "array.and": _conjunction_by_bounds,
+    "array.gather": _gather_of_splat,
 }

@@ -45,6 +45,10 @@ producer would have read (in range, the clamp changes nothing); elsewhere the va
 discarded, and clamping keeps the read in bounds (scalar bodies cannot trap: integer division
 guards zero).
 
+A producer that reads the array a scatter (``kernel.insert``), or the kernel feeding it,
+starts as a copy of is not inlined there (``_reads_copied``): the scatter would read its own
+target and could not write in place.
+
 Indexed kernels that check or write (gathers and scatters: ``indexed`` operands,
 ``kernel.check_index``, ``kernel.insert``) stay whole. Such a kernel is never inlined into a
 consumer: its checks record the first bad index and its inserts apply in order, so running its
@@ -320,6 +324,42 @@ def _next_pair(block: Block, start: int, max_recompute: int, in_order: dict,
     return None
 
 
+def _reads_copied(producer: kernel.GenericOp, consumer: kernel.GenericOp) -> bool:
+    """Whether ``producer`` reads an array that ``consumer``'s result, or that of a kernel
+    reading ``consumer``'s (through ``SCATTER_DEPTH`` steps), starts as a copy of (a scatter's
+    target: ``x[idx[m]] = v`` reads ``x[0]`` for the case where ``m`` keeps nothing, in the
+    values it writes; kept out of its broadcast, that one element is all that is stored). Inlined, the
+    scatter would read its own target, and so could not write into it in place
+    (``codegen/host.py``, ``taken_over``): a copy of the whole target at every write costs
+    far more than the producer's result kept in a buffer (one element there)."""
+    copied = set()
+    for k in _downstream(consumer, SCATTER_DEPTH):
+        if isinstance(k, kernel.GenericOp) and _scatters(k):
+            copied.update(id(k.operands[i]) for i in k.copy_inputs if i >= 0)
+    return bool(copied) and any(id(v) in copied for v in producer.operands)
+
+
+# How far ``_reads_copied`` follows a consumer's users to the scatter they feed: the gate's
+# ``psi[0]`` is read, broadcast, selected into the written values, then scattered into ``psi``.
+SCATTER_DEPTH = 3
+
+
+def _downstream(op: Operation, depth: int) -> list[Operation]:
+    """``op`` and the ops reading its results, theirs in turn, up to ``depth`` steps."""
+    found, frontier = [op], [op]
+    for _ in range(depth):
+        frontier = [user for o in frontier for r in o.results for user, _ in r.uses]
+        found.extend(frontier)
+    return found
+
+
+def _scatters(k: kernel.GenericOp) -> bool:
+    """Whether ``k`` writes its copied result through ``kernel.insert`` (at positions other than
+    its own point: a read of the target merged into it may not run in place). An elementwise
+    update (``U[1:-1, 1:-1] += 1``) reads each element where it writes it, in place."""
+    return any(inner.op_name == "kernel.insert" for inner in kernel.body_ops(k))
+
+
 def _within_branches(block: Block, outer: Block) -> bool:
     """Whether ``block`` is ``outer`` or lies in it only through ``scf.if`` branches: a kernel
     there runs at most once per run of ``outer``, so a producer in ``outer`` inlined into it is
@@ -349,6 +389,8 @@ def _should_inline(producer: kernel.GenericOp, consumer: kernel.GenericOp, index
         return False  # a kernel whose result starts as a copy computes only part of it
     if _runs_in_order(producer, in_order):
         return False  # with checks or writes an indexed kernel stays whole (module docstring)
+    if _reads_copied(producer, consumer):
+        return False
     cost = _cost(producer, max_recompute)
     if index in consumer.clamped:  # a pad or concatenate runs every piece at every point: (b) only
         return cost <= max_recompute or _selects_pieces_for(producer, consumer, index)

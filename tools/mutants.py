@@ -226,8 +226,8 @@ MUTANTS = [
            "a fold made unsafe for -0.0: x + 0.0 -> x",
            ("tests/passes", "tests/ir")),
     Mutant("mul-zero-fold", "ir/dialects/array/elementwise.py",
-           'if self.kind == "mul" and not is_float and is_splat(y, 0):',
-           'if self.kind == "mul" and is_splat(y, 0):',
+           'if self.kind in ("mul", "and") and not is_float and is_splat(y, 0):',
+           'if self.kind in ("mul", "and") and is_splat(y, 0):',
            "a fold made unsafe for NaN and inf: x * 0.0 -> 0.0",
            ("tests/passes", "tests/ir")),
     Mutant("where-fold-swapped", "ir/dialects/array/elementwise.py",
@@ -2402,6 +2402,20 @@ MUTANTS = [
            "s.rjust(8), s.zfill(4), s.upper() of formatted text run on the placeholder: printed "
            "tables lose their padding",
            ("tests/jitcore/test_traced_text_50.py",)),
+    Mutant("bit-test-proves-the-other-arm", "passes/effects.py",
+           '    if kind == "eq" and _splat(y) == 0:\n',
+           '    if kind in ("eq", "ne") and _splat(y) == 0:\n',
+           "x + s taken as x | s also where x & s != 0 (the bit set, so the sum carries): "
+           "np.where((idx & s) != 0, idx + s, 0) is proved in range, its gather checks nothing "
+           "and reads past x instead of raising IndexError",
+           ("tests/jitcore/test_gather_scatter_speed_51.py",)),
+    Mutant("conjunction-bounds-under-the-negation", "passes/effects.py",
+           "ab, bb = (_both(_arm_bounds(where, True, u, 8)) for u in (a, b))",
+           "ab, bb = (_both(_arm_bounds(where, False, u, 8)) for u in (a, b))",
+           "keep & (i >= n) decided by i's bounds where keep does not hold: under keep = "
+           "(idx & s) != 0, idx + s is taken as idx | s, the check of x[lo + s] = v folds away "
+           "and the clipped scatter writes instead of raising IndexError",
+           ("tests/jitcore/test_gather_scatter_speed_51.py",)),
     Mutant("merged-dims-ignore-operand-extent", "codegen/cpu/schedule.py",
            "or v.type.shape[after[0]] != domain[d + 1]:",
            "or False:",

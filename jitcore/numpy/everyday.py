@@ -445,13 +445,16 @@ def _raise_if_out_of_range(flat, size: int) -> None:
                    kernel.FLAT_INDEX_OUT_OF_BOUNDS, words=(0, size))
 
 
-def raise_at_first(bad, values, error, words=()) -> None:
+def raise_at_first(bad, values, error, words=(), test=None) -> None:
     """NumPy's or Python's error for the first of ``values`` (in C order) where ``bad`` holds,
     raised by the call from compiled code (``array.raise_if``: a compare and a branch, so a loop
     that checks stays compiled). ``error`` is the error's code (``kernel.PYTHON_ERRORS``), or a
     function of that first value giving ``(condition, code)`` pairs of which one holds (math's
     domain or range error, told from the value). The value is status word 1 (a message's
-    ``{index}``, or ``{float}`` for a float64), ``words`` the static words after it."""
+    ``{index}``, or ``{float}`` for a float64), ``words`` the static words after it.
+    ``test``, where ``bad`` is a function of ``values`` alone, recomputes it at the first
+    position from that value: ``bad`` is then read by the argmax only, which takes its
+    computation in (no array of flags written and read back)."""
     bad = bad if isinstance(bad, Tracer) else prims.constant(values.owner_trace, np.asarray(bad))
     trace = bad.owner_trace
     if not isinstance(values, Tracer):
@@ -461,7 +464,8 @@ def raise_at_first(bad, values, error, words=()) -> None:
         values = prims.convert(values, np.dtype(np.float64 if values.dtype.kind in "fc" else np.int64))
     if bad.ndim:  # the first bad element: argmax finds it, and reading bad there says whether any is
         at = np.argmax(np.reshape(bad, (-1,)))
-        bad, values = np.reshape(bad, (-1,))[at], np.reshape(values, (-1,))[at]
+        values = np.reshape(values, (-1,))[at]
+        bad = np.reshape(bad, (-1,))[at] if test is None else test(values)
     cases = [(None, error)] if isinstance(error, int) else error(values)
     for holds, code in cases:
         name = kernel.PYTHON_ERRORS[code][0]

@@ -63,14 +63,16 @@ class Kernelize(Pass):
     def run(self, module: Operation) -> bool:
         changed = False
         for func in module.functions():
-            changed |= _kernelize(func.body)
+            # gathers at positions proved in range, found while their index arrays are array
+            # ops: in nested blocks too, before the ops around a loop (a constant the body's
+            # indices are made of) become kernels
+            proved = {op for op in func.walk() if index.positions_proved(op)}
+            changed |= _kernelize(func.body, proved)
         return changed
 
 
-def _kernelize(block: Block) -> bool:
+def _kernelize(block: Block, proved: set) -> bool:
     changed = False
-    # gathers at positions proved in range, found while their index arrays are array ops
-    proved = {op for op in block.ops if index.positions_proved(op)}
     for op in list(block.ops):
         rule = rule_for(op)
         start = block.position(op)
@@ -80,7 +82,7 @@ def _kernelize(block: Block) -> bool:
                 continue  # its body is scalar already
             for region in op.regions:
                 for inner in region.blocks:
-                    changed |= _kernelize(inner)
+                    changed |= _kernelize(inner, proved)
             continue
         for made in block.ops[start:block.position(op)]:  # what the rule inserted before op
             locate(made, op.loc)

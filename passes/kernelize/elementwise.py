@@ -66,7 +66,7 @@ def reduce(op: array.ReduceOp) -> kernel.GenericOp:
     kept = [d for d in range(src.rank) if d not in op.axes]
     iterators = ["reduction" if d in op.axes else "parallel" for d in range(src.rank)]
     return kb.finish(op, [out_type], [AffineMap.from_dims(src.rank, kept)], iterators, [value],
-                     inits=[init], accumulators=[acc])
+                     inits=[init], accumulators=[acc], domain=src.shape)  # (a splat x is no operand)
 
 
 def raise_if(op: array.RaiseIfOp) -> kernel.GenericOp:

@@ -79,7 +79,7 @@ def argreduce(op: ArgReduceOp) -> kernel.GenericOp:
     return kb.finish(op, [op.result_type, op.result_type.with_element(t)], [out_map, out_map], iterators,
                     [emit.select(take, position, best_index), emit.select(take, value, best)],
                     inits=[ScalarAttr(0, i64), reduction_init(op.kind, t)],
-                    accumulators=[best_index, best])
+                    accumulators=[best_index, best], domain=x.type.shape)  # (a splat x is no operand)
 
 
 def scan_init(kind: str, t: ScalarType) -> ScalarAttr:

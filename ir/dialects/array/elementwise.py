@@ -175,8 +175,8 @@ class BinaryOp(ElementwiseOp):
             return [x]  # x - (+0.0) is x for every x, -0.0 and NaN included
         if self.kind in ("mul", "div") and is_splat(y, 1):
             return [x]
-        if self.kind == "mul" and not is_float and is_splat(y, 0):
-            return [y]
+        if self.kind in ("mul", "and") and not is_float and is_splat(y, 0):
+            return [y]  # x * 0 and x & 0 (False) are 0 for integers and booleans
         if self.kind in ("max", "min", "and", "or") and x is y:
             return [x]
         return super().fold(constants)

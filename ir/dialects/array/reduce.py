@@ -22,7 +22,7 @@ import numpy as np
 
 from jitcore.ir.attributes import DenseAttr
 from jitcore.ir.core import PURE
-from jitcore.ir.dialects.array.base import FOLD_LIMIT, ArrayOp, constant_array
+from jitcore.ir.dialects.array.base import FOLD_LIMIT, ArrayOp, constant_array, splat_value
 from jitcore.ir.opdef import attr, of, one_of, tuple_of
 from jitcore.ir.types import TensorType, i64
 
@@ -71,6 +71,8 @@ class ArgReduceOp(_AxisOp):
     def fold(self, constants):
         if self.operands[0].type.shape[self.axis] == 1 and self.result_type.size <= FOLD_LIMIT:
             return [DenseAttr(np.zeros(self.result_type.shape, np.int64), self.result_type)]
+        if splat_value(self.operands[0]) is not None:  # all tied: the first, however large
+            return [DenseAttr(np.array(0, np.int64), self.result_type)]
         arr = constant_array(constants[0])
         if arr is None:
             return None
@@ -130,6 +132,12 @@ class ReduceOp(ArrayOp):
                    or self.kind == "prod" and element.is_complex)
         if not self.axes and not changes:
             return [self.operands[0]]
+        one = splat_value(self.operands[0])
+        if (one is not None and self.kind in ("or", "and", "max", "min")
+                and all(self.operands[0].type.shape[a] for a in self.axes)):
+            # any/all/max/min of one value repeated is that value, however large the constant
+            # (a range check proved everywhere False: canonicalize's comparisons by bounds)
+            return [DenseAttr(np.asarray(one), self.result_type)]
         arr = constant_array(constants[0])
         if arr is None:
             return None
