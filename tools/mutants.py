@@ -2330,6 +2330,13 @@ MUTANTS = [
            "unsplit references (UNROLLED_WORK raised) compile with the unroller again, its "
            "slowest part, and the code stops being named by its pipeline where the two differ",
            ("tests/codegen/test_suite_time_50.py",)),
+    Mutant("remainder-runtime-unroll-kept", "codegen/loops.py",
+           'REMAINDER_HINTS: dict[str, object] = {\n'
+           '    "llvm.loop.vectorize.followup_epilogue": {"llvm.loop.unroll.runtime.disable": None}}',
+           "REMAINDER_HINTS: dict[str, object] = {}",
+           "no loop asks that its vectorized remainder is not runtime-unrolled: LLVM's unroller "
+           "copies the scalar remainders 4-8 times again (the suite's compile time, no call faster)",
+           ("tests/codegen/test_loop_unroll_choice_51.py",)),
     Mutant("repeat-length-unchecked", "jitcore/tied_length.py",
            "raise_at_run_time(error.bad(total, length), ",
            "raise_at_run_time(total != total, ",
