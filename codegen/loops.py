@@ -36,7 +36,7 @@ def freeze(b: ll.IRBuilder, value: ll.Value) -> ll.Value:
 
 
 def emit_loop(b: ll.IRBuilder, trip_count: ll.Value, body, interleave: int = 0, unroll: bool = True,
-              vectorize: bool = True, unroll_count: int = 0) -> None:
+              vectorize: bool = True, unroll_count: int = 0, unroll_remainder: bool = False) -> None:
     """``for iv in range(trip_count): body(iv)`` at the builder's position; the builder ends
     after the loop. The trip count is checked first, so a count of 0 runs nothing.
     ``interleave`` above 1 asks LLVM's loop vectorizer to run that many iterations of the
@@ -45,8 +45,10 @@ def emit_loop(b: ll.IRBuilder, trip_count: ll.Value, body, interleave: int = 0, 
     loop keeps): LLVM unrolls a loop of a few known iterations whole, however large its body.
     ``unroll_count`` unrolls it that many iterations at a time (``llvm.loop.unroll.count``),
     not whole. ``vectorize=False`` keeps it scalar (``llvm.loop.vectorize.enable`` 0): a strided copy
-    vectorized becomes gathers, slower than scalar loads. Every loop's scalar remainder, where
-    LLVM vectorizes it, is left as it is (``REMAINDER_HINTS``)."""
+    vectorized becomes gathers, slower than scalar loads. The scalar remainder LLVM leaves where
+    it vectorizes the loop is not runtime-unrolled (``REMAINDER_HINTS``) unless
+    ``unroll_remainder``: a loop that is itself a row's tail, shorter than a few vectors, runs
+    most of its iterations there."""
     pre = b.block
     fn = b.function
     header, inner, done = (fn.append_basic_block(n) for n in ("loop", "body", "done"))
@@ -66,7 +68,10 @@ def emit_loop(b: ll.IRBuilder, trip_count: ll.Value, body, interleave: int = 0, 
         hints["llvm.loop.unroll.disable"] = 1
     if unroll_count:
         hints["llvm.loop.unroll.count"] = unroll_count
-    back.set_metadata("llvm.loop", loop_id(b.module, {**hints, **REMAINDER_HINTS}))
+    if not unroll_remainder:
+        hints.update(REMAINDER_HINTS)
+    if hints:
+        back.set_metadata("llvm.loop", loop_id(b.module, hints))
     b.position_at_end(done)
 
 
