@@ -1,7 +1,8 @@
 """LLVM's unroller chosen per loop (docs/performance.md, "LLVM's unroller chosen per loop
 (unroll51)"): every loop the emitter makes asks that the scalar remainder LLVM's loop vectorizer
-leaves after it is not runtime-unrolled (``loops.REMAINDER_HINTS``). The metadata must be on
-every loop, and must change no result: the same bits with and without it, and NumPy's."""
+leaves after it is not runtime-unrolled (``loops.REMAINDER_HINTS``), but a row's tail of lanes
+(``unroll_remainder``). The metadata must be where chosen, and must change no result: the same
+bits with and without it, and NumPy's."""
 
 import re
 
