@@ -36,7 +36,7 @@ def freeze(b: ll.IRBuilder, value: ll.Value) -> ll.Value:
 
 
 def emit_loop(b: ll.IRBuilder, trip_count: ll.Value, body, interleave: int = 0, unroll: bool = True,
-              vectorize: bool = True, unroll_count: int = 0) -> None:
+              vectorize: bool = True, unroll_count: int = 0, unroll_remainder: bool = False) -> None:
     """``for iv in range(trip_count): body(iv)`` at the builder's position; the builder ends
     after the loop. The trip count is checked first, so a count of 0 runs nothing.
     ``interleave`` above 1 asks LLVM's loop vectorizer to run that many iterations of the
@@ -45,7 +45,10 @@ def emit_loop(b: ll.IRBuilder, trip_count: ll.Value, body, interleave: int = 0, 
     loop keeps): LLVM unrolls a loop of a few known iterations whole, however large its body.
     ``unroll_count`` unrolls it that many iterations at a time (``llvm.loop.unroll.count``),
     not whole. ``vectorize=False`` keeps it scalar (``llvm.loop.vectorize.enable`` 0): a strided copy
-    vectorized becomes gathers, slower than scalar loads."""
+    vectorized becomes gathers, slower than scalar loads. The scalar remainder LLVM leaves where
+    it vectorizes the loop is not runtime-unrolled (``REMAINDER_HINTS``) unless
+    ``unroll_remainder``: a loop that is itself a row's tail, shorter than a few vectors, runs
+    most of its iterations there."""
     pre = b.block
     fn = b.function
     header, inner, done = (fn.append_basic_block(n) for n in ("loop", "body", "done"))
@@ -65,21 +68,49 @@ def emit_loop(b: ll.IRBuilder, trip_count: ll.Value, body, interleave: int = 0, 
         hints["llvm.loop.unroll.disable"] = 1
     if unroll_count:
         hints["llvm.loop.unroll.count"] = unroll_count
+    if not unroll_remainder:
+        hints.update(REMAINDER_HINTS)
     if hints:
         back.set_metadata("llvm.loop", loop_id(b.module, hints))
     b.position_at_end(done)
 
 
-def loop_id(module: ll.Module, options: dict[str, int]) -> ll.MDValue:
+# What the scalar loop that LLVM's loop vectorizer leaves after a vectorized loop (its last
+# iterations, fewer than one vector step, and the fallback where LLVM's run-time checks fail:
+# overlap, a stride other than 1) keeps of the loop's metadata: no runtime unrolling. LLVM
+# itself marks that loop so only where it made no such checks; elsewhere its unroller copied
+# it 4-8 times, 178 of the 245 runtime unrollings in a sample of the suite's compiles (the
+# coverage table's every 50th row, the astype specials, the threads test), code that runs a
+# few iterations. Loops LLVM does not vectorize (reductions in order, loops over groups of
+# lanes the emitter packed itself) keep LLVM's runtime unrolling, which some of them need
+# (row norms of 100 floats: 1.25x slower without it). docs/performance.md, "LLVM's unroller
+# chosen per loop (unroll51)".
+REMAINDER_HINTS: dict[str, object] = {
+    "llvm.loop.vectorize.followup_epilogue": {"llvm.loop.unroll.runtime.disable": None}}
+
+
+def loop_id(module: ll.Module, options: dict[str, object]) -> ll.MDValue:
     """A new loop id for ``module`` carrying ``options``: LLVM takes a loop's metadata only
     from a node whose first operand is the node itself, one node per loop (llvmlite's
     ``add_metadata`` shares equal nodes, so the node is made with a placeholder unique in the
-    module, then pointed at itself)."""
-    hints = [module.add_metadata([ll.MetaDataString(module, name), ll.Constant(ll.IntType(32), value)])
-             for name, value in options.items()]
+    module, then pointed at itself). An option's value is an i32, None (the name alone), or
+    a dict of options (a follow-up: the attributes of a loop a transformation makes)."""
+    hints = _options(module, options)
     node = module.add_metadata([ll.MetaDataString(module, f"jitcore.loop.{len(module.metadata)}"), *hints])
     node.operands = (node, *hints)
     return node
+
+
+def _options(module: ll.Module, options: dict[str, object]) -> list[ll.MDValue]:
+    def operands(value) -> list:
+        if value is None:
+            return []
+        if isinstance(value, dict):
+            return _options(module, value)
+        return [ll.Constant(ll.IntType(32), value)]
+
+    return [module.add_metadata([ll.MetaDataString(module, name), *operands(value)])
+            for name, value in options.items()]
 
 
 def emit_nest(b: ll.IRBuilder, extents, body) -> None:

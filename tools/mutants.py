@@ -2348,6 +2348,20 @@ MUTANTS = [
            "unsplit references (UNROLLED_WORK raised) compile with the unroller again, its "
            "slowest part, and the code stops being named by its pipeline where the two differ",
            ("tests/codegen/test_suite_time_50.py",)),
+    Mutant("remainder-runtime-unroll-kept", "codegen/loops.py",
+           'REMAINDER_HINTS: dict[str, object] = {\n'
+           '    "llvm.loop.vectorize.followup_epilogue": {"llvm.loop.unroll.runtime.disable": None}}',
+           "REMAINDER_HINTS: dict[str, object] = {}",
+           "no loop asks that its vectorized remainder is not runtime-unrolled: LLVM's unroller "
+           "copies the scalar remainders 4-8 times again (the suite's compile time, no call faster)",
+           ("tests/codegen/test_loop_unroll_choice_51.py",)),
+    Mutant("row-tail-remainder-not-unrolled", "codegen/loops.py",
+           "    if not unroll_remainder:\n        hints.update(REMAINDER_HINTS)",
+           "    if True:\n        hints.update(REMAINDER_HINTS)",
+           "the follow-up on every loop, a row's tail of lanes too (unroll_remainder ignored): "
+           "the tail's vectorized remainder, most of its iterations, is no longer unrolled "
+           "(softmax's 102-long float32 rows 1.02x slower)",
+           ("tests/codegen/test_loop_unroll_choice_51.py",)),
     Mutant("repeat-length-unchecked", "jitcore/tied_length.py",
            "raise_at_run_time(error.bad(total, length), ",
            "raise_at_run_time(total != total, ",

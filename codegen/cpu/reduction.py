@@ -837,9 +837,12 @@ class RowReduction(_Cascade):
             emit_loop(b, chunks, run)
         # The tail's groups, then the last n % LANES elements, into chain 0 (lane i % LANES, the
         # last ones lane 0): one copy of the body each, not one per chain.
+        # (Fewer than a chunk's elements, vectorized by LLVM: its remainder is most of them, and
+        # LLVM's unrolling of it made softmax's 102-long float32 rows 1.02x faster.)
         lane_of = lambda j: b.and_(j, extent(lanes - 1))  # noqa: E731  (LANES is a power of 2)
         emit_loop(b, self._minus(self.rest, done),
-                  lambda j: self._step([*self.ivs, self._at(b.add(done, j))], lane_of(j), sets[0]))
+                  lambda j: self._step([*self.ivs, self._at(b.add(done, j))], lane_of(j), sets[0]),
+                  unroll_remainder=True)
         emit_loop(b, self.leftover,
                   lambda i: self._step([*self.ivs, self._at(b.add(self.rest, i))], 0, sets[0]))
 
