@@ -1,0 +1,186 @@
+"""New users' reports, round 51 (wrong51), each against plain Python + NumPy.
+
+- W1: a list built in a compiled loop (9+ trips) or a long comprehension from values whose
+  Python type a traced condition chose (``x[i] if x[i] > 0 else 0.0``, ``max(v, 0.0)``, an
+  ``if``/``else`` appending ``v`` or ``0``) came back all NumPy scalars: the loop's rows lost
+  each item's type. Each row now has its tag (``type_choice.py``), carried with the rows.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import jitcore as jc
+from tests.budget import examples
+
+
+def same(a, b):
+    """Equal, with the same Python types all the way down (np.float64(0.0) is not 0.0)."""
+    assert type(a) is type(b), (a, b)
+    if isinstance(a, np.ndarray):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_array_equal(a, b)
+    elif isinstance(a, (tuple, list)):
+        assert len(a) == len(b)
+        for x, y in zip(a, b):
+            same(x, y)
+    elif isinstance(a, dict):
+        assert list(a) == list(b)
+        for k in a:
+            same(a[k], b[k])
+    else:
+        assert a == b or (a != a and b != b), (a, b)
+
+
+def check(f, *args, jitted=None, calls=2):
+    """``f`` under jit gives Python's result (and prints its text), leaves its arguments as
+    Python does, and raises Python's error type; twice (the second call: the cached path)."""
+    py_args = copy.deepcopy(args)
+    jitted = jitted or jc.jit(f)
+    try:
+        expected = f(*py_args)
+    except Exception as e:  # the same error under jit
+        with pytest.raises(type(e)):
+            jitted(*copy.deepcopy(args))
+        return None
+    for _ in range(calls):
+        jit_args = copy.deepcopy(args)
+        got = jitted(*jit_args)
+        same(expected, got)
+        same(list(py_args), list(jit_args))
+    assert repr(expected) == repr(got)
+    return got
+
+
+# -- W1: items whose Python type a traced condition chose, in a compiled loop ------------------
+
+def ternary_float(x):
+    out = []
+    for i in range(x.shape[0]):
+        out.append(x[i] if x[i] > 0 else 0.0)
+    return out
+
+
+def ternary_int(x):
+    out = []
+    for v in x:
+        out.append(v if v > 0 else 0)
+    return out
+
+
+def under_if(x):
+    out = []
+    for i in range(x.shape[0]):
+        if x[i] != 3:
+            out.append(x[i] if x[i] > 0 else 0.0)
+    return out
+
+
+def branches(x):
+    out = []
+    for v in x:
+        if v > 0:
+            out.append(v)
+        else:
+            out.append(0)
+    return out
+
+
+def clipped(x):
+    out = []
+    for v in x:
+        out.append(max(v, 0.0))
+    return out
+
+
+def items_after(x):
+    out = []
+    for i in range(x.shape[0]):
+        out.append(x[i] if x[i] > 0 else 0)
+    return out[-1], out[0], len(out), np.array(out, dtype=np.float64)
+
+
+def as_array(x):
+    out = []
+    for i in range(x.shape[0]):
+        if x[i] != 3:
+            out.append(x[i] if x[i] > 0 else x[i] * 0)
+    return np.array(out), [max(v, 0) for v in x[::-1]]
+
+
+def with_before_and_after(x):
+    out = [1, 2.0]
+    for v in x:
+        if v > 2:
+            out.append(v if v > 4 else 0.0)
+    out.append(7)
+    return out
+
+
+def comprehension(x):
+    return [x[i] if x[i] > 0 else 0.0 for i in range(x.shape[0])]
+
+
+def comprehension_int(x):
+    return [1 if v > 0 else 0.5 for v in x], [v if v > 0 else 0 for v in x]
+
+
+def printed(x):
+    out = []
+    for v in x:
+        out.append(v if v > 0 else 0.0)
+    print(out)
+
+
+W1 = [ternary_float, ternary_int, under_if, branches, clipped, items_after, with_before_and_after,
+      comprehension, comprehension_int, as_array]
+_JITTED = {f.__name__: jc.jit(f) for f in W1}
+
+
+@pytest.mark.parametrize("f", W1, ids=lambda f: f.__name__)
+def test_w1_edges(f):
+    for x in (np.array([1., 2, 3, 4, 5, 6, 7, 8, -1]), (np.arange(13) - 3) * 2,
+              np.array([-1.0] * 9), np.arange(1, 12, dtype=np.int32)):
+        check(f, x, jitted=_JITTED[f.__name__])
+
+
+@settings(max_examples=examples(20, 4), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.sampled_from([-2.0, -0.0, 0.0, 1.5, 3.0, 7.0]), min_size=11, max_size=11))
+def test_w1_values(values):
+    x = np.array(values)
+    for f in (ternary_float, under_if, branches, clipped):
+        check(f, x, jitted=_JITTED[f.__name__])
+
+
+def test_w1_printed(capsys):
+    x = np.array([1., 2, 3, 4, 5, 6, 7, 8, -1, 0.5])
+    printed(x)
+    expected = capsys.readouterr().out
+    jc.jit(printed)(x)
+    assert capsys.readouterr().out == expected
+
+
+def array_of_mixed(x):
+    out = []
+    for i in range(x.shape[0]):
+        out.append(x[i] if x[i] > 0 else 0)
+    return np.array(out)
+
+
+def array_of_mixed_comprehension(x):
+    return np.array([v if v > 0 else 0 for v in x])
+
+
+@pytest.mark.parametrize("f", [array_of_mixed, array_of_mixed_comprehension], ids=lambda f: f.__name__)
+def test_w1_array_whose_dtype_the_data_chose_is_refused(f):
+    # NumPy: int64 where every item took the int path, float64 otherwise: the data decides
+    x = np.linspace(-1.0, 1.0, 11)
+    assert f(-np.abs(x)).dtype == np.int64 and f(x).dtype == np.float64
+    with pytest.raises(jc.JitTypeError, match=r"np.array.* of values that are np.float64 or Python ints, "
+                       r"as a traced condition chose \(at .*test_user_round51.py:\d+\).*0.0 in place of 0"):
+        jc.jit(f)(x)
