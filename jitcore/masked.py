@@ -103,9 +103,19 @@ class MaskedSelection:
         raise self._refusal("iteration")
 
     def __getitem__(self, key):
-        if self.mask.ndim == 1 and _is_int(key):  # res[0]: the first kept, IndexError if none
-            return self._item(key)
+        if _is_int(key) and self._on_one_axis().mask.ndim == 1:  # res[0]: the first kept, IndexError if none
+            return self._on_one_axis()._item(key)
         raise self._refusal("indexing it")
+
+    def _on_one_axis(self) -> MaskedSelection:
+        """This selection by a mask of one dim: ``np.nonzero(C)[0]`` of a 2-D ``C`` is 1-D, its
+        values on ``C``'s grid, whose C order is the order of the selected elements: that grid
+        flattened. The consumers written for 1-d masks (an item, a dot, bincount) take it so."""
+        if self.mask.ndim < 2 or self.position != 0:
+            return self
+        n = int(np.prod(self.mask.shape, dtype=np.int64))
+        rest = self.values.shape[self.mask.ndim:]
+        return MaskedSelection(prims.reshape(self.values, (n, *rest)), prims.reshape(self.mask, (n,)))
 
     def _item(self, i):
         """The ``i``-th kept row (from the end where negative): the position where the running
@@ -194,6 +204,7 @@ class MaskedSelection:
         L[j, :j]``): the product of the operands with every element outside its selection
         zeroed, as a selection by the dims that are not contracted (a product with anything
         else has a shape or values that depend on the data)."""
+        a, b = (v._on_one_axis() if isinstance(v, MaskedSelection) and v.ndim == 1 else v for v in (a, b))
         if not all(isinstance(v, MaskedSelection) and v.factors is not None and v.values.ndim in (1, 2)
                    and len(v.factors) == v.values.ndim for v in (a, b)):
             raise self._refusal(f"numpy.{name} with an operand that is not a 1-d or 2-d selection")
@@ -215,6 +226,7 @@ class MaskedSelection:
     def _outer(self, ufunc, a, b):
         """``ufunc.outer(a, b)`` of two 1-d selections (``np.outer(x[i:], y[i:])``): a selection
         over two dims by the product of their masks."""
+        a, b = (v._on_one_axis() if isinstance(v, MaskedSelection) else v for v in (a, b))
         if not all(isinstance(v, MaskedSelection) and v.values.ndim == 1 and v.mask.ndim == 1
                    for v in (a, b)):
             raise self._refusal(f"numpy.{ufunc.__name__}.outer of other than two 1-d selections")
@@ -628,7 +640,10 @@ class MaskedSelection:
             weights = self._operand(weights, "bincount")
         elif weights is not None:
             raise self._refusal("numpy.bincount with weights that are not x[mask]'s")
-        return SELECTION_STATISTICS["bincount_of"](self.values, weights, minlength, selected=self._where())
+        flat = self._on_one_axis()  # (np.nonzero(C)[0] of a 2-D C: C's grid, flattened)
+        if weights is not None and flat is not self:
+            weights = prims.reshape(prims.broadcast_to(weights, self.values.shape), flat.values.shape)
+        return SELECTION_STATISTICS["bincount_of"](flat.values, weights, minlength, selected=flat._where())
 
 
 class RangedSelection(MaskedSelection):

@@ -184,3 +184,47 @@ def test_w1_array_whose_dtype_the_data_chose_is_refused(f):
     with pytest.raises(jc.JitTypeError, match=r"np.array.* of values that are np.float64 or Python ints, "
                        r"as a traced condition chose \(at .*test_user_round51.py:\d+\).*0.0 in place of 0"):
         jc.jit(f)(x)
+
+
+# -- C1: consumers of np.nonzero's rows of a 2-D (or 3-D) array --------------------------------
+# np.nonzero(C)[0] is 1-D; inside, its values sit on C's grid (its mask is C's shape): the
+# consumers written for a 1-d mask (bincount, with weights or not, an item, a dot) flatten that
+# grid, whose C order is the selected elements' order.
+
+def row_counts(C):
+    return np.bincount(np.nonzero(C)[0], minlength=C.shape[0])
+
+
+def col_weights(C):
+    rows, cols = np.nonzero(C)
+    return np.bincount(cols, weights=C[C != 0] * 0.5, minlength=C.shape[-1]), \
+        np.bincount(cols, weights=rows.astype(np.float64), minlength=C.shape[-1])
+
+
+def first_and_last(C):
+    rows = np.nonzero(C)[-1]
+    return rows[0], rows[-1], np.dot(rows, rows)
+
+
+def csr_indptr(C):  # the reporter's to_csr
+    counts = np.bincount(np.nonzero(C)[0], minlength=C.shape[0])
+    return np.concatenate((np.zeros(1, np.int64), np.cumsum(counts)))
+
+
+@pytest.mark.parametrize("f", [row_counts, col_weights, first_and_last, csr_indptr], ids=lambda f: f.__name__)
+def test_c1_nonzero_rows_of_a_grid(f):
+    jitted = jc.jit(f)
+    grids = [np.array([[0, 1, 0], [2, 0, 0], [0, 0, 0], [1, 1, 0]]), np.eye(4, dtype=np.int64)[:, :3] * 3]
+    if f is not col_weights:  # (NumPy's weighted counts of nothing are int64: a documented gap)
+        grids.append(np.zeros((4, 3), np.int64))
+    for C in grids:
+        check(f, C, jitted=jitted)
+    C3 = np.zeros((2, 3, 4), np.int64)
+    C3[0, 1, 2], C3[1, 2, 3], C3[1, 0, 0] = 1, 2, 1
+    check(f, C3)
+
+
+def test_c1_bincount_of_a_2d_array_is_numpys_value_error():
+    with pytest.raises(ValueError, match="object too deep.*ravel") as e:
+        jc.jit(lambda C: np.bincount(C, minlength=3))(np.zeros((2, 2), np.int64))
+    assert isinstance(e.value, jc.JitcoreError)
