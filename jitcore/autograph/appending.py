@@ -170,6 +170,23 @@ def _data_chosen(name: str, what: str) -> UnsupportedError:
         f"{user_location()}): which items it holds depends on the data. Instead, {instead}")
 
 
+def _carried_number(v, sources: frozenset, among: tuple) -> Tracer:
+    """A Python number the loop carries, in a trial of its body, as the loop carries it: traced,
+    with the ``sources`` of the data the body may change it by (the function's arguments'), of
+    the kinds ``among`` a step may give it (``type_choice``: 0.0, then np.float64 once a step
+    added x[i] to it)."""
+    trace = current_trace()
+    if len(among) < 2:
+        out = fresh(as_tracer(trace, v, np.asarray(v).dtype), True, True)
+    else:
+        dtype = np.result_type(*(type_choice._own_dtype(k) for k in among))
+        out = type_choice.mark(fresh(as_tracer(trace, v, dtype), True),
+                               constant(trace, np.int8(among.index(type_choice.kind_of(v))), type_choice.TAG),
+                               among)
+    out.sources = sources
+    return out
+
+
 def probe(name: str, before: list) -> _Probe:
     """A stand-in for the list ``name`` in a trial run of a loop's body (``statements._trial``),
     which appends under a traced ``if`` accept as an appending loop's would."""
@@ -252,13 +269,44 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
         return None
     probes = {j: _Probe(names[j], values[j]) for j in slots}
 
-    def probing(item, *state):
+    def probing(item, *state, numbers=None):
         for probe in probes.values():
             probe.depth = current_trace().depth
+        if numbers:  # (the loop carries them traced, changed as the data chose: an if on them too)
+            data = frozenset().union(*(v.sources for v in (item, *state, *(current_trace().arguments or ()))
+                                       if isinstance(v, Tracer)))
+            state = [_carried_number(v, data, numbers[j]) if j in numbers else v for j, v in enumerate(state)]
         return body_fn(item, *state)
 
-    found = trial(probing, [probes.get(j, v) for j, v in enumerate(values)],
-                  lambda after, _: _kinds(after, probes))
+    # A Python number the body changes is traced in the compiled loop: an append under an if
+    # on it (if cur > 0: lens.append(cur), cur counted in other steps) is under a traced if
+    # there, which a trial on the number as it is before the loop would not meet. Tried so
+    # first; as it is where the body needs it a Python number (a shape, x[:k])
+    numbers = {j: type_choice.kinds(v) for j, v in enumerate(values) if type(v) in _NUMBERS}
+    found = None
+    for _ in range(2 if numbers else 0):  # (again where a step changes a number's type: 0.0 + x[i])
+        changed: dict = {}
+
+        def settled(after, _, changed=changed):
+            for j, among in numbers.items():
+                merged = type_choice.merge(among, type_choice.kinds(after[j]))
+                if merged and merged != among:
+                    changed[j] = merged
+            return _kinds(after, probes)
+
+        found = trial(functools.partial(probing, numbers=numbers),
+                      [probes.get(j, v) for j, v in enumerate(values)], settled)
+        if not changed:
+            break
+        numbers.update(changed)
+        found = None
+        for j, probe in probes.items():
+            probe.__init__(probe.name, values[j])
+    if found is None:
+        for j, probe in probes.items():
+            probe.__init__(probe.name, values[j])
+        found = trial(probing, [probes.get(j, v) for j, v in enumerate(values)],
+                      lambda after, _: _kinds(after, probes))
     refused = next((p.refused for p in probes.values() if p.refused is not None), None)
     if refused is not None:
         raise refused

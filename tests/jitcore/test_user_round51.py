@@ -228,3 +228,121 @@ def test_c1_bincount_of_a_2d_array_is_numpys_value_error():
     with pytest.raises(ValueError, match="object too deep.*ravel") as e:
         jc.jit(lambda C: np.bincount(C, minlength=3))(np.zeros((2, 2), np.int64))
     assert isinstance(e.value, jc.JitcoreError)
+
+
+# -- R1: an append under an if on a number the loop carries (nested in a traced if) -----------
+# A trial run of the body met `cur` as the Python 0 it is before the loop, so `if cur > 0` ran
+# in Python and no append was seen: the loop unrolled and the append was refused as "not in a
+# loop". The compiled loop carries `cur` traced: the trial now does too, where the first finds
+# nothing to compile.
+
+def word_lengths(codes):
+    lens = []
+    cur = 0
+    for c in codes:
+        if c == 32:
+            if cur > 0:
+                lens.append(cur)
+            cur = 0
+        else:
+            cur += 1
+    if cur > 0:
+        lens.append(cur)
+    return lens
+
+
+def word_lengths_loop_only(codes):
+    lens = []
+    cur = 0
+    for c in codes:
+        if c == 32:
+            if cur > 0:
+                lens.append(cur)
+            cur = 0
+        else:
+            cur += 1
+    return lens, cur
+
+
+def runs(x):
+    starts = []
+    run = 0.0
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            run += x[i]
+        else:
+            if run > 1.0:
+                starts.append(run)
+            else:
+                starts.append(-1)
+            run = 0.0
+    return starts
+
+
+_R1 = {f.__name__: jc.jit(f) for f in (word_lengths_loop_only, runs)}
+
+
+def test_r1_nested_if_edges():
+    for codes in (np.array([104, 105, 32, 32, 119, 111, 114, 108, 100, 32, 97, 32, 98, 99]),
+                  np.full(10, 32), np.full(10, 97), np.array([32, 97] * 6)):
+        check(word_lengths_loop_only, codes, jitted=_R1["word_lengths_loop_only"])
+        check(runs, codes - 50.0, jitted=_R1["runs"])
+
+
+@settings(max_examples=examples(20, 4), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.sampled_from([32, 97, 98]), min_size=12, max_size=12))
+def test_r1_nested_if_values(codes):
+    x = np.array(codes)
+    check(word_lengths_loop_only, x, jitted=_R1["word_lengths_loop_only"])
+    check(runs, x - 50.0, jitted=_R1["runs"])
+
+
+def test_r1_append_after_the_loop_is_refused_saying_why():
+    # (a trailing `if cur > 0: lens.append(cur)` after such a loop: the list's length then
+    # depends on the data outside any loop: refused, naming the fallback)
+    with pytest.raises(jc.UnsupportedError, match=r"'lens' is appended to under the if at .*:\d+.*"
+                       r"not outside a loop.*lens\[k\] = v"):
+        jc.jit(word_lengths)(np.array([97, 32, 97, 97] * 3))
+
+
+# -- h3 3.1: an early return and a break in a loop, a variable bound past the return's if -----
+# The return's if has the rest of the body as its other branch: `c` is bound there only, and
+# the result only in the returning branch. The branch traced second now gets its variables'
+# types from a trial run of it (the path that returns never reads them); before, the message
+# said 'c' was "assigned in only one branch of the if", of an if whose branches never bind it.
+
+def vin_like(x):
+    for it in range(10):
+        s = np.sin(x)
+        if s == 0:
+            return 0.0
+        c = s * 2
+        if abs(c) < 1e-3:
+            break
+        x = x / 3
+    return c + 1
+
+
+def per_element(xs):
+    out = np.empty(xs.shape[0])
+    for i in range(xs.shape[0]):
+        out[i] = vin_like(xs[i])
+    return out
+
+
+def first_big(x):
+    for i in range(x.shape[0]):
+        if x[i] > 5:
+            return i, x[i]
+        last = x[i] * 2
+        if last < -5:
+            break
+    return -1, last
+
+
+def test_h3_31_return_and_break_edges():
+    check(per_element, np.array([0.5, 0.0, 1e-4, -2.0, 3.0]))
+    check(vin_like, np.float64(0.7))
+    jitted = jc.jit(first_big)
+    for x in (np.array([1.0, 2.0, 7.0]), np.array([1.0, -3.0, 7.0]), np.array([1.0, 2.0, 3.0])):
+        check(first_big, x, jitted=jitted)
