@@ -267,7 +267,7 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
             if isinstance(leaf, Repeated):  # no buffer can hold it: nothing bounds its length
                 raise leaf._refusal(f"returning it from {name}()")
             if isinstance(leaf, KeptList):  # a list the data filled: the list, as Python's
-                made_of[k] = leaf.returned()
+                made_of[k] = leaf.returned(returns_at)
                 if leaf.choice is not None:  # (each item's type chosen by the data: its tags)
                     typed[k] = compaction(MaskedSelection(leaf.choice[0], leaf.kept))[0], leaf.choice[1]
                 leaf = leaves[k] = leaf.selection(returned=True)

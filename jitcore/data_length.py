@@ -256,12 +256,15 @@ class KeptList:
         rows = self.rows if dtype is None else prims.convert(self.rows, np.dtype(dtype))
         return MaskedSelection(rows, self.kept)
 
-    def returned(self) -> str:
-        """How the host makes the list returned from the kept rows (``dispatch.Trimmed``)."""
+    def returned(self, defined_at=None) -> str:
+        """How the host makes the list returned from the kept rows (``dispatch.Trimmed``);
+        ``defined_at``: the function's ``def`` (a ``FileLineCol``), whose ``return`` of it a
+        refusal names (the only user frame left is the caller's)."""
         if self.made_of == "tuple":
+            at = return_site(defined_at, self.name) or user_location()
             raise UnsupportedError(
                 f"'{self.name}', a list of tuples appended to under a traced if, is returned (at "
-                f"{user_location()}): jitcore returns it as np.array({self.name}) only, whose "
+                f"{at}): jitcore returns it as np.array({self.name}) only, whose "
                 f"rows are the tuples; return that, or append the tuples' items to lists of their own")
         return self.made_of
 
@@ -325,3 +328,24 @@ def rows_as_returned(out, trace):
     if type(out) is dict:
         return {k: rows_as_returned(v, trace) for k, v in out.items()}
     return out
+
+
+def return_site(defined_at, name: str) -> str | None:
+    """``file:line`` of the last ``return`` that names ``name`` in the function defined at
+    ``defined_at`` (a ``FileLineCol``, or anything else: None), read from its source."""
+    import ast
+    import inspect
+    import linecache
+    import textwrap
+
+    file, line = getattr(defined_at, "file", None), getattr(defined_at, "line", None)
+    if file is None or line is None:
+        return None
+    try:
+        block = inspect.getblock(linecache.getlines(file)[line - 1:])
+        tree = ast.parse(textwrap.dedent("".join(block)))
+    except (SyntaxError, IndentationError, IndexError, ValueError):
+        return None
+    lines = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Return) and n.value is not None
+             and any(isinstance(m, ast.Name) and m.id == name for m in ast.walk(n.value))]
+    return f"{file}:{line + max(lines) - 1}" if lines else None

@@ -319,6 +319,10 @@ def as_tracer(trace: Trace, x, dtype: np.dtype) -> Tracer:
         return convert(constant(trace, x), dtype)
     if isinstance(x, (bool, int, float, complex)):
         return constant(trace, x, dtype)
+    from jitcore.masked import MaskedSelection
+
+    if isinstance(x, MaskedSelection):  # (x[:k], x[m] in any operand's place: its own refusal,
+        raise x._refusal("an operand of an array function")  # which makes k static on demand)
     raise JitTypeError(f"cannot use a {type(x).__name__} as an array operand: {x!r}")
 
 
