@@ -604,8 +604,14 @@ def _chosen_trim(kinds: tuple):
     native call holds its id."""
     def trim(rows: np.ndarray, count, tags: np.ndarray) -> list:
         n = int(count)
-        convert = kind_conversion.converter(kinds, rows.dtype)
-        return [convert(v, t) for v, t in zip(rows[:n], tags[:n].tolist())]
+        rows, tags = rows[:n], tags[:n]
+        out = list(rows)  # (NumPy scalars of the held dtype; those of another kind replaced)
+        for code, kind in enumerate(kinds):
+            at = np.flatnonzero(tags == code)
+            if at.size:
+                for i, v in zip(at.tolist(), kind_conversion.convert_many(rows[at], kind)):
+                    out[i] = v
+        return out
     return trim
 
 

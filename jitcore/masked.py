@@ -38,6 +38,14 @@ def refused(x, what: str = "", origin: str = "{values!r}[mask]", advice: str = "
                "jitcore.numpy.where(mask, x, fill) instead"))
 
 
+def _filter_site(mask: Tracer) -> str:
+    """"the boolean filter at file:line" (where ``mask`` was made), or ""."""
+    op = getattr(mask.value, "op", None)
+    loc = getattr(op, "loc", None)
+    parts = loc.parts() if loc is not None and hasattr(loc, "parts") else ()
+    return f"the boolean filter at {parts[0].file}:{parts[0].line}" if parts else ""
+
+
 class MaskedSelection:
     """``values[mask]``: ``mask`` a traced boolean array of ``values``' leading dims' shape."""
 
@@ -93,7 +101,8 @@ class MaskedSelection:
         """How many of the mask's positions are kept, a Python int as NumPy's len() (traced)."""
         kept = prims.reduction("sum", prims.convert(self.mask, np.dtype(np.int64)))
         out = fresh(kept, scalar=True, weak=True)
-        out.counts = (self.origin.format(values=self.values), self.advice)
+        out.counts = (self.origin.format(values=self.values), self.advice, _filter_site(self.mask))
+        kept.owner_trace.counted[id(out.value)] = (out.value, out.counts)
         return out
 
     def __len__(self):  # len() must give an int: autograph's len (expressions._len) gives count()
@@ -164,6 +173,8 @@ class MaskedSelection:
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         if method == "outer" and len(inputs) == 2 and not kwargs:
             return self._outer(ufunc, *inputs)
+        if method == "at" and not kwargs and len(inputs) >= 2:  # np.add.at(c, r[ok], 1)
+            return SELECTION_STATISTICS["ufunc_at"](ufunc, *inputs)
         if method != "__call__" or kwargs:
             raise self._refusal(f"numpy.{ufunc.__name__}.{method}"
                                 if method != "__call__" else f"numpy.{ufunc.__name__} with "

@@ -428,7 +428,10 @@ def _joined_tags(first: tuple, then: tuple) -> tuple:
 def _row(rows: Tracer, k: int, shape, weak: bool, scalar: bool, choice=None) -> Tracer:
     row = reshape(slice_(rows, (k,) + (0,) * len(shape), (1,) * (len(shape) + 1), (1, *shape)), shape)
     row = fresh(row, scalar=scalar, weak=weak)
-    return row if choice is None else type_choice.mark(row, choice[0][k], choice[1])
+    if choice is None:
+        return row
+    tag = reshape(slice_(choice[0], (k,), (1,), (1,)), ())  # (a slice: no indexing's checks per row)
+    return type_choice.mark(row, tag, choice[1])
 
 
 def appending_if(run_if, then_fn, else_fn, init, names, appends, where: str, pred=None,

@@ -312,7 +312,7 @@ def test_r1_append_after_the_loop_is_refused_saying_why():
 # said 'c' was "assigned in only one branch of the if", of an if whose branches never bind it.
 
 def vin_like(x):
-    for it in range(10):
+    for _it in range(10):
         s = np.sin(x)
         if s == 0:
             return 0.0
@@ -346,3 +346,177 @@ def test_h3_31_return_and_break_edges():
     jitted = jc.jit(first_big)
     for x in (np.array([1.0, 2.0, 7.0]), np.array([1.0, -3.0, 7.0]), np.array([1.0, 2.0, 3.0])):
         check(first_big, x, jitted=jitted)
+
+
+# -- messages: each says what happened, at the user's line, and what to do --------------------
+
+def test_h3_2a_unique_rows_message_is_whole_and_its_rewrite_works():
+    def rows(ij):
+        return np.unique(ij, axis=0)
+    ij = np.array([[1, 2], [1, 2], [0, 1], [3, 0]])
+    with pytest.raises(jc.JitTypeError, match=r"axis=0 on a traced array, at .*round51.py:\d+: only "
+                       r"axis=None .* is compiled\. For unique rows of integers, .*key = x\[:, 0\] \* m"
+                       r" \+ x\[:, 1\].*outside the jitted function\n"):
+        jc.jit(rows)(ij)
+
+    def keyed(ij):  # the rewrite the message gives
+        u = np.unique(ij[:, 0] * 4 + ij[:, 1])
+        return u // 4, u % 4
+    check(keyed, ij)
+    a, b = jc.jit(keyed)(ij)
+    np.testing.assert_array_equal(np.stack([a, b], axis=1), rows(ij))
+
+
+def pairs_under_if(x):
+    pairs = []
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            pairs.append((i, i + 1))
+    return pairs  # <- the line the refusal names
+
+
+def test_h3_2b_returned_list_of_tuples_names_the_return_line():
+    import inspect
+    line = inspect.getsourcelines(pairs_under_if)[1] + 5
+    with pytest.raises(jc.UnsupportedError, match=rf"'pairs', a list of tuples .* is returned \(at "
+                       rf".*test_user_round51.py:{line}\): .*return that"):
+        jc.jit(pairs_under_if)(np.array([1.0, -1.0, 2.0]))
+
+
+def expand(q, s, k):
+    return np.concatenate([q, np.argsort(-s)[:k]])
+
+
+def pick(q, s, k):
+    return np.where(q > 7, q, s[:k] * 2)
+
+
+@pytest.mark.parametrize("f", [expand, pick], ids=lambda f: f.__name__)
+def test_h2_r2_slice_by_an_int_argument_in_any_operand_place(f):
+    # (x[:k] with k a plain int argument as the second operand: made static on demand, as the
+    # first operand's already was; before: "cannot use a RangedSelection as an array operand")
+    q, s = np.array([7, 8]), np.array([3.0, 1, 4, 1, 5, 9, 2, 6])
+    jitted = jc.jit(f)
+    check(f, q, s, 2, jitted=jitted)
+    check(f, q, s, 3, jitted=jitted)
+
+
+def test_h2_r2_selection_operand_refusal_names_no_class():
+    with pytest.raises(jc.JitTypeError) as e:
+        jc.jit(lambda q, s: np.where(q > 7, q, s[s > 2]))(np.array([7.0, 8.0]), np.arange(8.0))
+    assert "Selection" not in str(e.value) and "depends on the data" in str(e.value)
+
+
+def zipf_ranks(c):
+    c = np.sort(c)[::-1]
+    c = c[c > 0]
+    return np.arange(1, len(c) + 1)
+
+
+def test_h2_r6_length_from_a_filter_names_the_filter_line():
+    import inspect
+    line = inspect.getsourcelines(zipf_ranks)[1] + 2
+    with pytest.raises(jc.ConcretizationError, match=rf"computed from the length of .*, the elements the "
+                       rf"boolean filter at .*test_user_round51.py:{line} keeps"):
+        jc.jit(zipf_ranks)(np.array([5.0, 3, 0, 2, 1]))
+
+
+def test_h3_31_names_bound_in_opposite_branches_are_pythons():
+    # (refused before, the names on opposite sides; now each bound where its branch ran and
+    # the other's read raises Python's UnboundLocalError)
+    def one_branch_only(x):
+        if x.sum() > 0:
+            y = x
+        else:
+            z = x
+        return y, z
+
+    def either(x):
+        if x.sum() > 0:
+            y = x * 2
+        else:
+            z = x - 1
+        return y if x.sum() > 0 else z
+
+    for x in (np.ones(3), -np.ones(3)):
+        check(one_branch_only, x)
+        check(either, x)
+
+
+# -- h3 3.2: np.add.at (and the other scatter ufuncs) at indices selected by a mask -------------
+# Compiled as a masked scatter: each index array keeps its length, a dropped position given
+# index 0 and a value that changes nothing there; the kept indices bounds-checked as NumPy's.
+
+def grid_counts(r, ok):
+    c = np.zeros(5, np.int64)
+    np.add.at(c, r[ok], 1)
+    return c
+
+
+def weighted(r, w, ok):
+    c = np.zeros(5)
+    np.add.at(c, r[ok], w[ok])
+    np.maximum.at(c, r[ok], w[ok] * 3)
+    return c
+
+
+def cells(row, col, ok):
+    c = np.zeros((3, 3), np.int32)
+    np.add.at(c, (row[ok], col[ok]), 1)
+    return c
+
+
+def into_argument(x, r, ok):
+    np.subtract.at(x, r[ok], 2.5)
+    np.minimum.at(x, r[ok], -1.0)
+    return x
+
+
+def rows_scaled(r, ok):
+    c = np.ones((5, 2))
+    np.multiply.at(c, r[ok], 3)
+    return c
+
+
+def nonzero_rows(C):  # (C1's consumer too: np.nonzero's rows of a 2-D array)
+    c = np.zeros(C.shape[0], np.int64)
+    np.add.at(c, np.nonzero(C)[0], 1)
+    return c
+
+
+_AT = {f.__name__: jc.jit(f) for f in (grid_counts, weighted, cells, into_argument, rows_scaled)}
+
+
+def test_h3_32_masked_add_at_edges():
+    r, ok = np.array([0, 1, 4, 4, 2]), np.array([True, False, True, True, False])
+    for f, args in ((grid_counts, (r, ok)), (weighted, (r, np.arange(5.0), ok)),
+                    (into_argument, (np.arange(5.0), r, ok)), (rows_scaled, (r, ok)),
+                    (cells, (np.array([0, 2, 1, 2]), np.array([1, 1, 5, 1]),
+                             np.array([True, True, False, True])))):
+        check(f, *args, jitted=_AT[f.__name__])
+        check(f, *args[:-1], np.zeros_like(args[-1]), jitted=_AT[f.__name__])
+    # NumPy's IndexError for a kept index out of range (a dropped one is never read); negative
+    # kept indices count from the end
+    for idx, keep in (([0, 7, 4], [1, 1, 0]), ([0, 7, 4], [1, 0, 1]), ([0, -1, -7], [1, 1, 0]),
+                      ([0, -1, -7], [1, 1, 1])):
+        check(grid_counts, np.array(idx), np.array(keep, bool), jitted=_AT["grid_counts"])
+    check(nonzero_rows, np.array([[0, 1, 0], [2, 0, 0], [0, 0, 0], [1, 1, 0]]))
+
+
+@settings(max_examples=examples(20, 4), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(st.integers(-5, 4), st.booleans()), min_size=6, max_size=6))
+def test_h3_32_masked_add_at_values(pairs):
+    r = np.array([p[0] for p in pairs])
+    ok = np.array([p[1] for p in pairs])
+    check(grid_counts, r, ok, jitted=_AT["grid_counts"])
+    check(weighted, r, np.linspace(-1.0, 2.0, 6), ok, jitted=_AT["weighted"])
+
+
+def test_h3_32_other_ufuncs_are_refused_saying_which_compile():
+    def powered(r, ok):
+        c = np.ones(5, np.int64)
+        np.power.at(c, r[ok], 2)
+        return c
+    with pytest.raises(jc.JitTypeError, match=r"numpy.power.at with it as the indices, other than "
+                       r"np.add/subtract/multiply/maximum/minimum/bitwise_\*.at\(x, idx\[mask\], v\)"):
+        jc.jit(powered)(np.array([0, 1, 4]), np.array([True, False, True]))
