@@ -520,3 +520,29 @@ def test_h3_32_other_ufuncs_are_refused_saying_which_compile():
     with pytest.raises(jc.JitTypeError, match=r"numpy.power.at with it as the indices, other than "
                        r"np.add/subtract/multiply/maximum/minimum/bitwise_\*.at\(x, idx\[mask\], v\)"):
         jc.jit(powered)(np.array([0, 1, 4]), np.array([True, False, True]))
+
+
+def until_big(x):  # a loop the data ends: a for with a break
+    out = []
+    for i in range(x.shape[0]):
+        if x[i] > 7:
+            break
+        out.append(x[i] if x[i] > 0 else 0)
+    return out
+
+
+def guarded_while(x):  # and a while with an iteration guard
+    out = []
+    i = 0
+    while x[i] < 7 and i < 20:
+        out.append(x[i] if x[i] > 0 else 0.0)
+        i += 1
+    return out
+
+
+@pytest.mark.parametrize("f", [until_big, guarded_while], ids=lambda f: f.__name__)
+def test_w1_loops_the_data_ends(f):
+    jitted = jc.jit(f)
+    for x in (np.array([1., -2, 3, 4, 5, -6, 7, 8, -1, 3, 9, 1]), np.array([-1.0, 9.0, 1, 1, 1, 1]),
+              np.array([8.0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1])):
+        check(f, x, jitted=jitted)
