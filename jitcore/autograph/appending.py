@@ -246,11 +246,15 @@ def _kinds(after, probes: dict) -> dict | None:
 def _numbers(kinds: set) -> set:
     """``kinds`` as one where all are numbers (Python's or NumPy's scalars, of any dtype: the
     branches of a traced if append ``v`` or ``0.0``): held in the dtype they promote to (as
-    Python's own types, int64 for an int), each row's tag saying which it was."""
+    Python's own types, int64 for an int), each row's tag saying which it was. Not where that
+    would hold NumPy's 64-bit ints in a float (the appends' refusal then says so)."""
     if len(kinds) < 2 or any(k is None or k[0] != () or k[3] is not True or k[1].kind not in "biufc"
                              for k in kinds):
         return kinds
-    return {((), np.result_type(*(k[1] for k in kinds)), False, True)}
+    held = np.result_type(*(k[1] for k in kinds))
+    if held.kind in "fc" and any(k[1].kind in "iu" and k[1].itemsize >= 8 and not k[2] for k in kinds):
+        return kinds  # (np.int64 or np.uint64 values held in a float: not exact past 2**53)
+    return {((), held, False, True)}
 
 
 def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int, long: bool = True,

@@ -546,3 +546,19 @@ def test_w1_loops_the_data_ends(f):
     for x in (np.array([1., -2, 3, 4, 5, -6, 7, 8, -1, 3, 9, 1]), np.array([-1.0, 9.0, 1, 1, 1, 1]),
               np.array([8.0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1])):
         check(f, x, jitted=jitted)
+
+
+def test_w1_64_bit_ints_and_floats_in_branches_stay_refused():
+    # (np.int64 values and a Python float would be held in a float64: not exact past 2**53,
+    # so the appends of the two branches are still refused, naming the types)
+    def mixed(x):
+        out = []
+        for v in x:
+            if v > 0:
+                out.append(v)
+            else:
+                out.append(0.5)
+        return out
+    with pytest.raises(jc.UnsupportedError, match=r"more than one type.*NumPy scalar of int64, "
+                       r"Python number of float64"):
+        jc.jit(mixed)(np.arange(-3, 9))
