@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from jitcore import primitives as prims
+from jitcore import type_choice
 from jitcore.errors import UnsupportedError
 from jitcore.ir.dialects.kernel import STACK_OF_EMPTY
 from jitcore.masked import MaskedSelection
@@ -179,8 +180,6 @@ class KeptList:
         self.rows = prims.concatenate([self.rows, rows], 0)
         self.kept = prims.concatenate([self.kept, prims.constant(trace, np.ones(len(items), bool))], 0)
         if self.choice is not None:
-            from jitcore import type_choice
-
             tags, among = self.choice
             among = type_choice.merge(among, tuple(k for v in items for k in type_choice.kinds(v)))
             self._grow_tags((prims.nested_array([type_choice.tag(trace, v, among) for v in items],
@@ -189,8 +188,6 @@ class KeptList:
     def _grow_tags(self, choice, n: int, made_of) -> None:
         """The tags of ``n`` more rows (``choice``: theirs, or None: rows of ``made_of``'s
         kind, one kind), where this list's items have tags."""
-        from jitcore import type_choice
-
         if self.choice is None and choice is None:
             return
         trace = current_trace()
@@ -201,11 +198,7 @@ class KeptList:
         if mine is None:
             kind = _ROW_KIND[self.made_of](self.rows.dtype)
             mine = prims.constant(trace, np.zeros(self.rows.shape[0] - n, type_choice.TAG)), (kind,)
-        among = type_choice.merge(mine[1], choice[1])
-        parts = [t if k == among else
-                 prims.constant(trace, np.array([among.index(x) for x in k], type_choice.TAG))[t]
-                 for t, k in (mine, choice)]
-        self.choice = prims.concatenate(parts, 0), among
+        self.choice = type_choice.joined_tags(mine, choice)
 
     def _fits(self, item) -> bool:
         shape, dtype = self.rows.shape[1:], self.rows.dtype
@@ -236,8 +229,6 @@ class KeptList:
         """``np.array(out, dtype)``: the kept rows, a selection (compacted when returned;
         ``returned``: the list itself is, each item given its own type)."""
         if self.choice is not None and dtype is None and not returned:
-            from jitcore import type_choice
-
             type_choice.check_one_dtype(self.choice[1], self.rows.dtype, f"np.array({self.name})")
         rows = self.rows if dtype is None else prims.convert(self.rows, np.dtype(dtype))
         return ListSelection(rows, self.kept, "array" if dtype is None else "typed")
@@ -248,8 +239,6 @@ class KeptList:
         if out is not None or not isinstance(axis, int) or axis not in (0, -self.rows.ndim):
             raise self._refusal("np.stack with an axis other than 0, or out=")
         if self.choice is not None and dtype is None:
-            from jitcore import type_choice
-
             type_choice.check_one_dtype(self.choice[1], self.rows.dtype, f"np.stack({self.name})")
         count = prims.reduction("sum", prims.convert(self.kept, np.dtype(np.int64)))
         prims.raise_if(count == 0, STACK_OF_EMPTY)

@@ -78,7 +78,22 @@ def mark(tracer, tag_tracer, among: tuple):
     return tracer
 
 
-def _own_dtype(kind: str) -> np.dtype:
+def joined_tags(first: tuple, then: tuple) -> tuple:
+    """``(tags, kinds)`` of two runs of rows one after the other (a list's items whose types
+    the data chose, ``autograph.appending``), each ``(tags, kinds)``: renumbered into the kinds
+    of both."""
+    from jitcore.primitives import concatenate, constant
+    from jitcore.tracer import current_trace
+
+    among = merge(first[1], then[1])
+    trace = current_trace()
+    parts = [t if k == among else constant(trace, np.array([among.index(x) for x in k], TAG))[t]
+             for t, k in (first, then)]
+    return concatenate(parts, 0), among
+
+
+def own_dtype(kind: str) -> np.dtype:
+    """The dtype of a value of ``kind`` by itself (a Python int's: int64)."""
     from jitcore.kind_conversion import _STRONG
 
     return _STRONG[kind] if kind in _STRONG else np.dtype(kind[3:])
@@ -92,12 +107,12 @@ def check_one_dtype(among: tuple, held: np.dtype, what: str) -> None:
     from jitcore.kind_conversion import ARRAY_KINDS
     from jitcore.tracer import user_location
 
-    if any(k not in ARRAY_KINDS and _own_dtype(k) != held for k in among):
+    if any(k not in ARRAY_KINDS and own_dtype(k) != held for k in among):
         shown = " or ".join(k if k.startswith("np.") else f"Python {k}s" for k in among)
         raise JitTypeError(
             f"{what} of values that are {shown}, as a traced condition chose (at "
             f"{user_location()}): NumPy's dtype for it depends on which the data chose "
-            f"({' or '.join(dict.fromkeys(str(_own_dtype(k)) for k in among))}), and the "
+            f"({' or '.join(dict.fromkeys(str(own_dtype(k)) for k in among))}), and the "
             f"compiled code holds one. Make the values one type (0.0 in place of 0, float(v)), "
             f"or give the dtype (np.array(..., dtype=np.{held.name}))")
 

@@ -179,7 +179,7 @@ def _carried_number(v, sources: frozenset, among: tuple) -> Tracer:
     if len(among) < 2:
         out = fresh(as_tracer(trace, v, np.asarray(v).dtype), True, True)
     else:
-        dtype = np.result_type(*(type_choice._own_dtype(k) for k in among))
+        dtype = np.result_type(*(type_choice.own_dtype(k) for k in among))
         out = type_choice.mark(fresh(as_tracer(trace, v, dtype), True),
                                constant(trace, np.int8(among.index(type_choice.kind_of(v))), type_choice.TAG),
                                among)
@@ -405,7 +405,7 @@ def _kept_list(name: str, before, rows: Tracer, kept: Tracer, dtype, weak: bool,
         rows = concatenate([before.rows, rows], 0)
         kept = concatenate([before.kept, kept], 0)
         if choice is not None:
-            choice = _joined_tags(before.choice, choice)
+            choice = type_choice.joined_tags(before.choice, choice)
     elif before:
         trace = current_trace()
         given = nested_array(before, dtype) if holds_tracer(before) else \
@@ -417,16 +417,6 @@ def _kept_list(name: str, before, rows: Tracer, kept: Tracer, dtype, weak: bool,
             given = nested_array([type_choice.tag(trace, v, among) for v in before], type_choice.TAG)
             choice = concatenate([given, tags], 0), among
     return KeptList(name, rows, kept, made_of, choice)
-
-
-def _joined_tags(first: tuple, then: tuple) -> tuple:
-    """(tags, kinds) of two runs of rows, one after the other: the second's tags renumbered
-    into the kinds of both."""
-    among = type_choice.merge(first[1], then[1])
-    trace = current_trace()
-    parts = [t if k == among else constant(trace, np.array([among.index(x) for x in k], type_choice.TAG))[t]
-             for t, k in (first, then)]
-    return concatenate(parts, 0), among
 
 
 def _row(rows: Tracer, k: int, shape, weak: bool, scalar: bool, choice=None) -> Tracer:

@@ -562,3 +562,17 @@ def test_w1_64_bit_ints_and_floats_in_branches_stay_refused():
     with pytest.raises(jc.UnsupportedError, match=r"more than one type.*NumPy scalar of int64, "
                        r"Python number of float64"):
         jc.jit(mixed)(np.arange(-3, 9))
+
+
+def test_w1_two_loops_and_an_extend_join_their_tags():
+    def two_loops(x):
+        out = []
+        for v in x:
+            if v > 1:
+                out.append(v if v > 3 else 0.0)
+        for v in x:
+            if v < 0:
+                out.append(v if v < -1 else 0)
+        out.extend([5, 6.5])
+        return out
+    check(two_loops, np.linspace(-3, 5, 11))
