@@ -262,13 +262,15 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
                 raise needs_static(error, *(tracer for _, (tracer, _) in formatting.values_in([constant], t)))
         # A selection by a traced mask (x[x > 0], np.nonzero(x)): its rows compacted into a
         # buffer, their count an output after the results (one per mask), as the tags are
-        counts, made_of, moved = {}, {}, {}
+        counts, made_of, moved, typed = {}, {}, {}, {}
         for k, leaf in enumerate(leaves):
             if isinstance(leaf, Repeated):  # no buffer can hold it: nothing bounds its length
                 raise leaf._refusal(f"returning it from {name}()")
             if isinstance(leaf, KeptList):  # a list the data filled: the list, as Python's
-                made_of[k] = leaf.returned()
-                leaf = leaves[k] = leaf.selection()
+                made_of[k] = leaf.returned(returns_at)
+                if leaf.choice is not None:  # (each item's type chosen by the data: its tags)
+                    typed[k] = compaction(MaskedSelection(leaf.choice[0], leaf.kept))[0], leaf.choice[1]
+                leaf = leaves[k] = leaf.selection(returned=True)
             elif isinstance(leaf, ListSelection):  # np.array(out): np.array([]) where empty
                 made_of[k] = leaf.empty
             if isinstance(leaf, MaskedSelection):
@@ -288,7 +290,12 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
                 if at is None:
                     at = len(tags)
                     tags.append(count)
-                scalars.append(Trimmed(len(leaves) + at, made_of.get(k), moved.get(k, 0)))
+                if k in typed:  # (the rows' tags: an output after the results, as the counts)
+                    tags.append(typed[k][0])
+                    scalars.append(Trimmed(len(leaves) + at, made_of.get(k), moved.get(k, 0),
+                                           typed[k][1], len(leaves) + len(tags) - 1))
+                else:
+                    scalars.append(Trimmed(len(leaves) + at, made_of.get(k), moved.get(k, 0)))
             elif turn:  # written in C order transposed: the caller gets its Fortran-ordered transpose
                 values.append(transpose(leaf).value)
                 scalars.append(False)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from jitcore import primitives as prims
+from jitcore import type_choice
 from jitcore.errors import UnsupportedError
 from jitcore.ir.dialects.kernel import STACK_OF_EMPTY
 from jitcore.masked import MaskedSelection
@@ -87,19 +88,27 @@ class ListSelection(MaskedSelection):
         return MaskedSelection(values, self.mask, self.factors)
 
 
+# The kind (``type_choice.kind_of``) of a row of a list made of Python numbers or NumPy scalars
+_ROW_KIND = {"python": lambda dtype: _PYTHON_NAMES[dtype.kind], "numpy": lambda dtype: f"np.{dtype.name}"}
+
+
 class KeptList:
     """A list appended to under a traced ``if`` in a compiled loop, or in a loop the data ends
     (a ``for`` that breaks, a guarded ``while``: ``autograph.appending``):
     a buffer of every row the loop could append (its capacity: the trip count times the
     appends of one step's longest path) and the mask of those it did. ``made_of`` is how the
     items came: "python" (Python numbers), "numpy" (NumPy scalars or arrays), "tuple" (tuples
-    of numbers, each a row of ``np.array(out)``). Only its conversion, ``np.array(out)``
-    (``selection``), its length and returning it compile: its items are known when it runs."""
+    of numbers, each a row of ``np.array(out)``). ``choice``: where a traced condition chose
+    each item's Python type (``x[i] if x[i] > 0 else 0.0``), (a tag per row, the kinds they
+    name: ``type_choice.py``), the items returned as the kinds their tags name; else None.
+    Only its conversion, ``np.array(out)`` (``selection``), its length and returning it
+    compile: its items are known when it runs."""
 
-    __slots__ = ("name", "rows", "kept", "made_of", "depth")
+    __slots__ = ("name", "rows", "kept", "made_of", "depth", "choice")
 
-    def __init__(self, name: str, rows: Tracer, kept: Tracer, made_of: str):
+    def __init__(self, name: str, rows: Tracer, kept: Tracer, made_of: str, choice=None):
         self.name, self.rows, self.kept, self.made_of = name, rows, kept, made_of
+        self.choice = choice
         trace = current_trace()
         self.depth = None if trace is None else trace.depth  # the region it may grow in
 
@@ -117,6 +126,7 @@ class KeptList:
                 raise self._kind_refusal(items.rows, "extend")
             self.rows = prims.concatenate([self.rows, items.rows], 0)
             self.kept = prims.concatenate([self.kept, items.kept], 0)
+            self._grow_tags(items.choice, items.rows.shape[0], items.made_of)
         elif isinstance(items, (list, tuple)):
             self._grow(list(items), "extend")
         else:
@@ -129,7 +139,7 @@ class KeptList:
     def __add__(self, items):  # (out = out + [v]: a new list, this one as it was)
         if not isinstance(items, (list, tuple, KeptList)) or isinstance(items, tuple):
             return NotImplemented
-        joined = KeptList(self.name, self.rows, self.kept, self.made_of)
+        joined = KeptList(self.name, self.rows, self.kept, self.made_of, self.choice)
         joined.depth = self.depth if current_trace() is None else current_trace().depth
         joined.extend(items)
         return joined
@@ -137,8 +147,10 @@ class KeptList:
     def __radd__(self, items):  # ([0] + starts: that list's items first)
         if not isinstance(items, list):
             return NotImplemented
-        joined = KeptList(self.name, self.rows, self.kept, self.made_of)
+        joined = KeptList(self.name, self.rows, self.kept, self.made_of, self.choice)
         joined.rows, joined.kept = joined.rows[:0], joined.kept[:0]
+        if self.choice is not None:
+            joined.choice = self.choice[0][:0], self.choice[1]
         joined.depth = self.depth if current_trace() is None else current_trace().depth
         joined.extend(items)
         joined.extend(self)
@@ -167,9 +179,32 @@ class KeptList:
         rows = prims.convert(rows, dtype) if rows.dtype != dtype else rows
         self.rows = prims.concatenate([self.rows, rows], 0)
         self.kept = prims.concatenate([self.kept, prims.constant(trace, np.ones(len(items), bool))], 0)
+        if self.choice is not None:
+            tags, among = self.choice
+            among = type_choice.merge(among, tuple(k for v in items for k in type_choice.kinds(v)))
+            self._grow_tags((prims.nested_array([type_choice.tag(trace, v, among) for v in items],
+                                                type_choice.TAG), among), len(items), None)
+
+    def _grow_tags(self, choice, n: int, made_of) -> None:
+        """The tags of ``n`` more rows (``choice``: theirs, or None: rows of ``made_of``'s
+        kind, one kind), where this list's items have tags."""
+        if self.choice is None and choice is None:
+            return
+        trace = current_trace()
+        if choice is None:
+            kind = _ROW_KIND[made_of](self.rows.dtype)
+            choice = prims.constant(trace, np.zeros(n, type_choice.TAG)), (kind,)
+        mine = self.choice
+        if mine is None:
+            kind = _ROW_KIND[self.made_of](self.rows.dtype)
+            mine = prims.constant(trace, np.zeros(self.rows.shape[0] - n, type_choice.TAG)), (kind,)
+        self.choice = type_choice.joined_tags(mine, choice)
 
     def _fits(self, item) -> bool:
         shape, dtype = self.rows.shape[1:], self.rows.dtype
+        if self.choice is not None and not shape:  # (any number: each row's tag says its type)
+            return _python_kind(item) is not None or (isinstance(item, (Tracer, np.generic))
+                                                       and np.ndim(item) == 0)
         if self.made_of == "python":
             return _python_kind(item) == dtype.kind
         if self.made_of == "tuple":
@@ -190,8 +225,11 @@ class KeptList:
             "compiled, its items are one array of one dtype and shape. Append items of that kind "
             "(int(v), float(v), or a value of its dtype)")
 
-    def selection(self, dtype=None) -> ListSelection:
-        """``np.array(out, dtype)``: the kept rows, a selection (compacted when returned)."""
+    def selection(self, dtype=None, returned: bool = False) -> ListSelection:
+        """``np.array(out, dtype)``: the kept rows, a selection (compacted when returned;
+        ``returned``: the list itself is, each item given its own type)."""
+        if self.choice is not None and dtype is None and not returned:
+            type_choice.check_one_dtype(self.choice[1], self.rows.dtype, f"np.array({self.name})")
         rows = self.rows if dtype is None else prims.convert(self.rows, np.dtype(dtype))
         return ListSelection(rows, self.kept, "array" if dtype is None else "typed")
 
@@ -200,17 +238,22 @@ class KeptList:
         nothing was kept the call raises NumPy's ValueError."""
         if out is not None or not isinstance(axis, int) or axis not in (0, -self.rows.ndim):
             raise self._refusal("np.stack with an axis other than 0, or out=")
+        if self.choice is not None and dtype is None:
+            type_choice.check_one_dtype(self.choice[1], self.rows.dtype, f"np.stack({self.name})")
         count = prims.reduction("sum", prims.convert(self.kept, np.dtype(np.int64)))
         prims.raise_if(count == 0, STACK_OF_EMPTY)
         rows = self.rows if dtype is None else prims.convert(self.rows, np.dtype(dtype))
         return MaskedSelection(rows, self.kept)
 
-    def returned(self) -> str:
-        """How the host makes the list returned from the kept rows (``dispatch.Trimmed``)."""
+    def returned(self, defined_at=None) -> str:
+        """How the host makes the list returned from the kept rows (``dispatch.Trimmed``);
+        ``defined_at``: the function's ``def`` (a ``FileLineCol``), whose ``return`` of it a
+        refusal names (the only user frame left is the caller's)."""
         if self.made_of == "tuple":
+            at = return_site(defined_at, self.name) or user_location()
             raise UnsupportedError(
                 f"'{self.name}', a list of tuples appended to under a traced if, is returned (at "
-                f"{user_location()}): jitcore returns it as np.array({self.name}) only, whose "
+                f"{at}): jitcore returns it as np.array({self.name}) only, whose "
                 f"rows are the tuples; return that, or append the tuples' items to lists of their own")
         return self.made_of
 
@@ -268,9 +311,30 @@ def rows_as_returned(out, trace):
             if first.scalar in (True, False) and rows.shape[0] == len(out):
                 made_of = "python" if first.weak and first.scalar is True else "numpy"
                 kept = prims.constant(trace, np.ones(len(out), bool))
-                return KeptList("list", rows, kept, made_of)
+                return KeptList("list", rows, kept, made_of, entry[3])
     if type(out) in (list, tuple):
         return type(out)(rows_as_returned(v, trace) for v in out)
     if type(out) is dict:
         return {k: rows_as_returned(v, trace) for k, v in out.items()}
     return out
+
+
+def return_site(defined_at, name: str) -> str | None:
+    """``file:line`` of the last ``return`` that names ``name`` in the function defined at
+    ``defined_at`` (a ``FileLineCol``, or anything else: None), read from its source."""
+    import ast
+    import inspect
+    import linecache
+    import textwrap
+
+    file, line = getattr(defined_at, "file", None), getattr(defined_at, "line", None)
+    if file is None or line is None:
+        return None
+    try:
+        block = inspect.getblock(linecache.getlines(file)[line - 1:])
+        tree = ast.parse(textwrap.dedent("".join(block)))
+    except (SyntaxError, IndentationError, IndexError, ValueError):
+        return None
+    lines = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Return) and n.value is not None
+             and any(isinstance(m, ast.Name) and m.id == name for m in ast.walk(n.value))]
+    return f"{file}:{line + max(lines) - 1}" if lines else None

@@ -18,6 +18,7 @@ descriptor layout, and comes back here for every call it cannot make (docs/perfo
 from __future__ import annotations
 
 import ctypes
+import functools
 import threading
 from dataclasses import dataclass
 
@@ -239,15 +240,27 @@ class Trimmed:
     float64 of shape (0,), where nothing was kept; "typed": ``np.array(out, dtype)``, of that
     dtype), "python" or "numpy" (the list itself, of
     Python numbers, or of NumPy scalars or rows). ``moved_to``: where NumPy puts the selected
-    dim (``a[:, m]``: 1; the buffer holds it first)."""
+    dim (``a[:, m]``: 1; the buffer holds it first). ``kinds``, for a list whose items' types
+    the data chose (``x[i] if x[i] > 0 else 0.0``): the kinds an output holding each kept row's
+    tag (``tags``) names, the trim then called with it too (``type_choice.py``)."""
 
     count: int
     made_of: str | None = None
     moved_to: int = 0
+    kinds: tuple = ()
+    tags: int = -1
 
     @property
     def trim(self):
+        if self.kinds:
+            return _chosen_trim(self.kinds)
         return _TRIMS[self.made_of] if not self.moved_to else _moved_trim(self.moved_to)
+
+    def trimmed(self, outputs: list, k: int):
+        """Result ``k`` of ``outputs`` trimmed (and its items given their types)."""
+        if self.tags >= 0:
+            return self.trim(outputs[k], outputs[self.count], outputs[self.tags])
+        return self.trim(outputs[k], outputs[self.count])
 
 
 @dataclass(frozen=True)
@@ -472,7 +485,7 @@ class Executable:
             for k, mark in self._chosen:
                 outputs[k] = kind_conversion.convert_by_tag(outputs[k], mark.kinds, outputs[mark.tag])
             for k, mark in self._trimmed:
-                outputs[k] = mark.trim(outputs[k], outputs[mark.count])
+                outputs[k] = mark.trimmed(outputs, k)
             outputs = outputs[:self.out_tree.num_leaves]
         return pytree.unflatten(self.out_tree, outputs)
 
@@ -582,6 +595,24 @@ def _trim_python(rows: np.ndarray, count) -> list:
 def _trim_numpy(rows: np.ndarray, count) -> list:
     """A list the data filled with NumPy scalars or rows (``out.append(x[i] * 2)``)."""
     return list(rows[:int(count)].copy())
+
+
+@functools.cache
+def _chosen_trim(kinds: tuple):
+    """The trim of a list whose items' types the data chose: each kept row as the kind its
+    tag names (Python's number or NumPy's scalar). One function per kinds, kept here: the
+    native call holds its id."""
+    def trim(rows: np.ndarray, count, tags: np.ndarray) -> list:
+        n = int(count)
+        rows, tags = rows[:n], tags[:n]
+        out = list(rows)  # (NumPy scalars of the held dtype; those of another kind replaced)
+        for code, kind in enumerate(kinds):
+            at = np.flatnonzero(tags == code)
+            if at.size:
+                for i, v in zip(at.tolist(), kind_conversion.convert_many(rows[at], kind)):
+                    out[i] = v
+        return out
+    return trim
 
 
 _MOVED_TRIMS: dict = {}

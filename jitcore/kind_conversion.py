@@ -62,6 +62,20 @@ def converter(among: tuple, held: np.dtype):
     return functools.partial(_convert_tagged, table)
 
 
+def convert_many(values: np.ndarray, kind: str) -> list:
+    """Each of ``values`` (a 1-d array of the held dtype) as ``kind``, as ``converter`` gives
+    them one at a time: at once where that is a plain cast (a Python float of a float64,
+    ``tolist``), else one by one."""
+    make = _conversion(kind, values.dtype)
+    if make is None or make is _real_part:
+        return list(values)
+    if make in (float, int, bool, complex) and values.dtype == _STRONG[kind]:
+        return values.tolist()
+    if not isinstance(make, type) or values.dtype.kind != np.dtype(make).kind:
+        return [make(v) for v in values]
+    return list(values.astype(make))
+
+
 def _same(value):
     return value
 

@@ -42,6 +42,14 @@ def refused(x, what: str = "", origin: str = "{values!r}[mask]", advice: str = "
                "jitcore.numpy.where(mask, x, fill) instead"))
 
 
+def _filter_site(mask: Tracer) -> str:
+    """"the boolean filter at file:line" (where ``mask`` was made), or ""."""
+    op = getattr(mask.value, "op", None)
+    loc = getattr(op, "loc", None)
+    parts = loc.parts() if loc is not None and hasattr(loc, "parts") else ()
+    return f"the boolean filter at {parts[0].file}:{parts[0].line}" if parts else ""
+
+
 class MaskedSelection:
     """``values[mask]``: ``mask`` a traced boolean array of ``values``' leading dims' shape."""
 
@@ -98,7 +106,8 @@ class MaskedSelection:
         """How many of the mask's positions are kept, a Python int as NumPy's len() (traced)."""
         kept = prims.reduction("sum", prims.convert(self.mask, np.dtype(np.int64)))
         out = fresh(kept, scalar=True, weak=True)
-        out.counts = (self.origin.format(values=self.values), self.advice)
+        out.counts = (self.origin.format(values=self.values), self.advice, _filter_site(self.mask))
+        kept.owner_trace.counted[id(out.value)] = (out.value, out.counts)
         return out
 
     def __len__(self):  # len() must give an int: autograph's len (expressions._len) gives count()
@@ -108,12 +117,22 @@ class MaskedSelection:
         raise self._refusal("iteration")
 
     def __getitem__(self, key):
-        if self.mask.ndim == 1 and _is_int(key):  # res[0]: the first kept, IndexError if none
-            return self._item(key)
+        if _is_int(key) and self._on_one_axis().mask.ndim == 1:  # res[0]: the first kept, IndexError if none
+            return self._on_one_axis()._item(key)
         first = key[0] if type(key) is tuple and key else key
         if isinstance(first, slice) and self.position == 0:  # y[-3:]: compacted, then sliced
             return LENGTH_OPS["sliced"](self, first, key[1:] if type(key) is tuple else ())
         raise self._refusal("indexing it")
+
+    def _on_one_axis(self) -> MaskedSelection:
+        """This selection by a mask of one dim: ``np.nonzero(C)[0]`` of a 2-D ``C`` is 1-D, its
+        values on ``C``'s grid, whose C order is the order of the selected elements: that grid
+        flattened. The consumers written for 1-d masks (an item, a dot, bincount) take it so."""
+        if self.mask.ndim < 2 or self.position != 0:
+            return self
+        n = int(np.prod(self.mask.shape, dtype=np.int64))
+        rest = self.values.shape[self.mask.ndim:]
+        return MaskedSelection(prims.reshape(self.values, (n, *rest)), prims.reshape(self.mask, (n,)))
 
     def _item(self, i):
         """The ``i``-th kept row (from the end where negative): the position where the running
@@ -165,6 +184,8 @@ class MaskedSelection:
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         if method == "outer" and len(inputs) == 2 and not kwargs:
             return self._outer(ufunc, *inputs)
+        if method == "at" and not kwargs and len(inputs) >= 2:  # np.add.at(c, r[ok], 1)
+            return SELECTION_STATISTICS["ufunc_at"](ufunc, *inputs)
         if method != "__call__" or kwargs:
             raise self._refusal(f"numpy.{ufunc.__name__}.{method}"
                                 if method != "__call__" else f"numpy.{ufunc.__name__} with "
@@ -205,6 +226,7 @@ class MaskedSelection:
         L[j, :j]``): the product of the operands with every element outside its selection
         zeroed, as a selection by the dims that are not contracted (a product with anything
         else has a shape or values that depend on the data)."""
+        a, b = (v._on_one_axis() if isinstance(v, MaskedSelection) and v.ndim == 1 else v for v in (a, b))
         if not all(isinstance(v, MaskedSelection) and v.factors is not None and v.values.ndim in (1, 2)
                    and len(v.factors) == v.values.ndim for v in (a, b)):
             raise self._refusal(f"numpy.{name} with an operand that is not a 1-d or 2-d selection")
@@ -226,6 +248,7 @@ class MaskedSelection:
     def _outer(self, ufunc, a, b):
         """``ufunc.outer(a, b)`` of two 1-d selections (``np.outer(x[i:], y[i:])``): a selection
         over two dims by the product of their masks."""
+        a, b = (v._on_one_axis() if isinstance(v, MaskedSelection) else v for v in (a, b))
         if not all(isinstance(v, MaskedSelection) and v.values.ndim == 1 and v.mask.ndim == 1
                    for v in (a, b)):
             raise self._refusal(f"numpy.{ufunc.__name__}.outer of other than two 1-d selections")
@@ -679,7 +702,10 @@ class MaskedSelection:
             weights = self._operand(weights, "bincount")
         elif weights is not None:
             raise self._refusal("numpy.bincount with weights that are not x[mask]'s")
-        return SELECTION_STATISTICS["bincount_of"](self.values, weights, minlength, selected=self._where())
+        flat = self._on_one_axis()  # (np.nonzero(C)[0] of a 2-D C: C's grid, flattened)
+        if weights is not None and flat is not self:
+            weights = prims.reshape(prims.broadcast_to(weights, self.values.shape), flat.values.shape)
+        return SELECTION_STATISTICS["bincount_of"](flat.values, weights, minlength, selected=flat._where())
 
 
 class RangedSelection(MaskedSelection):

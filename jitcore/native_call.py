@@ -647,7 +647,11 @@ def result_program(tree, n_outputs: int, chosen=(), trimmed=(), picked=()) -> tu
                 keep.append(convert)
                 ops.extend((OP_OUTPUT, tags[k].tag, 0, OP_CALL, 2, id(convert)))
             if k in marks:  # (module-level functions: their ids stay theirs)
-                ops.extend((OP_OUTPUT, marks[k].count, 0, OP_CALL, 2, id(marks[k].trim)))
+                mark = marks[k]
+                ops.extend((OP_OUTPUT, mark.count, 0))
+                if mark.tags >= 0:  # (a list whose items' types the data chose: their tags)
+                    ops.extend((OP_OUTPUT, mark.tags, 0))
+                ops.extend((OP_CALL, 2 + (mark.tags >= 0), id(mark.trim)))
             if k in picks:
                 mark = picks[k]
                 ops.extend((OP_OUTPUT, mark.taken, 0, OP_OUTPUT, mark.argument, 0))
@@ -683,7 +687,8 @@ def result_program(tree, n_outputs: int, chosen=(), trimmed=(), picked=()) -> tu
         return True
 
     after_results = len(tags) + len({m.count for m in marks.values()}) + sum(2 + (m.otherwise >= 0)
-                                                                          for m in picks.values())
+                                                                          for m in picks.values()) \
+        + sum(m.tags >= 0 for m in marks.values())
     if not visit(tree) or next_output[0] + after_results != n_outputs or len(ops) // 3 > MAX_OPS:
         return None
     return ops, keep

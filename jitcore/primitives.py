@@ -234,6 +234,11 @@ def nested_array(obj, dtype=None) -> Tracer:
     if dtype is None:
         dtype = np.result_type(*(v.dtype if isinstance(v, Tracer) else np.asarray(v).dtype
                                  for v in items)) if items else np.dtype(float)
+        chosen = tuple(k for v in items for k in (getattr(v, "type_choice", None) or ((), ()))[1])
+        if chosen:  # (items whose types the data chose: one dtype for all of them, or refused)
+            from jitcore import type_choice
+
+            type_choice.check_one_dtype(tuple(dict.fromkeys(chosen)), np.dtype(dtype), "np.array")
     dtype = np.dtype(dtype)
     appended = appended_stack(obj, dtype)
     if appended is not None:
@@ -265,7 +270,7 @@ def appended_pieces(obj) -> list | None:
     while k < len(obj):
         entry = trace.appended.get(id(obj[k]))
         if entry is not None:
-            rows, made, depth = entry
+            rows, made, depth, _ = entry
             if trace.depth >= depth and len(made) <= len(obj) - k \
                     and all(a is b for a, b in zip(obj[k:k + len(made)], made)):
                 if items:
@@ -314,6 +319,10 @@ def as_tracer(trace: Trace, x, dtype: np.dtype) -> Tracer:
         return convert(constant(trace, x), dtype)
     if isinstance(x, (bool, int, float, complex)):
         return constant(trace, x, dtype)
+    from jitcore.masked import MaskedSelection
+
+    if isinstance(x, MaskedSelection):  # (x[:k], x[m] in any operand's place: its own refusal,
+        raise x._refusal("an operand of an array function")  # which makes k static on demand)
     raise JitTypeError(f"cannot use a {type(x).__name__} as an array operand: {x!r}")
 
 

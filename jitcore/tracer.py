@@ -62,7 +62,7 @@ class Trace:
 
     __slots__ = ("builder", "function_name", "constants", "depth", "derived", "scalar_arguments",
                  "star_items", "extents", "formatted", "appended", "catching", "local_copies",
-                 "arguments", "region_frames", "maybe_unbound")
+                 "arguments", "region_frames", "maybe_unbound", "counted")
 
     def __init__(self, builder: Builder, function_name: str):
         self.builder = LocatingBuilder(builder.block, builder.before)
@@ -80,9 +80,13 @@ class Trace:
         # run time (codegen's ``size_symbols``), which a loop's bounds may come from.
         self.extents: tuple[int, ...] = ()
         self.formatted: list = []  # (tracer, format spec) per placeholder of the user's text (formatting)
-        # id(first row) -> (rows array, row tracers, depth): the rows appending loops put in
-        # lists (autograph.appending), which np.array and np.stack of a list read as the arrays
+        # id(first row) -> (rows array, row tracers, depth, tags): the rows appending loops put
+        # in lists (autograph.appending), which np.array and np.stack of a list read as the
+        # arrays; tags: (each row's tag, their kinds) where the data chose the items' types
         self.appended: dict[int, tuple] = {}
+        # id(value) -> (value, Tracer.counts): the lengths of selections (len(x[m])), which a
+        # refusal of a value computed from one (np.arange(len(c) + 1)) names (_count_hint)
+        self.counted: dict[int, tuple] = {}
         # each try being traced (failures.Attempt: its line, the errors its except clauses
         # catch, its soft ops' failure flags), innermost last (primitives.refuse_caught)
         self.catching: list = []
@@ -656,14 +660,39 @@ def _stopped_hint(tracer: Tracer) -> str:
     return getattr(getattr(tracer.index_form, "base", None), "hint", "")
 
 
+def _counted(tracer: Tracer):
+    """``tracer``'s ``counts``, or those of the length of a selection it is computed from
+    (``len(c) + 1``: a few ops up its definitions), with True for the latter; else None."""
+    if tracer.counts is not None:
+        return tracer.counts, False
+    counted = getattr(tracer.owner_trace, "counted", None)
+    if not counted:
+        return None
+    seen, todo = set(), [tracer.value]
+    while todo and len(seen) < 64:
+        value = todo.pop()
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        if id(value) in counted and counted[id(value)][0] is value:
+            return counted[id(value)][1], True
+        op = getattr(value, "op", None)
+        todo.extend(getattr(op, "operands", ()) if op is not None else ())
+    return None
+
+
 def _count_hint(tracer: Tracer) -> str:
-    """For the length of a selection by a traced mask (``u.shape[0]`` of ``np.unique(x)``):
-    what it is the length of, and what to write instead."""
-    if tracer.counts is None:
+    """For the length of a selection by a traced mask (``u.shape[0]`` of ``np.unique(x)``), or a
+    value computed from one: what it is the length of, where its mask was made, and what to
+    write instead."""
+    found = _counted(tracer)
+    if found is None:
         return ""
-    written, advice = tracer.counts
-    return (f"It is the length of {written}, which depends on the data (the elements a traced "
-            f"condition keeps), so it cannot be a shape, an index or a count of bins. "
+    (written, advice, *made), derived = found
+    return (f"{'It is computed from' if derived else 'It is'} the length of {written}"
+            + (f", the elements {made[0]} keeps" if made and made[0] else "")
+            + ", which depends on the data (the elements a traced "
+            "condition keeps), so it cannot be a shape, an index or a count of bins. "
             + (advice or "Use a length known when compiling (the mask's own), and "
                "jitcore.numpy.where(mask, x, fill) for the elements left out") + "\n")
 

@@ -2448,6 +2448,18 @@ MUTANTS = [
            "a compacted selection's run-time length one short: np.cumsum(x[x > 0]), x[m][-3:] "
            "and np.argsort(x[m]) lose their last kept element",
            ("tests/jitcore/test_selection_lengths_51.py",)),
+    Mutant("appended-type-tag-dropped", "jitcore/autograph/appending.py",
+           "            self.tags[at] = type_choice.tag(trace, value, self.among)",
+           "            self.tags[at] = 0",
+           "a compiled loop appends x[i] if x[i] > 0 else 0.0: every item comes back of the first "
+           "kind (np.float64(0.0) where Python has 0.0), silently",
+           ("tests/jitcore/test_user_round51.py",)),
+    Mutant("masked-at-dropped-indices-apply", "jitcore/numpy/ufuncs.py",
+           "        found.append(np.where(mask, np.where(idx < 0, idx + n, idx), 0))",
+           "        found.append(np.where(idx < 0, idx + n, idx))",
+           "np.add.at(c, r[ok], w[ok]): the dropped indices add their identity at their own place "
+           "(harmless for add), or for maximum.at the element's own value at another's",
+           ("tests/jitcore/test_user_round51.py",)),
 ]
 
 

@@ -21,8 +21,11 @@ their count, ``return out`` a list of them.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
+from jitcore import type_choice
 from jitcore.data_length import KeptList
 from jitcore.errors import ConcretizationError, JitTypeError, UnsupportedError
 from jitcore.primitives import (
@@ -49,19 +52,25 @@ class _Appender:
     the data chooses them."""
 
     __slots__ = ("name", "rows", "first", "last", "per_step", "kind", "count", "kept", "depth",
-                 "in_if", "before")
+                 "in_if", "before", "tags", "among")
 
     def __init__(self, name: str, rows: Tracer, first, last, per_step: int, kind: tuple, kept=None,
-                 in_if=None, before=0):
+                 in_if=None, before=0, tags=None, among=()):
         self.name, self.rows, self.first, self.last = name, rows, first, last
         self.per_step, self.kind, self.kept = per_step, kind, kept
         self.in_if = kept is not None if in_if is None else in_if
         self.before = before
+        # (items whose Python type a traced condition chose: each row's tag, type_choice.py)
+        self.tags, self.among = tags, among
         self.count = 0
         self.depth = current_trace().depth  # (the body's region: see ``_Probe.depth``)
 
     def append(self, value) -> None:
-        if self.count == self.per_step or _kind(value, self.kept is not None) != self.kind \
+        kind = _kind(value, self.kept is not None)
+        if self.tags is not None and kind is not None and kind[0] == () and kind[3] is True \
+                and type_choice.kind_of(value) in self.among:
+            kind = self.kind  # (a number of one of the kinds its rows' tags name)
+        if self.count == self.per_step or kind != self.kind \
                 or not _in_its_region(self):
             raise UnsupportedError(f"'{self.name}'.append: another count or type of rows than "
                                    "one run of the loop's body gave")
@@ -71,6 +80,8 @@ class _Appender:
             else as_tracer(trace, value, self.kind[1])
         if self.kept is not None:
             self.kept[at] = True
+        if self.tags is not None:
+            self.tags[at] = type_choice.tag(trace, value, self.among)
         if not self.in_if:
             self.last = value
         self.count += 1
@@ -101,10 +112,11 @@ class _Probe:
     traced if append from the same row, ``appending_if``) and whether one is under a traced
     if (``conditional``)."""
 
-    __slots__ = ("name", "items", "count", "conditional", "last", "depth", "refused", "before")
+    __slots__ = ("name", "items", "count", "conditional", "last", "depth", "refused", "before", "among")
 
     def __init__(self, name: str, before):
         self.name, self.items, self.count, self.conditional = name, [], 0, False
+        self.among = [type_choice.kinds(v) for v in before] if isinstance(before, list) else []
         # (a KeptList: its items and their number the data chose)
         listed = isinstance(before, list)
         self.last = before[-1] if listed and before else None
@@ -121,6 +133,7 @@ class _Probe:
             self.items.append((None, None))
         # (kinds, not values: one appended in a branch exists only inside it)
         self.items.append((_kind(value), _kind(value, tuples=True)))
+        self.among.append(type_choice.kinds(value))
         self.last = value
         self.count += 1
 
@@ -155,6 +168,23 @@ def _data_chosen(name: str, what: str) -> UnsupportedError:
     return UnsupportedError(
         f"{used} in a loop that appends to it under a traced if, or after a loop that did so (at "
         f"{user_location()}): which items it holds depends on the data. Instead, {instead}")
+
+
+def _carried_number(v, sources: frozenset, among: tuple) -> Tracer:
+    """A Python number the loop carries, in a trial of its body, as the loop carries it: traced,
+    with the ``sources`` of the data the body may change it by (the function's arguments'), of
+    the kinds ``among`` a step may give it (``type_choice``: 0.0, then np.float64 once a step
+    added x[i] to it)."""
+    trace = current_trace()
+    if len(among) < 2:
+        out = fresh(as_tracer(trace, v, np.asarray(v).dtype), True, True)
+    else:
+        dtype = np.result_type(*(type_choice.own_dtype(k) for k in among))
+        out = type_choice.mark(fresh(as_tracer(trace, v, dtype), True),
+                               constant(trace, np.int8(among.index(type_choice.kind_of(v))), type_choice.TAG),
+                               among)
+    out.sources = sources
+    return out
 
 
 def probe(name: str, before: list) -> _Probe:
@@ -206,11 +236,25 @@ def _kinds(after, probes: dict) -> dict | None:
     to something else, no append, rows that vary, items that are no number or array)."""
     found = {}
     for j, probe in probes.items():
-        kinds = {kind[probe.conditional] for kind in probe.items}
+        kinds = _numbers({kind[probe.conditional] for kind in probe.items})
         if after[j] is not probe or len(kinds) != 1 or None in kinds:
             return None
         found[j] = probe.count, kinds.pop(), probe.conditional
     return found
+
+
+def _numbers(kinds: set) -> set:
+    """``kinds`` as one where all are numbers (Python's or NumPy's scalars, of any dtype: the
+    branches of a traced if append ``v`` or ``0.0``): held in the dtype they promote to (as
+    Python's own types, int64 for an int), each row's tag saying which it was. Not where that
+    would hold NumPy's 64-bit ints in a float (the appends' refusal then says so)."""
+    if len(kinds) < 2 or any(k is None or k[0] != () or k[3] is not True or k[1].kind not in "biufc"
+                             for k in kinds):
+        return kinds
+    held = np.result_type(*(k[1] for k in kinds))
+    if held.kind in "fc" and any(k[1].kind in "iu" and k[1].itemsize >= 8 and not k[2] for k in kinds):
+        return kinds  # (np.int64 or np.uint64 values held in a float: not exact past 2**53)
+    return {((), held, False, True)}
 
 
 def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int, long: bool = True,
@@ -229,18 +273,49 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
         return None
     probes = {j: _Probe(names[j], values[j]) for j in slots}
 
-    def probing(item, *state):
+    def probing(item, *state, numbers=None):
         for probe in probes.values():
             probe.depth = current_trace().depth
+        if numbers:  # (the loop carries them traced, changed as the data chose: an if on them too)
+            data = frozenset().union(*(v.sources for v in (item, *state, *(current_trace().arguments or ()))
+                                       if isinstance(v, Tracer)))
+            state = [_carried_number(v, data, numbers[j]) if j in numbers else v for j, v in enumerate(state)]
         return body_fn(item, *state)
 
-    found = trial(probing, [probes.get(j, v) for j, v in enumerate(values)],
-                  lambda after, _: _kinds(after, probes))
+    # A Python number the body changes is traced in the compiled loop: an append under an if
+    # on it (if cur > 0: lens.append(cur), cur counted in other steps) is under a traced if
+    # there, which a trial on the number as it is before the loop would not meet. Tried so
+    # first; as it is where the body needs it a Python number (a shape, x[:k])
+    numbers = {j: type_choice.kinds(v) for j, v in enumerate(values) if type(v) in _NUMBERS}
+    found = None
+    for _ in range(2 if numbers else 0):  # (again where a step changes a number's type: 0.0 + x[i])
+        changed: dict = {}
+
+        def settled(after, _, changed=changed):
+            for j, among in numbers.items():
+                merged = type_choice.merge(among, type_choice.kinds(after[j]))
+                if merged and merged != among:
+                    changed[j] = merged
+            return _kinds(after, probes)
+
+        found = trial(functools.partial(probing, numbers=numbers),
+                      [probes.get(j, v) for j, v in enumerate(values)], settled)
+        if not changed:
+            break
+        numbers.update(changed)
+        found = None
+        for j, probe in probes.items():
+            probe.__init__(probe.name, values[j])
+    if found is None:
+        for j, probe in probes.items():
+            probe.__init__(probe.name, values[j])
+        found = trial(probing, [probes.get(j, v) for j, v in enumerate(values)],
+                      lambda after, _: _kinds(after, probes))
     refused = next((p.refused for p in probes.values() if p.refused is not None), None)
     if refused is not None:
         raise refused
     for probe in probes.values():
-        kinds = {kind[1] for kind in probe.items}
+        kinds = _numbers({kind[1] for kind in probe.items})
         if probe.conditional and len(kinds) > 1 and None not in kinds:
             raise UnsupportedError(
                 f"'{probe.name}' is appended to under a traced if with values of more than one "
@@ -249,6 +324,10 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
                 "np.float64(1), arrays of one shape)")
     if found is None or not (long or masked or any(c for _, _, c in found.values())):
         return None
+    # items whose Python type a traced condition chose (x[i] if x[i] > 0 else 0.0): each row's
+    # tag says which (type_choice.py), carried as the rows are
+    among = {j: functools.reduce(type_choice.merge, p.among) for j, p in probes.items()
+             if p.among and all(p.among) and len(functools.reduce(type_choice.merge, p.among)) > 1}
     start = {j: values[j] for j in slots}
     chosen = {j for j in slots if isinstance(start[j], KeptList)}  # (items the data chose)
     # each list's rows, then its last item (ys[-1]: before the loop, the list's own; a zero row
@@ -263,14 +342,19 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
     kept_slots = [j for j in slots if found[j][2] or masked or j in chosen]
     marks = [fresh(broadcast_to(constant(trace, np.zeros((), bool)), (trips * found[j][0],)))
              for j in kept_slots]
-    carried += [*lasts, *marks, 0]
-    n, m = len(values), len(slots)
+    tag_slots = list(among)
+    tags = [fresh(broadcast_to(constant(trace, np.zeros((), type_choice.TAG)), (trips * found[j][0],)))
+            for j in tag_slots]
+    carried += [*lasts, *marks, *tags, 0]
+    n, m, k = len(values), len(slots), len(kept_slots)
 
-    def body(item, *state):
-        state, lasts, marks, step = list(state[:n]), state[n:n + m], state[n + m:-1], state[-1]
-        kept = dict(zip(kept_slots, marks))
+    def body(item, *carry):
+        state, lasts, step = list(carry[:n]), carry[n:n + m], carry[-1]
+        kept = dict(zip(kept_slots, carry[n + m:n + m + k]))
+        tags = dict(zip(tag_slots, carry[n + m + k:-1]))
         appenders = {j: _Appender(names[j], state[j], step * found[j][0], last, *found[j][:2], kept.get(j),
-                                  found[j][2] or j in chosen, None if j in chosen else len(start[j]))
+                                  found[j][2] or j in chosen, None if j in chosen else len(start[j]),
+                                  tags.get(j), among.get(j, ()))
                      for j, last in zip(slots, lasts)}
         state = [appenders.get(j, v) for j, v in enumerate(state)]
         out = list(body_fn(item, *state))
@@ -279,56 +363,69 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
                 raise UnsupportedError(f"'{names[j]}' appended to a varying number of times")
             out[j] = a.rows
         return (*out, *(appenders[j].last for j in slots), *(appenders[j].kept for j in kept_slots),
-                step + 1)
+                *(appenders[j].tags for j in tag_slots), step + 1)
 
     state_names = (*names, *(f"{names[j]}[-1]" for j in slots), *(f"{names[j]} kept" for j in kept_slots),
-                   "__jc_appended_steps")
+                   *(f"{names[j]} types" for j in tag_slots), "__jc_appended_steps")
     try:
         out = run_loop(body, tuple(carried), state_names)
     except (ConcretizationError, JitTypeError, UnsupportedError):
         return None
-    marks = dict(zip(kept_slots, out[n + m:-1]))
+    marks = dict(zip(kept_slots, out[n + m:n + m + k]))
+    tags = {j: (fresh(t), among[j]) for j, t in zip(tag_slots, out[n + m + k:-1])}
     out = list(out[:n])
     for j in slots:
         rows, (per_step, (shape, dtype, weak, scalar), _) = out[j], found[j]
         rows = fresh(rows)
         if j in marks:
-            out[j] = _kept_list(names[j], start[j], rows, marks[j], dtype, weak, scalar)
+            out[j] = _kept_list(names[j], start[j], rows, marks[j], dtype, weak, scalar, tags.get(j))
             continue
-        made = [_row(rows, k, shape, weak, scalar) for k in range(trips * per_step)]
+        made = [_row(rows, i, shape, weak, scalar, tags.get(j)) for i in range(trips * per_step)]
         start[j].extend(made)
         if made:  # (np.array of the list, or of a copy, finds the rows by their first)
-            trace.appended[id(made[0])] = (rows, made, trace.depth)
+            trace.appended[id(made[0])] = (rows, made, trace.depth, tags.get(j))
         out[j] = start[j]
     return tuple(out)
 
 
-def _kept_list(name: str, before, rows: Tracer, kept: Tracer, dtype, weak: bool, scalar) -> KeptList:
+def _kept_list(name: str, before, rows: Tracer, kept: Tracer, dtype, weak: bool, scalar,
+               choice=None) -> KeptList:
     """The list after the loop: its items before it (kept rows, first), then the loop's. Before
     it, a ``KeptList`` (an earlier loop's, as an unrolled outer loop runs this one again): its
-    rows and marks, which must be rows of the same kind."""
+    rows and marks, which must be rows of the same kind. ``choice``: (each row's tag, the
+    kinds they name) where a traced condition chose the items' Python types."""
     made_of = "tuple" if scalar == "tuple" else "python" if weak and scalar is True else "numpy"
     if isinstance(before, KeptList):
         if before.made_of != made_of or before.rows.shape[1:] != rows.shape[1:] \
-                or before.rows.dtype != rows.dtype:
+                or before.rows.dtype != rows.dtype or (before.choice is None) != (choice is None):
             raise UnsupportedError(
                 f"'{name}' is appended to by two loops that the data ends or that append under "
                 f"a traced if, with rows of another type or shape (at {user_location()}): "
                 "compiled, its rows are one array of one dtype and shape. Append values of one type")
         rows = concatenate([before.rows, rows], 0)
         kept = concatenate([before.kept, kept], 0)
+        if choice is not None:
+            choice = type_choice.joined_tags(before.choice, choice)
     elif before:
         trace = current_trace()
         given = nested_array(before, dtype) if holds_tracer(before) else \
             constant(trace, np.array(before, dtype))  # (Python's numbers only: hist = [0.0])
         rows = concatenate([given, rows], 0)
         kept = concatenate([constant(trace, np.ones(len(before), bool)), kept], 0)
-    return KeptList(name, rows, kept, made_of)
+        if choice is not None:
+            tags, among = choice
+            given = nested_array([type_choice.tag(trace, v, among) for v in before], type_choice.TAG)
+            choice = concatenate([given, tags], 0), among
+    return KeptList(name, rows, kept, made_of, choice)
 
 
-def _row(rows: Tracer, k: int, shape, weak: bool, scalar: bool) -> Tracer:
+def _row(rows: Tracer, k: int, shape, weak: bool, scalar: bool, choice=None) -> Tracer:
     row = reshape(slice_(rows, (k,) + (0,) * len(shape), (1,) * (len(shape) + 1), (1, *shape)), shape)
-    return fresh(row, scalar=scalar, weak=weak)
+    row = fresh(row, scalar=scalar, weak=weak)
+    if choice is None:
+        return row
+    tag = reshape(slice_(choice[0], (k,), (1,), (1,)), ())  # (a slice: no indexing's checks per row)
+    return type_choice.mark(row, tag, choice[1])
 
 
 def appending_if(run_if, then_fn, else_fn, init, names, appends, where: str, pred=None,
@@ -356,6 +453,7 @@ def appending_if(run_if, then_fn, else_fn, init, names, appends, where: str, pre
     carried = [j for j, obj in lists.items() if isinstance(obj, _Appender)]
     # each appender's rows and marks, and its last item where the body may read it
     parts = {j: ("rows", "kept") if lists[j].in_if else ("rows", "kept", "last") for j in carried}
+    parts = {j: ps + ("tags",) if lists[j].tags is not None else ps for j, ps in parts.items()}
     keep = [j for j in range(len(names)) if j not in lists]
     first = {j: obj.count for j, obj in lists.items()}
     ends = {j: {} for j in lists}

@@ -317,7 +317,8 @@ def at_call(method, target, /, *args, **kwargs):
     is called as written, and ``target`` stays what it was."""
     trace = current_trace()
     if (isinstance(getattr(method, "__self__", None), np.ufunc) and isinstance(target, np.ndarray)
-            and trace is not None and prims.holds_tracer((args, tuple(kwargs.values())))):
+            and trace is not None and (prims.holds_tracer((args, tuple(kwargs.values()))) or any(
+                _holds_traced(k) for a in args for k in (a if isinstance(a, tuple) else (a,))))):
         target = traced_copy(target, trace)
     method(target, *args, **kwargs)
     return target

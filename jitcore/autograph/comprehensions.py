@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jitcore import compile_time
+from jitcore import compile_time, type_choice
 from jitcore import control_flow as cf
 from jitcore.autograph import appending, effects, statements
 from jitcore.autograph.expressions import Indexed
@@ -36,10 +36,10 @@ def comprehension(iterable, element):
     looped = _stacked(iterable, element)
     if looped is None:
         return [element(t) for t in iterable]
-    rows, (shape, _, weak, scalar) = looped
-    made = [appending._row(rows, k, shape, weak, scalar) for k in range(len(rows))]
+    rows, (shape, _, weak, scalar), choice = looped
+    made = [appending._row(rows, k, shape, weak, scalar, choice) for k in range(len(rows))]
     if made:  # (np.array of the list, or of a copy, finds the rows by their first)
-        current_trace().appended[id(made[0])] = (rows, made, current_trace().depth)
+        current_trace().appended[id(made[0])] = (rows, made, current_trace().depth, choice)
     return made
 
 
@@ -58,6 +58,8 @@ def comprehension_call(func, called, iterable, element, *rest, **kwargs):
     module = getattr(func, "__module__", None) or ""
     if getattr(func, "__name__", None) in _OF_ROWS and module.split(".")[0] in ("numpy", "jitcore"):
         looped = _stacked(iterable, element)
+        if looped is not None and looped[2] is not None and "dtype" not in kwargs:
+            type_choice.check_one_dtype(looped[2][1], looped[0].dtype, f"np.{func.__name__}")
         if looped is not None and func.__name__ == "stack":
             return _stack(looped[0], *rest, **kwargs)
         if looped is not None:
@@ -75,7 +77,9 @@ def _stack(rows, axis=0, out=None, dtype=None, casting="same_kind"):
 
 
 def _stacked(iterable, element):
-    """``(rows, kind)``: the items stacked by one compiled loop and their ``appending._kind``;
+    """``(rows, kind, choice)``: the items stacked by one compiled loop, their
+    ``appending._kind``, and where a traced condition chose their Python types
+    (``x[i] if x[i] > 0 else 0.0``) each row's tag and the kinds they name (else None);
     None where the comprehension is short, or cannot be one loop (it then runs in Python)."""
     if current_trace() is None or not _long(iterable):
         return None
@@ -96,7 +100,8 @@ def _long(iterable) -> bool:
 
 
 def _looped(rng: range, source, element):
-    """``(rows, kind)`` of the loop over ``rng``, or None where the element cannot be one loop."""
+    """``(rows, kind, choice)`` of the loop over ``rng`` (``_stacked``), or None where the
+    element cannot be one loop."""
     from jitcore import index_forms
 
     trace = current_trace()
@@ -119,27 +124,35 @@ def _looped(rng: range, source, element):
             raise
 
     with effects.undone((), (), (element,)):  # (what the element appends to, as it was)
-        kind = statements._trial(trial, (), lambda after, _: appending._kind(after[0]))
+        kind = statements._trial(trial, (), lambda after, _: (appending._kind(after[0]),
+                                                             type_choice.kinds(after[0])))
+    kind, among = kind if kind is not None else (None, ())
     if kind is None:
         if why:
             compile_time.note_unrolled(why[0])
         return None
     shape, dtype, weak, scalar = kind
     rows = fresh(broadcast_to(constant(trace, np.zeros((), dtype)), (len(rng), *shape)))
+    # (each item's tag, where a traced condition chose its Python type: type_choice.py)
+    tags = fresh(broadcast_to(constant(trace, np.zeros((), type_choice.TAG)), (len(rng),))) \
+        if len(among) > 1 else None
 
-    def body(i, rows):
+    def body(i, carry):
+        rows, tags = carry
         value = element(item(i))
         if appending._kind(value) != kind:
             raise UnsupportedError(f"a list comprehension's items differ in shape or type (at "
                                    f"{user_location()})")
         k = i if rng.start == 0 and rng.step == 1 else (i - rng.start) // rng.step
-        return rows.at[k].set(as_tracer(trace, value, dtype))
+        if tags is not None:
+            tags = tags.at[k].set(type_choice.tag(current_trace(), value, among))
+        return rows.at[k].set(as_tracer(trace, value, dtype)), tags
 
     try:  # (an element that changes a list or dict: refused here, so run in Python)
         with statements._in_user_terms(), effects.watching("for loop", None, (), (), (element,)):
-            rows = cf.fori_loop(rng.start, rng.stop, body, rows, step=rng.step)
+            rows, tags = cf.fori_loop(rng.start, rng.stop, body, (rows, tags), step=rng.step)
     except _DECLINED as e:
         if isinstance(e, ConcretizationError):
             compile_time.note_unrolled(e)
         return None
-    return fresh(rows), kind
+    return fresh(rows), kind, None if tags is None else (fresh(tags), among)

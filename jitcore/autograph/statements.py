@@ -300,6 +300,23 @@ def _pred(pred, what, line):
     return pred
 
 
+def _one_path(name: str, line) -> UnsupportedError:
+    return UnsupportedError(
+        f"'{name}' is assigned on only one path through the if at {where(line)}, whose condition is "
+        "traced (in one branch, or after the if where the other branch returns, breaks or "
+        f"continues), and it is used after it; give it a value before the if ({name} = 0.0 "
+        "before the loop, say) or on every path")
+
+
+def _kinds_of(v) -> tuple | None:
+    """``(treedef, leaf kinds)`` of a value a branch defines (``_leaf_kind``), or None for one
+    that is not a pytree of numbers and arrays."""
+    if isinstance(v, Undefined) or not _carriable(v):
+        return None
+    leaves, treedef = pytree.flatten(v)
+    return treedef, [_leaf_kind(leaf) for leaf in leaves]
+
+
 def _leaf_kind(v) -> tuple:
     """A returned value's shape, dtype and scalar-ness (``PYTHON_NUMBER``: a Python number's, so that the
     joined result stays one: ``return i`` of a loop's index): what the path that did not return
@@ -450,13 +467,21 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
              for i in one_sided]
     then_first = next((side for i, side in zip(one_sided, sides) if names[i] == RETVAL and side is not None),
                       next((side for side in sides if side is not None), True))
+    first_type = {}
     for i, side in zip(one_sided, sides):
-        if side is None or side != then_first:
-            raise UnsupportedError(
-                f"'{names[i]}' is assigned in only one branch of the if at {where(line)}, whose "
-                "condition is traced, and it is used after the if; give it a value before the if "
-                "or in both branches")
+        if side is None:
+            raise _one_path(names[i], line)
         filled.add(i)
+    # those the branch traced second defines (``c = s * 2`` on the path past an ``if ...:
+    # return``, whose branch defines the result): their types from a trial run of that branch
+    # (a value the path that returns or breaks never reads: any of the type will do)
+    later = [i for i, side in zip(one_sided, sides) if side != then_first]
+    if later:
+        kinds = _trial(else_fn if then_first else then_fn, init, lambda after, _: {
+            i: _kinds_of(after[i]) for i in later})
+        if kinds is None or any(k is None for k in kinds.values()):
+            raise _one_path(names[later[0]], line)
+        first_type.update(kinds)
     for name, value in zip(names, init):
         if not isinstance(value, Undefined) and not _carriable(value) and not isinstance(value, str):
             raise _cannot_carry(name, value, "if", line)
@@ -464,7 +489,6 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
     # the text is picked at each call (traced_text.numbered); the first branch's texts first
     texts: tuple[dict, dict] = ({}, {})
     carried = [i for i, v in enumerate(init) if not isinstance(v, (Undefined, str)) and i not in shared.held]
-    first_type = {}
     sides = ({}, {})  # per branch traced (first, second): the array objects from outside it
     # names the branches get as they are (``run``): their writes reach their arrays directly
     originals = {i for i in carried if aliased(init[i], shared)}
@@ -509,7 +533,7 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
             if name in local or i in shared.held:
                 continue
             if isinstance(v, Undefined):
-                if i not in filled or first:
+                if i not in filled or first and i not in first_type:
                     raise UnsupportedError(f"'{name}' is not assigned on every path of the if "
                                            f"at {where(line)}, whose condition is traced")
                 treedef, kinds = first_type[i]  # zeros of the other path's leaves
@@ -519,7 +543,7 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
                                                     for shape, dtype, scalar in kinds])
             elif not _carriable(v):
                 raise _cannot_carry(name, v, "if", line)
-            elif first and i in filled:  # (a returned tuple: each leaf's kind)
+            elif first and i in filled and i not in first_type:  # (a returned tuple: each leaf's kind)
                 leaves, treedef = pytree.flatten(v)
                 first_type[i] = (treedef, [_leaf_kind(leaf) for leaf in leaves])
         given = {}

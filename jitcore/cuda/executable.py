@@ -154,6 +154,8 @@ class CudaExecutable:
             rows, kept = outputs[k], int(outputs[mark.count].to_numpy())
             if mark.made_of is None:
                 outputs[k] = DeviceArray(rows.memory, (kept, *rows.shape[1:]), rows.dtype)
+            elif mark.tags >= 0:  # (and each item's type, which the data chose)
+                outputs[k] = mark.trim(rows.to_numpy()[:kept], kept, outputs[mark.tags].to_numpy())
             else:  # a list's items (or NumPy's empty array of one) are the host's
                 outputs[k] = mark.trim(rows.to_numpy()[:kept], kept)
         # (tags of results whose type the data chose, type_choice.py: a device array has one)

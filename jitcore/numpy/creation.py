@@ -10,7 +10,7 @@ import operator
 
 import numpy as np
 
-from jitcore import index_forms
+from jitcore import index_forms, type_choice
 from jitcore import primitives as prims
 from jitcore.data_length import KeptList
 from jitcore.errors import JitValueError, UnsupportedError
@@ -253,6 +253,8 @@ def array(object, dtype=None, *, copy=True, order="K", ndmin=0):
     if trace is None:
         return np.array(object, dtype, copy=copy, order=order, ndmin=ndmin)
     if isinstance(object, Tracer):
+        if dtype is None and object.type_choice is not None:  # (its type chosen by the data)
+            type_choice.check_one_dtype(object.type_choice[1], object.dtype, "np.array")
         out = object if dtype is None else prims.convert(object, np.dtype(dtype))
         # A copy when asked for; a NumPy scalar (x[0], x.sum()) becomes a 0-d array either way.
         out = fresh(out) if (copy or object.scalar) and out is object else out

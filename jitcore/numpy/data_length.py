@@ -143,7 +143,11 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
                          equal_nan=equal_nan, sorted=sorted)
     if axis is not None:
         raise JitTypeError(f"numpy.unique with axis={axis!r} on a traced array, at {user_location()}: "
-                           "only axis=None is compiled; np.unique(x) of the flattened array is")
+                           "only axis=None (the unique elements of the flattened array) is compiled. "
+                           "For unique rows of integers, make each row one key (for columns below "
+                           "m: key = x[:, 0] * m + x[:, 1]), take np.unique(key), and split the keys "
+                           "back (key // m, key % m); or call np.unique(x, axis=0) outside the "
+                           "jitted function")
     flat = prims.ravel(ar)
     n = flat.shape[0]
     perm = np.argsort(flat, kind="stable")

@@ -679,8 +679,10 @@ def bincount_of(x, weights, minlength, selected: Tracer | None = None):
             return counts
         minlength, x = counts.size, prims.constant(trace, np.asarray(x))
     if x.ndim != 1:
-        raise ValueError("object too deep for desired array" if x.ndim > 1 else
-                         "object of too small depth for desired array")
+        raise JitValueError(("object too deep for desired array" if x.ndim > 1 else
+                             "object of too small depth for desired array")
+                            + f": np.bincount takes a 1-D array of ints, not one of shape {x.shape} "
+                            f"(at {user_location()}); count its flattened values (x.ravel())")
     if x.dtype.kind not in "biu" or not np.can_cast(x.dtype, np.intp, "same_kind"):
         raise JitTypeError(f"Cannot cast array data from {x.dtype!r} to dtype('int64') according "
                            "to the rule 'safe'")

@@ -576,6 +576,56 @@ _AT_MODES = {np.add: "add", np.subtract: "sub", np.multiply: "mul", np.maximum: 
              np.minimum: "min", np.bitwise_and: "and", np.bitwise_or: "or", np.bitwise_xor: "xor"}
 
 
+def masked_at(ufunc, x, indices, b=None):
+    """``ufunc.at(x, r[ok], v)`` (``(r[ok], c[ok])`` for several dims): only the kept indices
+    apply, as NumPy's selection of them does. Each index array keeps its length, the dropped
+    positions given an index of 0 and a value that changes nothing there (the ufunc's identity,
+    or for maximum and minimum the element's own value), so the scatter is ``_ufunc_at``'s.
+    The kept indices are bounds-checked as NumPy's (IndexError, the first one out of range)."""
+    name = f"numpy.{ufunc.__name__}.at"
+    keys = indices if isinstance(indices, tuple) else (indices,)
+    mode = _AT_MODES.get(ufunc)
+    if not isinstance(x, Tracer) or mode is None or b is None or len(keys) > x.ndim or not all(
+            isinstance(k, masked.MaskedSelection) for k in keys):
+        raise keys[0]._refusal(f"{name} with it as the indices, other than np.add/subtract/multiply/"
+                               "maximum/minimum/bitwise_*.at(x, idx[mask], v) (or a tuple of such "
+                               "index arrays) into an array of the function")
+    keys = tuple(k._on_one_axis() for k in keys)
+    mask = keys[0].mask
+    if any(not masked.same_mask(k.mask, mask) or k.values.shape != mask.shape or k.ndim != 1
+           or k.values.dtype.kind not in "iu" for k in keys):
+        raise keys[0]._refusal(f"{name} with index arrays selected by different masks, or not "
+                               "1-d integer ones")
+    if isinstance(b, masked.MaskedSelection):
+        b = b._on_one_axis()
+        if not masked.aligned_by_mask(b, keys[0]) or b.values.shape != mask.shape:
+            raise b._refusal(f"{name} with values selected by another mask than the indices")
+        values = b.values
+    elif isinstance(b, (bool, int, float, complex)):  # (weak, as NumPy's: np.add.at(c32, i, 1) is int32)
+        ct = ufunc.resolve_dtypes((x.dtype, type(b), None))[1]
+        values = prims.constant(mask.owner_trace, np.asarray(b, ct))
+    elif np.ndim(b) == 0:
+        values = b if isinstance(b, Tracer) else prims.constant(mask.owner_trace, np.asarray(b))
+    else:
+        raise keys[0]._refusal(f"{name} with values of shape {np.shape(b)}: give one value, or "
+                               "values selected by the same mask")
+    found = []
+    for axis, k in enumerate(keys):
+        idx = prims.convert(k.values, np.dtype(np.int64))
+        n = x.shape[axis]
+        prims.RAISE_AT_FIRST(mask & ((idx < -n) | (idx >= n)), idx, kernel.INDEX_OUT_OF_BOUNDS, (axis, n))
+        found.append(np.where(mask, np.where(idx < 0, idx + n, idx), 0))
+    found = tuple(found)
+    identity = 0 if ufunc is np.subtract else ufunc.identity
+    rest = x.shape[len(keys):]
+    if rest:  # (values broadcast along the rest of each addressed row)
+        values = prims.broadcast_to(values, mask.shape + rest) if np.ndim(values) else values
+    kept = prims.reshape(mask, mask.shape + (1,) * len(rest))
+    unchanged = indexing.getitem(x, found) if identity is None else \
+        prims.constant(mask.owner_trace, np.asarray(identity).astype(values.dtype))
+    _ufunc_at(ufunc, x, found if len(found) > 1 else found[0], np.where(kept, values, unchanged))
+
+
 def _ufunc_at(ufunc, x, indices, b=None):
     """``ufunc.at(x, indices, b)``: ``x`` updated in place, every occurrence of a repeated index
     applied in turn; each step computes in NumPy's loop dtype and casts back to ``x.dtype``.
@@ -585,6 +635,9 @@ def _ufunc_at(ufunc, x, indices, b=None):
     ``array.scatter_nd``, which combines in ``x.dtype``: exact when that is the loop dtype,
     for wrapping integer arithmetic, and for a constant ``b`` exact in ``x.dtype`` (then one
     rounding of a wider loop dtype gives the same result)."""
+    keys = indices if isinstance(indices, tuple) else (indices,)
+    if any(isinstance(k, masked.MaskedSelection) for k in keys):
+        return masked_at(ufunc, x, indices, b)  # (np.add.at(c, r[ok], 1): the kept indices)
     if not isinstance(x, Tracer):
         raise UnsupportedError(
             f"numpy.{ufunc.__name__}.at into an array that is not an argument of the jitted "
@@ -920,3 +973,6 @@ def allclose(a, b, rtol=1.e-5, atol=1.e-8, equal_nan=False):
     if not traced(a, b, rtol, atol):
         return np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
     return prims.reduction("and", prims.as_bool(isclose(a, b, rtol, atol, equal_nan)))
+
+
+masked.SELECTION_STATISTICS["ufunc_at"] = masked_at
