@@ -229,7 +229,8 @@ class KeptList:
         """``np.array(out, dtype)``: the kept rows, a selection (compacted when returned;
         ``returned``: the list itself is, each item given its own type)."""
         if self.choice is not None and dtype is None and not returned:
-            type_choice.check_one_dtype(self.choice[1], self.rows.dtype, f"np.array({self.name})")
+            type_choice.check_one_dtype(self.choice[1], self.rows.dtype, f"np.array({self.name})",
+                                        user_location())
         rows = self.rows if dtype is None else prims.convert(self.rows, np.dtype(dtype))
         return ListSelection(rows, self.kept, "array" if dtype is None else "typed")
 
@@ -239,7 +240,8 @@ class KeptList:
         if out is not None or not isinstance(axis, int) or axis not in (0, -self.rows.ndim):
             raise self._refusal("np.stack with an axis other than 0, or out=")
         if self.choice is not None and dtype is None:
-            type_choice.check_one_dtype(self.choice[1], self.rows.dtype, f"np.stack({self.name})")
+            type_choice.check_one_dtype(self.choice[1], self.rows.dtype, f"np.stack({self.name})",
+                                        user_location())
         count = prims.reduction("sum", prims.convert(self.kept, np.dtype(np.int64)))
         prims.raise_if(count == 0, STACK_OF_EMPTY)
         rows = self.rows if dtype is None else prims.convert(self.rows, np.dtype(dtype))

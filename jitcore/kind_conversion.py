@@ -91,3 +91,24 @@ def convert_by_tag(value, among: tuple, tag_value):
     """``value`` (a NumPy scalar or 0-d array of the promoted dtype) as the kind its run-time
     tag names."""
     return converter(among, value.dtype)(value, tag_value)
+
+
+def own_dtype(kind: str) -> np.dtype:
+    """The dtype of a value of ``kind`` by itself (a Python int's: int64)."""
+    return _STRONG[kind] if kind in _STRONG else np.dtype(kind[3:])
+
+
+def check_one_dtype(among: tuple, held: np.dtype, what: str, at: str) -> None:
+    """Refuse ``np.array`` of values whose kinds (``among``) the data chose where the array's
+    dtype would depend on which it chose: NumPy's ``np.array([0, 0])`` is int64 where
+    ``np.array([np.float64(1.5), 0])`` is float64, and the compiled code holds one dtype."""
+    from jitcore.errors import JitTypeError
+
+    if any(k not in ARRAY_KINDS and own_dtype(k) != held for k in among):
+        shown = " or ".join(k if k.startswith("np.") else f"Python {k}s" for k in among)
+        raise JitTypeError(
+            f"{what} of values that are {shown}, as a traced condition chose (at "
+            f"{at}): NumPy's dtype for it depends on which the data chose "
+            f"({' or '.join(dict.fromkeys(str(own_dtype(k)) for k in among))}), and the "
+            f"compiled code holds one. Make the values one type (0.0 in place of 0, float(v)), "
+            f"or give the dtype (np.array(..., dtype=np.{held.name}))")

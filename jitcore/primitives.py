@@ -20,6 +20,7 @@ from jitcore.errors import JitAxisError, JitOverflowError, JitTypeError, JitValu
 from jitcore.ir.attributes import DenseAttr
 from jitcore.ir.dialects import array, kernel
 from jitcore.ir.types import TensorType, i1, i64
+from jitcore.kind_conversion import check_one_dtype
 from jitcore.tracer import (
     Trace,
     Tracer,
@@ -236,9 +237,7 @@ def nested_array(obj, dtype=None) -> Tracer:
                                  for v in items)) if items else np.dtype(float)
         chosen = tuple(k for v in items for k in (getattr(v, "type_choice", None) or ((), ()))[1])
         if chosen:  # (items whose types the data chose: one dtype for all of them, or refused)
-            from jitcore import type_choice
-
-            type_choice.check_one_dtype(tuple(dict.fromkeys(chosen)), np.dtype(dtype), "np.array")
+            check_one_dtype(tuple(dict.fromkeys(chosen)), np.dtype(dtype), "np.array", user_location())
     dtype = np.dtype(dtype)
     appended = appended_stack(obj, dtype)
     if appended is not None:
@@ -319,10 +318,8 @@ def as_tracer(trace: Trace, x, dtype: np.dtype) -> Tracer:
         return convert(constant(trace, x), dtype)
     if isinstance(x, (bool, int, float, complex)):
         return constant(trace, x, dtype)
-    from jitcore.masked import MaskedSelection
-
-    if isinstance(x, MaskedSelection):  # (x[:k], x[m] in any operand's place: its own refusal,
-        raise x._refusal("an operand of an array function")  # which makes k static on demand)
+    if hasattr(type(x), "_refusal"):  # (x[:k], x[m] in any operand's place (masked.py): its own
+        raise x._refusal("an operand of an array function")  # refusal, making k static on demand)
     raise JitTypeError(f"cannot use a {type(x).__name__} as an array operand: {x!r}")
 
 

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from jitcore.kind_conversion import check_one_dtype, own_dtype  # noqa: F401  (callers' names)
+
 TAG = np.dtype(np.int8)
 _PYTHON = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}
 
@@ -90,31 +92,6 @@ def joined_tags(first: tuple, then: tuple) -> tuple:
     parts = [t if k == among else constant(trace, np.array([among.index(x) for x in k], TAG))[t]
              for t, k in (first, then)]
     return concatenate(parts, 0), among
-
-
-def own_dtype(kind: str) -> np.dtype:
-    """The dtype of a value of ``kind`` by itself (a Python int's: int64)."""
-    from jitcore.kind_conversion import _STRONG
-
-    return _STRONG[kind] if kind in _STRONG else np.dtype(kind[3:])
-
-
-def check_one_dtype(among: tuple, held: np.dtype, what: str) -> None:
-    """Refuse ``np.array`` of values whose kinds (``among``) the data chose where the array's
-    dtype would depend on which it chose: NumPy's ``np.array([0, 0])`` is int64 where
-    ``np.array([np.float64(1.5), 0])`` is float64, and the compiled code holds one dtype."""
-    from jitcore.errors import JitTypeError
-    from jitcore.kind_conversion import ARRAY_KINDS
-    from jitcore.tracer import user_location
-
-    if any(k not in ARRAY_KINDS and own_dtype(k) != held for k in among):
-        shown = " or ".join(k if k.startswith("np.") else f"Python {k}s" for k in among)
-        raise JitTypeError(
-            f"{what} of values that are {shown}, as a traced condition chose (at "
-            f"{user_location()}): NumPy's dtype for it depends on which the data chose "
-            f"({' or '.join(dict.fromkeys(str(own_dtype(k)) for k in among))}), and the "
-            f"compiled code holds one. Make the values one type (0.0 in place of 0, float(v)), "
-            f"or give the dtype (np.array(..., dtype=np.{held.name}))")
 
 
 def real_where(arrays, all_real):

@@ -254,7 +254,8 @@ def array(object, dtype=None, *, copy=True, order="K", ndmin=0):
         return np.array(object, dtype, copy=copy, order=order, ndmin=ndmin)
     if isinstance(object, Tracer):
         if dtype is None and object.type_choice is not None:  # (its type chosen by the data)
-            type_choice.check_one_dtype(object.type_choice[1], object.dtype, "np.array")
+            type_choice.check_one_dtype(object.type_choice[1], object.dtype, "np.array",
+                                        user_location())
         out = object if dtype is None else prims.convert(object, np.dtype(dtype))
         # A copy when asked for; a NumPy scalar (x[0], x.sum()) becomes a 0-d array either way.
         out = fresh(out) if (copy or object.scalar) and out is object else out
