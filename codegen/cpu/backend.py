@@ -28,6 +28,7 @@ from jitcore.codegen.cpu import (
     full_reduction,
     gemm,
     heap_scratch,
+    lapack,
     producer_folds,
     rowwise,
     runtime,
@@ -443,6 +444,9 @@ class CpuBackend:
         operand_layouts = operand_layout_classes(launch, strided, layouts)
         called = None if row_split else emit_contraction(module, launch.kernel, op, strided, fastmath,
                                                          blas.library(), symbols, operand_layouts)
+        if called is None and not row_split:  # a decomposition by NumPy's LAPACK (lapack.py)
+            called = lapack.emit_lapack_kernel(module, launch.kernel, op, strided, blas.library(),
+                                               Sizes(symbols))
         if called is not None:
             return called.fn, called.calls, called.split_extent, 0, op
         sorter = emit_sort_kernel(module, launch.kernel, op, strided, Sizes(symbols))  # codegen/cpu/sort.py

@@ -563,8 +563,10 @@ def checks_step(op: Operation) -> bool:
 
 def checks_indices(op: GenericOp) -> bool:
     """Whether ``op``'s body records errors in the status words (a bad index, or a zero loop
-    step): it then needs them."""
-    return any(isinstance(inner, (CheckIndexOp, RaiseOp)) or checks_step(inner) for inner in body_ops(op))
+    step), or may be run as a LAPACK call that does (marked ``lapack``: passes/kernelize/lapack.py):
+    it then needs them."""
+    return "lapack" in op.attributes or any(isinstance(inner, (CheckIndexOp, RaiseOp)) or checks_step(inner)
+                                            for inner in body_ops(op))
 
 
 def runs_in_order(op: GenericOp) -> bool:

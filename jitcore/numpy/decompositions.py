@@ -60,11 +60,12 @@ def cholesky(a, /, *, upper=False):
         return np.linalg.cholesky(a, upper=upper)
     a = _operand(a, "cholesky", True, complex_ok=True)
     n = a.shape[-1]
+    side = {"upper": True} if upper else {}  # the operand is then a^H: see CholeskyOp
     if n and failures.catches(a.owner_trace, np.linalg.LinAlgError):  # a failure of the try's
-        packed = prims.decomposition(_uplo(a, "U" if upper else "L"), array.CholeskyOp, soft=True)
+        packed = prims.decomposition(_uplo(a, "U" if upper else "L"), array.CholeskyOp, soft=True, **side)
         low = failures.unpacked(packed, n, np.linalg.LinAlgError("Matrix is not positive definite"))
         return _uplo(low, "U" if upper else "L")
-    low = prims.decomposition(_uplo(a, "U" if upper else "L"), array.CholeskyOp)
+    low = prims.decomposition(_uplo(a, "U" if upper else "L"), array.CholeskyOp, **side)
     return _uplo(low, "U" if upper else "L")  # L^H: the factor from the upper triangle
 
 
@@ -112,6 +113,11 @@ def _uplo(a, UPLO: str):
     return np.conjugate(_mT(a)) if a.dtype.kind == "c" else _mT(a)
 
 
+def _side(UPLO: str) -> dict:
+    """EighOp's ``upper`` for ``UPLO`` 'U' (its operand is then a^H: ``_uplo``)."""
+    return {"upper": True} if UPLO in ("U", "u") else {}
+
+
 @implements(np.linalg.eigh)
 def eigh(a, UPLO="L"):
     """``numpy.linalg.eigh``: ascending eigenvalues and unit eigenvectors (columns) of each
@@ -121,7 +127,7 @@ def eigh(a, UPLO="L"):
         return np.linalg.eigh(a, UPLO)
     a = _uplo(_operand(a, "eigh", True, complex_ok=True), UPLO)
     n = a.shape[-1]
-    packed = prims.decomposition(a, array.EighOp, vectors=1)
+    packed = prims.decomposition(a, array.EighOp, vectors=1, **_side(UPLO))
     values = packed[..., n, :]
     return _results.EighResult(np.real(values) if a.dtype.kind == "c" else values, packed[..., :n, :])
 
@@ -132,7 +138,7 @@ def eigvalsh(a, UPLO="L"):
     if not traced(a):
         return np.linalg.eigvalsh(a, UPLO)
     a = _uplo(_operand(a, "eigvalsh", True, complex_ok=True), UPLO)
-    values = prims.decomposition(a, array.EighOp, vectors=0)
+    values = prims.decomposition(a, array.EighOp, vectors=0, **_side(UPLO))
     return np.real(values) if a.dtype.kind == "c" else values
 
 

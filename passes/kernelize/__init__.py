@@ -32,6 +32,7 @@ from jitcore.passes.kernelize import (
     factor,
     hermitian,
     index,
+    lapack,
     linalg,
     shape,
     sort,
@@ -82,6 +83,7 @@ def _kernelize(block: Block) -> bool:
                 for inner in region.blocks:
                     changed |= _kernelize(inner)
             continue
+        lapack.mark(op, new)
         for made in block.ops[start:block.position(op)]:  # what the rule inserted before op
             locate(made, op.loc)
         for old, result in zip(op.results, new.results):

@@ -55,6 +55,9 @@ class CholeskyOp(_Decomposition):
     square = True
     takes_complex = True
     soft = attr(of(bool), optional=True, default=False)
+    # the operand is the (conjugate) transpose of the user's matrix, whose upper triangle
+    # NumPy factors (``upper=True``): a LAPACK call reads it back and passes 'U', as NumPy's
+    upper = attr(of(bool), optional=True, default=False)
 
     @classmethod
     def packed_shape(cls, m: int, n: int, attrs: dict) -> tuple[int, ...]:
@@ -108,6 +111,7 @@ class EighOp(_Decomposition):
     square = True
     takes_complex = True
     vectors = attr(of(int))
+    upper = attr(of(bool), optional=True, default=False)  # UPLO='U': as CholeskyOp's
 
     @classmethod
     def packed_shape(cls, m: int, n: int, attrs: dict) -> tuple[int, ...]:
