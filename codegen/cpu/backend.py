@@ -159,7 +159,8 @@ class CpuBackend:
         return target.magic()
 
     def fingerprint(self) -> str:
-        return (f"blas={blas.library()!r} tiled_min={gemm.TILED_MIN_SIDE},{gemm.TILED_MIN_WORK} "
+        return (f"blas={blas.library()!r} lapack={lapack.ENABLED} "
+                f"tiled_min={gemm.TILED_MIN_SIDE},{gemm.TILED_MIN_WORK} "
                 f"min_split_work={runtime.MIN_SPLIT_WORK} min_chunks={runtime.MIN_CHUNKS} "
                 f"row_block_bytes={rowwise.ROW_BLOCK_BYTES}-all-buffers "
                 f"row_chunks={rowwise.CHUNK_BYTES},{rowwise.CHUNKS_AT_LEAST} "

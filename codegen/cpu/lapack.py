@@ -27,7 +27,6 @@ from jitcore.codegen.llvm_types import I64, PTR, declare, value_type
 from jitcore.codegen.loops import Sizes, emit_loop, emit_nest
 from jitcore.ir.core import Operation
 from jitcore.ir.dialects import kernel
-from jitcore.passes.kernelize.lapack import LAPACK, OPERANDS, PARAMS
 
 F64 = ll.DoubleType()
 Z128 = ll.LiteralStructType([F64, F64])
@@ -45,6 +44,7 @@ ROUTINES = {
     "qr": (("dgeqrf", "dorgqr"), ("zgeqrf", "zungqr")),
 }
 MATH = ("log", "exp", "hypot")  # libm's, which NumPy's npy_log, npy_exp and npy_cabs call
+ENABLED = True  # tests of the compiled algorithms turn the calls off
 
 
 def symbols(library: BlasLibrary, kind: str, is_complex: bool) -> dict[str, str] | None:
@@ -64,10 +64,10 @@ def emit_lapack_kernel(module: ll.Module, name: str, op: Operation, strided: lis
     ``gemm.ContractionKernel`` naming the symbols it calls, or None (its body runs)."""
     from jitcore.codegen.cpu.gemm import ContractionKernel  # gemm imports schedule: late
 
-    kind = op.attributes.get(LAPACK)
-    if kind is None or library is None:
+    kind = op.attributes.get(kernel.LAPACK)
+    if kind is None or library is None or not ENABLED:
         return None
-    positions = op.attributes[OPERANDS]
+    positions = op.attributes[kernel.LAPACK_OPERANDS]
     is_complex = op.operands[positions[0]].type.element.is_complex
     called = symbols(library, kind, is_complex)
     if called is None:
@@ -78,7 +78,7 @@ def emit_lapack_kernel(module: ll.Module, name: str, op: Operation, strided: lis
     inputs = [(operands[p], op.operands[p].type.element) for p in positions]
     result = (operands[len(op.operands)], op.results[0].type.element)
     e = _Emitter(fn, library, called, is_complex, extras[0])
-    getattr(e, kind)(inputs, result, tuple(op.attributes.get(PARAMS, ())))
+    getattr(e, kind)(inputs, result, tuple(op.attributes.get(kernel.LAPACK_PARAMS, ())))
     e.finish()
     return ContractionKernel(fn, calls=tuple(sorted(set(called.values()))))
 

@@ -10,10 +10,7 @@ from __future__ import annotations
 
 from jitcore.ir.core import Operation
 from jitcore.ir.dialects import array
-
-LAPACK = "lapack"  # kernel.checks_indices reads it too: a marked kernel takes the status words
-OPERANDS = "lapack_operands"
-PARAMS = "lapack_params"
+from jitcore.ir.dialects.kernel import LAPACK, LAPACK_OPERANDS, LAPACK_PARAMS
 
 
 def _qr_mode(op: array.QrOp) -> int:
@@ -40,5 +37,5 @@ def mark(op: Operation, generic: Operation) -> None:
         return
     kind, params = spec(op)
     generic.attributes[LAPACK] = kind
-    generic.attributes[OPERANDS] = tuple(generic.operands.index(v) for v in op.operands)
-    generic.attributes[PARAMS] = tuple(int(p) for p in params)
+    generic.attributes[LAPACK_OPERANDS] = tuple(generic.operands.index(v) for v in op.operands)
+    generic.attributes[LAPACK_PARAMS] = tuple(int(p) for p in params)
