@@ -2390,6 +2390,19 @@ MUTANTS = [
            "two parallel dims merged where an operand's axis is longer than the domain's (a "
            "slice x[:, :3] of a wider array): the merged index walks past each row's end",
            ("tests/jitcore/test_compile_time_50.py",)),
+    Mutant("lapack-eigh-uplo-always-lower", "codegen/cpu/lapack.py",
+           'self.char("V" if vectors else "N"), self.char("U" if upper else "L"),',
+           'self.char("V" if vectors else "N"), self.char("L"),',
+           "eigh(a, 'U') calls syevd with uplo 'L' on the matrix read back: the lower triangle's "
+           "tridiagonalisation, not NumPy's, so the last bits (or, for a matrix that is not "
+           "exactly symmetric, the values) differ",
+           ("tests/codegen/test_lapack_51.py",)),
+    Mutant("lapack-cholesky-upper-not-transposed-back", "codegen/cpu/lapack.py",
+           "self.delinearize(result, ivs, A, n, n, ld, transposed=bool(upper))",
+           "self.delinearize(result, ivs, A, n, n, ld)",
+           "cholesky(upper=True) copies potrf's U out as it lies, missing the transpose the "
+           "packed result needs (the caller transposes it back): L^H's transpose comes out",
+           ("tests/codegen/test_lapack_51.py",)),
 ]
 
 
