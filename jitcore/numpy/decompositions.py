@@ -143,12 +143,9 @@ def eigvalsh(a, UPLO="L"):
 
 
 def _joined(re: Tracer, im: Tracer) -> Tracer:
-    """``re + im * 1j`` in the complex dtype of ``re``'s precision (jitcore has no op that joins
-    two float parts; for finite parts this is exact, an inf imaginary part also makes the real
-    part NaN)."""
-    ctype = np.result_type(re.dtype, np.complex64)
-    imag = prims.ufunc(np.multiply, prims.convert(im, ctype), 1j)
-    return prims.ufunc(np.add, prims.convert(re, ctype), imag)
+    """The complex array of parts ``re`` and ``im``, exactly (-0.0, inf and NaN parts kept, as
+    NumPy's ``mk_complex_array`` builds eig's results from geev's)."""
+    return prims.complex_from_parts(re, im)
 
 
 @implements(np.linalg.eig)

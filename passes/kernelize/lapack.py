@@ -27,6 +27,7 @@ _SPECS = {
     array.DetOp: lambda op: ("det", ()),
     array.SolveOp: lambda op: ("solve", (int(op.soft),)),
     array.QrOp: lambda op: ("qr", (_qr_mode(op),)),
+    array.EigOp: lambda op: ("eig", (op.vectors,)),
 }
 
 

@@ -56,6 +56,7 @@ def _many(x, s):
             *np.linalg.qr(x), *np.linalg.qr(x, "complete"), np.linalg.qr(np.swapaxes(x, -1, -2), "r"))
 
 
+
 def _inputs(rng, dtype, batch=(2,)):
     x = rng.standard_normal((*batch, 5, 3))
     if np.dtype(dtype).kind == "c":
@@ -140,6 +141,30 @@ def test_edges_as_numpy(edge):
     for name in names:
         if ON or name not in ("svd", "eigh", "qr"):  # vectors: NumPy's up to sign without it
             _same_or_same_error(jc.jit(FUNCTIONS[name]), FUNCTIONS[name], a)
+
+
+def _eig(a):
+    return (*np.linalg.eig(a), np.linalg.eigvals(a))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex64])
+def test_eig_is_numpys_geev(dtype):
+    """geev's order, its unit vectors with the largest component real, a real matrix's complex
+    pairs ``v +- i w`` and all-real results given back real (NumPy's dtype choice); NaN
+    refused before the call, as NumPy's ``_assert_finite``."""
+    _needs_lapack()
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal((3, 4, 4)).astype(dtype)
+    f = jc.jit(_eig)
+    _same(f(a), _eig(a))
+    if dtype == np.float64:  # a rotation (a complex pair), a symmetric and a defective matrix
+        edges = np.array([[[0.0, -1.0], [1.0, 0.0]], [[2.0, 1.0], [1.0, 2.0]], [[1.0, 1.0], [0.0, 1.0]]])
+        _same(f(edges), _eig(edges))
+        real = edges.copy()
+        real[0] = [[3.0, 0.0], [-0.0, 1.0]]  # every eigenvalue real: real results
+        _same(f(real), _eig(real))
+        real[0, 0, 1] = np.nan
+        _same_or_same_error(f, _eig, real)
 
 
 def test_a_failure_inside_try_takes_the_except_branch():
