@@ -281,7 +281,8 @@ def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
 def lstsq(a, b, rcond=None):
     """``numpy.linalg.lstsq``: the minimum-norm least-squares solution, the singular values at
     or below ``rcond`` times the largest dropped (``rcond`` None: ``eps * max(m, n)``), and
-    NumPy's (x, residuals, rank, s). The residuals (squared norms of ``b - a x`` per column)
+    NumPy's (x, residuals, rank, s), float32 and complex64 solved in double as NumPy's (whose
+    ``rcond`` is then double's eps too). The residuals (squared norms of ``b - a x`` per column)
     have shape (k,) when m > n and ``a`` has full column rank, (0,) otherwise: a length the rank
     sets at run time, so a masked selection (``masked.py``) of the sums. Complex
     ``a`` or ``b``: through the real form (``_complex_lstsq``). Through the
@@ -303,6 +304,11 @@ def lstsq(a, b, rcond=None):
     m, n = a.shape
     if b.shape[0] != m:
         raise np.linalg.LinAlgError(f"Incompatible dimensions (at {user_location()})")
+    if a.dtype in (np.float32, np.complex64):  # NumPy solves in double (_commonType), then casts
+        wide = np.dtype(np.complex128 if a.dtype.kind == "c" else np.float64)
+        x, resids, rank, s = lstsq(prims.convert(a, wide), prims.convert(b, wide), rcond)
+        real = np.finfo(a.dtype).dtype
+        return x.astype(a.dtype), resids.astype(real), rank, s.astype(real)
     if rcond is None:
         rcond = np.finfo(a.dtype).eps * max(m, n)
     if a.dtype.kind == "c":

@@ -220,3 +220,16 @@ def test_without_the_calls_the_compiled_algorithms_run(monkeypatch):
     assert not {c for launch in g.lower(x, s).plan().launches for c in launch.calls}
     for got, want in zip(g(x, s), f(x, s)):
         np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+def test_float32_lstsq_is_solved_in_double_as_numpys():
+    """NumPy solves a float32 problem in float64 (its rcond double's eps): a singular value of
+    1e-9 stays in the rank (before: float32's eps cut it, x[2] 1e-9 where NumPy has 1e9)."""
+    a = np.vstack([np.diag([1.0, 1e-5, 1e-9]), np.full((1, 3), 1e-12)]).astype(np.float32)
+    b = np.ones(4, np.float32)
+    f = lambda a, b: np.linalg.lstsq(a, b)  # noqa: E731
+    got, want = jc.jit(f)(a, b), f(a, b)
+    assert got[2] == want[2] == 3 and type(got[2]) is type(want[2])
+    for g, w in zip(got, want):
+        assert np.asarray(g).dtype == np.asarray(w).dtype and np.shape(g) == np.shape(w)
+        np.testing.assert_allclose(g, w, rtol=1e-6)
