@@ -79,11 +79,10 @@ def _few(x, s):
 @pytest.mark.parametrize("dtype", [np.float32, np.complex128])
 def test_the_other_dtypes_and_one_matrix(dtype):
     """float32 through dgesdd, dsyevd, dgetrf and dgeqrf (NumPy's double), complex128 as
-    itself; one matrix (det a NumPy scalar) and a stack."""
+    itself; float32 as one matrix (det a NumPy scalar), complex128 as a stack of 3."""
     _needs_lapack()
-    for batch, seed in (((), 7), ((3,), 8)):
-        x, s = _inputs(np.random.default_rng(seed), dtype, batch)
-        _same(jc.jit(_few)(x, s), _few(x, s))
+    x, s = _inputs(np.random.default_rng(7), dtype, () if dtype == np.float32 else (3,))
+    _same(jc.jit(_few)(x, s), _few(x, s))
 
 
 @settings(max_examples=examples(20, 6), deadline=None)
