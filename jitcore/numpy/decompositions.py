@@ -1,7 +1,10 @@
 """``numpy.linalg``'s decompositions under ``jit`` and what is built on them: cholesky,
 slogdet, qr, eigh, eigvalsh, eig, eigvals, svd, svdvals, lstsq, pinv, matrix_rank, cond, and multi_dot.
 
-Each decomposition is one ``array`` op (``ir/dialects/array/decompose.py``) compiled to scalar
+Each decomposition is one ``array`` op (``ir/dialects/array/decompose.py``). Where the process
+has NumPy's OpenBLAS, its kernel calls the LAPACK routine NumPy calls, with NumPy's arguments
+(``codegen/cpu/lapack.py``: svd, eigh, eigvalsh, cholesky, slogdet, det, solve, inv, qr, eig,
+eigvals), so the results are NumPy's bit for bit; elsewhere it is compiled to scalar
 loops per matrix (``passes/kernelize/decompose.py``, ``spectral.py``, ``nonsymmetric.py`` and
 ``bidiagonal.py``: Householder QR, Cholesky–Banachiewicz, tridiagonalisation and implicit QL
 for eigh, Hessenberg reduction and Francis QR for eig, Golub–Kahan bidiagonalisation and

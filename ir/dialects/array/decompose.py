@@ -5,7 +5,8 @@ An op has one result, so those of NumPy's functions that return several arrays (
 eigenvalues and vectors, U, S and Vh) are packed side by side in one tensor per matrix, and the
 caller (``jitcore/numpy/decompositions.py``) slices them apart; the layouts are in each op's
 docstring. The algorithms are in ``passes/kernelize/decompose.py``, ``spectral.py`` and
-``nonsymmetric.py``.
+``nonsymmetric.py``; where the process has NumPy's LAPACK, the CPU code generator fills the
+same layouts from its routines instead (``codegen/cpu/lapack.py``).
 """
 
 from __future__ import annotations
