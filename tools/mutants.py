@@ -2460,6 +2460,19 @@ MUTANTS = [
            "np.add.at(c, r[ok], w[ok]): the dropped indices add their identity at their own place "
            "(harmless for add), or for maximum.at the element's own value at another's",
            ("tests/jitcore/test_user_round51.py",)),
+    Mutant("lapack-eigh-uplo-always-lower", "codegen/cpu/lapack.py",
+           'self.char("V" if vectors else "N"), self.char("U" if upper else "L"),',
+           'self.char("V" if vectors else "N"), self.char("L"),',
+           "eigh(a, 'U') calls syevd with uplo 'L' on the matrix read back: the lower triangle's "
+           "tridiagonalisation, not NumPy's, so the last bits (or, for a matrix that is not "
+           "exactly symmetric, the values) differ",
+           ("tests/codegen/test_lapack_51.py",)),
+    Mutant("lapack-cholesky-upper-not-transposed-back", "codegen/cpu/lapack.py",
+           "self.delinearize(result, ivs, A, n, n, ld, transposed=bool(upper))",
+           "self.delinearize(result, ivs, A, n, n, ld)",
+           "cholesky(upper=True) copies potrf's U out as it lies, missing the transpose the "
+           "packed result needs (the caller transposes it back): L^H's transpose comes out",
+           ("tests/codegen/test_lapack_51.py",)),
 ]
 
 

@@ -29,6 +29,7 @@ from jitcore.codegen.cpu import (
     full_reduction,
     gemm,
     heap_scratch,
+    lapack,
     producer_folds,
     rowwise,
     runtime,
@@ -159,7 +160,8 @@ class CpuBackend:
         return target.magic()
 
     def fingerprint(self) -> str:
-        return (f"blas={blas.library()!r} tiled_min={gemm.TILED_MIN_SIDE},{gemm.TILED_MIN_WORK} "
+        return (f"blas={blas.library()!r} lapack={lapack.ENABLED} "
+                f"tiled_min={gemm.TILED_MIN_SIDE},{gemm.TILED_MIN_WORK} "
                 f"min_split_work={runtime.MIN_SPLIT_WORK} min_chunks={runtime.MIN_CHUNKS} "
                 f"row_block_bytes={rowwise.ROW_BLOCK_BYTES}-all-buffers "
                 f"row_chunks={rowwise.CHUNK_BYTES},{rowwise.CHUNKS_AT_LEAST} "
@@ -480,6 +482,9 @@ class CpuBackend:
         operand_layouts = operand_layout_classes(launch, strided, layouts)
         called = None if row_split else emit_contraction(module, launch.kernel, op, strided, fastmath,
                                                          blas.library(), symbols, operand_layouts)
+        if called is None and not row_split:  # a decomposition by NumPy's LAPACK (lapack.py)
+            called = lapack.emit_lapack_kernel(module, launch.kernel, op, strided, blas.library(),
+                                               Sizes(symbols))
         if called is not None:
             return called.fn, called.calls, called.split_extent, 0, op
         sorter = emit_sort_kernel(module, launch.kernel, op, strided, Sizes(symbols))  # codegen/cpu/sort.py

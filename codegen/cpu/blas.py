@@ -17,6 +17,7 @@ the plan is loaded (``register``), so plans stay plain data. ``JITCORE_BLAS=none
 from __future__ import annotations
 
 import ctypes
+import ctypes.util
 import importlib.util
 import os
 from collections.abc import Iterator
@@ -46,6 +47,11 @@ class BlasLibrary:
     def routine(self, name: str) -> str:
         """The symbol of CBLAS routine ``name`` (``"sgemm"``) in this library."""
         return f"{self.prefix}{name}{self.suffix}"
+
+    def lapack_routine(self, name: str) -> str:
+        """The symbol of LAPACK routine ``name`` (``"dgesdd"``): Fortran's trailing underscore,
+        then the build's suffix (``scipy_dgesdd_64_`` beside ``scipy_cblas_dgemm64_``)."""
+        return f"{self.prefix.removesuffix('cblas_')}{name}_{self.suffix}"
 
     def address(self, symbol: str) -> int | None:
         try:
@@ -122,8 +128,30 @@ def library() -> BlasLibrary | None:
     return None
 
 
+# libm's routines that LAPACK kernels call where NumPy's gufuncs do (codegen/cpu/lapack.py)
+MATH_ROUTINES = ("log", "exp", "hypot")
+
+
+@cache
+def _libm_address(symbol: str) -> int | None:
+    """The process's own (the interpreter links libm), else libm's as the loader finds it."""
+    for find in (lambda: None, lambda: ctypes.util.find_library("m")):
+        try:
+            return ctypes.cast(getattr(ctypes.CDLL(find()), symbol), ctypes.c_void_p).value
+        except (OSError, AttributeError):
+            continue
+    return None
+
+
 def register(symbol: str) -> None:
     """Make ``symbol`` (a routine a plan calls) resolvable by the code loader, or fail."""
+    if symbol in MATH_ROUTINES:
+        address = _libm_address(symbol)
+        if address is None:
+            raise JitcoreError(f"this compiled function calls libm's {symbol!r}, which this process "
+                               f"does not provide; compile it again here")
+        llvm.add_symbol(symbol, address)
+        return
     lib = library()
     address = lib.address(symbol) if lib is not None else None
     if address is None:

@@ -561,10 +561,17 @@ def checks_step(op: Operation) -> bool:
                 and step.attributes["value"].value != 0)
 
 
+# A decomposition kernel that the CPU code generator may run as the LAPACK routine NumPy calls
+# (passes/kernelize/lapack.py marks it, codegen/cpu/lapack.py emits the calls): its kind, the
+# generic's operand positions of the array op's operands, and the op's parameters (ints).
+LAPACK, LAPACK_OPERANDS, LAPACK_PARAMS = "lapack", "lapack_operands", "lapack_params"
+
+
 def checks_indices(op: GenericOp) -> bool:
     """Whether ``op``'s body records errors in the status words (a bad index, or a zero loop
-    step): it then needs them."""
-    return any(isinstance(inner, (CheckIndexOp, RaiseOp)) or checks_step(inner) for inner in body_ops(op))
+    step), or may run as a LAPACK call, which does (``LAPACK``): it then needs them."""
+    return LAPACK in op.attributes or any(isinstance(inner, (CheckIndexOp, RaiseOp)) or checks_step(inner)
+                                            for inner in body_ops(op))
 
 
 def runs_in_order(op: GenericOp) -> bool:

@@ -1,7 +1,10 @@
 """``numpy.linalg``'s decompositions under ``jit`` and what is built on them: cholesky,
 slogdet, qr, eigh, eigvalsh, eig, eigvals, svd, svdvals, lstsq, pinv, matrix_rank, cond, and multi_dot.
 
-Each decomposition is one ``array`` op (``ir/dialects/array/decompose.py``) compiled to scalar
+Each decomposition is one ``array`` op (``ir/dialects/array/decompose.py``). Where the process
+has NumPy's OpenBLAS, its kernel calls the LAPACK routine NumPy calls, with NumPy's arguments
+(``codegen/cpu/lapack.py``: svd, eigh, eigvalsh, cholesky, slogdet, det, solve, inv, qr, eig,
+eigvals), so the results are NumPy's bit for bit; elsewhere it is compiled to scalar
 loops per matrix (``passes/kernelize/decompose.py``, ``spectral.py``, ``nonsymmetric.py`` and
 ``bidiagonal.py``: Householder QR, Cholesky–Banachiewicz, tridiagonalisation and implicit QL
 for eigh, Hessenberg reduction and Francis QR for eig, Golub–Kahan bidiagonalisation and
@@ -60,11 +63,12 @@ def cholesky(a, /, *, upper=False):
         return np.linalg.cholesky(a, upper=upper)
     a = _operand(a, "cholesky", True, complex_ok=True)
     n = a.shape[-1]
+    side = {"upper": True} if upper else {}  # the operand is then a^H: see CholeskyOp
     if n and failures.catches(a.owner_trace, np.linalg.LinAlgError):  # a failure of the try's
-        packed = prims.decomposition(_uplo(a, "U" if upper else "L"), array.CholeskyOp, soft=True)
+        packed = prims.decomposition(_uplo(a, "U" if upper else "L"), array.CholeskyOp, soft=True, **side)
         low = failures.unpacked(packed, n, np.linalg.LinAlgError("Matrix is not positive definite"))
         return _uplo(low, "U" if upper else "L")
-    low = prims.decomposition(_uplo(a, "U" if upper else "L"), array.CholeskyOp)
+    low = prims.decomposition(_uplo(a, "U" if upper else "L"), array.CholeskyOp, **side)
     return _uplo(low, "U" if upper else "L")  # L^H: the factor from the upper triangle
 
 
@@ -112,6 +116,11 @@ def _uplo(a, UPLO: str):
     return np.conjugate(_mT(a)) if a.dtype.kind == "c" else _mT(a)
 
 
+def _side(UPLO: str) -> dict:
+    """EighOp's ``upper`` for ``UPLO`` 'U' (its operand is then a^H: ``_uplo``)."""
+    return {"upper": True} if UPLO in ("U", "u") else {}
+
+
 @implements(np.linalg.eigh)
 def eigh(a, UPLO="L"):
     """``numpy.linalg.eigh``: ascending eigenvalues and unit eigenvectors (columns) of each
@@ -121,7 +130,7 @@ def eigh(a, UPLO="L"):
         return np.linalg.eigh(a, UPLO)
     a = _uplo(_operand(a, "eigh", True, complex_ok=True), UPLO)
     n = a.shape[-1]
-    packed = prims.decomposition(a, array.EighOp, vectors=1)
+    packed = prims.decomposition(a, array.EighOp, vectors=1, **_side(UPLO))
     values = packed[..., n, :]
     return _results.EighResult(np.real(values) if a.dtype.kind == "c" else values, packed[..., :n, :])
 
@@ -132,17 +141,14 @@ def eigvalsh(a, UPLO="L"):
     if not traced(a):
         return np.linalg.eigvalsh(a, UPLO)
     a = _uplo(_operand(a, "eigvalsh", True, complex_ok=True), UPLO)
-    values = prims.decomposition(a, array.EighOp, vectors=0)
+    values = prims.decomposition(a, array.EighOp, vectors=0, **_side(UPLO))
     return np.real(values) if a.dtype.kind == "c" else values
 
 
 def _joined(re: Tracer, im: Tracer) -> Tracer:
-    """``re + im * 1j`` in the complex dtype of ``re``'s precision (jitcore has no op that joins
-    two float parts; for finite parts this is exact, an inf imaginary part also makes the real
-    part NaN)."""
-    ctype = np.result_type(re.dtype, np.complex64)
-    imag = prims.ufunc(np.multiply, prims.convert(im, ctype), 1j)
-    return prims.ufunc(np.add, prims.convert(re, ctype), imag)
+    """The complex array of parts ``re`` and ``im``, exactly (-0.0, inf and NaN parts kept, as
+    NumPy's ``mk_complex_array`` builds eig's results from geev's)."""
+    return prims.complex_from_parts(re, im)
 
 
 @implements(np.linalg.eig)
@@ -278,7 +284,8 @@ def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
 def lstsq(a, b, rcond=None):
     """``numpy.linalg.lstsq``: the minimum-norm least-squares solution, the singular values at
     or below ``rcond`` times the largest dropped (``rcond`` None: ``eps * max(m, n)``), and
-    NumPy's (x, residuals, rank, s). The residuals (squared norms of ``b - a x`` per column)
+    NumPy's (x, residuals, rank, s), float32 and complex64 solved in double as NumPy's (whose
+    ``rcond`` is then double's eps too). The residuals (squared norms of ``b - a x`` per column)
     have shape (k,) when m > n and ``a`` has full column rank, (0,) otherwise: a length the rank
     sets at run time, so a masked selection (``masked.py``) of the sums. Complex
     ``a`` or ``b``: through the real form (``_complex_lstsq``). Through the
@@ -300,6 +307,11 @@ def lstsq(a, b, rcond=None):
     m, n = a.shape
     if b.shape[0] != m:
         raise np.linalg.LinAlgError(f"Incompatible dimensions (at {user_location()})")
+    if a.dtype in (np.float32, np.complex64):  # NumPy solves in double (_commonType), then casts
+        wide = np.dtype(np.complex128 if a.dtype.kind == "c" else np.float64)
+        x, resids, rank, s = lstsq(prims.convert(a, wide), prims.convert(b, wide), rcond)
+        real = np.finfo(a.dtype).dtype
+        return x.astype(a.dtype), resids.astype(real), rank, s.astype(real)
     if rcond is None:
         rcond = np.finfo(a.dtype).eps * max(m, n)
     if a.dtype.kind == "c":

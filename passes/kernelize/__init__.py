@@ -32,6 +32,7 @@ from jitcore.passes.kernelize import (
     factor,
     hermitian,
     index,
+    lapack,
     linalg,
     shape,
     sort,
@@ -84,6 +85,7 @@ def _kernelize(block: Block, proved: set) -> bool:
                 for inner in region.blocks:
                     changed |= _kernelize(inner, proved)
             continue
+        lapack.mark(op, new)
         for made in block.ops[start:block.position(op)]:  # what the rule inserted before op
             locate(made, op.loc)
         for old, result in zip(op.results, new.results):

@@ -21,7 +21,17 @@ import numpy as np
 import pytest
 
 import jitcore as jc
+from jitcore.codegen.cpu import lapack
 from jitcore.errors import CompileTimeWarning
+
+
+@pytest.fixture(autouse=True, scope="module")
+def compiled_algorithms():
+    """These test jitcore's own decompositions: the code that runs where NumPy's LAPACK is not
+    called (no library, ``JITCORE_BLAS=none``); tests/codegen/test_lapack_51.py tests the calls."""
+    lapack.ENABLED = False
+    yield
+    lapack.ENABLED = True
 
 COMPLEX = [np.dtype(np.complex128), np.dtype(np.complex64)]
 

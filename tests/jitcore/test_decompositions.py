@@ -20,9 +20,19 @@ from hypothesis.extra import numpy as hnp
 
 import jitcore as jc
 from jitcore import ir
+from jitcore.codegen.cpu import lapack
 from jitcore.ir.errors import VerificationError
 from jitcore.numpy.decompositions import _chain_order
 from tests.budget import examples
+
+
+@pytest.fixture(autouse=True, scope="module")
+def compiled_algorithms():
+    """These test jitcore's own decompositions: the code that runs where NumPy's LAPACK is not
+    called (no library, ``JITCORE_BLAS=none``); tests/codegen/test_lapack_51.py tests the calls."""
+    lapack.ENABLED = False
+    yield
+    lapack.ENABLED = True
 
 FEW = settings(max_examples=examples(10, ci=6), deadline=None)
 FLOATS = [np.dtype(np.float64), np.dtype(np.float32)]

@@ -5,7 +5,8 @@ An op has one result, so those of NumPy's functions that return several arrays (
 eigenvalues and vectors, U, S and Vh) are packed side by side in one tensor per matrix, and the
 caller (``jitcore/numpy/decompositions.py``) slices them apart; the layouts are in each op's
 docstring. The algorithms are in ``passes/kernelize/decompose.py``, ``spectral.py`` and
-``nonsymmetric.py``.
+``nonsymmetric.py``; where the process has NumPy's LAPACK, the CPU code generator fills the
+same layouts from its routines instead (``codegen/cpu/lapack.py``).
 """
 
 from __future__ import annotations
@@ -55,6 +56,9 @@ class CholeskyOp(_Decomposition):
     square = True
     takes_complex = True
     soft = attr(of(bool), optional=True, default=False)
+    # the operand is the (conjugate) transpose of the user's matrix, whose upper triangle
+    # NumPy factors (``upper=True``): a LAPACK call reads it back and passes 'U', as NumPy's
+    upper = attr(of(bool), optional=True, default=False)
 
     @classmethod
     def packed_shape(cls, m: int, n: int, attrs: dict) -> tuple[int, ...]:
@@ -108,6 +112,7 @@ class EighOp(_Decomposition):
     square = True
     takes_complex = True
     vectors = attr(of(int))
+    upper = attr(of(bool), optional=True, default=False)  # UPLO='U': as CholeskyOp's
 
     @classmethod
     def packed_shape(cls, m: int, n: int, attrs: dict) -> tuple[int, ...]:
