@@ -1,0 +1,187 @@
+"""Plain Python around arrays that new user h1 wrote (round 51), compared with plain Python +
+NumPy: results, dtypes, Python types, errors raised, and what a refusal says.
+
+- list methods that compare traced items: ``v in l``, ``v not in l``, ``l.index(v)`` (Python's
+  ValueError when absent), ``l.count(v)``, ``l.sort(key=, reverse=)``, ``sorted(l, key=)``;
+- ``map(f, x)`` / ``filter`` over a traced array, as the comprehension ``[f(v) for v in x]``;
+- a list appended to in a loop whose count is an argument, then indexed by an int (``es[-1]``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import jitcore as jc
+from jitcore.errors import JitcoreError
+from tests.budget import examples
+
+
+def same(a, b):
+    assert type(a) is type(b), (type(a), type(b), a, b)
+    if isinstance(a, np.ndarray):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_array_equal(a, b)
+    elif isinstance(a, (tuple, list)):
+        assert len(a) == len(b), (a, b)
+        for x, y in zip(a, b):
+            same(x, y)
+    elif isinstance(a, (float, np.floating)) and math.isnan(a):
+        assert math.isnan(b)
+    else:
+        assert a == b, (a, b)
+
+
+def outcome(f, *args):
+    try:
+        return f(*args)
+    except Exception as e:  # noqa: BLE001 - the error itself is compared
+        return e
+
+
+def check(f, *args, **jit_kwargs):
+    """f's result (or error: its Python type and message) and its arguments after the call."""
+    want_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    got_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    want = outcome(f, *want_args)
+    got = outcome(jc.jit(f, **jit_kwargs), *got_args)
+    if isinstance(want, Exception):
+        assert isinstance(got, type(want)), (got, want)
+        assert str(got) == str(want), (str(got), str(want))
+    else:
+        assert not isinstance(got, Exception), got
+        same(got, want)
+    same(got_args, want_args)
+
+
+# -- R4: list methods that compare items -------------------------------------------------------
+def floats_in(x, v):
+    items = [float(t) for t in x]
+    return v in items, v not in items, items.count(v)
+
+
+def ints_in(x):
+    ids = [int(i) for i in np.argsort(x)]
+    return 3 in ids, ids.count(ids[1]), ids.index(ids[2]), ids.index(1), 7 not in ids
+
+
+def scalars_index(x, v):
+    items = [x[0], x[1], x[2], x[3]]
+    return items.index(v)
+
+
+def py_floats_index(x, v):
+    return [float(t) for t in x].index(v)
+
+
+def index_bounds(x):
+    items = [float(t) for t in x]
+    return items.index(items[0], 1), items.index(items[1], 0, 3)
+
+
+def nan_object(x):
+    first = float(x[0])  # NaN: in the list that holds this very object, never == another NaN
+    items = [first, float(x[1])]
+    return first in items, items.count(first), float(x[1]) in items, items.index(first)
+
+
+def sort_plain(x):
+    items = [x[0], x[1], x[2], x[3]]
+    items.sort()
+    return items
+
+
+def sort_reverse(x):
+    items = [float(t) for t in x]
+    items.sort(reverse=True)
+    return items
+
+
+def sort_key(x):
+    items = [float(t) for t in x]
+    items.sort(key=lambda v: abs(v - 2.0), reverse=False)
+    return items
+
+
+def sort_key_reverse(x):
+    items = [float(t) for t in x]
+    items.sort(key=abs, reverse=True)
+    return items
+
+
+def sorted_pairs(x):
+    pairs = [(int(i), float(x[i])) for i in range(4)]
+    return sorted(pairs, key=lambda p: p[1])
+
+
+LIST_EDGES = [np.array([3.0, 1.0, 2.0, 5.0]), np.array([2.0, -2.0, 2.0, 0.0]),
+              np.array([-1.0, 1.0, -1.0, 4.0]), np.array([0.0, -0.0, 3.0, 3.0])]
+
+
+@pytest.mark.parametrize("x", LIST_EDGES)
+def test_list_methods_compare_items(x):
+    for v in (1.0, 2, 7.5, -1.0):
+        check(floats_in, x, v)
+    check(ints_in, x)
+    check(index_bounds, x)
+    for f in (sort_plain, sort_reverse, sort_key, sort_key_reverse, sorted_pairs):
+        check(f, x)
+
+
+def test_index_absent_raises_pythons_value_error():
+    x = np.array([3.0, 1.0, 2.0, 5.0])
+    for v in (2.0, 4.0, 4, np.float64(2.5), np.int64(9)):
+        check(scalars_index, x, v)
+        check(py_floats_index, x, v)
+    check(ints_in, np.array([3.0, 1.0, 2.0]))  # (ids.index(3) absent: a 3-item list)
+
+
+def test_nan_membership_is_pythons():
+    check(nan_object, np.array([np.nan, np.nan]))
+    check(nan_object, np.array([1.0, np.nan]))
+
+
+@settings(max_examples=examples(25, 8), deadline=None)
+@given(st.lists(st.integers(-3, 3), min_size=4, max_size=4), st.integers(-3, 3))
+def test_list_methods_vary(values, v):
+    x = np.array(values, float)
+    check(floats_in, x, float(v))
+    check(py_floats_index, x, float(v))
+    check(sort_key_reverse, x)
+
+
+# -- R5: map and filter over traced arrays ------------------------------------------------------
+def map_sum(x):
+    return sum(map(float, x))
+
+
+def map_list(x):
+    return list(map(float, x))
+
+
+def map_two(x):
+    return list(map(lambda a, b: a * b, x, x[::-1]))
+
+
+def map_np(x):
+    return list(map(np.sqrt, x))
+
+
+@pytest.mark.parametrize("n", [3, 40])
+def test_map_is_the_comprehension(n):
+    x = np.linspace(0.5, 3.0, n)
+    for f in (map_sum, map_list, map_two, map_np):
+        check(f, x)
+
+
+def filter_traced(x):
+    return sum(filter(lambda v: v > 1.0, x))
+
+
+def test_filter_with_a_traced_test_says_what_to_write():
+    with pytest.raises(JitcoreError, match=r"filter\(\) with a test the data decides .*test_python_lists_51"):
+        jc.jit(filter_traced)(np.array([0.5, 2.0]))
