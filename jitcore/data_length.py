@@ -21,9 +21,11 @@ import numpy as np
 
 from jitcore import primitives as prims
 from jitcore.errors import UnsupportedError
+from jitcore.ir.dialects import kernel
 from jitcore.ir.dialects.kernel import STACK_OF_EMPTY
 from jitcore.masked import MaskedSelection
-from jitcore.tracer import Tracer, current_trace, fresh, user_location
+from jitcore.python_arithmetic import raise_when
+from jitcore.tracer import Tracer, as_scalar, current_trace, fresh, needs_static, user_location
 
 _PYTHON_NAMES = {"b": "bool", "i": "int", "f": "float", "c": "complex"}
 
@@ -96,10 +98,13 @@ class KeptList:
     of numbers, each a row of ``np.array(out)``). Only its conversion, ``np.array(out)``
     (``selection``), its length and returning it compile: its items are known when it runs."""
 
-    __slots__ = ("name", "rows", "kept", "made_of", "depth")
+    __slots__ = ("name", "rows", "kept", "made_of", "depth", "counted")
 
     def __init__(self, name: str, rows: Tracer, kept: Tracer, made_of: str):
         self.name, self.rows, self.kept, self.made_of = name, rows, kept, made_of
+        # (the loop's line and its traced count ``n`` where a ``for k in range(n)`` made it: what
+        # a refusal names, and the argument it asks to be static)
+        self.counted = None
         trace = current_trace()
         self.depth = None if trace is None else trace.depth  # the region it may grow in
 
@@ -219,13 +224,40 @@ class KeptList:
         count = prims.reduction("sum", prims.convert(self.kept, np.dtype(np.int64)))
         return fresh(count, scalar=True, weak=True)
 
+    def item(self, index) -> Tracer:
+        """``out[i]`` at an int ``i`` (a Python int or a traced one; negative from the end): the
+        ``i``-th kept row, as the item was (a Python number, a NumPy scalar or array); the call
+        raises Python's IndexError where ``i`` is out of range."""
+        if self.made_of == "tuple":  # (each field's Python type is not kept: one array)
+            raise self._refusal(f"{self.name}[i], a list of tuples,")
+        kept = prims.convert(self.kept, np.dtype(np.int64))
+        count = prims.reduction("sum", kept)
+        i = np.where(index < 0, index + count, index)
+        raise_when(np.logical_or(i < 0, i >= count), kernel.LIST_INDEX)
+        # (the kept row whose running count is i + 1: the loop's rows are in the list's order)
+        at = np.argmax(np.logical_and(self.kept, np.cumsum(kept) == i + 1))
+        row = self.rows[at]
+        if self.made_of == "python":
+            return fresh(row, scalar=True, weak=True)
+        return as_scalar(row) if row.ndim == 0 else fresh(row)
+
     def _refusal(self, what: str) -> UnsupportedError:
+        if self.counted is not None:  # (for k in range(n), n an argument: static n fixes it)
+            line, count = self.counted
+            return needs_static(UnsupportedError(
+                f"'{self.name}' was appended to in the loop at {line}, a counted loop whose count "
+                f"is an argument of the function: how many items it holds is known only when the "
+                f"function runs, so {what} cannot be compiled (at {user_location()}). Make the "
+                f"count static (static_argnums or static_argnames: one compile per value), or "
+                f"use what compiles: {self.name}[i], len({self.name}), np.array({self.name}), or "
+                f"returning it"), count)
         return UnsupportedError(
             f"'{self.name}' was appended to under an if whose condition is traced, or in a loop "
             f"that the data ends (a break, a while loop): how many items it holds is known only "
             f"when the function runs, so {what} "
             f"cannot be compiled (at {user_location()}). Convert it (np.array({self.name})), take "
-            f"len({self.name}), or return it; or reduce the kept values in the loop instead")
+            f"len({self.name}), index it ({self.name}[-1]), or return it; or reduce the kept "
+            f"values in the loop instead")
 
     def __len__(self):  # (converted code's len() is ``length``: a bare len() is Python's own)
         raise self._refusal("len() outside converted code")
@@ -234,6 +266,9 @@ class KeptList:
         raise self._refusal("iterating over it")
 
     def __getitem__(self, key):
+        if isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_)) or \
+                isinstance(key, Tracer) and key.ndim == 0 and key.dtype.kind in "iu":
+            return self.item(key)
         raise self._refusal(f"{self.name}[{key!r}]")
 
     def __getattr__(self, attr: str):

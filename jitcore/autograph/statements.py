@@ -50,6 +50,7 @@ from jitcore.autograph.lowering import RETVAL
 from jitcore.autograph.unbound import Undefined
 from jitcore.codegen.loops import NEAR, derived
 from jitcore.compile_time import user_stacklevel
+from jitcore.data_length import KeptList
 from jitcore.dispatch import PYTHON_NUMBER
 from jitcore.errors import (
     CompileTimeWarning,
@@ -1387,11 +1388,16 @@ def _appending_traced_range(rng, extra_test, body_fn, values, names, line, targe
     def first_item():
         return fresh(_int64(rng.start), scalar=True, weak=True)
 
-    return appending.appending_loop(
+    out = appending.appending_loop(
         lambda body, state, state_names: _traced_for(rng, None, test, body, state, state_names,
                                                      line, targets),
         lambda body, state, then: _trial(lambda *state: body(first_item(), *state), state, then),
         body_fn, values, names, appends, trips, True, masked=True)
+    if out is not None and extra_test is None:  # (what its refusals name: this loop and n)
+        for before, after in zip(values, out):
+            if isinstance(after, KeptList) and not isinstance(before, KeptList):
+                after.counted = (where(line), rng.stop)
+    return out
 
 
 def _sized(n) -> bool:

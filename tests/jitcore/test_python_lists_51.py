@@ -185,3 +185,74 @@ def filter_traced(x):
 def test_filter_with_a_traced_test_says_what_to_write():
     with pytest.raises(JitcoreError, match=r"filter\(\) with a test the data decides .*test_python_lists_51"):
         jc.jit(filter_traced)(np.array([0.5, 2.0]))
+
+
+# -- R2: a list appended to in a loop whose count is an argument, indexed by an int -------------
+def appended_items(x, n, i):
+    es = []
+    for k in range(n):
+        es.append(x.sum() * k)
+    return es[-1], es[0], es[i], len(es)
+
+
+def appended_python(x, n):
+    es = []
+    for k in range(n):
+        es.append(float(x[k % 3]) * k)
+    return es[-1] - es[0], es[1 - n]
+
+
+def appended_under_if(x):
+    es = []
+    for v in x:  # (a KeptList of the kept values: indexed as any list)
+        if v > 0:
+            es.append(float(v))
+    return es[-1], es[0]
+
+
+def appended_arrays(x, n):
+    rows = []
+    for k in range(n):
+        rows.append(x * k)
+    return rows[-2]
+
+
+@pytest.mark.parametrize("n", [0, 1, 3, 6])
+def test_counted_loop_list_indexed(n):
+    x = np.arange(5.0)
+    for i in (0, 2, -1, -3, 5):
+        check(appended_items, x, n, i)
+    check(appended_python, x, n)
+    check(appended_arrays, x, n)
+
+
+def test_counted_loop_list_indexed_compiles_once():
+    f = jc.jit(appended_items)
+    x = np.arange(5.0)
+    for n in (2, 5, 9, 40):
+        same(f(x, n, 1), appended_items(x, n, 1))
+    assert f.cache_info().compiles == 1
+
+
+@pytest.mark.parametrize("x", [np.array([1.0, -2.0, 3.0] * 4), np.array([-1.0] * 9 + [2.0]),
+                               np.array([-1.0] * 10)])
+def test_list_kept_under_traced_if_indexed(x):
+    check(appended_under_if, x)
+
+
+def summed(x, n):
+    es = []
+    for k in range(n):
+        es.append(x.sum() * k)
+    return sum(es)
+
+
+def test_counted_loop_refusal_names_the_loop_and_static(monkeypatch):
+    monkeypatch.setattr(jc.config, "auto_static", False)
+    with pytest.raises(JitcoreError) as info:
+        jc.jit(summed)(np.arange(3.0), 4)
+    text = str(info.value)
+    assert "counted loop whose count is an argument" in text and "static_argnums" in text
+    assert "under an if" not in text and "test_python_lists_51.py" in text
+    monkeypatch.setattr(jc.config, "auto_static", True)  # (static n on demand: it compiles)
+    check(summed, np.arange(3.0), 4)
