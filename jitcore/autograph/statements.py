@@ -50,7 +50,7 @@ from jitcore.autograph.lowering import RETVAL
 from jitcore.autograph.unbound import Undefined
 from jitcore.codegen.loops import NEAR, derived
 from jitcore.compile_time import user_stacklevel
-from jitcore.data_length import KeptList
+from jitcore.data_length import KeptList, Positions
 from jitcore.dispatch import PYTHON_NUMBER
 from jitcore.errors import (
     CompileTimeWarning,
@@ -61,6 +61,7 @@ from jitcore.errors import (
     UnsupportedError,
 )
 from jitcore.ir.core import ELEMENTWISE, Block, OpResult
+from jitcore.masked import MaskedSelection
 from jitcore.primitives import as_tracer
 from jitcore.tracer import Tracer, as_scalar, current_trace, fresh, needs_static
 
@@ -312,7 +313,10 @@ def _leaf_kind(v) -> tuple:
 
 
 def _cannot_carry(name, value, what, line):
-    kind = type(next((leaf for leaf in pytree.flatten(value)[0] if not _carriable(leaf)), value)).__name__
+    leaf = next((leaf for leaf in pytree.flatten(value)[0] if not _carriable(leaf)), value)
+    if isinstance(leaf, (MaskedSelection, KeptList)):
+        return _cannot_carry_selection(name, leaf, what, line)
+    kind = type(leaf).__name__
     if name == RETVAL:  # (the conversion's name for the function's result)
         return UnsupportedError(
             f"the function returns a {kind} from the {what} at {where(line)}, whose condition or "
@@ -333,6 +337,23 @@ def _cannot_carry(name, value, what, line):
         f"'{name}' holds a {kind} and is assigned in the {what} at {where(line)}, "
         "whose condition or bounds are traced: only arrays and numbers (in tuples, lists or "
         f"dicts) can change there{text}")
+
+
+def _cannot_carry_selection(name, leaf, what, line):
+    """A value whose length the data chooses, assigned in a traced branch or loop: said in the
+    user's terms (no class of jitcore's), with what to write."""
+    held = ("indices from np.nonzero (or np.flatnonzero, np.argwhere)" if isinstance(leaf, Positions)
+            else "a list appended to as the data chose" if isinstance(leaf, KeptList)
+            else "the values a boolean mask selects (x[mask])")
+    return UnsupportedError(
+        f"'{name}' holds {held}, whose number the data chooses, and is assigned in the {what} at "
+        f"{where(line)}, whose condition or bounds are traced: a value that changes there must "
+        "keep one shape in every path, and this one's length is known only when it is made. "
+        f"Build '{name}' once, before any traced if or loop that changes it, and only use it "
+        "there; or keep a "
+        "fixed-capacity array and a count (pairs = np.zeros((capacity, 2), int), filled with "
+        "np.where, used with a mask of its first count rows); or work on the full mask "
+        "(np.where(mask, values, 0)) instead of its selected items")
 
 
 def _keeping_containers(statement):

@@ -256,3 +256,49 @@ def test_counted_loop_refusal_names_the_loop_and_static(monkeypatch):
     assert "under an if" not in text and "test_python_lists_51.py" in text
     monkeypatch.setattr(jc.config, "auto_static", True)  # (static n on demand: it compiles)
     check(summed, np.arange(3.0), 4)
+
+
+# -- R6, R7: what a refusal of a length the data chooses says ----------------------------------
+def rebuilt_in_if(r, rc, n):
+    i, j = np.nonzero(((r[:, None] - r[None]) ** 2).sum(-1) < rc * rc)
+    e = 0.0
+    for _ in range(n):
+        d = r[i] - r[j]
+        e += np.sum((d * d).sum(1))
+        r = r * 1.01
+        if e > 100:
+            i, j = np.nonzero(((r[:, None] - r[None]) ** 2).sum(-1) < rc * rc)
+    return e
+
+
+def drawn_for_hits(v, p, rng):
+    hit = rng.random(len(v)) < p
+    v[hit] = rng.normal(0, 1.0, size=(hit.sum(), 3))
+    return v
+
+
+def drawn_sized(v, n, rng):
+    return rng.normal(0, 1.0, size=(n, 3))
+
+
+def test_positions_changed_in_a_traced_if_said_in_the_users_terms():
+    r = np.random.default_rng(0).random((6, 3))
+    with pytest.raises(JitcoreError) as info:
+        jc.jit(rebuilt_in_if)(r, 1.0, 3)
+    text = str(info.value)
+    assert "indices from np.nonzero" in text and "Positions" not in text
+    assert "test_python_lists_51.py" in text and "before any traced if or loop" in text
+    assert "fixed-capacity array and a count" in text
+
+
+def test_draw_sized_by_the_data_suggests_the_full_shape_not_static(monkeypatch):
+    v = np.zeros((5, 3))
+    with pytest.raises(JitcoreError) as info:
+        jc.jit(drawn_for_hits)(v, 0.5, np.random.default_rng(1))
+    text = str(info.value)
+    assert "size the data chooses" in text and "np.where(mask[:, None], new, v)" in text
+    assert "static" not in text and "stream after it differs" in text
+    assert "test_python_lists_51.py" in text
+    monkeypatch.setattr(jc.config, "auto_static", False)  # (an int argument's: static it is)
+    with pytest.raises(JitcoreError, match=r"traced size.*static_argnums"):
+        jc.jit(drawn_sized)(v, 3, np.random.default_rng(1))
