@@ -278,6 +278,12 @@ def _refuse_changes(changes, what: str, line, *decided_by) -> None:
     else:
         runs, instead = "its body is traced once, so the call would run once whatever the " \
             "number of iterations", ""
+    if what == "for loop" and changes.endswith(".append") and "." in changes[:-len(".append")]:
+        # (s.es.append(v): a local list compiles with the count traced; round 51, h1 R3)
+        held = changes[:-len(".append")]
+        instead = (f"; or append to a local list and set it after the loop (es = []; ... "
+                   f"es.append(v) ...; {held} = es), which compiles once for every count; or "
+                   "make the count static (static_argnums or static_argnames: one compile per value)")
     raise needs_static(UnsupportedError(
         f"the {what} at {where(line)} has {'traced bounds' if what == 'for loop' else 'a traced condition'} "
         f"and calls {changes}(...), "

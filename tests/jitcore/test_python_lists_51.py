@@ -302,3 +302,45 @@ def test_draw_sized_by_the_data_suggests_the_full_shape_not_static(monkeypatch):
     monkeypatch.setattr(jc.config, "auto_static", False)  # (an int argument's: static it is)
     with pytest.raises(JitcoreError, match=r"traced size.*static_argnums"):
         jc.jit(drawn_sized)(v, 3, np.random.default_rng(1))
+
+
+# -- R3: an object whose array attribute and list attribute change in one counted loop ----------
+class Sim:
+    def __init__(self, x):
+        self.x = x.copy()
+        self.es = []
+
+    def run(self, n):
+        for _ in range(n):
+            self.x += 1.0
+            self.es.append(self.x.sum())
+        return self
+
+
+def sim_method(x, n):
+    s = Sim(x).run(n)
+    return s.es[-1] - s.es[0], s.x
+
+
+def sim_inline(x, n):
+    s = Sim(x)
+    for _ in range(n):
+        s.x = s.x + 1.0
+        s.es.append(s.x.sum())
+    return s.es
+
+
+def test_object_attributes_array_and_list_in_a_counted_loop():
+    x = np.arange(5.0)
+    for n in (3, 4):
+        check(sim_method, x, n)
+        check(sim_inline, x, n)
+
+
+def test_object_list_attribute_refusal_names_the_users_loop(monkeypatch):
+    monkeypatch.setattr(jc.config, "auto_static", False)
+    with pytest.raises(JitcoreError) as info:
+        jc.jit(sim_inline)(np.arange(3.0), 4)
+    text = str(info.value)
+    assert "test_python_lists_51.py" in text and "s.es.append" in text
+    assert "exists only inside" not in text and "s.es = es" in text and "static_argnums" in text
