@@ -98,13 +98,16 @@ class KeptList:
     of numbers, each a row of ``np.array(out)``). Only its conversion, ``np.array(out)``
     (``selection``), its length and returning it compile: its items are known when it runs."""
 
-    __slots__ = ("name", "rows", "kept", "made_of", "depth", "counted")
+    __slots__ = ("name", "rows", "kept", "made_of", "depth", "counted", "prefix")
 
     def __init__(self, name: str, rows: Tracer, kept: Tracer, made_of: str):
         self.name, self.rows, self.kept, self.made_of = name, rows, kept, made_of
         # (the loop's line and its traced count ``n`` where a ``for k in range(n)`` made it: what
         # a refusal names, and the argument it asks to be static)
         self.counted = None
+        # (its kept rows are its first ones: a loop's steps that ran, each appending alike, no
+        # traced if: out[i] is row i, without a running count of the marks)
+        self.prefix = False
         trace = current_trace()
         self.depth = None if trace is None else trace.depth  # the region it may grow in
 
@@ -122,6 +125,7 @@ class KeptList:
                 raise self._kind_refusal(items.rows, "extend")
             self.rows = prims.concatenate([self.rows, items.rows], 0)
             self.kept = prims.concatenate([self.kept, items.kept], 0)
+            self.prefix = False
         elif isinstance(items, (list, tuple)):
             self._grow(list(items), "extend")
         else:
@@ -172,6 +176,7 @@ class KeptList:
         rows = prims.convert(rows, dtype) if rows.dtype != dtype else rows
         self.rows = prims.concatenate([self.rows, rows], 0)
         self.kept = prims.concatenate([self.kept, prims.constant(trace, np.ones(len(items), bool))], 0)
+        self.prefix = False
 
     def _fits(self, item) -> bool:
         shape, dtype = self.rows.shape[1:], self.rows.dtype
@@ -235,7 +240,7 @@ class KeptList:
         i = np.where(index < 0, index + count, index)
         raise_when(np.logical_or(i < 0, i >= count), kernel.LIST_INDEX)
         # (the kept row whose running count is i + 1: the loop's rows are in the list's order)
-        at = np.argmax(np.logical_and(self.kept, np.cumsum(kept) == i + 1))
+        at = i if self.prefix else np.argmax(np.logical_and(self.kept, np.cumsum(kept) == i + 1))
         row = self.rows[at]
         if self.made_of == "python":
             return fresh(row, scalar=True, weak=True)
