@@ -344,3 +344,33 @@ def test_object_list_attribute_refusal_names_the_users_loop(monkeypatch):
     text = str(info.value)
     assert "test_python_lists_51.py" in text and "s.es.append" in text
     assert "exists only inside" not in text and "s.es = es" in text and "static_argnums" in text
+
+
+def reduced(x, n):
+    es = []
+    for k in range(n):
+        es.append(x.sum() * k)
+    return np.sum(es), np.std(es), np.asarray(es)
+
+
+def reduced_max(x, n):
+    es = []
+    for k in range(n):
+        es.append(float(x[0]) * k - 1.0)
+    return np.max(es), len(es)
+
+
+def reduced_ints(x, n):  # (np.array([]) is float64: int items stay n-static, whose result is NumPy's)
+    es = []
+    for k in range(n):
+        es.append(int(x[0]) * k)
+    return np.sum(es)
+
+
+@pytest.mark.parametrize("n", [0, 1, 6])
+def test_numpy_reductions_of_a_counted_loop_list(n):
+    x = np.arange(1.0, 6.0)
+    with np.errstate(all="ignore"):
+        check(reduced, x, n)
+    check(reduced_max, x, n)
+    check(reduced_ints, x, n)
