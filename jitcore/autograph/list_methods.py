@@ -104,15 +104,17 @@ def _index(items, value, start=0, stop=sys.maxsize):
     tests = [t if isinstance(t, Tracer) else np.asarray(bool(t)) for t in tests[:first + 1]]
     stacked = np.stack(tests)
     if first == len(tests):  # (no item is surely equal: the call checks)
-        _raise_not_in_list(np.logical_not(np.any(stacked)), value)
+        _raise_not_in_list(np.logical_not(np.any(stacked)), value, type(items) is tuple)
     return fresh(np.argmax(stacked) + lo, True, True)
 
 
-def _raise_not_in_list(bad: Tracer, value) -> None:
+def _raise_not_in_list(bad: Tracer, value, of_tuple: bool) -> None:
     """The call raises Python's ValueError where ``bad`` holds, the value in its message as
-    its repr is (word 1: an int64, or a float64's bits)."""
+    its repr is (word 1: an int64, or a float64's bits); a tuple's, its own words."""
     kind = stand_in_type(value)
     message = _NOT_IN_LIST.get((kind, kind in (np.int64, np.float64)), "the value is not in list")
+    if of_tuple:
+        message = "tuple.index(x): x not in tuple"
     trace = bad.owner_trace
     prims.refuse_caught(trace, ValueError, [bad], f"list.index at {user_location()} may raise ValueError",
                         "Test membership first (if v in items: ...)")
@@ -175,6 +177,9 @@ def _stacked(order: Tracer, values: list) -> Tracer:
     return stacked if isinstance(stacked, Tracer) else prims.constant(order.owner_trace, stacked)
 
 
+COMPARING = frozenset(("index", "count", "sort"))  # the methods ``list_method`` gives
+
+
 def list_method(owner: list, name: str, call):
     """The traced-aware ``owner.name`` of a list for converted code, or None (Python's own)."""
     if name == "index":
@@ -183,9 +188,9 @@ def list_method(owner: list, name: str, call):
         return lambda value: _count(owner, value)
     if name == "sort":
         def sort(*, key=None, reverse=False):
-            if not any(isinstance(v, Tracer) for v in owner) and not (
-                    key is not None and owner and prims.holds_tracer(owner)):
-                return owner.sort(key=None if key is None else call(key), reverse=reverse)
+            if key is None and not any(isinstance(v, Tracer) for v in owner):
+                return owner.sort(reverse=reverse)
+            # (a key may read traced data of Python items: idx.sort(key=lambda i: d[i]))
             owner[:] = sorted_(owner, key=key, reverse=reverse, call=call)
         return sort
     return None

@@ -118,6 +118,16 @@ def sorted_pairs(x):
     return sorted(pairs, key=lambda p: p[1])
 
 
+def positions_by_key(x):
+    idx = [0, 1, 2, 3]
+    idx.sort(key=lambda i: x[i])  # Python ints ordered by traced keys
+    return idx, sorted(range(4), key=lambda i: -x[i], reverse=True)
+
+
+def python_items_traced_value(x, v):
+    return [1.0, 2.0, 3.0].count(v), v in (1.0, 5.0), (float(x[0]), float(x[1])).index(v)
+
+
 LIST_EDGES = [np.array([3.0, 1.0, 2.0, 5.0]), np.array([2.0, -2.0, 2.0, 0.0]),
               np.array([-1.0, 1.0, -1.0, 4.0]), np.array([0.0, -0.0, 3.0, 3.0])]
 
@@ -128,8 +138,10 @@ def test_list_methods_compare_items(x):
         check(floats_in, x, v)
     check(ints_in, x)
     check(index_bounds, x)
-    for f in (sort_plain, sort_reverse, sort_key, sort_key_reverse, sorted_pairs):
+    for f in (sort_plain, sort_reverse, sort_key, sort_key_reverse, sorted_pairs, positions_by_key):
         check(f, x)
+    for v in (x[1], 9.0):  # (absent: tuple.index's own ValueError)
+        check(python_items_traced_value, x, float(v))
 
 
 def test_index_absent_raises_pythons_value_error():
