@@ -386,3 +386,26 @@ def test_numpy_reductions_of_a_counted_loop_list(n):
         check(reduced, x, n)
     check(reduced_max, x, n)
     check(reduced_ints, x, n)
+
+
+class SimLocal(Sim):
+    def run(self, n):  # (the refusal's advice: a local list, set after the loop)
+        es = []
+        for _ in range(n):
+            self.x += 1.0
+            es.append(self.x.sum())
+        self.es = es
+        return self
+
+
+def sim_local(x, n):
+    s = SimLocal(x).run(n)
+    return s.es[-1] - s.es[0], s.es
+
+
+def test_the_advised_local_list_compiles_once_for_every_count():
+    f = jc.jit(sim_local)
+    for n in (2, 5, 9):
+        x = np.arange(4.0)
+        same(f(x, n), sim_local(x, n))
+    assert f.cache_info().compiles == 1
