@@ -246,6 +246,29 @@ class KeptList:
             return fresh(row, scalar=True, weak=True)
         return as_scalar(row) if row.ndim == 0 else fresh(row)
 
+    def summed(self):
+        """``sum(out)`` of number items: Python's sum, ``0 + item0 + item1 + ...`` in order (one
+        compiled loop over the rows, adding the kept ones); where nothing was kept Python's int
+        0, its type then the data's choice (``type_choice``)."""
+        from jitcore import control_flow as cf
+        from jitcore import type_choice
+
+        if self.made_of == "tuple" or self.rows.ndim != 1 or self.rows.dtype.kind not in "fc":
+            raise self._refusal(f"sum({self.name}) of these items")
+        trace = current_trace()
+        zero = prims.constant(trace, np.zeros((), self.rows.dtype))
+
+        def add(i, total):
+            return np.where(self.kept[i], total + self.rows[i], total)
+
+        total = cf.fori_loop(0, self.rows.shape[0], add, zero)
+        total = fresh(total, scalar=True, weak=self.made_of == "python")
+        if self.made_of != "python":
+            total = as_scalar(total)
+        some = prims.reduction("sum", prims.convert(self.kept, np.dtype(np.int64))) > 0
+        out = fresh(np.where(some, total, total.dtype.type(0)), scalar=True, weak=total.weak)
+        return type_choice.choose(out, some, total, 0)
+
     def _refusal(self, what: str) -> UnsupportedError:
         if self.counted is not None:  # (for k in range(n), n an argument: static n fixes it)
             line, count = self.counted
@@ -266,6 +289,9 @@ class KeptList:
 
     def __len__(self):  # (converted code's len() is ``length``: a bare len() is Python's own)
         raise self._refusal("len() outside converted code")
+
+    def __bool__(self):  # (if out: Python asks len(); a traced count is no Python bool)
+        raise self._refusal(f"its truth value (if {self.name}: ...; write len({self.name}) > 0)")
 
     def __iter__(self):
         raise self._refusal("iterating over it")

@@ -51,6 +51,7 @@ from jitcore.autograph.statements import (
     while_stmt,
 )
 from jitcore.autograph.unbound import Undefined, bound
+from jitcore.data_length import KeptList
 from jitcore.debugging import debug_callback
 from jitcore.errors import ConcretizationError, JitTypeError, TracerConversionError, UnsupportedError
 from jitcore.masked import MaskedSelection
@@ -331,6 +332,16 @@ def _list(iterable=()):
 
 
 BUILTINS[builtins.list] = _list
+
+
+def _sum(iterable, /, start=0):
+    """``sum``; of a list the data filled (``KeptList``), Python's sum of its kept items in order."""
+    if isinstance(iterable, KeptList) and type(start) is int and start == 0:
+        return iterable.summed()
+    return sum(iterable, start)
+
+
+BUILTINS[builtins.sum] = _sum
 BUILTINS[builtins.map] = list_methods.map_(call)
 BUILTINS[builtins.filter] = list_methods.filter_(call)
 BUILTINS[builtins.sorted] = lambda iterable, /, *, key=None, reverse=False: list_methods.sorted_(

@@ -252,22 +252,22 @@ def test_list_kept_under_traced_if_indexed(x):
     check(appended_under_if, x)
 
 
-def summed(x, n):
+def largest(x, n):
     es = []
     for k in range(n):
         es.append(x.sum() * k)
-    return sum(es)
+    return max(es)
 
 
 def test_counted_loop_refusal_names_the_loop_and_static(monkeypatch):
     monkeypatch.setattr(jc.config, "auto_static", False)
     with pytest.raises(JitcoreError) as info:
-        jc.jit(summed)(np.arange(3.0), 4)
+        jc.jit(largest)(np.arange(3.0), 4)
     text = str(info.value)
     assert "counted loop whose count is an argument" in text and "static_argnums" in text
     assert "under an if" not in text and "test_python_lists_51.py" in text
     monkeypatch.setattr(jc.config, "auto_static", True)  # (static n on demand: it compiles)
-    check(summed, np.arange(3.0), 4)
+    check(largest, np.arange(3.0), 4)
 
 
 # -- R6, R7: what a refusal of a length the data chooses says ----------------------------------
@@ -409,3 +409,45 @@ def test_the_advised_local_list_compiles_once_for_every_count():
         x = np.arange(4.0)
         same(f(x, n), sim_local(x, n))
     assert f.cache_info().compiles == 1
+
+
+# -- sum(es): Python's sum of the kept items in order; int 0 where nothing was kept ------------
+def summed_numpy(x, n):
+    es = []
+    for k in range(n):
+        es.append(x.sum() * k + 0.1)
+    return sum(es)
+
+
+def summed_python(x, n):
+    es = []
+    for k in range(n):
+        es.append(float(x[k % 3]) * 0.1 * k)
+    return sum(es), (sum(es) / len(es) if len(es) > 0 else 0.0)
+
+
+def summed_kept(x):
+    es = []
+    for v in x:
+        if v > 0:
+            es.append(float(v))
+    return sum(es)
+
+
+def truth_of_list(x, n):
+    es = []
+    for k in range(n):
+        es.append(x.sum() * k)
+    return 1.0 if es else 0.0
+
+
+def test_python_sum_of_a_list_the_data_filled(monkeypatch):
+    monkeypatch.setattr(jc.config, "auto_static", False)  # (n stays traced: one compile)
+    x = np.arange(1.0, 6.0)
+    for n in (0, 1, 7):
+        check(summed_numpy, x, n)
+        check(summed_python, x, n)
+    for x in (np.array([-1.0] * 10), np.array([0.1, -1.0, 0.2, 0.3] * 4)):
+        check(summed_kept, x)
+    with pytest.raises(JitcoreError, match=r"truth value \(if es: \.\.\.; write len\(es\) > 0\)"):
+        jc.jit(truth_of_list)(x, 3)
