@@ -22,9 +22,11 @@ import numpy as np
 from jitcore import primitives as prims
 from jitcore import type_choice
 from jitcore.errors import UnsupportedError
+from jitcore.ir.dialects import kernel
 from jitcore.ir.dialects.kernel import STACK_OF_EMPTY
 from jitcore.masked import MaskedSelection
-from jitcore.tracer import Tracer, current_trace, fresh, user_location
+from jitcore.python_arithmetic import raise_when
+from jitcore.tracer import Tracer, as_scalar, current_trace, fresh, needs_static, user_location
 
 _PYTHON_NAMES = {"b": "bool", "i": "int", "f": "float", "c": "complex"}
 
@@ -104,11 +106,17 @@ class KeptList:
     Only its conversion, ``np.array(out)`` (``selection``), its length and returning it
     compile: its items are known when it runs."""
 
-    __slots__ = ("name", "rows", "kept", "made_of", "depth", "choice")
+    __slots__ = ("name", "rows", "kept", "made_of", "depth", "choice", "counted", "prefix")
 
     def __init__(self, name: str, rows: Tracer, kept: Tracer, made_of: str, choice=None):
         self.name, self.rows, self.kept, self.made_of = name, rows, kept, made_of
         self.choice = choice
+        # (the loop's line and its traced count ``n`` where a ``for k in range(n)`` made it: what
+        # a refusal names, and the argument it asks to be static)
+        self.counted = None
+        # (its kept rows are its first ones: a loop's steps that ran, each appending alike, no
+        # traced if: out[i] is row i, without a running count of the marks)
+        self.prefix = False
         trace = current_trace()
         self.depth = None if trace is None else trace.depth  # the region it may grow in
 
@@ -127,6 +135,7 @@ class KeptList:
             self.rows = prims.concatenate([self.rows, items.rows], 0)
             self.kept = prims.concatenate([self.kept, items.kept], 0)
             self._grow_tags(items.choice, items.rows.shape[0], items.made_of)
+            self.prefix = False
         elif isinstance(items, (list, tuple)):
             self._grow(list(items), "extend")
         else:
@@ -199,6 +208,7 @@ class KeptList:
             kind = _ROW_KIND[self.made_of](self.rows.dtype)
             mine = prims.constant(trace, np.zeros(self.rows.shape[0] - n, type_choice.TAG)), (kind,)
         self.choice = type_choice.joined_tags(mine, choice)
+        self.prefix = False
 
     def _fits(self, item) -> bool:
         shape, dtype = self.rows.shape[1:], self.rows.dtype
@@ -264,21 +274,82 @@ class KeptList:
         count = prims.reduction("sum", prims.convert(self.kept, np.dtype(np.int64)))
         return fresh(count, scalar=True, weak=True)
 
+    def item(self, index) -> Tracer:
+        """``out[i]`` at an int ``i`` (a Python int or a traced one; negative from the end): the
+        ``i``-th kept row, as the item was (a Python number, a NumPy scalar or array); the call
+        raises Python's IndexError where ``i`` is out of range."""
+        if self.made_of == "tuple":  # (each field's Python type is not kept: one array)
+            raise self._refusal(f"{self.name}[i], a list of tuples,")
+        kept = prims.convert(self.kept, np.dtype(np.int64))
+        count = prims.reduction("sum", kept)
+        i = np.where(index < 0, index + count, index)
+        raise_when(np.logical_or(i < 0, i >= count), kernel.LIST_INDEX)
+        # (the kept row whose running count is i + 1: the loop's rows are in the list's order)
+        at = i if self.prefix else np.argmax(np.logical_and(self.kept, np.cumsum(kept) == i + 1))
+        row = self.rows[at]
+        if self.made_of == "python":
+            row = fresh(row, scalar=True, weak=True)
+        else:
+            row = as_scalar(row) if row.ndim == 0 else fresh(row)
+        if self.choice is not None and row.ndim == 0:  # (its Python type the data chose: its tag)
+            tags, among = self.choice
+            return type_choice.mark(row, tags[at], among)
+        return row
+
+    def summed(self):
+        """``sum(out)`` of number items: Python's sum, ``0 + item0 + item1 + ...`` in order (one
+        compiled loop over the rows, adding the kept ones); where nothing was kept Python's int
+        0, its type then the data's choice (``type_choice``)."""
+        from jitcore import control_flow as cf
+        from jitcore import type_choice
+
+        if self.made_of == "tuple" or self.rows.ndim != 1 or self.rows.dtype.kind not in "fc":
+            raise self._refusal(f"sum({self.name}) of these items")
+        trace = current_trace()
+        zero = prims.constant(trace, np.zeros((), self.rows.dtype))
+
+        def add(i, total):
+            return np.where(self.kept[i], total + self.rows[i], total)
+
+        total = cf.fori_loop(0, self.rows.shape[0], add, zero)
+        total = fresh(total, scalar=True, weak=self.made_of == "python")
+        if self.made_of != "python":
+            total = as_scalar(total)
+        some = prims.reduction("sum", prims.convert(self.kept, np.dtype(np.int64))) > 0
+        out = fresh(np.where(some, total, total.dtype.type(0)), scalar=True, weak=total.weak)
+        return type_choice.choose(out, some, total, 0)
+
     def _refusal(self, what: str) -> UnsupportedError:
+        if self.counted is not None:  # (for k in range(n), n an argument: static n fixes it)
+            line, count = self.counted
+            return needs_static(UnsupportedError(
+                f"'{self.name}' was appended to in the loop at {line}, a counted loop whose count "
+                f"is an argument of the function: how many items it holds is known only when the "
+                f"function runs, so {what} cannot be compiled (at {user_location()}). Make the "
+                f"count static (static_argnums or static_argnames: one compile per value), or "
+                f"use what compiles: {self.name}[i], len({self.name}), np.array({self.name}), or "
+                f"returning it"), count)
         return UnsupportedError(
             f"'{self.name}' was appended to under an if whose condition is traced, or in a loop "
             f"that the data ends (a break, a while loop): how many items it holds is known only "
             f"when the function runs, so {what} "
             f"cannot be compiled (at {user_location()}). Convert it (np.array({self.name})), take "
-            f"len({self.name}), or return it; or reduce the kept values in the loop instead")
+            f"len({self.name}), index it ({self.name}[-1]), or return it; or reduce the kept "
+            f"values in the loop instead")
 
     def __len__(self):  # (converted code's len() is ``length``: a bare len() is Python's own)
         raise self._refusal("len() outside converted code")
+
+    def __bool__(self):  # (if out: Python asks len(); a traced count is no Python bool)
+        raise self._refusal(f"its truth value (if {self.name}: ...; write len({self.name}) > 0)")
 
     def __iter__(self):
         raise self._refusal("iterating over it")
 
     def __getitem__(self, key):
+        if isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_)) or \
+                isinstance(key, Tracer) and key.ndim == 0 and key.dtype.kind in "iu":
+            return self.item(key)
         raise self._refusal(f"{self.name}[{key!r}]")
 
     def __getattr__(self, attr: str):

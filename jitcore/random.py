@@ -267,6 +267,25 @@ def _call_time_draw(recorder, owner, method, label, where, args, kwargs, frame=N
     return tracer
 
 
+def traced_size(label: str, where: str, size) -> UnsupportedError:
+    """The refusal of a draw whose size is traced: an int argument could be static; a count the
+    data computes (``hit.sum()``) never can, so the advice is the full shape and a choice."""
+    traced = [x for x in pytree.flatten(size)[0] if isinstance(x, Tracer)]
+    arguments = traced[0].owner_trace.scalar_arguments
+    if all(s in arguments for x in traced for s in x.sources):
+        return needs_static(UnsupportedError(
+            f"{label} {where} (at {user_location()}) with a traced size: the size must be a "
+            "Python value (make the int argument it comes from static: static_argnums or "
+            "static_argnames)"), *traced)
+    return UnsupportedError(
+        f"{label} {where} (at {user_location()}) with a size the data chooses (a count "
+        "computed from arrays, such as mask.sum()): compiled code fixes every array's shape "
+        "when it compiles. Draw the full shape and choose with the mask instead: "
+        "new = rng.normal(..., size=v.shape); v[:] = np.where(mask[:, None], new, v). "
+        "(That draws more numbers than NumPy's call did, so the generator's stream after it "
+        "differs from NumPy's)")
+
+
 def _affine(recorder, owner, method, label, where, args, kwargs, frame=None, eager=False):
     """A draw with traced parameters, where NumPy computes it as arithmetic on a standard draw.
     ``eager``: a seeded local generator's, whose standard draw is made now, in program order."""
@@ -291,8 +310,7 @@ def _affine(recorder, owner, method, label, where, args, kwargs, frame=None, eag
         bound[k] = v
     size = bound.get("size")
     if any(isinstance(x, Tracer) for x in pytree.flatten(size)[0]):
-        raise needs_static(UnsupportedError(f"{label} {where} with a traced size: the size must be "
-                                            "a Python value (a static argument)"), *pytree.flatten(size)[0])
+        raise traced_size(label, where, size)
     values = [bound.get(p, default) for p, default in params]
     values = [convert(v, np.float64) if isinstance(v, Tracer) else np.asarray(v, np.float64) for v in values]
     if size is None:

@@ -2473,6 +2473,18 @@ MUTANTS = [
            "cholesky(upper=True) copies potrf's U out as it lies, missing the transpose the "
            "packed result needs (the caller transposes it back): L^H's transpose comes out",
            ("tests/codegen/test_lapack_51.py",)),
+    Mutant("kept-list-item-off-by-one", "jitcore/data_length.py",
+           "np.cumsum(kept) == i + 1))",
+           "np.cumsum(kept) == i))",
+           "es[i] of a list the data filled reads the kept row before the i-th (es[0] a row "
+           "never kept): the running count of kept rows is one past the index",
+           ("tests/jitcore/test_python_lists_51.py",)),
+    Mutant("list-in-ignores-identity", "jitcore/autograph/list_methods.py",
+           "return [True if item is value else item == value for item in items]",
+           "return [item == value for item in items]",
+           "v in l, l.index(v), l.count(v) compare only by ==: a NaN is then never in the list "
+           "that holds that very object, where Python's rule is identity first",
+           ("tests/jitcore/test_python_lists_51.py",)),
 ]
 
 

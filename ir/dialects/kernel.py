@@ -685,3 +685,11 @@ REDUCEAT_INDEX = {name: INDEX_OUT_OF_BOUNDS + 1 + k
                   for k, name in enumerate(("add", "multiply", "maximum", "minimum"))}
 PYTHON_ERRORS.update({code: ("IndexError", f"index {{index}} out-of-bounds in {name}.reduceat [0, {{size}})")
                       for name, code in REDUCEAT_INDEX.items()})
+# list.index(v) where no item equals v (``autograph/list_methods.py``): Python's "v is not in
+# list", v written as its repr is (a Python int or float, NumPy's int64 or float64), from word 1;
+# tuple.index's own words
+NOT_IN_LIST_MESSAGES = ("{index} is not in list", "{float} is not in list",
+                        "np.int64({index}) is not in list", "np.float64({float}) is not in list",
+                        "the value is not in list", "tuple.index(x): x not in tuple")
+NOT_IN_LIST = max(REDUCEAT_INDEX.values()) + 1
+PYTHON_ERRORS.update((NOT_IN_LIST + k, ("ValueError", m)) for k, m in enumerate(NOT_IN_LIST_MESSAGES))

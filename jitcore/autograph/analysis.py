@@ -40,6 +40,16 @@ def _converted_getitem(node) -> bool:
             and node.func.value.id == "__ag__" and node.args != [])
 
 
+def _converted_attribute_write(node, root: str) -> bool:
+    """``__ag__.aug_attribute(root, 'name', op, value)``, ``__ag__.set_attribute(root, 'name',
+    value)``: the conversion's ``root.name op= value`` and ``root.name = value``."""
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("aug_attribute", "set_attribute") and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == "__ag__" and len(node.args) >= 3
+            and isinstance(node.args[0], ast.Name) and node.args[0].id == root
+            and isinstance(node.args[1], ast.Constant))
+
+
 class _Assigned(ast.NodeVisitor):
     """Every name a statement list may assign (not inside nested functions' own scopes)."""
 
@@ -696,9 +706,13 @@ def _attribute_roots(stmts, paths, roots) -> set[str]:
                 fine = False
             elif _converted_getitem(n) and isinstance(n.args[0], ast.Name) and n.args[0].id == root:
                 fine = False
+            elif _converted_attribute_write(n, root) and n.args[1].value == attr:
+                fine = False  # (s.hist += [v], s.hist = [])
         bare = sum(1 for s in stmts for n in ast.walk(s) if isinstance(n, ast.Name) and n.id == root)
+        # (s.x += 1.0, s.x = v: the conversion's aug_attribute(s, 'x', ...), another attribute)
         dotted = sum(1 for s in stmts for n in ast.walk(s) if isinstance(n, ast.Attribute)
-                     and isinstance(n.value, ast.Name) and n.value.id == root)
+                     and isinstance(n.value, ast.Name) and n.value.id == root
+                     or _converted_attribute_write(n, root))
         if fine and bare == dotted:  # (s passed whole to a function could reach s.hist)
             out.add(root)
     return out

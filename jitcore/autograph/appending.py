@@ -379,6 +379,8 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
         rows = fresh(rows)
         if j in marks:
             out[j] = _kept_list(names[j], start[j], rows, marks[j], dtype, weak, scalar, tags.get(j))
+            # (each step that ran appended alike, after items all kept: the kept rows lead)
+            out[j].prefix = not found[j][2] and j not in chosen
             continue
         made = [_row(rows, i, shape, weak, scalar, tags.get(j)) for i in range(trips * per_step)]
         start[j].extend(made)

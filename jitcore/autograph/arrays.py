@@ -154,9 +154,19 @@ _STRUCTURAL = frozenset({"axis", "axes", "axis1", "axis2", "axisa", "axisb", "ax
                          "decimals", "range", "bins", "dtype", "order", "mode", "side", "kind", "casting"})
 
 
+def _kept_float64(value) -> bool:
+    """A list the data filled with float64 items: NumPy reads it as ``np.array(out)``, whose
+    dtype is float64 also where nothing was kept (other items' dtype would be the data's choice:
+    ``np.array([])`` is float64, so those stay refused)."""
+    return isinstance(value, KeptList) and value.rows.dtype == np.float64
+
+
 def _read(value, sequence: bool):
     """An argument as NumPy reads an array operand: a list holding traced values is one traced
-    array (or, for a sequence of arrays, each such item is)."""
+    array (or, for a sequence of arrays, each such item is); a list the data filled its kept
+    rows, as ``np.array(out)`` (``np.mean(es)``, ``np.sum(es)``: a selection's reduction)."""
+    if _kept_float64(value) and not sequence:
+        return value.selection()
     if not _traced_list(value):
         return value
     if sequence:  # a tuple: NumPy's dispatcher for lexsort looks inside tuples only
@@ -178,7 +188,8 @@ def _operands_read(np_fn):
     def call(*args, **kwargs):
         if np_fn is np.stack and args and isinstance(args[0], KeptList):
             return args[0].stacked(*args[1:], **kwargs)  # (NumPy's dispatch would iterate it)
-        if np_fn in _NESTED_LISTS or not any(_traced_list(a) for a in (*args, *kwargs.values())):
+        if np_fn in _NESTED_LISTS or not any(_traced_list(a) or _kept_float64(a)
+                                             for a in (*args, *kwargs.values())):
             return dispatched(args, kwargs)
         if isinstance(np_fn, np.ufunc):
             return np_fn(*(_read(a, False) for a in args), **kwargs)

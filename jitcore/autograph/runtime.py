@@ -15,7 +15,16 @@ from numpy.polynomial._polybase import ABCPolyBase
 
 from jitcore import calltime, failures, formatting, kind_conversion, pytree, random, traced_text
 from jitcore import primitives as prims
-from jitcore.autograph import convert, expressions, local_arrays, math_calls, operators, outputs, vectorized
+from jitcore.autograph import (
+    convert,
+    expressions,
+    list_methods,
+    local_arrays,
+    math_calls,
+    operators,
+    outputs,
+    vectorized,
+)
 from jitcore.autograph.arrays import at_call, out_call, out_part, ufunc_method
 from jitcore.autograph.comprehensions import comprehension, comprehension_call
 from jitcore.autograph.expressions import (
@@ -42,6 +51,7 @@ from jitcore.autograph.statements import (
     while_stmt,
 )
 from jitcore.autograph.unbound import Undefined, bound
+from jitcore.data_length import KeptList
 from jitcore.debugging import debug_callback
 from jitcore.errors import ConcretizationError, JitTypeError, TracerConversionError, UnsupportedError
 from jitcore.masked import MaskedSelection
@@ -145,6 +155,10 @@ def call(f):
     if type(owner) in (list, dict, set) and calltime.recorder() is not None \
             and calltime.recorder().outside(owner):
         return _outside_container_method(f)
+    if type(owner) in (list, tuple) and getattr(f, "__name__", None) in list_methods.COMPARING:
+        method = list_methods.list_method(owner, f.__name__, call)  # l.sort(), l.index(v)
+        if method is not None:
+            return method
     if calltime.recorder() is not None:
         sampler = random.intercept(f)
         if sampler is not None:
@@ -308,6 +322,33 @@ def _pad(array, pad_width, mode="constant", **kwargs):
 
 
 BUILTINS[np.pad] = _pad
+
+
+def _list(iterable=()):
+    """``list(map(f, x))`` (an ``Indexed``): a comprehension's list, one compiled loop where long."""
+    if isinstance(iterable, expressions.Indexed) and current_trace() is not None:
+        return comprehension(iterable, lambda item: item)
+    return list(iterable)
+
+
+BUILTINS[builtins.list] = _list
+
+
+def _sum(iterable, /, start=0):
+    """``sum``; of a list the data filled (``KeptList``), Python's sum of its kept items in order."""
+    if isinstance(iterable, KeptList) and type(start) is int and start == 0:
+        return iterable.summed()
+    return sum(iterable, start)
+
+
+BUILTINS[builtins.sum] = _sum
+BUILTINS[builtins.map] = list_methods.map_(call)
+BUILTINS[builtins.filter] = list_methods.filter_(call)
+BUILTINS[builtins.sorted] = lambda iterable, /, *, key=None, reverse=False: list_methods.sorted_(
+    iterable, key=key, reverse=reverse, call=call)
+# v in l of traced numbers: Python's test per item, as one traced bool (list_methods.contains)
+expressions._COMPARE["in"] = lambda a, b: list_methods.contains(b, a)
+expressions._COMPARE["not in"] = lambda a, b: list_methods.not_contains(b, a)
 
 
 def _print(*args, sep=" ", end="\n", file=None, flush=False):

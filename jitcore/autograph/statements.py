@@ -50,6 +50,7 @@ from jitcore.autograph.lowering import RETVAL
 from jitcore.autograph.unbound import Undefined
 from jitcore.codegen.loops import NEAR, derived
 from jitcore.compile_time import user_stacklevel
+from jitcore.data_length import KeptList, Positions
 from jitcore.dispatch import PYTHON_NUMBER
 from jitcore.errors import (
     CompileTimeWarning,
@@ -60,6 +61,7 @@ from jitcore.errors import (
     UnsupportedError,
 )
 from jitcore.ir.core import ELEMENTWISE, Block, OpResult
+from jitcore.masked import MaskedSelection
 from jitcore.primitives import as_tracer
 from jitcore.tracer import Tracer, as_scalar, current_trace, fresh, needs_static
 
@@ -276,6 +278,12 @@ def _refuse_changes(changes, what: str, line, *decided_by) -> None:
     else:
         runs, instead = "its body is traced once, so the call would run once whatever the " \
             "number of iterations", ""
+    if what == "for loop" and changes.endswith(".append") and "." in changes[:-len(".append")]:
+        # (s.es.append(v): a local list compiles with the count traced; round 51, h1 R3)
+        held = changes[:-len(".append")]
+        instead = (f"; or append to a local list and set it after the loop (es = []; ... "
+                   f"es.append(v) ...; {held} = es), which compiles once for every count; or "
+                   "make the count static (static_argnums or static_argnames: one compile per value)")
     raise needs_static(UnsupportedError(
         f"the {what} at {where(line)} has {'traced bounds' if what == 'for loop' else 'a traced condition'} "
         f"and calls {changes}(...), "
@@ -328,7 +336,10 @@ def _leaf_kind(v) -> tuple:
 
 
 def _cannot_carry(name, value, what, line):
-    kind = type(next((leaf for leaf in pytree.flatten(value)[0] if not _carriable(leaf)), value)).__name__
+    leaf = next((leaf for leaf in pytree.flatten(value)[0] if not _carriable(leaf)), value)
+    if isinstance(leaf, (MaskedSelection, KeptList)):
+        return _cannot_carry_selection(name, leaf, what, line)
+    kind = type(leaf).__name__
     if name == RETVAL:  # (the conversion's name for the function's result)
         return UnsupportedError(
             f"the function returns a {kind} from the {what} at {where(line)}, whose condition or "
@@ -349,6 +360,23 @@ def _cannot_carry(name, value, what, line):
         f"'{name}' holds a {kind} and is assigned in the {what} at {where(line)}, "
         "whose condition or bounds are traced: only arrays and numbers (in tuples, lists or "
         f"dicts) can change there{text}")
+
+
+def _cannot_carry_selection(name, leaf, what, line):
+    """A value whose length the data chooses, assigned in a traced branch or loop: said in the
+    user's terms (no class of jitcore's), with what to write."""
+    held = ("indices from np.nonzero (or np.flatnonzero, np.argwhere)" if isinstance(leaf, Positions)
+            else "a list appended to as the data chose" if isinstance(leaf, KeptList)
+            else "the values a boolean mask selects (x[mask])")
+    return UnsupportedError(
+        f"'{name}' holds {held}, whose number the data chooses, and is assigned in the {what} at "
+        f"{where(line)}, whose condition or bounds are traced: a value that changes there must "
+        "keep one shape in every path, and this one's length is known only when it is made. "
+        f"Build '{name}' once, before any traced if or loop that changes it, and only use it "
+        "there; or keep a "
+        "fixed-capacity array and a count (pairs = np.zeros((capacity, 2), int), filled with "
+        "np.where, used with a mask of its first count rows); or work on the full mask "
+        "(np.where(mask, values, 0)) instead of its selected items")
 
 
 def _keeping_containers(statement):
@@ -1411,11 +1439,16 @@ def _appending_traced_range(rng, extra_test, body_fn, values, names, line, targe
     def first_item():
         return fresh(_int64(rng.start), scalar=True, weak=True)
 
-    return appending.appending_loop(
+    out = appending.appending_loop(
         lambda body, state, state_names: _traced_for(rng, None, test, body, state, state_names,
                                                      line, targets),
         lambda body, state, then: _trial(lambda *state: body(first_item(), *state), state, then),
         body_fn, values, names, appends, trips, True, masked=True)
+    if out is not None and extra_test is None:  # (what its refusals name: this loop and n)
+        for before, after in zip(values, out):
+            if isinstance(after, KeptList) and not isinstance(before, KeptList):
+                after.counted = (where(line), rng.stop)
+    return out
 
 
 def _sized(n) -> bool:
