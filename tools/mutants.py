@@ -810,6 +810,19 @@ MUTANTS = [
            "    if r % 2 == 0:\n        # w_r^(h (j + r/2))", "    if False:\n        # w_r^(h (j + r/2))",
            "even radices take r - 1 complex products an output again, not r/2 - 1 after the signed pairs",
            ("tests/jitcore/test_fft.py::test_one_kernel_per_stage",)),
+    Mutant("fft-columns-moved-last-again", "jitcore/numpy/fft_plan.py",
+           "    if lanes < ROW_TILE or radices(n) is None:\n        return None",
+           "    if True:\n        return None",
+           "a transform along an axis that is not the last moves it last and back again (two "
+           "transposed copies a column transform: fft2 of 128x128 complex128 three passes of eleven)",
+           ("tests/jitcore/test_fft_layouts_51.py::test_fft2_columns_need_no_transposed_copy",)),
+    Mutant("fft-lanes-scale-dropped", "jitcore/numpy/fft_plan.py",
+           "a = _stage(a, (tiles,), n_points, r, subs, sign, (lanes,), dtype, last,\n"
+           "                   then if k == len(plan) - 1 else None)",
+           "a = _stage(a, (tiles,), n_points, r, subs, sign, (lanes,), dtype, last,\n"
+           "                   None)",
+           "a transform across lanes (columns, rows in tiles) never applies its scale (ifft's 1/n, norm=)",
+           ("tests/jitcore/test_fft_layouts_51.py::test_columns_against_numpy",)),
     Mutant("fft-pair-signs-flipped", "jitcore/numpy/fft_plan.py",
            "np.where(h % 2 == 0, 1.0, -1.0)", "np.where(h % 2 == 1, 1.0, -1.0)",
            "the pairs (j, j + r/2) of an even radix add with the sign of the wrong outputs",
@@ -1026,7 +1039,7 @@ MUTANTS = [
            "irfft of odd length keeps its last stage's imaginary parts",
            ("tests/jitcore/test_fft.py::test_odd_radices_and_real_first_stages",)),
     Mutant("fft-odd-tables-off-the-lanes", "jitcore/numpy/fft_plan.py",
-           "acc = _odd_butterfly(term, h, r, sign, dtype, along, lanes)",
+           "acc = _odd_butterfly(term, h, r, sign, dtype, along, spread)",
            "acc = _odd_butterfly(term, h, r, sign, dtype, along, along)",
            "an odd stage's tables no longer span the tiles' lanes: ROW_TILE a run-time extent, 1.3-2x slower",
            ("tests/jitcore/test_fft.py::test_tiles_keep_their_lanes_constant",)),

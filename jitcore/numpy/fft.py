@@ -19,7 +19,7 @@ import numpy as np
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.numpy import fft_real  # noqa: F401  (installs the real radix stages in fft_plan)
-from jitcore.numpy.fft_plan import real_backward, real_forward, resized, transform
+from jitcore.numpy.fft_plan import real_backward, real_forward, resized, transform, transform_lanes
 from jitcore.numpy.registry import implements, traced
 from jitcore.tracer import Tracer, refuse_traced, user_location
 
@@ -85,9 +85,13 @@ def _complex_1d(a, n, axis, norm, inverse: bool, name: str):
     empty = _no_lanes(a, axis, n, _complex_dtype(a.dtype))
     if empty is not None:
         return empty
+    sign, then = (1 if inverse else -1), (lambda t: _scaled(t, fct))
+    if axis != a.ndim - 1:
+        out = transform_lanes(resized(a, n, axis).astype(_complex_dtype(a.dtype)), axis, sign, then)
+        if out is not None:
+            return out
     z = resized(np.moveaxis(a, axis, -1), n).astype(_complex_dtype(a.dtype))
-    out = transform(z, 1 if inverse else -1, lambda t: _scaled(t, fct))
-    return np.moveaxis(out, -1, axis)
+    return np.moveaxis(transform(z, sign, then), -1, axis)
 
 
 def _real_forward(a, n, axis, norm, name: str, inverse: bool = False):

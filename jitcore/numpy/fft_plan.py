@@ -166,13 +166,15 @@ def _times(table, t, shape: tuple, dtype):
 
 
 def _stage(a, batch: tuple, n_points: int, r: int, subs: int, sign: int, lanes: tuple = (), dtype=None,
-           last: tuple = (None, False)):
+           last: tuple = (None, False), then=None):
     """One radix-``r`` stage on ``a`` of shape ``batch + (n_points, subs) + lanes``; returns
     ``batch + (n_points // r, r * subs) + lanes`` in complex ``dtype`` (default ``a``'s: ``a``
     is real only in a real transform's first stage). ``last`` (the last stage's: see
     ``_transform_along``) keeps only the outputs ``h`` that hold the first ``last[0]`` points
     (None: all), and only their real parts where ``last[1]``: the stage's kernel computes no
-    more than that."""
+    more than that. ``then`` (elementwise) applies to the outputs before they are reshaped to
+    ``(s, r * subs)``, so that it fuses into this stage's kernel (a reshape that merges dims
+    stops fusion: applied after, it took a pass of its own; fft51)."""
     dtype = dtype or a.dtype
     s = n_points // r
     h = np.arange(r)
@@ -181,6 +183,9 @@ def _stage(a, batch: tuple, n_points: int, r: int, subs: int, sign: int, lanes: 
     a = a.reshape(batch + (r, s // b, b, 1, subs) + lanes)
     lead = (slice(None),) * len(batch)
     along = (1,) * len(lanes)  # the tables broadcast along the lanes
+    # spread across a tile's lanes (``_odd_butterfly``), not across wider ones: a table as
+    # wide as a column transform's lanes is one more stream to read (fft51)
+    spread = lanes if lanes == (ROW_TILE,) else along
     term = [a[lead + (slice(j, j + 1),)] for j in range(r)]
     if r % 2 == 0:
         # w_r^(h (j + r/2)) = (-1)^h w_r^(h j): each pair (j, j + r/2) first, by a real sign
@@ -189,13 +194,13 @@ def _stage(a, batch: tuple, n_points: int, r: int, subs: int, sign: int, lanes: 
         # read along a broadcast h would be stored: fft31, fft35)
         half = r // 2
         signs = np.broadcast_to(np.where(h % 2 == 0, 1.0, -1.0).astype(np.dtype(dtype).char.lower())
-                                .reshape((r, 1) + along), (r, 1) + lanes)
+                                .reshape((r, 1) + along), (r, 1) + spread)
         term = [t + (_signed(u, signs) if u.dtype.kind == "c" else u * signs)
                 for t, u in zip(term[:half], term[half:])]
     # Odd radices by conjugate pairs in tiles, in one-dimensional transforms and on real
     # samples; rows out of tiles (64 x 1000 complex128: 8 5 5 5) ran 1.3x slower so (fft37)
     if r % 2 == 1 and (lanes or not batch or a.dtype.kind != "c"):
-        acc = _odd_butterfly(term, h, r, sign, dtype, along, lanes)
+        acc = _odd_butterfly(term, h, r, sign, dtype, along, spread)
     else:
         acc = term[0]
         for j in range(1, len(term)):
@@ -214,16 +219,19 @@ def _stage(a, batch: tuple, n_points: int, r: int, subs: int, sign: int, lanes: 
         acc = acc[(Ellipsis, slice(0, r)) + (slice(None),) * (1 + len(lanes))]
     if real:
         acc = np.real(acc)
+    if then is not None:
+        acc = then(acc)
     return acc.reshape(batch + (s, r * subs) + lanes)
 
 
-def _mixed_radix(z, plan: list[int], sign: int, dtype=None, last: tuple = (None, False)):
+def _mixed_radix(z, plan: list[int], sign: int, dtype=None, last: tuple = (None, False), then=None):
     batch, n = z.shape[:-1], z.shape[-1]
     a = z.reshape(batch + (n, 1))
     n_points, subs = n, 1
     for k, r in enumerate(plan):
+        final = k == len(plan) - 1
         a = _stage(a, batch, n_points, r, subs, sign, dtype=dtype,
-                   last=last if k == len(plan) - 1 else (None, False))
+                   last=last if final else (None, False), then=then if final else None)
         n_points //= r
         subs *= r
     return a.reshape(batch + (-1,))
@@ -264,34 +272,38 @@ def _along(a, axis: int, index):
     return a[(Ellipsis, index) + (slice(None),) * (-axis - 1)]
 
 
-def _transform_along(z, sign: int, axis: int, dtype=None, first: int | None = None, real: bool = False):
+def _transform_along(z, sign: int, axis: int, dtype=None, first: int | None = None, real: bool = False,
+                     then=None):
     """The unscaled transform along ``axis``: -1 (any batch), or -2 of tiles, in complex
     ``dtype`` (default ``z``'s). A real ``z`` (a real transform's samples) is read as real by
     the first stage (``_stage``: half its products). Where the caller needs only the first
     ``first`` points (rfft: ``n // 2 + 1``) the result may stop after them (the last stage
     computes the outputs that hold them: two of three for a radix 3), and where it needs only
-    the real parts (``real``: irfft) it gets them alone, the imaginary parts never computed."""
+    the real parts (``real``: irfft) it gets them alone, the imaginary parts never computed.
+    ``then`` (elementwise) goes into the last stage's kernel."""
     n = z.shape[axis]
     dtype = dtype or z.dtype
     plan = radices(n)
     if n == 1 or plan is None and z.dtype != dtype:
         z = z.astype(dtype)
     if n == 1:
-        return z
+        return z if then is None else then(z)
     if plan is None:
         out = _bluestein(z, sign)
-        return np.real(out) if real else out
+        out = np.real(out) if real else out
+        return out if then is None else then(out)
     if axis == -1:
-        return _mixed_radix(z, plan, sign, dtype, (first, real))
-    tiles = z.shape[0]
-    a = z.reshape(tiles, n, 1, ROW_TILE)
+        return _mixed_radix(z, plan, sign, dtype, (first, real), then)
+    tiles, lanes = z.shape[0], z.shape[-1]
+    a = z.reshape(tiles, n, 1, lanes)
     n_points, subs = n, 1
     for k, r in enumerate(plan):
         last = (first, real) if k == len(plan) - 1 else (None, False)
-        a = _stage(a, (tiles,), n_points, r, subs, sign, (ROW_TILE,), dtype, last)
+        a = _stage(a, (tiles,), n_points, r, subs, sign, (lanes,), dtype, last,
+                   then if k == len(plan) - 1 else None)
         n_points //= r
         subs *= r
-    return a.reshape(tiles, -1, ROW_TILE)
+    return a.reshape(tiles, -1, lanes)
 
 
 def _bluestein(z, sign: int):
@@ -316,21 +328,36 @@ def _bluestein(z, sign: int):
 def transform(z, sign: int, then=None):
     """``then`` (an elementwise function; None: none) of the unscaled transform of complex
     ``z`` along its last axis: ``sign = -1`` forward (``sum_j z_j exp(-2 pi i jk/n)``), ``+1``
-    backward. ``n >= 1``. Rows in tiles take ``then`` before they are transposed back, so
-    that it fuses into the last stage's kernel."""
+    backward. ``n >= 1``. ``then`` goes into the last stage's kernel (rows in tiles: before
+    they are transposed back)."""
     batch, n = z.shape[:-1], z.shape[-1]
-    then = then or (lambda a: a)
     if not _tiled(batch, n):
-        return then(_transform_along(z, sign, -1))
-    return _from_tiles(then(_transform_along(_to_tiles(z), sign, -2)), batch)
+        return _transform_along(z, sign, -1, then=then)
+    return _from_tiles(_transform_along(_to_tiles(z), sign, -2, then=then), batch)
 
 
-def resized(a, n: int):
-    """``a`` cut or zero-padded to ``n`` along its last axis."""
-    have = a.shape[-1]
+def transform_lanes(z, axis: int, sign: int, then=None):
+    """``transform`` of complex ``z`` along ``axis``, not its last, in place: the axes after
+    it are lanes that every stage reads and writes whole and contiguous (vectorized across
+    the columns), where moving ``axis`` last took a transposed copy before the stages and one
+    after (fft51: 128x128 complex128, three of ``fft2`` + ``ifft2``'s eleven passes). None
+    where the lanes are too few to fill a vector loop (``ROW_TILE``) or the length needs
+    Bluestein's algorithm (its convolution runs along the last axis): move the axis instead."""
+    shape, n = z.shape, z.shape[axis]
+    lanes = int(np.prod(shape[axis:][1:]))
+    if lanes < ROW_TILE or radices(n) is None:
+        return None
+    return _transform_along(z.reshape(-1, n, lanes), sign, -2, then=then).reshape(shape)
+
+
+def resized(a, n: int, axis: int = -1):
+    """``a`` cut or zero-padded to ``n`` along ``axis``."""
+    axis %= a.ndim
+    have = a.shape[axis]
     if have >= n:
-        return a[..., :n]
-    return np.concatenate([a, np.zeros(a.shape[:-1] + (n - have,), a.dtype)], axis=-1)
+        return a[(slice(None),) * axis + (slice(0, n),)]
+    pad = np.zeros(a.shape[:axis] + (n - have,) + a.shape[axis + 1:], a.dtype)
+    return np.concatenate([a, pad], axis=axis)
 
 
 def _pieces(parts: list, axis: int = -1):
