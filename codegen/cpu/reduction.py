@@ -565,21 +565,52 @@ class _Cascade:
 
         def ordered():
             self._emit_blocks()
-            for k, t in enumerate(self.types):
-                if self.whole:
-                    self.store_lanes(k, self.load_lanes(k, self._level(k, top, 0)), self.arrays[k])
-                    continue
-                for lane in range(self.lanes):
-                    self.b.store(self.b.load(self._level(k, top, lane), typ=t), self.lane_slot(k, lane))
+            self._take_level(top)
 
+        self._either_order(ordered)
+        self._keep(keep)
+
+    def emit_any_piece(self, keep, whole: ll.Value, top: ll.Value) -> None:
+        """A piece that is, by the run-time i1 ``whole``, either ``2**top`` whole blocks (the
+        lanes ``emit_whole_blocks`` keeps: the top level, no merge with the identity) or the
+        last piece (the lanes ``emit`` keeps). One copy of the code for both, the trip count
+        the piece's own: they differ only in how the documented order ends, so only that is
+        chosen at run time. Two copies (each with its fold, blocks, runs and fallback) were
+        most of a full max or min's LLVM IR (docs/performance.md, "Smaller reduction code")."""
+        b = self.b
+
+        def ordered():
+            self._emit_blocks()
+            with b.if_else(whole) as (level, last):
+                with level:
+                    self._take_level(top)
+                with last:
+                    self.reset_lanes()
+                    self._tail()
+                    self.fold_stack(self.blocks)
+
+        self._either_order(ordered)
+        self._keep(keep)
+
+    def _take_level(self, top: ll.Value) -> None:
+        """Cascade level ``top`` as the lanes."""
+        for k, t in enumerate(self.types):
+            if self.whole:
+                self.store_lanes(k, self.load_lanes(k, self._level(k, top, 0)), self.arrays[k])
+                continue
+            for lane in range(self.lanes):
+                self.b.store(self.b.load(self._level(k, top, lane), typ=t), self.lane_slot(k, lane))
+
+    def _either_order(self, ordered) -> None:
+        """The lanes folded in any order where that gives the same bits, else (or where a
+        max or min lane holds a zero or a NaN) by ``ordered()``, the documented order."""
         if not self._unordered():
             ordered()
-        else:
-            self._fold_lanes()
-            if not isinstance(self.merging, ArgBest):
-                with self.b.if_then(self._zero_or_nan(), likely=False):
-                    ordered()
-        self._keep(keep)
+            return
+        self._fold_lanes()
+        if not isinstance(self.merging, ArgBest):
+            with self.b.if_then(self._zero_or_nan(), likely=False):
+                ordered()
 
 
 class RowReduction(_Cascade):
