@@ -86,10 +86,15 @@ def test_pieces_edge_batch(fn, dtype):
         for where in (5, n - 2):  # in a whole piece, in the last piece
             for value in (np.nan, 0.0, -0.0, np.inf, -np.inf):
                 _check(fn, _with(n, dtype, where, value))
-        x = _with(n, dtype, None, 0)
-        x[::7] = -0.0
-        x[1::7] = 0.0
-        _check(fn, np.abs(x) * 0.0 if fn in (least, most) else x)
+        # zeros of both signs as the extreme (which one a tie gives depends on the order)
+        x = np.abs(_with(n, dtype, None, 0)) + 1
+        x[::7], x[3::7] = -0.0, 0.0
+        _check(fn, x if fn in (least, arg_least) else -x)
+        # a zero sends a whole piece's lanes to the documented order; its extreme lies elsewhere
+        # in that piece, past its first half
+        x = np.abs(_with(n, dtype, None, 0)) + 1
+        x[5], x[1900] = 0.0, -5.0
+        _check(fn, x if fn in (least, arg_least) else -x)
 
 
 def test_complex_sum_in_pieces():
