@@ -101,6 +101,7 @@ STEPS = 16  # elements per lane per block: NumPy's pairwise sum also adds 16 per
 LEVELS = 64  # cascade levels: one per bit of the block count
 SETS = 4  # interleaved chains per lane of a max, min, argmax or argmin (``_fold_lanes``)
 SIDE_BY_SIDE = 4  # groups of a costly body's elements computed side by side (``_groups``)
+LANE_LOOPS = True  # a cascade's merges of lanes that are not one vector loop over the lanes
 SIDE_BLOCKS = 4  # blocks of a cheap body reduced side by side (``RowReduction._emit_blocks``)
 
 
@@ -454,8 +455,9 @@ class _Cascade:
         return [self.lane_slot(k, lane) for lane in range(self.lanes)]
 
     # -- the cascade ------------------------------------------------------------------------
-    def _level(self, k: int, level: ll.Value, lane: int) -> ll.Value:
-        index = self.b.add(self.b.mul(level, i64(self.lanes)), i64(lane))
+    def _level(self, k: int, level: ll.Value, lane) -> ll.Value:
+        lane = i64(lane) if isinstance(lane, int) else lane
+        index = self.b.add(self.b.mul(level, i64(self.lanes)), lane)
         return self.b.gep(self.stacks[k], [index], inbounds=True, source_etype=self.types[k])
 
     def _add_level_to_lanes(self, level: ll.Value) -> None:
@@ -468,11 +470,19 @@ class _Cascade:
             for k, value in enumerate(self.merging.merge(b, earlier, lanes)):
                 self.store_lanes(k, value, self.arrays[k])
             return
-        for lane in range(self.lanes):
+        def merge(lane):
             earlier = [b.load(self._level(k, level, lane), typ=t) for k, t in enumerate(self.types)]
             lanes = [b.load(self.lane_slot(k, lane), typ=t) for k, t in enumerate(self.types)]
             for k, value in enumerate(self.merging.merge(b, earlier, lanes)):
                 b.store(value, self.lane_slot(k, lane))
+
+        if not LANE_LOOPS:
+            for lane in range(self.lanes):
+                merge(lane)
+            return
+        # A loop over the lanes, not a copy per lane: an argmax's or a complex sum's merge is a
+        # dozen instructions a lane, and this is emitted once per cascade walk.
+        emit_loop(b, extent(self.lanes), merge)
 
     def _while_bit(self, bits: ll.Value, stop_when_zero: bool, body) -> ll.Value:
         return _while_bit(self.b, bits, stop_when_zero, body)

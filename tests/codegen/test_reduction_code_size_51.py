@@ -1,6 +1,8 @@
 """A full reduction's whole pieces and its last piece share one copy of the code
-(``full_reduction.Pieces.emit_piece``, ``reduction._Cascade.emit_any_piece``): the same
-results as NumPy, and the same bits as the two copies (``SHARED_PIECE_CODE = False``)."""
+(``full_reduction.Pieces.emit_piece``, ``reduction._Cascade.emit_any_piece``), and a
+cascade's merges of lanes that are not one vector are a loop over the lanes
+(``reduction.LANE_LOOPS``): the same results as NumPy, and the same bits as the code before
+(both switches off)."""
 
 import numpy as np
 import pytest
@@ -9,7 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import jitcore as jc
-from jitcore.codegen.cpu import full_reduction
+from jitcore.codegen.cpu import full_reduction, reduction
 from tests.budget import examples
 
 
@@ -40,13 +42,13 @@ def _call(fn, x, shared: bool):
     """``fn`` jitted once per dtype, its pieces' code shared or in two copies."""
     table = _SHARED if shared else _OWN
     key = (fn.__name__, x.dtype.str)
-    saved = full_reduction.SHARED_PIECE_CODE
-    full_reduction.SHARED_PIECE_CODE = shared
+    saved = full_reduction.SHARED_PIECE_CODE, reduction.LANE_LOOPS
+    full_reduction.SHARED_PIECE_CODE = reduction.LANE_LOOPS = shared
     try:
         jitted = table.setdefault(key, jc.jit(fn, cache=False))
         return jitted(x)
     finally:
-        full_reduction.SHARED_PIECE_CODE = saved
+        full_reduction.SHARED_PIECE_CODE, reduction.LANE_LOOPS = saved
 
 
 def _check(fn, x):
@@ -58,7 +60,7 @@ def _check(fn, x):
     if fn in (arg_least, arg_most):
         assert got == want
     elif np.iscomplexobj(x):
-        np.testing.assert_allclose(got, want, rtol=1e-12)
+        np.testing.assert_allclose([got.real, got.imag], [want.real, want.imag], rtol=1e-12)
     else:  # max and min do not round; the sign of a zero is unspecified, as in NumPy
         assert (np.isnan(got) and np.isnan(want)) or got == want
     assert x.tobytes() == copy.tobytes()
@@ -97,10 +99,12 @@ def test_pieces_edge_batch(fn, dtype):
         _check(fn, x if fn in (least, arg_least) else -x)
 
 
-def test_complex_sum_in_pieces():
+@pytest.mark.parametrize("fn", [total, arg_least])
+def test_complex_in_pieces(fn):
     for n in (3000, 3 * 2048, 3 * 2048 + 5, 10**5 + 3):
-        _check(total, _with(n, np.complex128, None, 0))
-        _check(total, _with(n, np.complex128, n - 2, complex(np.nan, 1.0)))
+        _check(fn, _with(n, np.complex128, None, 0))
+        _check(fn, _with(n, np.complex128, n - 2, complex(np.nan, 1.0)))
+        _check(fn, _with(n, np.complex128, 7, complex(-np.inf, 0.0)))
 
 
 def test_empty_min_raises_as_numpy_does():
@@ -128,4 +132,17 @@ def test_one_copy_of_the_pieces_code():
             sizes[shared] = len(jc.jit(least, cache=False).lower(x).as_text("llvm"))
         finally:
             full_reduction.SHARED_PIECE_CODE = saved
+    assert sizes[True] < 0.7 * sizes[False]
+
+
+def test_lane_merges_are_one_loop():
+    x = np.zeros(3000, np.complex128)
+    sizes = {}
+    for loops in (True, False):
+        saved = reduction.LANE_LOOPS
+        reduction.LANE_LOOPS = loops
+        try:
+            sizes[loops] = len(jc.jit(total, cache=False).lower(x).as_text("llvm"))
+        finally:
+            reduction.LANE_LOOPS = saved
     assert sizes[True] < 0.7 * sizes[False]
