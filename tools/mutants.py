@@ -1124,6 +1124,12 @@ MUTANTS = [
            "launches of a kernel shared across extents all pass the first one's extents: each "
            "reduces or writes the first one's length",
            ("tests/codegen/test_kernels_shared_across_extents_51.py",)),
+    Mutant("shared-piece-code-takes-the-level-below", "codegen/cpu/reduction.py",
+           "                with level:\n                    self._take_level(top)",
+           "                with level:\n                    self._take_level(b.sub(top, extent(1)))",
+           "a whole piece of a full max or min sent to the documented order (a zero or a NaN in "
+           "a lane) keeps the cascade's level below its top: half its blocks",
+           ("tests/codegen/test_reduction_code_size_51.py",)),
     Mutant("native-write-writeable-unchecked", "jitcore/native_call.py",
            'b.and_(flags, ir.Constant(_i32, WRITEABLE)), zero), "writeable"',
            'b.and_(flags, ir.Constant(_i32, 0)), ir.Constant(_i32, 1)), "writeable"',

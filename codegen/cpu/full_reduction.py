@@ -34,6 +34,7 @@ from jitcore.ir.attributes import numpy_dtype
 
 MIN_PIECE_BLOCKS = 16  # a piece is at least 16 blocks (4096 float32 elements)
 MAX_PIECES = 64  # whole pieces at most: the piece doubles until they fit
+SHARED_PIECE_CODE = True  # whole pieces and the last one share one copy of the code (tests: off)
 
 
 def piece_size(n: int, lanes: int) -> int:
@@ -138,12 +139,20 @@ class Pieces:
         if static_value(self.rest) == 0:
             RowReduction(b, self.op, body, merging, self.size, ivs, first).emit_whole_blocks(keep)
             return
-        with b.if_else(b.icmp_signed("<", piece, self.whole)) as (whole, last):
-            with whole:
-                RowReduction(b, self.op, body, merging, self.size, ivs, first).emit_whole_blocks(
-                    keep, self.top)
-            with last:
-                RowReduction(b, self.op, body, merging, self.rest, ivs, first).emit(keep)
+        if not SHARED_PIECE_CODE:
+            with b.if_else(b.icmp_signed("<", piece, self.whole)) as (whole, last):
+                with whole:
+                    RowReduction(b, self.op, body, merging, self.size, ivs, first).emit_whole_blocks(
+                        keep, self.top)
+                with last:
+                    RowReduction(b, self.op, body, merging, self.rest, ivs, first).emit(keep)
+            return
+        # One copy for whole pieces and the last: the same loops at the piece's own length.
+        whole = b.icmp_signed("<", piece, self.whole)
+        top = self.top if self.top is not None else \
+            extent((static_value(self.size) // (self.lanes * STEPS)).bit_length() - 1)
+        trip = b.select(whole, self.size, self.rest)
+        RowReduction(b, self.op, body, merging, trip, ivs, first).emit_any_piece(keep, whole, top)
 
     def flag(self, b: ll.IRBuilder, scratch: ll.Value, piece: ll.Value) -> ll.Value:
         """Piece ``piece``'s i8 flag: whether its body met an element that needs exact math."""

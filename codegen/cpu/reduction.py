@@ -101,6 +101,7 @@ STEPS = 16  # elements per lane per block: NumPy's pairwise sum also adds 16 per
 LEVELS = 64  # cascade levels: one per bit of the block count
 SETS = 4  # interleaved chains per lane of a max, min, argmax or argmin (``_fold_lanes``)
 SIDE_BY_SIDE = 4  # groups of a costly body's elements computed side by side (``_groups``)
+LANE_LOOPS = True  # a cascade's merges of lanes that are not one vector loop over the lanes
 SIDE_BLOCKS = 4  # blocks of a cheap body reduced side by side (``RowReduction._emit_blocks``)
 
 
@@ -454,8 +455,9 @@ class _Cascade:
         return [self.lane_slot(k, lane) for lane in range(self.lanes)]
 
     # -- the cascade ------------------------------------------------------------------------
-    def _level(self, k: int, level: ll.Value, lane: int) -> ll.Value:
-        index = self.b.add(self.b.mul(level, i64(self.lanes)), i64(lane))
+    def _level(self, k: int, level: ll.Value, lane) -> ll.Value:
+        lane = i64(lane) if isinstance(lane, int) else lane
+        index = self.b.add(self.b.mul(level, i64(self.lanes)), lane)
         return self.b.gep(self.stacks[k], [index], inbounds=True, source_etype=self.types[k])
 
     def _add_level_to_lanes(self, level: ll.Value) -> None:
@@ -468,11 +470,19 @@ class _Cascade:
             for k, value in enumerate(self.merging.merge(b, earlier, lanes)):
                 self.store_lanes(k, value, self.arrays[k])
             return
-        for lane in range(self.lanes):
+        def merge(lane):
             earlier = [b.load(self._level(k, level, lane), typ=t) for k, t in enumerate(self.types)]
             lanes = [b.load(self.lane_slot(k, lane), typ=t) for k, t in enumerate(self.types)]
             for k, value in enumerate(self.merging.merge(b, earlier, lanes)):
                 b.store(value, self.lane_slot(k, lane))
+
+        if not LANE_LOOPS:
+            for lane in range(self.lanes):
+                merge(lane)
+            return
+        # A loop over the lanes, not a copy per lane: an argmax's or a complex sum's merge is a
+        # dozen instructions a lane, and this is emitted once per cascade walk.
+        emit_loop(b, extent(self.lanes), merge)
 
     def _while_bit(self, bits: ll.Value, stop_when_zero: bool, body) -> ll.Value:
         return _while_bit(self.b, bits, stop_when_zero, body)
@@ -565,21 +575,52 @@ class _Cascade:
 
         def ordered():
             self._emit_blocks()
-            for k, t in enumerate(self.types):
-                if self.whole:
-                    self.store_lanes(k, self.load_lanes(k, self._level(k, top, 0)), self.arrays[k])
-                    continue
-                for lane in range(self.lanes):
-                    self.b.store(self.b.load(self._level(k, top, lane), typ=t), self.lane_slot(k, lane))
+            self._take_level(top)
 
+        self._either_order(ordered)
+        self._keep(keep)
+
+    def emit_any_piece(self, keep, whole: ll.Value, top: ll.Value) -> None:
+        """A piece that is, by the run-time i1 ``whole``, either ``2**top`` whole blocks (the
+        lanes ``emit_whole_blocks`` keeps: the top level, no merge with the identity) or the
+        last piece (the lanes ``emit`` keeps). One copy of the code for both, the trip count
+        the piece's own: they differ only in how the documented order ends, so only that is
+        chosen at run time. Two copies (each with its fold, blocks, runs and fallback) were
+        most of a full max or min's LLVM IR (docs/performance.md, "Smaller reduction code")."""
+        b = self.b
+
+        def ordered():
+            self._emit_blocks()
+            with b.if_else(whole) as (level, last):
+                with level:
+                    self._take_level(top)
+                with last:
+                    self.reset_lanes()
+                    self._tail()
+                    self.fold_stack(self.blocks)
+
+        self._either_order(ordered)
+        self._keep(keep)
+
+    def _take_level(self, top: ll.Value) -> None:
+        """Cascade level ``top`` as the lanes."""
+        for k, t in enumerate(self.types):
+            if self.whole:
+                self.store_lanes(k, self.load_lanes(k, self._level(k, top, 0)), self.arrays[k])
+                continue
+            for lane in range(self.lanes):
+                self.b.store(self.b.load(self._level(k, top, lane), typ=t), self.lane_slot(k, lane))
+
+    def _either_order(self, ordered) -> None:
+        """The lanes folded in any order where that gives the same bits, else (or where a
+        max or min lane holds a zero or a NaN) by ``ordered()``, the documented order."""
         if not self._unordered():
             ordered()
-        else:
-            self._fold_lanes()
-            if not isinstance(self.merging, ArgBest):
-                with self.b.if_then(self._zero_or_nan(), likely=False):
-                    ordered()
-        self._keep(keep)
+            return
+        self._fold_lanes()
+        if not isinstance(self.merging, ArgBest):
+            with self.b.if_then(self._zero_or_nan(), likely=False):
+                ordered()
 
 
 class RowReduction(_Cascade):
