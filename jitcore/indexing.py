@@ -234,6 +234,10 @@ def _indexed_by_selection(x: Tracer, keys: tuple) -> masked.MaskedSelection:
     gather."""
     leading = [k for k in keys if isinstance(k, masked.MaskedSelection)]
     first = leading[0]
+    from jitcore import compacted_indices  # (it imports run_length, which imports indexing)
+
+    if len(keys) == 1 and not isinstance(first, Positions) and compacted_indices.compacts(x, first):
+        return compacted_indices.gather(x, first)
     if (any(k is not s for k, s in zip(keys, leading))
             or any(is_array_index(k) or k is None or k is Ellipsis for k in keys[len(leading):])
             or any(not masked.same_mask(k.mask, first.mask) or k.values.shape != first.values.shape
@@ -257,6 +261,12 @@ def _write_by_selection(x: Tracer, keys: tuple, value) -> Tracer:
     written. ``v``: one value (broadcast over the kept positions) or a selection by ``m``."""
     leading = [k for k in keys if isinstance(k, masked.MaskedSelection)]
     mask, rest = leading[0].mask, keys[len(leading):]
+    from jitcore import compacted_indices
+
+    if len(keys) == 1 and compacted_indices.compacts(x, leading[0]):
+        written = compacted_indices.scatter(x, leading[0], value)
+        if written is not None:
+            return written
     selected = isinstance(value, masked.MaskedSelection)
     if (any(k is not s for k, s in zip(keys, leading))
             or any(is_array_index(k) or k is None or k is Ellipsis for k in rest)
