@@ -24,9 +24,9 @@ from jitcore import masked
 from jitcore import primitives as prims
 from jitcore.compaction import _count
 from jitcore.data_length import positions
-from jitcore.ir.types import TensorType, i64
 from jitcore.ir.dialects.array import CompactOp, HeadGatherOp, HeadRowsOp, HeadScatterOp
 from jitcore.ir.dialects.kernel import INDEX_OUT_OF_BOUNDS
+from jitcore.ir.types import TensorType, i64
 from jitcore.masked import MaskedSelection
 from jitcore.run_length import Prefix, _plain, as_prefix
 

@@ -38,8 +38,17 @@ from __future__ import annotations
 from jitcore.ir.attributes import AffineExpr, AffineMap, ScalarAttr
 from jitcore.ir.core import Value
 from jitcore.ir.dialects import kernel
-from jitcore.ir.dialects.array import (ArgReduceOp, DiagonalOp, GatherNdOp, GatherOp, HeadGatherOp,
-                                       HeadRowsOp, HeadScatterOp, ScanOp, ScatterNdOp)
+from jitcore.ir.dialects.array import (
+    ArgReduceOp,
+    DiagonalOp,
+    GatherNdOp,
+    GatherOp,
+    HeadGatherOp,
+    HeadRowsOp,
+    HeadScatterOp,
+    ScanOp,
+    ScatterNdOp,
+)
 from jitcore.ir.types import ScalarType, i1, i64, index
 from jitcore.passes.effects import proved_positions
 from jitcore.passes.kernelize.builder import KernelBuilder
