@@ -234,10 +234,6 @@ def _indexed_by_selection(x: Tracer, keys: tuple) -> masked.MaskedSelection:
     gather."""
     leading = [k for k in keys if isinstance(k, masked.MaskedSelection)]
     first = leading[0]
-    from jitcore import compacted_indices  # (it imports run_length, which imports indexing)
-
-    if len(keys) == 1 and not isinstance(first, Positions) and compacted_indices.compacts(x, first):
-        return compacted_indices.gather(x, first)
     if (any(k is not s for k, s in zip(keys, leading))
             or any(is_array_index(k) or k is None or k is Ellipsis for k in keys[len(leading):])
             or any(not masked.same_mask(k.mask, first.mask) or k.values.shape != first.values.shape
@@ -248,6 +244,10 @@ def _indexed_by_selection(x: Tracer, keys: tuple) -> masked.MaskedSelection:
     if (all(isinstance(k, Positions) and k.at == d for d, k in enumerate(leading))
             and len(leading) == mask.ndim and mask.shape == x.shape[:mask.ndim]):
         return masked.select(getitem(x, (slice(None),) * mask.ndim + rest) if rest else x, mask)
+    from jitcore import compacted_indices  # (it imports run_length, which imports indexing)
+
+    if len(keys) == 1 and compacted_indices.compacts(x, first):
+        return compacted_indices.gather(x, first)
     kept = tuple(_kept_indices(k.values, mask, x.shape[d]) for d, k in enumerate(leading))
     return masked.MaskedSelection(getitem(x, kept + rest), mask)
 
