@@ -9,8 +9,9 @@ first, their count a run-time value), checked and wrapped before (under the mask
 bounds of ``idx & s == 0`` decide the check away), and the gather or scatter runs over the
 count alone: ``array.head_gather`` / ``array.head_scatter``, whose kernels' dim 0 is bounded by
 the count (``kernel.HEAD``, as a window update's loop is by its bounds). The gather is a
-``run_length.Prefix``, so the values it gives pair row for row with the other gathers through
-the same compacted indices, and a scatter of them writes them as they are.
+``run_length.Prefix`` (``HeadRows``: the arithmetic on it is bounded by the count too, through
+``array.head_rows``), so its rows pair one for one with the other gathers through the same
+compacted positions, and a scatter of them writes them as they are.
 
 Which form: ``compacts`` (the measured rule, docs/performance.md "Index arrays compacted at
 run-time length (gate51)").
@@ -32,20 +33,27 @@ from jitcore.run_length import Prefix, _plain, as_prefix
 
 _I64 = np.dtype(np.int64)
 
-# Index arrays of fewer positions keep the masked form: the compaction's pass and its kernel
-# launch cost more than the positions they save.
+# Index arrays of fewer positions keep the masked form (chosen, not measured: below it the
+# kernels' calls, not their passes, are the time; it is gather51's HOISTED_CHECK_MIN / 4).
 COMPACT_MIN = 1 << 12
 
 
-def compacts(x, sel) -> bool:
+# A scatter of more positions keeps the masked form: measured at 10^7 positions (80 MB of
+# int64 indices, half kept) the compaction's passes cost more than the writes they save (135
+# ms against 113), at 3 * 10^6 less (19-21 ms against 25-38). Gathers compact at every size.
+SCATTER_COMPACT_MAX = 1 << 22
+
+
+def compacts(x, sel, write: bool = False) -> bool:
     """Whether ``x[sel]`` / ``x[sel] = v`` runs through ``sel`` compacted: a 1-d selection of
     one index array (a plain one, or a ``Prefix`` already) of at least ``COMPACT_MIN``
-    positions, into the first dim of ``x``. One compaction (a pass over the mask and the
-    indices) is then shared by every gather and scatter through it (CSE), each of which runs
-    over the count instead of the capacity."""
+    positions (a scatter: at most ``SCATTER_COMPACT_MAX``), into the first dim of ``x``. One
+    compaction (a pass over the mask) is then shared by every gather and scatter through it
+    (CSE), each of which runs over the count instead of the capacity."""
     return (isinstance(sel, MaskedSelection) and _plain(sel) and sel.values.ndim == 1
             and sel.mask.ndim == 1 and sel.values.dtype.kind in "iu" and x.ndim >= 1
-            and x.shape[0] > 0 and (isinstance(sel, Prefix) or sel.values.shape[0] >= COMPACT_MIN))
+            and x.shape[0] > 0 and (isinstance(sel, Prefix) or sel.values.shape[0] >= COMPACT_MIN)
+            and not (write and sel.values.shape[0] > SCATTER_COMPACT_MAX))
 
 
 class HeadRows(Prefix):

@@ -263,7 +263,7 @@ def _write_by_selection(x: Tracer, keys: tuple, value) -> Tracer:
     mask, rest = leading[0].mask, keys[len(leading):]
     from jitcore import compacted_indices
 
-    if len(keys) == 1 and compacted_indices.compacts(x, leading[0]):
+    if len(keys) == 1 and compacted_indices.compacts(x, leading[0], write=True):
         written = compacted_indices.scatter(x, leading[0], value)
         if written is not None:
             return written
