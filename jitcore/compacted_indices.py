@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jitcore import masked
+from jitcore import indexing, masked
 from jitcore import primitives as prims
 from jitcore.compaction import _count
 from jitcore.data_length import positions
@@ -75,11 +75,9 @@ def _positions(x, sel) -> Prefix:
     the positions alone (one per mask, shared by every index array selected by it, ``lo`` and
     ``lo + s``), and the index is read there inside the gather or scatter. Clipped: the rows
     past the count are unspecified, and a target may read there."""
-    from jitcore.indexing import _out_of_range  # (indexing imports this module)
-
     n = x.shape[0]
     idx = prims.convert(sel.values, _I64)
-    prims.RAISE_AT_FIRST(sel.mask & _out_of_range(idx, n), idx, INDEX_OUT_OF_BOUNDS, (0, n))
+    prims.RAISE_AT_FIRST(sel.mask & indexing._out_of_range(idx, n), idx, INDEX_OUT_OF_BOUNDS, (0, n))
     wrapped = np.where(idx < 0, idx + n, idx)
     if isinstance(sel, Prefix):
         at, length, mask = None, sel.length, sel.mask
@@ -138,3 +136,6 @@ def scatter(x, sel, value):
     updates = prims.broadcast_to(prims.convert(updates, x.dtype), (cap, *x.shape[1:]))
     return prims._emit(trace, HeadScatterOp, [x, updates, prims.convert(index, _I64), p.length],
                        x.value.type)
+
+
+indexing.COMPACTED.update(compacts=compacts, gather=gather, scatter=scatter)
