@@ -227,6 +227,11 @@ _BY_SELECTION = (
     "x[idx][mask] (its sum, mean, max, ... compile)")
 
 
+# Gathers and scatters through an index array selected by a mask, over the kept count:
+# installed by jitcore.compacted_indices (compacts, gather, scatter), which builds on this module.
+COMPACTED: dict = {}
+
+
 def _indexed_by_selection(x: Tracer, keys: tuple) -> masked.MaskedSelection:
     """``x[idx[mask]]`` (``x[np.nonzero(m)]``): ``x[idx][mask]``, the same elements in the same
     order, where the selections by one mask lead the key. ``np.nonzero(m)``'s positions of
@@ -244,6 +249,8 @@ def _indexed_by_selection(x: Tracer, keys: tuple) -> masked.MaskedSelection:
     if (all(isinstance(k, Positions) and k.at == d for d, k in enumerate(leading))
             and len(leading) == mask.ndim and mask.shape == x.shape[:mask.ndim]):
         return masked.select(getitem(x, (slice(None),) * mask.ndim + rest) if rest else x, mask)
+    if len(keys) == 1 and COMPACTED and COMPACTED["compacts"](x, first):
+        return COMPACTED["gather"](x, first)
     kept = tuple(_kept_indices(k.values, mask, x.shape[d]) for d, k in enumerate(leading))
     return masked.MaskedSelection(getitem(x, kept + rest), mask)
 
@@ -257,6 +264,10 @@ def _write_by_selection(x: Tracer, keys: tuple, value) -> Tracer:
     written. ``v``: one value (broadcast over the kept positions) or a selection by ``m``."""
     leading = [k for k in keys if isinstance(k, masked.MaskedSelection)]
     mask, rest = leading[0].mask, keys[len(leading):]
+    if len(keys) == 1 and COMPACTED and COMPACTED["compacts"](x, leading[0], write=True):
+        written = COMPACTED["scatter"](x, leading[0], value)
+        if written is not None:
+            return written
     selected = isinstance(value, masked.MaskedSelection)
     if (any(k is not s for k, s in zip(keys, leading))
             or any(is_array_index(k) or k is None or k is Ellipsis for k in rest)

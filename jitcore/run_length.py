@@ -94,7 +94,7 @@ class Prefix(MaskedSelection):
 def _plain(sel) -> bool:
     """A selection with its selected dim first that compacts as it is (not ``a[:, m]``, not a
     slice by a loop index, which unrolls its loop, nor ``np.array(out)``'s empty case)."""
-    return type(sel) in (MaskedSelection, Positions, Prefix)
+    return isinstance(sel, Prefix) or type(sel) in (MaskedSelection, Positions)
 
 
 def as_prefix(sel: MaskedSelection) -> Prefix:

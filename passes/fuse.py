@@ -391,6 +391,8 @@ def _should_inline(producer: kernel.GenericOp, consumer: kernel.GenericOp, index
         return False  # with checks or writes an indexed kernel stays whole (module docstring)
     if _reads_copied(producer, consumer):
         return False
+    if index == kernel.head_input(consumer):
+        return False  # the count that bounds the loop is read before it, never per point
     cost = _cost(producer, max_recompute)
     if index in consumer.clamped:  # a pad or concatenate runs every piece at every point: (b) only
         return cost <= max_recompute or _selects_pieces_for(producer, consumer, index)
@@ -673,6 +675,13 @@ class _Assembly:
             attrs["indexed"] = tuple(indexed)
         if consumer.fills:  # (by result: the operands' renumbering leaves it as it is)
             attrs["fills"] = tuple(consumer.fills)
+        head = kernel.head_input(consumer)
+        if head is not None:  # the consumer's count, renumbered (a producer's rows come along)
+            count = consumer.operands[head]
+            at = [j for j, (v, m) in enumerate(zip(self.operands, self.maps))
+                  if v is count and all(e.dim is None for e in m.exprs)]
+            if at:
+                attrs[kernel.HEAD] = at[0]
         op = kernel.GenericOp(self.operands, consumer.result_types, attrs, [Region([self.block])])
         return Builder.before_op(consumer).insert(op)
 

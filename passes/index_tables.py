@@ -103,6 +103,10 @@ def _without_inputs(op: kernel.GenericOp, drop: set[int]) -> None:
         attrs["indexed"] = tuple(renumber[i] if i < n_in else i - shift for i in op.indexed)
     if "copy_inputs" in attrs:
         attrs["copy_inputs"] = tuple(renumber[i] if i >= 0 else i for i in op.copy_inputs)
+    if kernel.HEAD in attrs:  # (its count dropped: the kernel runs the whole dim, as it may)
+        head = attrs.pop(kernel.HEAD)
+        if head in renumber:
+            attrs[kernel.HEAD] = renumber[head]
     body = op.body
     body.args = [a for k, a in enumerate(body.args) if k not in drop]
     for k, arg in enumerate(body.args):

@@ -124,6 +124,8 @@ def _make_innermost(op: kernel.GenericOp, k: int) -> bool:
                                   for e in amap.exprs))
 
     domain = op.domain()
+    if order[0] != 0:  # (dim 0 moved: its bound by a count no longer applies; the whole dim runs)
+        op.attributes.pop(kernel.HEAD, None)
     op.attributes["indexing_maps"] = tuple(remap(m) for m in op.indexing_maps)
     op.attributes["domain"] = tuple(domain[d] for d in order)
     for inner in op.body.ops:

@@ -466,6 +466,13 @@ MUTANTS = [
            "a round of the threaded sort's partitions hands on the keys below the pivot one "
            "short: the last of them is never sorted into its place",
            ("tests/codegen/test_sort_on_threads_51.py",)),
+    Mutant("head-scatter-over-the-capacity", "passes/kernelize/index.py",
+           "domain=domain, copy_inputs=[0], indexed_results=[0])\n    return _head(generic, kb, count)",
+           "domain=domain, copy_inputs=[0], indexed_results=[0])\n    return generic",
+           "a scatter through a compacted index array runs over its capacity rather than the "
+           "kept count (its rows past the count rewrite the last kept one: right, at the "
+           "masked form's cost)",
+           ("tests/jitcore/test_compacted_indices_51.py",)),
     Mutant("argselect-positions-by-the-other-mask", "codegen/cpu/sort_quick.py",
            "put_positions(p, stays, right, whole=False)",
            "put_positions(p, goes, right, whole=False)",

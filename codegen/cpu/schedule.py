@@ -55,7 +55,7 @@ from jitcore.codegen.cpu import (
 from jitcore.codegen.kernel_body import KernelBody, entry_builder, kernel_function, row_invariant_divisions
 from jitcore.codegen.llvm_types import I1, I8, I64, PTR, constant, memory_type
 from jitcore.codegen.loops import Sizes, element_pointer, emit_loop, emit_nest, extent, static_value
-from jitcore.codegen.masked_rows import Input, masked_row, row_guard, window_update
+from jitcore.codegen.masked_rows import Input, WindowUpdate, masked_row, row_guard, window_update
 from jitcore.codegen.positions import breakpoints
 from jitcore.ir import layout_class
 from jitcore.ir.attributes import AffineExpr, AffineMap, numpy_dtype
@@ -331,6 +331,8 @@ class _Schedule:
         # alone where the result is in the input's buffer (``_emit_nest``); not flattened, so
         # each dim keeps its bounds.
         self.window = window_update(op) if producer is None and self.pieces is None else None
+        if self.window is None and producer is None and self.pieces is None:
+            self.window = _head_window(op)
         self.in_window = False  # emitting the in-place nest over the window
         if plain and same_shape and all(m.is_identity for m in maps) and self.window is None:
             maps = self._flatten(operands, maps)
@@ -610,6 +612,11 @@ class _Schedule:
         runs), the nest over the window alone, its test known there (``_window_loop``): the
         positions outside already hold the input. Elsewhere the whole nest."""
         b, window = self.b, self.window
+        if window.source < 0:  # (``_head_window``: no source, the bound always holds)
+            self.in_window = True
+            self._loop_nest(0, [])
+            self.in_window = False
+            return
         n_in = len(self.op.operands)
         src, dst = self.body.operands[window.source], self.body.operands[n_in]
         same = b.icmp_unsigned("==", b.ptrtoint(src.pointer, I64), b.ptrtoint(dst.pointer, I64))
@@ -1223,3 +1230,15 @@ def _pieces(op: kernel.GenericOp, strided: list[bool], positional: bool,
         return full_reduction.Pieces(op, None)
     pieces = full_reduction.Pieces(op, domain[-1])
     return pieces if pieces.known_count >= 2 else None
+
+
+def _head_window(op: kernel.GenericOp) -> WindowUpdate | None:
+    """A kernel marked ``head`` (``kernel.HEAD``: a gather or scatter through a compacted
+    index array) as a window with no source: dim 0 over ``[0, count)``, ``count`` its input."""
+    k = kernel.head_input(op)
+    if k is None or not op.iterator_types or op.iterator_types[0] != kernel.PARALLEL:
+        return None
+    rank = len(op.iterator_types)
+    uppers = (((({Input(k): 1}, 0),),) + ((),) * (rank - 1))
+    return WindowUpdate(-1, None, True, ((),) * rank, uppers)
+

@@ -60,6 +60,22 @@ from jitcore.ir.opdef import Kind, attr, of, one_of, tuple_of
 from jitcore.ir.types import ScalarType, TensorType, i1, i64, index
 
 PARALLEL, REDUCTION, SCAN = "parallel", "reduction", "scan"
+# A kernel's ``head`` attribute: the number of a 0-d integer input, ``count``; dim 0 then runs
+# over ``[0, count)`` only (a compacted selection's rows, ``jitcore/run_length.py``). Its body
+# is right over the whole dim too (rows past the count unspecified results, or writes that
+# repeat one before them), so a target or schedule that cannot bound the loop runs it all.
+HEAD = "head"
+
+
+def head_input(op) -> int | None:
+    """The input whose value bounds ``op``'s dim 0 (``HEAD``), or None."""
+    k = op.attributes.get(HEAD)
+    if k is None or not 0 <= k < len(op.operands):
+        return None
+    v, m = op.operands[k], op.input_maps[k]
+    if v.type.rank != 0 or not v.type.element.is_integer or any(e.dim is not None for e in m.exprs):
+        return None
+    return k
 _ITERATORS = Kind(", each 'parallel', 'reduction' or 'scan'",
                   lambda v: isinstance(v, tuple) and all(i in (PARALLEL, REDUCTION, SCAN) for i in v))
 

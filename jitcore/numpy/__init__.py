@@ -32,6 +32,7 @@ is here under NumPy's name (aliases such as ``abs``, ``concat`` and ``pow`` incl
 
 import numpy as _np
 
+import jitcore.compacted_indices  # noqa: F401  (installs x[idx[m]] over the kept count in jitcore.indexing)
 import jitcore.numpy.selection_statistics  # noqa: F401  (installs x[mask]'s statistics in jitcore.masked)
 import jitcore.numpy.stride_tricks  # noqa: F401  (registers sliding_window_view; exports nothing)
 import jitcore.run_length  # noqa: F401  (installs the ops at x[mask]'s length in jitcore.masked)

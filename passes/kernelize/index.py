@@ -38,7 +38,17 @@ from __future__ import annotations
 from jitcore.ir.attributes import AffineExpr, AffineMap, ScalarAttr
 from jitcore.ir.core import Value
 from jitcore.ir.dialects import kernel
-from jitcore.ir.dialects.array import ArgReduceOp, DiagonalOp, GatherNdOp, GatherOp, ScanOp, ScatterNdOp
+from jitcore.ir.dialects.array import (
+    ArgReduceOp,
+    DiagonalOp,
+    GatherNdOp,
+    GatherOp,
+    HeadGatherOp,
+    HeadRowsOp,
+    HeadScatterOp,
+    ScanOp,
+    ScatterNdOp,
+)
 from jitcore.ir.types import ScalarType, i1, i64, index
 from jitcore.passes.effects import proved_positions
 from jitcore.passes.kernelize.builder import KernelBuilder
@@ -220,5 +230,57 @@ def gather(op: GatherOp, proved: bool = False) -> kernel.GenericOp:
                      [value], domain=domain)
 
 
+def _head(generic: kernel.GenericOp, kb: KernelBuilder, count: Value) -> kernel.GenericOp:
+    """Mark ``generic`` to run dim 0 over the run-time ``count`` only (see ``kernel.HEAD``)."""
+    generic.attributes[kernel.HEAD] = kb.operands.index(count)
+    return generic
+
+
+def head_gather(op: HeadGatherOp) -> kernel.GenericOp:
+    """A gather at positions in range, over the first ``count`` rows (``kernel.HEAD``)."""
+    x, idx, count = op.operands
+    domain = op.result_type.shape
+    rank = len(domain)
+    kb = KernelBuilder(rank)
+    xt = kb.indexed_input(x)
+    i = kb.input(idx, AffineMap.from_dims(rank, [0]))
+    kb.input(count, AffineMap(rank, ()))
+    others = [kb.index(d) for d in range(1, rank)]
+    value = kb.extract(xt, [kb.emit.convert(i, index), *others])
+    generic = kb.finish(op, [op.result_type], [AffineMap.identity(rank)], [kernel.PARALLEL] * rank,
+                        [value], domain=domain)
+    return _head(generic, kb, count)
+
+
+def head_rows(op: HeadRowsOp) -> kernel.GenericOp:
+    """The values as they are, over the first ``count`` rows: what is fused into it (the
+    arithmetic on gathered rows) runs over those only."""
+    values, count = op.operands
+    rank = values.type.rank
+    kb = KernelBuilder(rank)
+    x = kb.input(values, AffineMap.identity(rank))
+    kb.input(count, AffineMap(rank, ()))
+    generic = kb.finish(op, [op.result_type], [AffineMap.identity(rank)], [kernel.PARALLEL] * rank,
+                        [x], domain=values.type.shape)
+    return _head(generic, kb, count)
+
+
+def head_scatter(op: HeadScatterOp) -> kernel.GenericOp:
+    """A scatter at positions in range, in order, over the first ``count`` rows."""
+    x, updates, idx, count = op.operands
+    domain = updates.type.shape
+    rank = len(domain)
+    kb = KernelBuilder(rank)
+    kb.indexed_input(x)  # the result starts as a copy of it
+    value = kb.input(updates, AffineMap.identity(rank))
+    i = kb.input(idx, AffineMap.from_dims(rank, [0]))
+    kb.input(count, AffineMap(rank, ()))
+    kb.insert(value, [kb.emit.convert(i, index), *(kb.index(d) for d in range(1, rank))], 0, "set")
+    generic = kb.finish(op, [x.type], [AffineMap(rank, ())], [kernel.PARALLEL] * rank, [],
+                        domain=domain, copy_inputs=[0], indexed_results=[0])
+    return _head(generic, kb, count)
+
+
 RULES = {ArgReduceOp: argreduce, ScanOp: scan, DiagonalOp: diagonal, GatherOp: gather,
-         GatherNdOp: gather_nd, ScatterNdOp: scatter_nd}
+         GatherNdOp: gather_nd, ScatterNdOp: scatter_nd, HeadGatherOp: head_gather, HeadRowsOp: head_rows,
+         HeadScatterOp: head_scatter}

@@ -236,3 +236,63 @@ class HeadSumOp(ArrayOp):
             self.fail("needs a 0-d i64 count")
         if self.result_type != TensorType((), values.element):
             self.fail(f"must return {TensorType((), values.element)}")
+
+
+class HeadGatherOp(ArrayOp):
+    """``x[indices[j]]`` along axis 0 for the first ``count`` rows ``j`` of ``indices`` (1-d
+    int64 positions in ``[0, len(x))`` at every row, the caller clips them): the gather of a
+    compacted index array (``jitcore/run_length.py``), whose rows from ``count`` on are
+    unspecified. Its kernel runs over ``count`` rows only (``kernel.generic``'s ``head``);
+    a target that runs them all reads in range and gives the same first ``count`` rows."""
+
+    name = "array.head_gather"
+    traits = frozenset({PURE})
+    __slots__ = ()
+
+    def check(self) -> None:
+        if len(self.operands) != 3 or len(self.results) != 1:
+            self.fail("needs values, positions, a count and one result")
+        x, idx, count = (v.type for v in self.operands)
+        if x.rank == 0 or idx.rank != 1 or idx.element != i64 or count != TensorType((), i64):
+            self.fail("needs values of rank 1 or more, 1-d i64 positions and a 0-d i64 count")
+        if self.result_type != x.with_shape((idx.shape[0], *x.shape[1:])):
+            self.fail("must return a row of values per position")
+
+
+class HeadScatterOp(ArrayOp):
+    """``x`` after ``x[indices[j]] = updates[j]`` in order for the first ``count`` rows ``j``
+    (``indices`` 1-d int64 positions in ``[0, len(x))``). The caller makes every row from
+    ``count`` on repeat the write of row ``count - 1`` (with ``count`` 0, write ``x[0]`` back),
+    so a target may run all the rows; the kernel runs over ``count`` only (``head``)."""
+
+    name = "array.head_scatter"
+    traits = frozenset({PURE})
+    __slots__ = ()
+
+    def check(self) -> None:
+        if len(self.operands) != 4 or len(self.results) != 1:
+            self.fail("needs values, updates, positions, a count and one result")
+        x, updates, idx, count = (v.type for v in self.operands)
+        if idx.rank != 1 or idx.element != i64 or count != TensorType((), i64):
+            self.fail("needs 1-d i64 positions and a 0-d i64 count")
+        if x.rank == 0 or updates != x.with_shape((idx.shape[0], *x.shape[1:])):
+            self.fail("needs a row of updates per position")
+        if self.result_type != x:
+            self.fail(f"must return {x}")
+
+
+class HeadRowsOp(ArrayOp):
+    """``values`` with the rows from ``count`` (0-d i64) on unspecified: the rows of a
+    compacted selection computed from gathers through its indices (``U * psi[lo]``), which
+    are computed over the count only (its kernel's ``head``; a producer fused into it too)."""
+
+    name = "array.head_rows"
+    traits = frozenset({PURE})
+    __slots__ = ()
+
+    def check(self) -> None:
+        if len(self.operands) != 2 or len(self.results) != 1:
+            self.fail("needs values, a count and one result")
+        values, count = (v.type for v in self.operands)
+        if values.rank == 0 or count != TensorType((), i64) or self.result_type != values:
+            self.fail("needs values of rank 1 or more and a 0-d i64 count, and returns the values")

@@ -1,0 +1,141 @@
+"""Gathers and scatters through an index array selected by a mask, over the kept count only.
+
+``lo = idx[m]`` (or ``np.nonzero(m)[0]``, ``np.flatnonzero(m)``) is a ``MaskedSelection``:
+every position of ``idx``, with the mask. ``x[lo]`` in that form gathers at all of them (the
+dropped ones at 0), and ``x[lo] = v`` writes at all of them (a dropped one repeating the last
+kept write, ``indexing._write_by_selection``): work over the capacity, where NumPy's works over
+the count. Here the index array is compacted once (``run_length.as_prefix``: the kept indices
+first, their count a run-time value), checked and wrapped before (under the mask, where the
+bounds of ``idx & s == 0`` decide the check away), and the gather or scatter runs over the
+count alone: ``array.head_gather`` / ``array.head_scatter``, whose kernels' dim 0 is bounded by
+the count (``kernel.HEAD``, as a window update's loop is by its bounds). The gather is a
+``run_length.Prefix`` (``HeadRows``: the arithmetic on it is bounded by the count too, through
+``array.head_rows``), so its rows pair one for one with the other gathers through the same
+compacted positions, and a scatter of them writes them as they are.
+
+Which form: ``compacts`` (the measured rule, docs/performance.md "Index arrays compacted at
+run-time length (gate51)").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jitcore import indexing, masked
+from jitcore import primitives as prims
+from jitcore.compaction import _count
+from jitcore.data_length import positions
+from jitcore.ir.dialects.array import CompactOp, HeadGatherOp, HeadRowsOp, HeadScatterOp
+from jitcore.ir.dialects.kernel import INDEX_OUT_OF_BOUNDS
+from jitcore.ir.types import TensorType, i64
+from jitcore.masked import MaskedSelection
+from jitcore.run_length import Prefix, _plain, as_prefix
+
+_I64 = np.dtype(np.int64)
+
+# Index arrays of fewer positions keep the masked form (chosen, not measured: below it the
+# kernels' calls, not their passes, are the time; it is gather51's HOISTED_CHECK_MIN / 4).
+COMPACT_MIN = 1 << 12
+
+
+# A scatter of more positions keeps the masked form: measured at 10^7 positions (80 MB of
+# int64 indices, half kept) the compaction's passes cost more than the writes they save (135
+# ms against 113), at 3 * 10^6 less (19-21 ms against 25-38). Gathers compact at every size.
+SCATTER_COMPACT_MAX = 1 << 22
+
+
+def compacts(x, sel, write: bool = False) -> bool:
+    """Whether ``x[sel]`` / ``x[sel] = v`` runs through ``sel`` compacted: a 1-d selection of
+    one index array (a plain one, or a ``Prefix`` already) of at least ``COMPACT_MIN``
+    positions (a scatter: at most ``SCATTER_COMPACT_MAX``), into the first dim of ``x``. One
+    compaction (a pass over the mask) is then shared by every gather and scatter through it
+    (CSE), each of which runs over the count instead of the capacity."""
+    return (isinstance(sel, MaskedSelection) and _plain(sel) and sel.values.ndim == 1
+            and sel.mask.ndim == 1 and sel.values.dtype.kind in "iu" and x.ndim >= 1
+            and x.shape[0] > 0 and (isinstance(sel, Prefix) or sel.values.shape[0] >= COMPACT_MIN)
+            and not (write and sel.values.shape[0] > SCATTER_COMPACT_MAX))
+
+
+class HeadRows(Prefix):
+    """A ``Prefix`` of rows gathered through compacted indices: the ops that keep it one
+    (``U * psi[lo] + V * psi[hi]``) are computed over the count only (``array.head_rows``)."""
+
+    __slots__ = ()
+
+    def _like(self, values):
+        rows = prims._emit(values.owner_trace, HeadRowsOp, [values, self.length], values.value.type)
+        out = HeadRows(rows, self.length, self.mask)
+        out.described = self.described
+        return out
+
+
+def _positions(x, sel) -> Prefix:
+    """``sel``'s kept indices into dim 0 of ``x``, checked (NumPy's IndexError for the first
+    kept one out of range) and wrapped, at the kept positions compacted: the compaction writes
+    the positions alone (one per mask, shared by every index array selected by it, ``lo`` and
+    ``lo + s``), and the index is read there inside the gather or scatter. Clipped: the rows
+    past the count are unspecified, and a target may read there."""
+    n = x.shape[0]
+    idx = prims.convert(sel.values, _I64)
+    prims.RAISE_AT_FIRST(sel.mask & indexing._out_of_range(idx, n), idx, INDEX_OUT_OF_BOUNDS, (0, n))
+    wrapped = np.where(idx < 0, idx + n, idx)
+    if isinstance(sel, Prefix):
+        at, length, mask = None, sel.length, sel.mask
+    else:
+        at, length = _kept_positions(sel.mask)
+        mask = None
+    cap = sel.values.shape[0]
+    if at is not None:
+        wrapped = np.take(wrapped, np.clip(at, 0, cap - 1), mode="clip")
+    return Prefix(np.clip(wrapped, 0, n - 1), length, mask)
+
+
+def _kept_positions(mask) -> tuple:
+    """The positions where the 1-d ``mask`` holds, first in a buffer of its length (int64),
+    and their count (``np.flatnonzero``'s compaction)."""
+    count = _count(mask, mask.shape[0])
+    return prims._emit(mask.owner_trace, CompactOp, [mask, count], TensorType(mask.shape, i64)), count
+
+
+def gather(x, sel) -> Prefix:
+    """``x[sel]``: the rows at the kept indices, over the count only."""
+    p = _positions(x, sel)
+    shape = (p.values.shape[0], *x.shape[1:])
+    values = prims._emit(x.owner_trace, HeadGatherOp, [x, p.values, p.length],
+                         x.value.type.with_shape(shape))
+    out = HeadRows(values, p.length, p.mask)
+    out.described = sel.described
+    return out
+
+
+def scatter(x, sel, value):
+    """``x`` after ``x[sel] = value`` (one value, or a selection of the same count): the kept
+    positions written in order, over the count only. Rows past the count repeat the write of
+    row ``count - 1`` (none kept: ``x[0]`` written back), so the kernel may run them too."""
+    p = _positions(x, sel)
+    trace = x.owner_trace
+    cap = p.values.shape[0]
+    if isinstance(value, MaskedSelection):
+        v = as_prefix(value)
+        if v.values.shape[0] != cap or not masked.index_forms.same_value(v.length.value, p.length.value):
+            return None
+        rows = v.values
+    else:
+        rows = prims.as_tracer(trace, value, x.dtype)
+    if x.size == 0 or cap == 0:
+        return x
+    j = positions(trace, (cap,), 0)
+    kept = p.length > 0
+    at = np.clip(np.minimum(j, p.length - 1), 0, cap - 1)
+    index = np.where(kept, np.take(p.values, at, mode="clip"), 0)
+    if rows.ndim and rows.shape[0] == cap and isinstance(value, MaskedSelection):
+        rows = np.take(rows, at, axis=0, mode="clip")
+    current = x[0]
+    kept_rows = prims.reshape(kept, (1,) * x.ndim)
+    updates = np.where(kept_rows, rows, current)
+    updates = prims.broadcast_to(prims.convert(updates, x.dtype), (cap, *x.shape[1:]))
+    return prims._emit(trace, HeadScatterOp, [x, updates, prims.convert(index, _I64), p.length],
+                       x.value.type)
+
+
+indexing.COMPACTED.update(compacts=compacts, gather=gather, scatter=scatter)
