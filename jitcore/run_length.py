@@ -30,7 +30,7 @@ import operator
 
 import numpy as np
 
-from jitcore import masked
+from jitcore import indexing, masked
 from jitcore import primitives as prims
 from jitcore.compaction import compaction
 from jitcore.data_length import Positions, positions
@@ -342,6 +342,36 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     return Prefix(rows, prims.convert(total, _I64))
 
 
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
+           equal_nan=True, sorted=True):  # noqa: A002  (NumPy's name)
+    """``np.unique(x[m])``: the selection raveled and sorted at its length (``sort``), each
+    value's first occurrence among the first ``count`` rows kept (NaNs one value where
+    ``equal_nan``), as ``numpy/data_length.unique`` does for an array; the counts by the same
+    groups. Indices into the selection (``return_index``, ``return_inverse``) are refused."""
+    if axis is not None or return_index or return_inverse:
+        raise ar._refusal("numpy.unique with axis=, return_index or return_inverse")
+    s = sort(_flat(ar), axis=None)
+    values, count = s.values, s.length
+    n, trace = values.shape[0], values.owner_trace
+    if n == 0:
+        first = prims.constant(trace, np.zeros(0, np.bool_))
+    else:
+        differs = np.not_equal(values[1:], values[:-1])
+        if equal_nan and values.dtype.kind in "fc":
+            differs = differs & ~(np.isnan(values[1:]) & np.isnan(values[:-1]))
+        first = prims.concatenate([prims.constant(trace, np.ones(1, np.bool_)), differs])
+    inside = positions(trace, (n,), 0) < count
+    first = first & inside
+    out = MaskedSelection(values, first).describe("np.unique(...)", ar.advice)
+    if not return_counts:
+        return out
+    group = np.maximum(np.cumsum(prims.convert(first, _I64)) - 1, 0)  # each row's value's number
+    counts = indexing.scatter(prims.constant(trace, np.zeros(n, _I64)), group,
+                              prims.convert(inside, _I64), mode="add")
+    return out, MaskedSelection(np.take(counts, group), first).describe("np.unique(...)'s counts",
+                                                                         ar.advice)
+
+
 def ravel(a, order="C"):
     if order not in ("C", "K", "A"):
         raise a._refusal(f"ravel(order={order!r})")
@@ -360,7 +390,7 @@ def append(arr, values, axis=None):
 
 _FUNCTIONS = {np.sort: sort, np.flip: flip, np.append: append, np.argsort: argsort,
               np.cumsum: cumsum, np.cumprod: cumprod, np.diff: diff, np.concatenate: concatenate,
-              np.ravel: ravel}
+              np.ravel: ravel, np.unique: unique}
 _METHODS = {"argsort": argsort, "cumsum": cumsum, "cumprod": cumprod, "ravel": ravel,
             "flatten": ravel}
 

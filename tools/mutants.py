@@ -2511,6 +2511,12 @@ MUTANTS = [
            "v in l, l.index(v), l.count(v) compare only by ==: a NaN is then never in the list "
            "that holds that very object, where Python's rule is identity first",
            ("tests/jitcore/test_python_lists_51.py",)),
+    Mutant("unique-of-selection-past-count", "jitcore/run_length.py",
+           "    first = first & inside\n",
+           "    first = first | ~inside\n",
+           "np.unique(x[m]) takes the filler past the selection's count for values: a +inf (or an "
+           "int's largest) that no kept element holds",
+           ("tests/jitcore/test_selection_lengths_51.py",)),
 ]
 
 

@@ -246,3 +246,26 @@ def test_still_refused(fn, what):
     with pytest.raises((JitTypeError, ConcretizationError), match="depends on the data") as raised:
         jc.jit(fn)(np.arange(-3.0, 5.0))
     assert what in str(raised.value)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int64, np.float32])
+def test_unique_of_a_selection_and_its_counts(dtype):
+    """np.unique(x[m]) (new users, round 51: zones and vocabularies kept by a mask): sorted at
+    the selection's length, first occurrences among the kept only (the filler past the count
+    never a value), NaNs one value, counts by the same groups."""
+    functions = {
+        "values": lambda x, r: np.unique(x[x > r]),
+        "len": lambda x, r: len(np.unique(x[x > r])),
+        "counts": lambda x, r: np.unique(x[x > r], return_counts=True),
+    }
+    x = np.random.default_rng(5).integers(0, 10, 300).astype(dtype)
+    if dtype != np.int64:
+        x[::17], x[5], x[6] = np.nan, np.inf, -0.0
+    for name, f in functions.items():
+        jf = jc.jit(f)
+        for r in (3, 100, -1):  # some, none, all (but NaN) kept
+            got, want = jf(x, r), f(x, r)
+            got, want = (got, want) if isinstance(want, tuple) else ((got,), (want,))
+            for g, w in zip(got, want):
+                assert type(g) is type(w) and np.asarray(g).dtype == np.asarray(w).dtype, name
+                np.testing.assert_array_equal(g, w)
