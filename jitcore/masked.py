@@ -226,7 +226,8 @@ class MaskedSelection:
         L[j, :j]``): the product of the operands with every element outside its selection
         zeroed, as a selection by the dims that are not contracted (a product with anything
         else has a shape or values that depend on the data)."""
-        a, b = (v._on_one_axis() if isinstance(v, MaskedSelection) and v.ndim == 1 else v for v in (a, b))
+        a, b = (v._on_one_axis() if isinstance(v, MaskedSelection) and v.ndim == 1 and v.factors is None
+                else v for v in (a, b))  # (a product of 1-d masks, L[j, :j], keeps its factors)
         if not all(isinstance(v, MaskedSelection) and v.factors is not None and v.values.ndim in (1, 2)
                    and len(v.factors) == v.values.ndim for v in (a, b)):
             raise self._refusal(f"numpy.{name} with an operand that is not a 1-d or 2-d selection")
@@ -248,7 +249,8 @@ class MaskedSelection:
     def _outer(self, ufunc, a, b):
         """``ufunc.outer(a, b)`` of two 1-d selections (``np.outer(x[i:], y[i:])``): a selection
         over two dims by the product of their masks."""
-        a, b = (v._on_one_axis() if isinstance(v, MaskedSelection) else v for v in (a, b))
+        a, b = (v._on_one_axis() if isinstance(v, MaskedSelection) and v.factors is None else v
+                for v in (a, b))
         if not all(isinstance(v, MaskedSelection) and v.values.ndim == 1 and v.mask.ndim == 1
                    for v in (a, b)):
             raise self._refusal(f"numpy.{ufunc.__name__}.outer of other than two 1-d selections")

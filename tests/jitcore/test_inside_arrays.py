@@ -440,14 +440,29 @@ def test_selections_by_different_masks_do_not_mix():
 
 @pytest.mark.parametrize("use", [  # (returning x[x > 0]: tests/test_data_dependent_length.py;
     # len(x[x > 0]) and x[x[:, 0] > 0].sum(axis=1) compile since session 47, np.sort of it and
-    # its slices since session 51: tests/jitcore/test_selection_lengths_51.py)
+    # its slices since session 51: tests/jitcore/test_selection_lengths_51.py; x[x > 0][0] of a
+    # 2-d x since session 51: below)
     lambda x: np.sort(x[x > 0]).reshape(2, -1),
-    lambda x: x[x > 0][0],
     lambda x: x[x[:, 0] > 0].sum(axis=1)[1:] + x[0],
 ])
 def test_other_uses_of_a_traced_mask_read_keep_the_clear_error(use):
     with pytest.raises(jc.JitTypeError, match="depends on the data"):
         jc.jit(use)(np.arange(6.0).reshape(2, 3) - 2)
+
+
+def test_an_item_of_a_2d_arrays_selection_is_numpys():
+    """``x[x > 0][i]`` of a 2-d ``x``: the i-th kept element in C order (session 51, the
+    selection's grid flattened), NumPy's IndexError where fewer are kept."""
+    def f(x, i):
+        return x[x > 0][i]
+
+    jf = jc.jit(f)
+    x = np.arange(6.0).reshape(2, 3) - 2
+    for i in (0, 1, -1, -3):
+        got, want = jf(x, i), f(x, i)
+        assert type(got) is type(want) and got == want
+    with pytest.raises(IndexError):
+        jf(x, 3)
 
 
 # -- np.empty ------------------------------------------------------------------------------------
