@@ -85,6 +85,21 @@ def emit_lapack_kernel(module: ll.Module, name: str, op: Operation, strided: lis
 class _Calls(EigCalls):
     """The routines, as NumPy's gufuncs call them."""
 
+    def settled(self, info, soft: bool, result, flag_at: list, error: int, good) -> None:
+        """After a routine whose ``info > 0`` is the op's failure: inside a try (``soft``) a
+        flag at ``flag_at`` of the result, else ``error`` recorded; ``good()`` writes the
+        result where it did not fail."""
+        b = self.b
+        bad = self.failed(info)
+        if soft:
+            self.store(result, flag_at, b.select(bad, ll.Constant(F64, 1.0), ll.Constant(F64, 0.0)))
+        with b.if_else(bad) as (fail, ok):
+            with fail:
+                if not soft:
+                    self.record(error)
+            with ok:
+                good()
+
     def svd(self, inputs, result, params) -> None:
         """``svd_N``/``svd_S``/``svd_A``: gesdd; packed ``U | Vh | s`` (vectors) or ``s``."""
         (a,), (vectors, full) = inputs, params
@@ -203,17 +218,11 @@ class _Calls(EigCalls):
         def one(ivs):
             self.linearize(a, ivs, A, n, n, ld, transposed=bool(upper))
             self.call("potrf", args)
-            bad = self.failed(info)
-            if soft:
-                flag = b.select(bad, ll.Constant(F64, 1.0), ll.Constant(F64, 0.0))
-                self.store(result, [*ivs, n, const64(0)], flag)
-            with b.if_else(bad) as (fail, good):
-                with fail:
-                    if not soft:
-                        self.record(kernel.NOT_POSITIVE_DEFINITE)
-                with good:
-                    self.grid(n, n, zero_other)
-                    self.delinearize(result, ivs, A, n, n, ld, transposed=bool(upper))
+
+            def good():
+                self.grid(n, n, zero_other)
+                self.delinearize(result, ivs, A, n, n, ld, transposed=bool(upper))
+            self.settled(info, soft, result, [*ivs, n, const64(0)], kernel.NOT_POSITIVE_DEFINITE, good)
         self.batch(a, one)
 
     def _getrf(self, a):
@@ -319,16 +328,8 @@ class _Calls(EigCalls):
             self.linearize(a, ivs, A, n, n, ld)
             self.linearize(rhs, ivs, B, n, k, ld)
             self.call("gesv", args)
-            bad = self.failed(info)
-            if soft:
-                flag = b.select(bad, ll.Constant(F64, 1.0), ll.Constant(F64, 0.0))
-                self.store(result, [*ivs, n, const64(0)], flag)
-            with b.if_else(bad) as (fail, good):
-                with fail:
-                    if not soft:
-                        self.record(kernel.SINGULAR_MATRIX)
-                with good:
-                    self.delinearize(result, ivs, B, n, k, ld)
+            self.settled(info, soft, result, [*ivs, n, const64(0)], kernel.SINGULAR_MATRIX,
+                         lambda: self.delinearize(result, ivs, B, n, k, ld))
         self.batch(a, one)
 
     def qr(self, inputs, result, params) -> None:
