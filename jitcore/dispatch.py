@@ -369,7 +369,7 @@ class Executable:
         leaf = self.out_tree.kind == "leaf"
         flat_tuple = self.out_tree.kind == "tuple" and all(c.kind == "leaf" for c in self.out_tree.children)
         if (self.plan.header is None or self.mutated or self.holds or self._transposed or self._arguments
-                or self._trimmed or not (leaf or flat_tuple)):
+                or self._trimmed or self._chosen or not (leaf or flat_tuple)):  # (chosen: converted)
             return None
         results = []
         for kind, index, shape, scalar, copy in self._outputs:

@@ -19,6 +19,13 @@ _STRONG = {"bool": np.dtype(bool), "int": np.dtype(np.int64), "float": np.dtype(
 # real part where every eigenvalue is real (``type_choice.real_where``).
 COMPLEX_ARRAY, REAL_ARRAY = "array", "array.real"
 ARRAY_KINDS = (COMPLEX_ARRAY, REAL_ARRAY)
+# An array of items whose kinds the data chose (``np.array([v if v > 0 else 0 for v in x])``),
+# held in their promotion: NumPy's dtype is that of the kinds present (``type_choice.array_of``).
+ARRAY_AS = "array as "
+
+
+def array_as(dtype) -> str:
+    return ARRAY_AS + np.dtype(dtype).name
 
 
 def _real_part(value):
@@ -32,6 +39,9 @@ def _conversion(kind: str, held: np.dtype):
     (a Python float rounded into a float32 where it met one)."""
     if kind in ARRAY_KINDS:  # an array held complex, real where the data made it so (eig)
         return _real_part if kind == REAL_ARRAY else None
+    if kind.startswith(ARRAY_AS):  # (Python ints below 2**53 in a float64: exact)
+        target = np.dtype(kind[len(ARRAY_AS):])
+        return None if target == held else (lambda value: value.astype(target))
     python = kind in _STRONG
     source = _STRONG[kind] if python else np.dtype(kind[3:])
     make = _TYPES[kind] if python else source.type
@@ -104,7 +114,7 @@ def check_one_dtype(among: tuple, held: np.dtype, what: str, at: str) -> None:
     ``np.array([np.float64(1.5), 0])`` is float64, and the compiled code holds one dtype."""
     from jitcore.errors import JitTypeError
 
-    if any(k not in ARRAY_KINDS and own_dtype(k) != held for k in among):
+    if any(k not in ARRAY_KINDS and not k.startswith(ARRAY_AS) and own_dtype(k) != held for k in among):
         shown = " or ".join(k if k.startswith("np.") else f"Python {k}s" for k in among)
         raise JitTypeError(
             f"{what} of values that are {shown}, as a traced condition chose (at "

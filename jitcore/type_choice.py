@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jitcore.kind_conversion import check_one_dtype, own_dtype  # noqa: F401  (callers' names)
+from jitcore.kind_conversion import array_as, check_one_dtype, own_dtype  # noqa: F401  (callers' names)
 
 TAG = np.dtype(np.int8)
 _PYTHON = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}
@@ -92,6 +92,26 @@ def joined_tags(first: tuple, then: tuple) -> tuple:
     parts = [t if k == among else constant(trace, np.array([among.index(x) for x in k], TAG))[t]
              for t, k in (first, then)]
     return concatenate(parts, 0), among
+
+
+def array_of(out, tags, among: tuple):
+    """``out``, ``np.array`` of items whose Python kinds (``among``, two of them: a Python int
+    and a float) the data chose, each row's tag in ``tags``: NumPy's dtype is that of the kinds
+    present (all ints: int64; a float among them: float64; none: float64), so ``out``, held
+    in their promotion, is marked with the one the present kinds give, which the host converts
+    it to (a returned result; used further it stays the promotion). None where that cannot be
+    exact (other kinds, NumPy 64-bit ints held in a float): the caller refuses."""
+    from jitcore.primitives import convert
+
+    if len(among) != 2 or any(k.startswith("array") or k in ("np.int64", "np.uint64") for k in among):
+        return None  # (a NumPy 64-bit int held in a float64 is not exact past 2**53)
+    own = [own_dtype(k) for k in among]
+    if np.result_type(*own) != out.dtype:
+        return None
+    present = [np.any(tags == i) for i in (0, 1)]
+    which = np.where(present[0] & present[1], 0, np.where(present[0], 1, np.where(present[1], 2, 3)))
+    out.type_choice = (convert(which, TAG), tuple(array_as(d) for d in (out.dtype, *own, np.float64)))
+    return out
 
 
 def real_where(arrays, all_real):

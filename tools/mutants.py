@@ -2517,6 +2517,12 @@ MUTANTS = [
            "np.unique(x[m]) takes the filler past the selection's count for values: a +inf (or an "
            "int's largest) that no kept element holds",
            ("tests/jitcore/test_selection_lengths_51.py",)),
+    Mutant("flat-call-skips-chosen-types", "jitcore/dispatch.py",
+           "                or self._trimmed or self._chosen or not (leaf or flat_tuple)):",
+           "                or self._trimmed or not (leaf or flat_tuple)):",
+           "an array whose dtype the data chose (eigvals' real or complex) returned by the cached "
+           "call's short path unconverted from the second call on",
+           ("tests/jitcore/test_eig.py",)),
 ]
 
 

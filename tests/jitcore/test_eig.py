@@ -134,3 +134,15 @@ def test_real_results_where_every_eigenvalue_is_real(fn):
         assert got.dtype == want.dtype and got.shape == want.shape, (got, want)
         if fn is np.roots:
             np.testing.assert_allclose(np.sort_complex(got), np.sort_complex(want), atol=1e-12)
+
+
+def test_the_dtype_the_data_chose_holds_on_every_later_call():
+    """eigvals is real where every eigenvalue is (NumPy's w.real): the cached call's short path
+    (dispatch.Executable.call_flat) returned the held complex array from the second call on,
+    unconverted (found in session 51)."""
+    jf = jc.jit(lambda a: np.linalg.eigvals(a))
+    rotation, diagonal = np.array([[0.0, -1.0], [1.0, 0.0]]), np.diag([1.0, 2.0])
+    for a in (rotation, diagonal, diagonal, rotation, diagonal):
+        got, want = jf(a), np.linalg.eigvals(a)
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want)

@@ -176,14 +176,32 @@ def array_of_mixed_comprehension(x):
     return np.array([v if v > 0 else 0 for v in x])
 
 
-@pytest.mark.parametrize("f", [array_of_mixed, array_of_mixed_comprehension], ids=lambda f: f.__name__)
-def test_w1_array_whose_dtype_the_data_chose_is_refused(f):
+def test_w1_array_whose_dtype_the_data_chose_is_refused():
     # NumPy: int64 where every item took the int path, float64 otherwise: the data decides
+    # (a long comprehension's array gets its dtype when it runs: below)
     x = np.linspace(-1.0, 1.0, 11)
-    assert f(-np.abs(x)).dtype == np.int64 and f(x).dtype == np.float64
+    assert array_of_mixed(-np.abs(x)).dtype == np.int64 and array_of_mixed(x).dtype == np.float64
     with pytest.raises(jc.JitTypeError, match=r"np.array.* of values that are np.float64 or Python ints, "
                        r"as a traced condition chose \(at .*test_user_round51.py:\d+\).*0.0 in place of 0"):
-        jc.jit(f)(x)
+        jc.jit(array_of_mixed)(x)
+
+
+def test_w1_comprehensions_array_takes_numpys_dtype_when_it_runs():
+    """``np.array([v if v > 0 else 0 for v in x])`` (a long comprehension): int64 where every
+    item took the int path, float64 where a float is among them (session 51, lead:
+    ``type_choice.array_of``); bools and ints alike."""
+    def ints_or_bools(x):
+        return np.array([True if v > 0 else 2 for v in x])
+
+    def ints_or_floats(x):
+        return np.array([1 if v > 0 else 0.5 for v in x])
+
+    for f in (array_of_mixed_comprehension, ints_or_bools, ints_or_floats):
+        jf = jc.jit(f)
+        for x in (np.linspace(-1.0, 1.0, 11), -np.ones(11), np.ones(11), np.linspace(-1, 1, 40)):
+            got, want = jf(x), f(x)
+            assert type(got) is type(want) and got.dtype == want.dtype, (f.__name__, got.dtype)
+            np.testing.assert_array_equal(got, want)
 
 
 # -- C1: consumers of np.nonzero's rows of a 2-D (or 3-D) array --------------------------------
