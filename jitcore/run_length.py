@@ -38,6 +38,7 @@ from jitcore.errors import JitTypeError
 from jitcore.ir.dialects.kernel import INDEX_OUT_OF_BOUNDS
 from jitcore.masked import MaskedSelection
 from jitcore.numpy import creation
+from jitcore.numpy.data_length import first_occurrences
 from jitcore.tracer import Tracer, as_scalar, fresh, user_location
 
 _I64 = np.dtype(np.int64)
@@ -353,15 +354,8 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     s = sort(_flat(ar), axis=None)
     values, count = s.values, s.length
     n, trace = values.shape[0], values.owner_trace
-    if n == 0:
-        first = prims.constant(trace, np.zeros(0, np.bool_))
-    else:
-        differs = np.not_equal(values[1:], values[:-1])
-        if equal_nan and values.dtype.kind in "fc":
-            differs = differs & ~(np.isnan(values[1:]) & np.isnan(values[:-1]))
-        first = prims.concatenate([prims.constant(trace, np.ones(1, np.bool_)), differs])
     inside = positions(trace, (n,), 0) < count
-    first = first & inside
+    first = first_occurrences(values, equal_nan) & inside
     out = MaskedSelection(values, first).describe("np.unique(...)", ar.advice)
     if not return_counts:
         return out

@@ -2512,8 +2512,8 @@ MUTANTS = [
            "that holds that very object, where Python's rule is identity first",
            ("tests/jitcore/test_python_lists_51.py",)),
     Mutant("unique-of-selection-past-count", "jitcore/run_length.py",
-           "    first = first & inside\n",
-           "    first = first | ~inside\n",
+           "    first = first_occurrences(values, equal_nan) & inside\n",
+           "    first = first_occurrences(values, equal_nan) | ~inside\n",
            "np.unique(x[m]) takes the filler past the selection's count for values: a +inf (or an "
            "int's largest) that no kept element holds",
            ("tests/jitcore/test_selection_lengths_51.py",)),

@@ -132,6 +132,17 @@ def compress(condition, a, axis=None, out=None):
     return MaskedSelection(a, cond)
 
 
+def first_occurrences(s: Tracer, equal_nan: bool) -> Tracer:
+    """Where each value of the sorted 1-d ``s`` first occurs (NaNs one value where
+    ``equal_nan``): np.unique's mask."""
+    if s.shape[0] == 0:
+        return prims.constant(s.owner_trace, np.zeros(0, np.bool_))
+    differs = np.not_equal(s[1:], s[:-1])
+    if equal_nan and s.dtype.kind in "fc":
+        differs = differs & ~(np.isnan(s[1:]) & np.isnan(s[:-1]))
+    return prims.concatenate([prims.constant(s.owner_trace, np.ones(1, np.bool_)), differs])
+
+
 @implements(np.unique)
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
            equal_nan=True, sorted=True):  # noqa: A002  (NumPy's name)
@@ -153,13 +164,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     perm = np.argsort(flat, kind="stable")
     s = np.take(flat, perm)
     trace = ar.owner_trace
-    if n == 0:
-        first = prims.constant(trace, np.zeros(0, np.bool_))
-    else:
-        differs = np.not_equal(s[1:], s[:-1])
-        if equal_nan and s.dtype.kind in "fc":
-            differs = differs & ~(np.isnan(s[1:]) & np.isnan(s[:-1]))
-        first = prims.concatenate([prims.constant(trace, np.ones(1, np.bool_)), differs])
+    first = first_occurrences(s, equal_nan)
     results = [MaskedSelection(s, first).describe("np.unique(...)", _UNIQUE)]
     if return_index:
         results.append(MaskedSelection(perm, first).describe("np.unique(...)'s first indices", _UNIQUE))
