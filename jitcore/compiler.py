@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from jitcore import argument_writes, calltime, formatting, ir, passes, pytree
+from jitcore.chosen_dtype import ChosenDtype
 from jitcore.codegen.backend import backend_for
 from jitcore.codegen.plan import CompiledFunction, LowerOptions
 from jitcore.compaction import compaction
@@ -24,6 +25,7 @@ from jitcore.ir.dialects.builtin import ModuleOp
 from jitcore.ir.dialects.func import FuncOp, ReturnOp
 from jitcore.ir.location import UNKNOWN, FileLineCol, Location
 from jitcore.ir.types import FunctionType, TensorType
+from jitcore.kind_conversion import array_as
 from jitcore.masked import MaskedSelection
 from jitcore.primitives import as_tracer, transpose
 from jitcore.static_on_demand import python_value
@@ -266,6 +268,12 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
         for k, leaf in enumerate(leaves):
             if isinstance(leaf, Repeated):  # no buffer can hold it: nothing bounds its length
                 raise leaf._refusal(f"returning it from {name}()")
+            if isinstance(leaf, ChosenDtype):  # an array whose dtype the data chose: marked
+                if isinstance(leaf.values, Tracer):
+                    leaf = leaves[k] = leaf.marked()
+                else:  # (np.array(out) of a list the data filled: its tag after the count)
+                    typed[k] = leaf.which, tuple(array_as(d) for d in leaf.dtypes)
+                    leaf = leaves[k] = leaf.values
             if isinstance(leaf, KeptList):  # a list the data filled: the list, as Python's
                 made_of[k] = leaf.returned(returns_at)
                 if leaf.choice is not None:  # (each item's type chosen by the data: its tags)

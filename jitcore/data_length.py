@@ -238,11 +238,16 @@ class KeptList:
     def selection(self, dtype=None, returned: bool = False) -> ListSelection:
         """``np.array(out, dtype)``: the kept rows, a selection (compacted when returned;
         ``returned``: the list itself is, each item given its own type)."""
+        rows = self.rows if dtype is None else prims.convert(self.rows, np.dtype(dtype))
+        selected = ListSelection(rows, self.kept, "array" if dtype is None else "typed")
         if self.choice is not None and dtype is None and not returned:
+            # NumPy's dtype is the kinds present's (chosen_dtype.ChosenDtype), where exact
+            chosen = type_choice.array_of(selected, *self.choice, kept=self.kept)
+            if chosen is not None:
+                return chosen
             type_choice.check_one_dtype(self.choice[1], self.rows.dtype, f"np.array({self.name})",
                                         user_location())
-        rows = self.rows if dtype is None else prims.convert(self.rows, np.dtype(dtype))
-        return ListSelection(rows, self.kept, "array" if dtype is None else "typed")
+        return selected
 
     def stacked(self, axis=0, out=None, dtype=None, casting="same_kind"):
         """``np.stack(out)``: the kept rows, as ``np.array(out)`` without its empty case: where

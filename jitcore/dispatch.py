@@ -252,6 +252,8 @@ class Trimmed:
 
     @property
     def trim(self):
+        if self.kinds and self.kinds[0].startswith(kind_conversion.ARRAY_AS):
+            return _dtype_trim(self.made_of, self.kinds)
         if self.kinds:
             return _chosen_trim(self.kinds)
         return _TRIMS[self.made_of] if not self.moved_to else _moved_trim(self.moved_to)
@@ -612,6 +614,22 @@ def _chosen_trim(kinds: tuple):
                 for i, v in zip(at.tolist(), kind_conversion.convert_many(rows[at], kind)):
                     out[i] = v
         return out
+    return trim
+
+
+_DTYPE_TRIMS: dict = {}
+
+
+def _dtype_trim(made_of: str | None, kinds: tuple):
+    """The trim of ``np.array(out)`` whose dtype the data chose (``chosen_dtype``): the rows
+    trimmed as ``made_of``'s, then converted to the dtype the tag names. One function per
+    (made_of, kinds), kept here: the native call holds its id."""
+    key = made_of, kinds
+    trim = _DTYPE_TRIMS.get(key)
+    if trim is None:
+        def trim(rows: np.ndarray, count, tag) -> np.ndarray:
+            return kind_conversion.convert_by_tag(_TRIMS[made_of](rows, count), kinds, tag)
+        _DTYPE_TRIMS[key] = trim
     return trim
 
 

@@ -23,8 +23,8 @@ import itertools
 import numpy as np
 
 import jitcore.numpy as jnp
+from jitcore import chosen_dtype, view_layout
 from jitcore import primitives as prims
-from jitcore import view_layout
 from jitcore.autograph.local_arrays import shared_copy
 from jitcore.data_length import KeptList
 from jitcore.errors import TracerConversionError, UnsupportedError
@@ -171,7 +171,9 @@ def _read(value, sequence: bool):
         return value
     if sequence:  # a tuple: NumPy's dispatcher for lexsort looks inside tuples only
         return tuple(prims.array_operand(x) if prims.holds_tracer(x) else x for x in value)
-    return prims.array_operand(value)
+    # (items whose types the data chose: an array of NumPy's dtype for them, chosen_dtype.py)
+    chosen = chosen_dtype.array_of_items(value)
+    return prims.array_operand(value) if chosen is None else chosen
 
 
 def _operands_read(np_fn):

@@ -59,10 +59,12 @@ def comprehension_call(func, called, iterable, element, *rest, **kwargs):
     if getattr(func, "__name__", None) in _OF_ROWS and module.split(".")[0] in ("numpy", "jitcore"):
         looped = _stacked(iterable, element)
         if looped is not None and looped[2] is not None and "dtype" not in kwargs:
-            if func.__name__ in ("array", "asarray", "asanyarray") and not rest and not kwargs:
-                out = type_choice.array_of(fresh(looped[0]), *looped[2])  # (its dtype picked when it runs)
-                if out is not None:
-                    return out
+            chosen = type_choice.array_of(fresh(looped[0]), *looped[2])  # (its dtype picked when it runs)
+            if chosen is not None and func.__name__ in ("array", "asarray", "asanyarray") \
+                    and not rest and not kwargs:
+                return chosen
+            if chosen is not None:  # np.sum([...]): NumPy's function of that array
+                return chosen.__jitcore_function__(func, (chosen, *rest), kwargs)
             type_choice.check_one_dtype(looped[2][1], looped[0].dtype, f"np.{func.__name__}",
                                         user_location())
         if looped is not None and func.__name__ == "stack":

@@ -22,6 +22,7 @@ from jitcore.autograph.float_errors import FLOAT_ERROR_CALLS
 from jitcore.autograph.indexed import Indexed
 from jitcore.autograph.math_calls import MATH_CALLS
 from jitcore.autograph.sequence_items import item_at, set_item_at
+from jitcore.chosen_dtype import ChosenDtype
 from jitcore.data_length import KeptList, ListSelection, Positions
 from jitcore.errors import JitcoreError, JitTypeError, JitValueError, UnsupportedError
 from jitcore.indexing import is_traced_int
@@ -722,6 +723,8 @@ def _len(x):
         return x.count()  # a ranged slice's asks for a concrete value (its loop is unrolled)
     if isinstance(x, KeptList):
         return x.length()
+    if isinstance(x, ChosenDtype):  # np.array of such a list: its selection's count
+        return _len(x.values)
     counted = appending.length_of(x)  # a list an appending loop's body appends to: traced
     return len(x) if counted is None else counted
 

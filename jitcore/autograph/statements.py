@@ -48,6 +48,7 @@ from jitcore.autograph.expressions import (
 from jitcore.autograph.local_arrays import HeldOutside, refuse_carried_items, shared_as_traced
 from jitcore.autograph.lowering import RETVAL
 from jitcore.autograph.unbound import Undefined
+from jitcore.chosen_dtype import ChosenDtype
 from jitcore.codegen.loops import NEAR, derived
 from jitcore.compile_time import user_stacklevel
 from jitcore.data_length import KeptList, Positions
@@ -339,6 +340,9 @@ def _cannot_carry(name, value, what, line):
     leaf = next((leaf for leaf in pytree.flatten(value)[0] if not _carriable(leaf)), value)
     if isinstance(leaf, (MaskedSelection, KeptList)):
         return _cannot_carry_selection(name, leaf, what, line)
+    if isinstance(leaf, ChosenDtype):
+        return leaf._refusal(f"'{name}', assigned in the {what} at {where(line)}, whose condition "
+                             "or bounds are traced,")
     kind = type(leaf).__name__
     if name == RETVAL:  # (the conversion's name for the function's result)
         return UnsupportedError(

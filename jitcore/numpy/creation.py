@@ -10,7 +10,7 @@ import operator
 
 import numpy as np
 
-from jitcore import index_forms, type_choice
+from jitcore import chosen_dtype, index_forms, type_choice
 from jitcore import primitives as prims
 from jitcore.data_length import KeptList
 from jitcore.errors import JitValueError, UnsupportedError
@@ -266,6 +266,9 @@ def array(object, dtype=None, *, copy=True, order="K", ndmin=0):
         values = object.values if dtype is None else prims.convert(object.values, np.dtype(dtype))
         return object._like(fresh(values) if copy and values is object.values else values)
     elif isinstance(object, (list, tuple)) and prims.holds_tracer(object):
+        chosen = chosen_dtype.array_of_items(object) if dtype is None and not ndmin else None
+        if chosen is not None:  # (items whose types the data chose: NumPy's dtype when it runs)
+            return chosen
         out = prims.nested_array(object, dtype)
     else:
         return _traced(np.array(object, dtype, copy=True, order=order, ndmin=ndmin))

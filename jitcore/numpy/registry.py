@@ -44,6 +44,9 @@ def apply_function(func, args, kwargs):
             f"{func.__module__}.{func.__name__} has no jitcore lowering yet (called at {user_location()}); "
             "compute it outside the jitted function, or express it with supported operations"
         )
+    from jitcore.chosen_dtype import lists_as_arrays  # (it needs primitives, which need this)
+
+    args, kwargs = lists_as_arrays(args, kwargs)  # (np.sum(out) of items whose types the data chose)
     for a in (*args, *kwargs.values()):  # a value that takes NumPy's functions itself, wherever
         own = getattr(type(a), "__jitcore_function__", None)  # it stands (weights=np.repeat(...))
         if own is not None:
