@@ -1,7 +1,7 @@
 """Arrays whose dtype the data chooses, used inside the function.
 
 ``np.array([v if v > 0 else 0 for v in x])`` is int64 where every item took the int path and
-float64 where a float is among them (``type_choice.array_of``): NumPy's dtype is known only when
+float64 where a float is among them (``array_of``): NumPy's dtype is known only when
 the function runs. Inside, such an array is a ``ChosenDtype``: its values held in the items'
 promotion (float64) and a traced 0-d tag naming one of its candidate dtypes. What is done with
 it keeps NumPy's dtype, by the rule below, or is refused; it never silently takes the promotion.
@@ -332,10 +332,28 @@ for _name, _ufunc in {"neg": np.negative, "pos": np.positive, "abs": np.absolute
 ChosenDtype.__hash__ = None
 
 
+def array_of(out, tags, among: tuple, kept=None):
+    """``out``, ``np.array`` of items whose Python kinds (``among``, two of them: a Python int
+    and a float) the data chose, each row's tag in ``tags`` (``kept``: which rows are items,
+    where not all): NumPy's dtype is that of the kinds present (all ints: int64; a float among
+    them: float64; none: float64), so ``out``, held in their promotion, is a
+    ``ChosenDtype`` naming the one the present kinds give (returned, the host
+    converts it; used, its ops keep NumPy's dtype or refuse). None where that cannot be exact
+    (other kinds, NumPy 64-bit ints held in a float): the caller refuses."""
+    if len(among) != 2 or any(k.startswith("array") or k in ("np.int64", "np.uint64") for k in among):
+        return None  # (a NumPy 64-bit int held in a float64 is not exact past 2**53)
+    own = [type_choice.own_dtype(k) for k in among]
+    if np.result_type(*own) != out.dtype:
+        return None
+    present = [np.any(tags == i) if kept is None else np.any((tags == i) & kept) for i in (0, 1)]
+    which = np.where(present[0] & present[1], 0, np.where(present[0], 1, np.where(present[1], 2, 3)))
+    return ChosenDtype(out, prims.convert(which, type_choice.TAG), (out.dtype, *own, np.float64))
+
+
 def array_of_items(obj) -> ChosenDtype | None:
     """``np.array(obj)`` of a list (nested lists, tuples) of numbers some of whose Python types
     a traced condition chose (``out.append(x[i] if x[i] > 0 else 0)`` in a counted loop, or
-    ``[a if t else 0, b]``): a ``ChosenDtype`` (``type_choice.array_of``); None where no item's
+    ``[a if t else 0, b]``): a ``ChosenDtype`` (``array_of``); None where no item's
     type was chosen, or where that cannot be exact (the caller refuses)."""
     items = list(prims.leaves(obj))
     if not any(getattr(v, "type_choice", None) for v in items):
@@ -345,7 +363,7 @@ def array_of_items(obj) -> ChosenDtype | None:
         return None
     values = prims.nested_array(obj, np.result_type(*(type_choice.own_dtype(k) for k in among)))
     tags = prims.reshape(_tags(obj, among), values.shape)
-    return type_choice.array_of(values, tags, among)
+    return array_of(values, tags, among)
 
 
 def _tags(obj, among: tuple) -> Tracer:

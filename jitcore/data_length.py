@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from jitcore import chosen_dtype, type_choice
 from jitcore import primitives as prims
-from jitcore import type_choice
 from jitcore.errors import UnsupportedError
 from jitcore.ir.dialects import kernel
 from jitcore.ir.dialects.kernel import STACK_OF_EMPTY
@@ -242,7 +242,7 @@ class KeptList:
         selected = ListSelection(rows, self.kept, "array" if dtype is None else "typed")
         if self.choice is not None and dtype is None and not returned:
             # NumPy's dtype is the kinds present's (chosen_dtype.ChosenDtype), where exact
-            chosen = type_choice.array_of(selected, *self.choice, kept=self.kept)
+            chosen = chosen_dtype.array_of(selected, *self.choice, kept=self.kept)
             if chosen is not None:
                 return chosen
             type_choice.check_one_dtype(self.choice[1], self.rows.dtype, f"np.array({self.name})",

@@ -20,7 +20,7 @@ _STRONG = {"bool": np.dtype(bool), "int": np.dtype(np.int64), "float": np.dtype(
 COMPLEX_ARRAY, REAL_ARRAY = "array", "array.real"
 ARRAY_KINDS = (COMPLEX_ARRAY, REAL_ARRAY)
 # An array of items whose kinds the data chose (``np.array([v if v > 0 else 0 for v in x])``),
-# held in their promotion: NumPy's dtype is that of the kinds present (``type_choice.array_of``).
+# held in their promotion: NumPy's dtype is that of the kinds present (``chosen_dtype.array_of``).
 ARRAY_AS = "array as "
 
 

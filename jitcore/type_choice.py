@@ -94,27 +94,6 @@ def joined_tags(first: tuple, then: tuple) -> tuple:
     return concatenate(parts, 0), among
 
 
-def array_of(out, tags, among: tuple, kept=None):
-    """``out``, ``np.array`` of items whose Python kinds (``among``, two of them: a Python int
-    and a float) the data chose, each row's tag in ``tags`` (``kept``: which rows are items,
-    where not all): NumPy's dtype is that of the kinds present (all ints: int64; a float among
-    them: float64; none: float64), so ``out``, held in their promotion, is a
-    ``chosen_dtype.ChosenDtype`` naming the one the present kinds give (returned, the host
-    converts it; used, its ops keep NumPy's dtype or refuse). None where that cannot be exact
-    (other kinds, NumPy 64-bit ints held in a float): the caller refuses."""
-    from jitcore.chosen_dtype import ChosenDtype
-    from jitcore.primitives import convert
-
-    if len(among) != 2 or any(k.startswith("array") or k in ("np.int64", "np.uint64") for k in among):
-        return None  # (a NumPy 64-bit int held in a float64 is not exact past 2**53)
-    own = [own_dtype(k) for k in among]
-    if np.result_type(*own) != out.dtype:
-        return None
-    present = [np.any(tags == i) if kept is None else np.any((tags == i) & kept) for i in (0, 1)]
-    which = np.where(present[0] & present[1], 0, np.where(present[0], 1, np.where(present[1], 2, 3)))
-    return ChosenDtype(out, convert(which, TAG), (out.dtype, *own, np.float64))
-
-
 def real_where(arrays, all_real):
     """``arrays`` (complex tracers) given back as their real parts where the traced 0-d
     ``all_real`` holds when the function runs, as NumPy's ``eig`` returns ``w.real`` and

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jitcore import compile_time, type_choice
+from jitcore import chosen_dtype, compile_time, type_choice
 from jitcore import control_flow as cf
 from jitcore.autograph import appending, effects, statements
 from jitcore.autograph.expressions import Indexed
@@ -59,7 +59,7 @@ def comprehension_call(func, called, iterable, element, *rest, **kwargs):
     if getattr(func, "__name__", None) in _OF_ROWS and module.split(".")[0] in ("numpy", "jitcore"):
         looped = _stacked(iterable, element)
         if looped is not None and looped[2] is not None and "dtype" not in kwargs:
-            chosen = type_choice.array_of(fresh(looped[0]), *looped[2])  # (its dtype picked when it runs)
+            chosen = chosen_dtype.array_of(fresh(looped[0]), *looped[2])  # (its dtype picked when it runs)
             if chosen is not None and func.__name__ in ("array", "asarray", "asanyarray") \
                     and not rest and not kwargs:
                 return chosen
