@@ -2523,6 +2523,18 @@ MUTANTS = [
            "an array whose dtype the data chose (eigvals' real or complex) returned by the cached "
            "call's short path unconverted from the second call on",
            ("tests/jitcore/test_eig.py",)),
+    Mutant("chosen-dtype-takes-the-promotion", "jitcore/chosen_dtype.py",
+           "        if len(set(per_candidate)) == 1 or not hasattr(out, \"ndim\"):",
+           "        if True or not hasattr(out, \"ndim\"):",
+           "an op on an array whose dtype the data chose gives the promotion's dtype (float64 "
+           "where NumPy's int path gives int64), as session 51's did",
+           ("tests/jitcore/test_chosen_dtype_52.py",)),
+    Mutant("chosen-dtype-inexact-op-kept", "jitcore/chosen_dtype.py",
+           "        if not exact or isinstance(per_candidate[0], tuple):",
+           "        if isinstance(per_candidate[0], tuple):",
+           "an op that is not exact on integers held in a float (a // 0) keeps the choice "
+           "instead of being refused",
+           ("tests/jitcore/test_chosen_dtype_52.py",)),
 ]
 
 
