@@ -13,7 +13,7 @@ import builtins
 import copy
 import itertools
 
-from jitcore.autograph import analysis, attempts, lowering, unbound
+from jitcore.autograph import analysis, attempts, conditions, lowering, unbound
 from jitcore.autograph.analysis import GENERATED
 
 AG = "__ag__"
@@ -1078,6 +1078,7 @@ def convert_function(fn: ast.FunctionDef) -> ast.FunctionDef:
     unset = unbound.reads_to_check(fn, analysis.local_names(fn) - set().union(*_declared(fn)))
     lowering.lower_returns(fn)
     lowering.lower_jumps(fn)
+    conditions.split_conditions(fn)  # if a and b: as nested ifs (its operands' writes carried)
     globals_, nonlocals = _declared(fn)
     declared = globals_ | nonlocals
     _check_nonlocal_writes(fn, nonlocals)
