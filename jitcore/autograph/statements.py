@@ -401,25 +401,31 @@ def _keeping_containers(statement):
 
 @_keeping_containers
 def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, else_defined, dead=(),
-            fresh=(), changes=None, rebinds=None, holders=(), appends=(), after_break=False):
+            fresh=(), changes=None, rebinds=None, holders=(), appends=(), after_break=False, iterated=()):
     if holders:
         attributes = AttributeState(holders, names, init)
         return attributes.finish(if_stmt(
             pred, attributes.body(then_fn), attributes.body(else_fn), init=attributes.init,
             names=attributes.names, line=line, in_try=in_try, then_defined=then_defined,
             else_defined=else_defined, dead=dead, fresh=fresh, changes=changes, rebinds=rebinds,
-            appends=appends, after_break=after_break))
+            appends=appends, after_break=after_break, iterated=iterated))
     if not isinstance(pred, Tracer):
         return then_fn(*init) if pred else else_fn(*init)
     _refuse_in_try(in_try, "an if", line, pred)
     _refuse_changes(changes, "if", line, pred)
     if appends:  # lists its branches append to: their rows and marks as state (``appending``)
-        return appending.appending_if(
-            lambda then, other, state, state_names: if_stmt(
-                pred, then, other, init=state, names=state_names, line=line, in_try=in_try,
-                then_defined=then_defined, else_defined=else_defined, dead=dead, fresh=fresh,
-                rebinds=rebinds), then_fn, else_fn, init, names, appends, where(line), pred,
-            after_break)
+        try:
+            return appending.appending_if(
+                lambda then, other, state, state_names: if_stmt(
+                    pred, then, other, init=state, names=state_names, line=line, in_try=in_try,
+                    then_defined=then_defined, else_defined=else_defined, dead=dead, fresh=fresh,
+                    rebinds=rebinds), then_fn, else_fn, init, names, appends, where(line), pred,
+                after_break)
+        except UnsupportedError as e:
+            grown = [(name, at) for name, at in iterated if f"'{name}' is appended to" in str(e)]
+            if not grown:
+                raise
+            raise _grown_while_iterated(*grown[0], line) from e
     if pred.refines is not None:  # if t >= w: t's narrower bounds in each branch
         x, holds, fails = pred.refines
         then_fn, else_fn = index_forms.refining(then_fn, x, holds), index_forms.refining(else_fn, x, fails)
@@ -728,6 +734,18 @@ def while_stmt(test_fn, body_fn, *, after=None, rebinds=None, holders=(), refres
         if not used or current_trace() is None:
             raise
         raise _stack_refused(used[0], site["line"]) from e
+
+
+def _grown_while_iterated(name: str, loop_line, line) -> UnsupportedError:
+    """A list appended to under a traced ``if`` in a loop that also iterates over it (a dedupe:
+    ``for j in keep: ...`` then ``if not dup: keep.append(i)``)."""
+    return UnsupportedError(
+        f"'{name}' is iterated over (for ... in {name} at {where(loop_line)}) in the loop that "
+        f"appends to it under the if at {where(line)}, whose condition is traced: compiled, such "
+        "a list is rows of a fixed capacity and a mask of those kept, which the loop can fill but "
+        "not iterate over while it grows. Keep the items in an array with a count instead: "
+        f"{name} = np.empty(n, np.int64); k = 0; then in the loop for jj in range(k): j = "
+        f"{name}[jj] ...; and {name}[k] = i; k += 1 where it appended; {name}[:k] after the loop")
 
 
 def _stack_refused(name: str, line) -> UnsupportedError:

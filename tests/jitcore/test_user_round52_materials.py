@@ -7,6 +7,9 @@
 - C1: ``q[i + 1:][r < rc]`` (a slice of traced start masked by a mask of the same positions)
   raised about a ``slice(None, None, -1)`` the user never wrote, after unrolling the loop where
   it could (40 atoms: 17 s to compile): now the positions both keep (``masked._masked_by``).
+- R2: ``for j in keep:`` inside the loop that appends to ``keep`` under a traced ``if`` was refused
+  saying appends need a for loop over a range (it was in one): the refusal now names the ``for``
+  that iterates over the growing list and the array-and-count recipe.
 """
 
 from __future__ import annotations
@@ -166,3 +169,23 @@ def test_masked_slice_by_a_mask_of_other_positions_raises():
 
     with pytest.raises(IndexError, match="same bounds"):
         jc.jit(apart)(np.arange(6.0), np.array([1.0, 4.0, 2.0, 5.0, 1.0, 0.0]), 0)
+
+
+def test_iterating_the_list_the_loop_appends_to_names_the_for_and_the_recipe():
+    def unique_sites(x, tol):
+        keep = []
+        for i in range(x.shape[0]):
+            dup = False
+            for j in keep:  # reads the list being built
+                if abs(x[i] - x[j]) < tol:
+                    dup = True
+                    break
+            if not dup:
+                keep.append(i)
+        return np.array(keep)
+
+    with pytest.raises(
+        jc.UnsupportedError, match=r"'keep' is iterated over \(for \.\.\. in keep at .*:\d+\)"
+    ) as e:
+        jc.jit(unique_sites)(np.array([0.1, -0.2, 0.1, 0.3, 0.3]), 1e-3)
+    assert "for jj in range(k): j = keep[jj]" in str(e.value)
