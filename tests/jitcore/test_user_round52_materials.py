@@ -10,6 +10,9 @@
 - R2: ``for j in keep:`` inside the loop that appends to ``keep`` under a traced ``if`` was refused
   saying appends need a for loop over a range (it was in one): the refusal now names the ``for``
   that iterates over the growing list and the array-and-count recipe.
+- Found on the way: ``while rng.random() < p:`` (or ``while c < 5 and rng.random() < p``) drew
+  its first test twice (the test traced to see if it is traced, then again as the loop's check):
+  counts one off NumPy's. Such a loop now takes the first test's value (``statements._tested``).
 """
 
 from __future__ import annotations
@@ -189,3 +192,43 @@ def test_iterating_the_list_the_loop_appends_to_names_the_for_and_the_recipe():
     ) as e:
         jc.jit(unique_sites)(np.array([0.1, -0.2, 0.1, 0.3, 0.3]), 1e-3)
     assert "for jj in range(k): j = keep[jj]" in str(e.value)
+
+
+def draws_in_while_tests(n, rng):
+    a = 0
+    while rng.random() < 0.7:
+        a += 1
+    b = 0
+    while b < 5 and rng.random() < 0.7:
+        b += 1
+    c = 0
+    while rng.random() < 0.6 and n > c:
+        c += 1
+    return a, b, c
+
+
+def test_a_draw_in_a_while_test_is_drawn_once_per_test():
+    jitted = jc.jit(draws_in_while_tests)
+    for seed in range(6):
+        r_py, r_jit = np.random.default_rng(seed), np.random.default_rng(seed)
+        assert jitted(4, r_jit) == draws_in_while_tests(4, r_py)
+        assert r_py.random() == r_jit.random()
+
+
+def test_a_write_on_the_right_of_and_in_a_while_test_says_what_to_write():
+    def first_root(parent_in):
+        parent = parent_in.copy()
+
+        def find(a):
+            while parent[a] != a:
+                parent[a] = parent[parent[a]]
+                a = parent[a]
+            return a
+
+        i = 0
+        while i < parent.shape[0] and find(i) == i:
+            i += 1
+        return i
+
+    with pytest.raises(jc.JitTypeError, match="right operand of 'and'/'or'.*while a: if not f\\(i\\): break"):
+        jc.jit(first_root)(np.array([0, 1, 2, 2, 3, 5, 5, 6]))
