@@ -20,6 +20,7 @@ Nested functions are converted on their own.
 from __future__ import annotations
 
 import ast
+import builtins
 
 from jitcore.autograph.lowering import _STOP, _Counter, _located
 
@@ -51,6 +52,50 @@ def split_conditions(fn: ast.FunctionDef) -> None:
         return out
 
     fn.body = block(fn.body)
+
+
+def tests_in_bodies(fn: ast.FunctionDef) -> None:
+    """``while a and f(i): body`` -> ``while True: if not (a and f(i)): break`` then ``body``,
+    where an operand after the first calls a function of the user's by name (``find(i)``, which
+    may write an enclosing array): the test is then an ``if`` of the loop's body, split as above,
+    whose branches carry the writes (as the loop's test, ``and`` is an expression's branch that
+    cannot). The ``else`` part runs where the test fails, not after a break, as Python's."""
+
+    def block(stmts) -> list:
+        out = []
+        for s in stmts:
+            if isinstance(s, _STOP):
+                out.append(s)
+                continue
+            for field in ("body", "orelse", "finalbody"):
+                if isinstance(getattr(s, field, None), list):
+                    setattr(s, field, block(getattr(s, field)))
+            for h in getattr(s, "handlers", ()):
+                h.body = block(h.body)
+            for case in getattr(s, "cases", ()):
+                case.body = block(case.body)
+            if isinstance(s, ast.While) and _calls_later(s.test) and not _binds_names(s.test):
+                stop = ast.If(test=_not(s.test), body=[*s.orelse, ast.Break()], orelse=[])
+                s = _located(ast.copy_location(ast.While(test=ast.Constant(True), body=[
+                    _located(stop, s.test), *s.body], orelse=[]), s), s)
+            out.append(s)
+        return out
+
+    fn.body = block(fn.body)
+
+
+def _calls_later(test) -> bool:
+    """Whether an operand of ``test``'s ``and``/``or`` after the first calls a name that is no
+    builtin (the user's function)."""
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    if not isinstance(test, ast.BoolOp):
+        return False
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id not in _BUILTINS
+               for v in test.values[1:] for n in ast.walk(v)) or any(_calls_later(v) for v in test.values[:1])
+
+
+_BUILTINS = frozenset(dir(builtins))
 
 
 def _logical(test) -> bool:

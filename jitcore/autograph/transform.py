@@ -1103,6 +1103,7 @@ def convert_function(fn: ast.FunctionDef) -> ast.FunctionDef:
     attempts.convert_tries(fn)  # try as traced control flow where compiled code may fail in it
     # the reads that may find no value, as the user wrote them (wrapped once converted)
     unset = unbound.reads_to_check(fn, analysis.local_names(fn) - set().union(*_declared(fn)))
+    conditions.tests_in_bodies(fn)  # while a and find(i): its test as an if of its body
     lowering.lower_returns(fn)
     lowering.lower_jumps(fn)
     conditions.split_conditions(fn)  # if a and b: as nested ifs (its operands' writes carried)

@@ -215,7 +215,30 @@ def test_a_draw_in_a_while_test_is_drawn_once_per_test():
         assert r_py.random() == r_jit.random()
 
 
-def test_a_write_on_the_right_of_and_in_a_while_test_says_what_to_write():
+def union_find_walks(occ, parent_in):
+    parent = parent_in.copy()
+
+    def find(a):
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    i = 0
+    while i < parent.shape[0] and find(i) == i:  # the loop's test: an if of its body
+        i += 1
+    roots = 0
+    for j in range(parent.shape[0]):
+        is_root = occ[j] == 0 and find(j) == j  # a value: refused, saying what to write
+        roots += is_root
+    return i, roots, parent
+
+
+def test_a_write_on_the_right_of_and_in_a_while_test_compiles_and_in_a_value_is_refused():
+    par = np.array([0, 1, 2, 2, 3, 5, 5, 6])
+    with pytest.raises(jc.JitTypeError, match="right operand of 'and'/'or'.*'v = a' then 'if v: v = f"):
+        jc.jit(union_find_walks)(np.zeros(8, np.int64), par)
+
     def first_root(parent_in):
         parent = parent_in.copy()
 
@@ -228,7 +251,8 @@ def test_a_write_on_the_right_of_and_in_a_while_test_says_what_to_write():
         i = 0
         while i < parent.shape[0] and find(i) == i:
             i += 1
-        return i
+        return i, parent
 
-    with pytest.raises(jc.JitTypeError, match="right operand of 'and'/'or'.*while a: if not f\\(i\\): break"):
-        jc.jit(first_root)(np.array([0, 1, 2, 2, 3, 5, 5, 6]))
+    expected, got = first_root(par), jc.jit(first_root)(par)
+    assert got[0] == expected[0]
+    np.testing.assert_array_equal(got[1], expected[1])
