@@ -2546,6 +2546,12 @@ MUTANTS = [
            "while rng.random() < p: the first test drawn, then drawn again as the loop's first "
            "check: the counts are one off NumPy's stream",
            ("tests/jitcore/test_user_round52_materials.py",)),
+    Mutant("while-test-call-left-in-the-test", "jitcore/autograph/conditions.py",
+           "if isinstance(s, ast.While) and _calls_later(s.test) and not _binds_names(s.test):",
+           "if isinstance(s, ast.While) and _calls_later(s.test) and False:",
+           "while i < n and find(i) == i, find writing an enclosing array: refused again (the "
+           "and's branch cannot carry the write)",
+           ("tests/jitcore/test_user_round52_materials.py",)),
 ]
 
 
