@@ -13,6 +13,8 @@
 - Found on the way: ``while rng.random() < p:`` (or ``while c < 5 and rng.random() < p``) drew
   its first test twice (the test traced to see if it is traced, then again as the loop's check):
   counts one off NumPy's. Such a loop now takes the first test's value (``statements._tested``).
+  ``while i < n and find(i) == i`` (find writing an enclosing array) compiles: the test is an
+  ``if`` of the loop's body (``conditions.tests_in_bodies``).
 """
 
 from __future__ import annotations
