@@ -18,7 +18,7 @@ from jitcore import compaction, index_forms
 from jitcore import primitives as prims
 from jitcore.control_flow import cond
 from jitcore.errors import ConcretizationError, JitTypeError, UnsupportedError
-from jitcore.ir.dialects.kernel import INDEX_OUT_OF_BOUNDS
+from jitcore.ir.dialects.kernel import INDEX_OUT_OF_BOUNDS, MASK_POSITIONS_APART
 from jitcore.tracer import Tracer, as_scalar, fresh, needs_static, user_location
 
 # The statistics of a selection (quantile, median, histogram_of, bincount_of), installed by
@@ -120,9 +120,26 @@ class MaskedSelection:
         if _is_int(key) and self._on_one_axis().mask.ndim == 1:  # res[0]: the first kept, IndexError if none
             return self._on_one_axis()._item(key)
         first = key[0] if type(key) is tuple and key else key
+        if self._aligned_mask(first) and (type(key) is not tuple or len(key) == 1):
+            return self._masked_by(first)
         if isinstance(first, slice) and self.position == 0:  # y[-3:]: compacted, then sliced
             return LENGTH_OPS["sliced"](self, first, key[1:] if type(key) is tuple else ())
         raise self._refusal("indexing it")
+
+    def _aligned_mask(self, key) -> bool:
+        """Whether ``key`` is a boolean selection over this one's positions: ``q[i + 1:][m]``
+        with ``m = r < rc`` of ``r`` from ``pos[i + 1:]`` (the pairs j > i of an RDF, an Ewald sum)."""
+        return (isinstance(key, MaskedSelection) and key.dtype == np.bool_ and self.position == 0
+                and key.position == 0 and key.mask.shape == self.mask.shape
+                and key.values.shape == key.mask.shape)
+
+    def _masked_by(self, key: MaskedSelection) -> MaskedSelection:
+        """``self[key]``: the positions both keep, where ``key`` holds. NumPy pairs the kept
+        elements in order; that is position by position where both masks keep the same positions
+        (slices at the same bounds), which the call checks unless they are one mask."""
+        if key.mask is not self.mask:
+            prims.raise_if(prims.reduction("or", key.mask != self.mask), MASK_POSITIONS_APART)
+        return MaskedSelection(self.values, self.mask & key.values)
 
     def _on_one_axis(self) -> MaskedSelection:
         """This selection by a mask of one dim: ``np.nonzero(C)[0]`` of a 2-D ``C`` is 1-D, its
@@ -736,7 +753,9 @@ class RangedSelection(MaskedSelection):
     def __getitem__(self, key):
         """``t[i:j + 1][::-1]``: the slice reversed in place, element ``p`` of its span being
         ``t[start + stop - 1 - p]`` (a gather, clipped; positions outside the span are masked)."""
-        if key != slice(None, None, -1) and key != (slice(None, None, -1),):
+        first = key[0] if type(key) is tuple and len(key) == 1 else key
+        if not (isinstance(first, slice) and first.start is None and first.stop is None
+                and isinstance(first.step, int) and first.step == -1):
             return super().__getitem__(key)
         if not self.spans or len(self.spans) != 1 or self.mask.ndim != 1:
             raise self._refusal("reversing it over more than one sliced axis")

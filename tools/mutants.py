@@ -2535,6 +2535,35 @@ MUTANTS = [
            "an op that is not exact on integers held in a float (a // 0) keeps the choice "
            "instead of being refused",
            ("tests/jitcore/test_chosen_dtype_52.py",)),
+    Mutant("and-or-flag-short-circuit-swapped", "jitcore/autograph/conditions.py",
+           "open_ = load if isinstance(test.op, ast.And) else _not(load)",
+           "open_ = _not(load) if isinstance(test.op, ast.And) else load",
+           "an if test of and/or computed into a flag evaluates its right side where the left "
+           "already decided (draws and writes Python never made, a wrong branch)",
+           ("tests/jitcore/test_user_round52_materials.py",)),
+    Mutant("and-without-else-through-a-flag", "jitcore/autograph/conditions.py",
+           "if isinstance(test.op, ast.And) and not orelse:",
+           "if isinstance(test.op, ast.And) and not orelse and False:",
+           "if a and b: S is not the nested form's code (a flag and a second branch instead)",
+           ("tests/jitcore/test_user_round52_materials.py",)),
+    Mutant("masked-slice-positions-unchecked", "jitcore/masked.py",
+           'prims.raise_if(prims.reduction("or", key.mask != self.mask), MASK_POSITIONS_APART)',
+           "pass",
+           "q[i + 1:][r[i:-1] < rc], a mask of other positions than the slice's, pairs them by "
+           "position: a wrong answer where NumPy pairs them in order",
+           ("tests/jitcore/test_user_round52_materials.py",)),
+    Mutant("while-first-test-drawn-again", "jitcore/autograph/statements.py",
+           'return pred, "a random draw" in pred.sources or any(',
+           'return pred, "a random draw" in () or any(',
+           "while rng.random() < p: the first test drawn, then drawn again as the loop's first "
+           "check: the counts are one off NumPy's stream",
+           ("tests/jitcore/test_user_round52_materials.py",)),
+    Mutant("while-test-call-left-in-the-test", "jitcore/autograph/conditions.py",
+           "if isinstance(s, ast.While) and _calls_later(s.test) and not _binds_names(s.test):",
+           "if isinstance(s, ast.While) and _calls_later(s.test) and False:",
+           "while i < n and find(i) == i, find writing an enclosing array: refused again (the "
+           "and's branch cannot carry the write)",
+           ("tests/jitcore/test_user_round52_materials.py",)),
 ]
 
 

@@ -709,3 +709,11 @@ NOT_IN_LIST_MESSAGES = ("{index} is not in list", "{float} is not in list",
                         "the value is not in list", "tuple.index(x): x not in tuple")
 NOT_IN_LIST = max(REDUCEAT_INDEX.values()) + 1
 PYTHON_ERRORS.update((NOT_IN_LIST + k, ("ValueError", m)) for k, m in enumerate(NOT_IN_LIST_MESSAGES))
+# x[i + 1:][m], both of traced bounds (``masked.MaskedSelection.__getitem__``): the mask must
+# select the positions the slice does (NumPy: the same length; jitcore: the same positions)
+MASK_POSITIONS_APART = NOT_IN_LIST + len(NOT_IN_LIST_MESSAGES)
+PYTHON_ERRORS[MASK_POSITIONS_APART] = (
+    "IndexError", "boolean index did not match indexed array along axis 0: under jit, a slice "
+         "of traced bounds (x[i + 1:]) may be indexed by a mask made from a slice at the same "
+         "bounds (x[i + 1:][r[i + 1:] < rc]), and these select other positions. Slice both arrays "
+         "alike, or mask the whole arrays (x[(np.arange(n) > i) & (r < rc)])")

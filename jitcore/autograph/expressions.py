@@ -94,6 +94,9 @@ def _select(test: Tracer, if_true, if_false):
     return type_choice.choose(out, test, if_true, if_false) if isinstance(out, Tracer) else out
 
 
+_REGION_WRITE = "a region cannot change a value defined outside it"  # (tracer.Tracer.rebind)
+
+
 def _only_if(test: Tracer, thunk, made=None):
     """``thunk()`` evaluated only when the traced ``test`` holds (an ``scf.if``; zeros of its
     types otherwise), as Python's short circuit evaluates it: ``i < n and x[i] > 0`` must not
@@ -102,7 +105,19 @@ def _only_if(test: Tracer, thunk, made=None):
     made = [] if made is None else made
 
     def then():
-        made.append(thunk())
+        try:
+            made.append(thunk())
+        except JitTypeError as e:
+            if _REGION_WRITE not in str(e):
+                raise
+            write = str(e).split(": " + _REGION_WRITE)[0]
+            raise JitTypeError(
+                f"the right operand of 'and'/'or' at {user_location()} writes an array from outside "
+                f"it ({write}): outside an if's test, a traced 'and'/'or' is a branch "
+                "that gives its right operand's value and cannot carry such a write. Write the test "
+                "as if statements, whose branches carry writes: in a while loop, 'while a: if not "
+                "f(i): break' for 'while a and f(i)'; for a value, 'v = a' then 'if v: v = f(i)'"
+            ) from e
         return made[0]
 
     def otherwise():

@@ -405,25 +405,31 @@ def _keeping_containers(statement):
 
 @_keeping_containers
 def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, else_defined, dead=(),
-            fresh=(), changes=None, rebinds=None, holders=(), appends=(), after_break=False):
+            fresh=(), changes=None, rebinds=None, holders=(), appends=(), after_break=False, iterated=()):
     if holders:
         attributes = AttributeState(holders, names, init)
         return attributes.finish(if_stmt(
             pred, attributes.body(then_fn), attributes.body(else_fn), init=attributes.init,
             names=attributes.names, line=line, in_try=in_try, then_defined=then_defined,
             else_defined=else_defined, dead=dead, fresh=fresh, changes=changes, rebinds=rebinds,
-            appends=appends, after_break=after_break))
+            appends=appends, after_break=after_break, iterated=iterated))
     if not isinstance(pred, Tracer):
         return then_fn(*init) if pred else else_fn(*init)
     _refuse_in_try(in_try, "an if", line, pred)
     _refuse_changes(changes, "if", line, pred)
     if appends:  # lists its branches append to: their rows and marks as state (``appending``)
-        return appending.appending_if(
-            lambda then, other, state, state_names: if_stmt(
-                pred, then, other, init=state, names=state_names, line=line, in_try=in_try,
-                then_defined=then_defined, else_defined=else_defined, dead=dead, fresh=fresh,
-                rebinds=rebinds), then_fn, else_fn, init, names, appends, where(line), pred,
-            after_break)
+        try:
+            return appending.appending_if(
+                lambda then, other, state, state_names: if_stmt(
+                    pred, then, other, init=state, names=state_names, line=line, in_try=in_try,
+                    then_defined=then_defined, else_defined=else_defined, dead=dead, fresh=fresh,
+                    rebinds=rebinds), then_fn, else_fn, init, names, appends, where(line), pred,
+                after_break)
+        except UnsupportedError as e:
+            grown = [(name, at) for name, at in iterated if f"'{name}' is appended to" in str(e)]
+            if not grown:
+                raise
+            raise _grown_while_iterated(*grown[0], line) from e
     if pred.refines is not None:  # if t >= w: t's narrower bounds in each branch
         x, holds, fails = pred.refines
         then_fn, else_fn = index_forms.refining(then_fn, x, holds), index_forms.refining(else_fn, x, fails)
@@ -734,6 +740,18 @@ def while_stmt(test_fn, body_fn, *, after=None, rebinds=None, holders=(), refres
         raise _stack_refused(used[0], site["line"]) from e
 
 
+def _grown_while_iterated(name: str, loop_line, line) -> UnsupportedError:
+    """A list appended to under a traced ``if`` in a loop that also iterates over it (a dedupe:
+    ``for j in keep: ...`` then ``if not dup: keep.append(i)``)."""
+    return UnsupportedError(
+        f"'{name}' is iterated over (for ... in {name} at {where(loop_line)}) in the loop that "
+        f"appends to it under the if at {where(line)}, whose condition is traced: compiled, such "
+        "a list is rows of a fixed capacity and a mask of those kept, which the loop can fill but "
+        "not iterate over while it grows. Keep the items in an array with a count instead: "
+        f"{name} = np.empty(n, np.int64); k = 0; then in the loop for jj in range(k): j = "
+        f"{name}[jj] ...; and {name}[k] = i; k += 1 where it appended; {name}[:k] after the loop")
+
+
 def _stack_refused(name: str, line) -> UnsupportedError:
     """A list the while loop at ``line`` pops and appends to (a stack: flood fill), where the
     data decides what it holds: jitcore compiles lists only as rows a loop appends."""
@@ -764,7 +782,7 @@ def _while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), coun
                                  bound)
         if carried is not None:
             return carried
-    pred = test_fn(*values)
+    pred, drew = _tested(test_fn, values)
     first = not in_try and changes is None and not effects  # (a trial run would print too)
     steps = 0
     while not isinstance(pred, Tracer):  # Python's loop, until the condition becomes traced
@@ -791,12 +809,26 @@ def _while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), coun
         if steps == LONG_PYTHON_WHILE and current_trace() is not None:
             _warn_long_python_while(line)
         values = tuple(body_fn(*values))
-        pred = test_fn(*values)
+        pred, drew = _tested(test_fn, values)
     _refuse_in_try(in_try, "a while loop", line, pred)
     if appends and current_trace() is not None:
         return _appending_while(test_fn, body_fn, values, names, line, targets, appends, guard, pred)
     _refuse_changes(changes, "while loop", line, pred)
-    return _traced_while(test_fn, body_fn, values, names, line, targets)
+    return _traced_while(test_fn, body_fn, values, names, line, targets, first=pred if drew else None)
+
+
+def _tested(test_fn, values) -> tuple:
+    """``test_fn(*values)``, and whether tracing it drew random numbers (``while rng.random() <
+    p``) or called back: that first test has then been made, and the traced loop must take its
+    value for its first check, not make it again (a second draw: NumPy's stream one number on)."""
+    trace = current_trace()
+    block = trace.builder.block if trace is not None else None
+    before = len(block.ops) if block is not None else 0
+    pred = test_fn(*values)
+    if not isinstance(pred, Tracer) or block is None:
+        return pred, False
+    return pred, "a random draw" in pred.sources or any(
+        op.op_name == "array.callback" for op in block.ops[before:])
 
 
 def _holding_while(held, test_fn, body_fn, after, rebinds, holders, site):
@@ -933,7 +965,7 @@ def _warn_long_python_while(line) -> None:
 
 
 def _traced_while(test_fn, body_fn, values, names, line, targets, ran=False, numbers=None,
-                  bounds=None):
+                  bounds=None, first=None):
     """A ``while`` on a traced test. After it, a variable that held a Python number before it
     (``numbers``, by default those of ``values``) and whose steps and exit the loop takes on
     constants only is that number again (``_known_after``); ``bounds`` ``(name, lo, hi)``: the
@@ -946,9 +978,23 @@ def _traced_while(test_fn, body_fn, values, names, line, targets, ran=False, num
 
     def traced_steps(loop):
         carry = loop.init(lambda full: body_fn(*full))
+        if first is not None:
+            return rotated(loop, carry)
         with _in_user_terms():
             return cf.while_loop(lambda c: loop.test(lambda v: _pred(test_fn(*v), "while loop", line), c),
                                  lambda c: loop.step(lambda v: body_fn(*v), c), carry, python_types=True)
+
+    def rotated(loop, carry):
+        # ``first``, the test already made (its draws drawn): the loop's check is a carried
+        # flag, the test made after each step, so each test runs once, in Python's order
+        def step(c):
+            out = loop.step(lambda v: body_fn(*v), {k: v for k, v in c.items() if k != _TESTED})
+            return {**out, _TESTED: loop.test(lambda v: _pred(test_fn(*v), "while loop", line), out)}
+
+        with _in_user_terms():
+            tested = {**carry, _TESTED: _pred(first, "while loop", line)}
+            out = cf.while_loop(lambda c: c[_TESTED], step, tested, python_types=True)
+        return {k: v for k, v in out.items() if k != _TESTED}
 
     with effects.watching("while loop", line, names, values, (test_fn, body_fn),
                           [v for v in values if isinstance(v, Tracer)]):
@@ -1121,9 +1167,9 @@ def _stepped_while(test_fn, body_fn, values, names, line, in_try, targets, stepp
     while not soon and not _holds_arrays(values[:k] + values[k + 1:]):  # (Python's first steps)
         if type(values[k]) not in (int, float) or not _all_carriable(values):
             return None
-        go = test_fn(*values)
+        go, drew = _tested(test_fn, values)
         if isinstance(go, Tracer):
-            return _traced_while(test_fn, body_fn, values, names, line, targets)
+            return _traced_while(test_fn, body_fn, values, names, line, targets, first=go if drew else None)
         if not go:
             return values
         values = tuple(body_fn(*values))
@@ -1137,9 +1183,9 @@ def _stepped_while(test_fn, body_fn, values, names, line, in_try, targets, stepp
     widest = max(abs(s) for s in steps)
     if widest == 0 or not (_sized(n) or abs(n - start) / widest * _copies() > UNROLL_LIMIT):
         return _python_while_from(test_fn, body_fn, values, names, line, targets)
-    first = test_fn(*values)
+    first, drew = _tested(test_fn, values)
     if isinstance(first, Tracer):
-        return _traced_while(test_fn, body_fn, values, names, line, targets)
+        return _traced_while(test_fn, body_fn, values, names, line, targets, first=first if drew else None)
     if not first:
         return values
     dtype = np.dtype(np.int64 if type(start) is int and all(type(s) is int for s in steps)
@@ -1222,13 +1268,13 @@ def _traced_from_first_step(test_fn, body_fn, values, names, line, targets):
 
 def _python_while_from(test_fn, body_fn, values, names, line, targets):
     """The rest of ``while_stmt``'s own loop: Python's, until its test is traced."""
-    pred = test_fn(*values)
+    pred, drew = _tested(test_fn, values)
     while not isinstance(pred, Tracer):
         if not pred:
             return values
         values = tuple(body_fn(*values))
-        pred = test_fn(*values)
-    return _traced_while(test_fn, body_fn, values, names, line, targets)
+        pred, drew = _tested(test_fn, values)
+    return _traced_while(test_fn, body_fn, values, names, line, targets, first=pred if drew else None)
 
 
 def _doubling_while(test_fn, body_fn, values, names, line, in_try, targets, k, step, compare, n):
@@ -1833,6 +1879,7 @@ def _range_length(start, stop, step, line):
     return np.maximum(np.where(step > 0, up, down), 0)
 
 
+_TESTED = "<the test, made>"  # a rotated while loop's flag (``_traced_while``'s ``first``)
 _FIRST = "<the first pass>"  # the carry's flag, for variables that are shared arrays there (``_Loop.full``)
 
 

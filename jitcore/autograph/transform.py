@@ -13,7 +13,7 @@ import builtins
 import copy
 import itertools
 
-from jitcore.autograph import analysis, attempts, lowering, unbound
+from jitcore.autograph import analysis, attempts, conditions, lowering, unbound
 from jitcore.autograph.analysis import GENERATED
 
 AG = "__ag__"
@@ -595,6 +595,20 @@ class Expressions(_LinedTransformer):
         return node
 
 
+def _grown_and_iterated(body) -> dict[str, int]:
+    """The lists ``body`` appends to and also iterates over (``for j in keep:`` in the loop that
+    calls ``keep.append(i)``), each with the line of the ``for`` that iterates over it."""
+    # (keep.append, as Expressions converted the call: call(keep.append)(i))
+    appended = {n.value.id for s in body for n in ast.walk(s)
+                if isinstance(n, ast.Attribute) and n.attr == "append" and isinstance(n.value, ast.Name)}
+    out: dict[str, int] = {}
+    for n in (m for s in body for m in ast.walk(s)):
+        if isinstance(n, ast.For):
+            for name in (m.id for m in ast.walk(n.iter) if isinstance(m, ast.Name) and m.id in appended):
+                out.setdefault(name, n.lineno)
+    return out
+
+
 def _per_step_lists(body_fn: str, own_lists, node) -> list:
     """``body_fn.per_step_lists = (...)``: the lists the loop's body makes anew at its top each
     step (``xs = [x0]``), whose items no step's writes carry into the next
@@ -622,6 +636,7 @@ class ControlFlow(ast.NodeTransformer):
         self.in_try = 0
         self.count = 0
         self.following: dict[int, list] = {}  # id(top-level statement) -> the statements after it
+        self.grown: list[dict] = []  # per enclosing loop: the lists it appends to and iterates over
 
     def fresh(self, stem: str) -> str:
         self.count += 1
@@ -767,6 +782,11 @@ class ControlFlow(ast.NodeTransformer):
         site["rebinds"] = _strings(sorted(analysis.rebound(node.body + node.orelse) & set(state)))
         if appends:
             site["appends"] = _strings(appends)
+            grown = {name: line for loop in self.grown for name, line in loop.items() if name in appends}
+            if grown:  # (for j in keep in the loop that appends to keep: for the refusal)
+                pairs = [ast.Tuple(elts=[ast.Constant(n), ast.Constant(at)], ctx=ast.Load())
+                         for n, at in sorted(grown.items())]
+                site["iterated"] = ast.Tuple(elts=pairs, ctx=ast.Load())
             if not node.orelse and analysis.not_break_flag(node.test):
                 site["after_break"] = ast.Constant(True)  # (where it fails, the loop ends)
         call = _call(_helper("if_stmt"), node.test, _load(then_fn), _load(else_fn), **site)
@@ -854,6 +874,13 @@ class ControlFlow(ast.NodeTransformer):
         return self._finish(defs, call, state, node)
 
     def visit_For(self, node):
+        self.grown.append(_grown_and_iterated(node.body))
+        try:
+            return self._for(node)
+        finally:
+            self.grown.pop()
+
+    def _for(self, node):
         # lists appended under an if of the body (read before it is converted: its converted
         # ifs name them as their state): compiled as a loop at any trip count (``appending``)
         appended = analysis.appended_lists(node.body, self.own - self.declared)
@@ -1076,8 +1103,10 @@ def convert_function(fn: ast.FunctionDef) -> ast.FunctionDef:
     attempts.convert_tries(fn)  # try as traced control flow where compiled code may fail in it
     # the reads that may find no value, as the user wrote them (wrapped once converted)
     unset = unbound.reads_to_check(fn, analysis.local_names(fn) - set().union(*_declared(fn)))
+    conditions.tests_in_bodies(fn)  # while a and find(i): its test as an if of its body
     lowering.lower_returns(fn)
     lowering.lower_jumps(fn)
+    conditions.split_conditions(fn)  # if a and b: as nested ifs (its operands' writes carried)
     globals_, nonlocals = _declared(fn)
     declared = globals_ | nonlocals
     _check_nonlocal_writes(fn, nonlocals)
