@@ -286,7 +286,8 @@ def _transform_along(z, sign: int, axis: int, dtype=None, first: int | None = No
     plan = radices(n)
     if n == 1 or plan is None and z.dtype != dtype:
         z = z.astype(dtype)
-    if n == 1:
+    if n == 1:  # the identity (its real part for ``real``: no complex-to-real cast's warning)
+        z = np.real(z) if real else z
         return z if then is None else then(z)
     if plan is None:
         out = _bluestein(z, sign)
@@ -336,6 +337,18 @@ def transform(z, sign: int, then=None):
     return _from_tiles(_transform_along(_to_tiles(z), sign, -2, then=then), batch)
 
 
+def _lane_shape(shape: tuple, axis: int, n: int):
+    """``(outer, lanes)``: an array of ``shape`` as ``(outer, shape[axis], lanes)`` for a
+    transform along ``axis`` (not the last) whose complex transform has length ``n``; None
+    where the lanes are too few to fill a vector loop (``ROW_TILE``) or ``n`` needs
+    Bluestein's algorithm (its convolution runs along the last axis): move the axis last."""
+    axis %= len(shape)
+    lanes = int(np.prod(shape[axis + 1:]))
+    if lanes < ROW_TILE or radices(n) is None:
+        return None
+    return int(np.prod(shape[:axis])), lanes
+
+
 def transform_lanes(z, axis: int, sign: int, then=None):
     """``transform`` of complex ``z`` along ``axis``, not its last, in place: the axes after
     it are lanes that every stage reads and writes whole and contiguous (vectorized across
@@ -343,11 +356,11 @@ def transform_lanes(z, axis: int, sign: int, then=None):
     after (fft51: 128x128 complex128, three of ``fft2`` + ``ifft2``'s eleven passes). None
     where the lanes are too few to fill a vector loop (``ROW_TILE``) or the length needs
     Bluestein's algorithm (its convolution runs along the last axis): move the axis instead."""
-    shape, n = z.shape, z.shape[axis]
-    lanes = int(np.prod(shape[axis:][1:]))
-    if lanes < ROW_TILE or radices(n) is None:
+    n = z.shape[axis]
+    outer = _lane_shape(z.shape, axis, n)
+    if outer is None:
         return None
-    return _transform_along(z.reshape(-1, n, lanes), sign, -2, then=then).reshape(shape)
+    return _transform_along(z.reshape(outer[0], n, outer[1]), sign, -2, then=then).reshape(z.shape)
 
 
 def resized(a, n: int, axis: int = -1):
@@ -371,20 +384,22 @@ def _column(values, axis: int):
     return values.reshape((-1,) + (1,) * (-axis - 1))
 
 
-def real_forward(x, dtype, then=None):
-    """``then`` (elementwise; None: none) of the first ``n // 2 + 1`` terms of the forward
-    transform of real ``x`` (last axis), in complex ``dtype``. For even ``n``, by one complex
-    transform of half the length: the even terms as real parts, the odd ones as imaginary
-    parts, then the two spectra taken apart."""
-    batch, n = x.shape[:-1], x.shape[-1]
-    then = then or (lambda a: a)
-    half = n % 2 or n < 4
+def _real_length(n: int) -> int:
+    """The complex transform's length in a real transform of length ``n``: ``n // 2`` (the
+    samples packed in pairs) where ``n`` is even and at least 4, else ``n``."""
+    return n if n % 2 or n < 4 else n // 2
+
+
+def _forward_along(x, dtype, axis: int):
+    """The first ``n // 2 + 1`` terms of the forward transform of real ``x`` along ``axis``
+    (-1, any batch; or -2 of ``(outer, n, lanes)``: tiles, or a column transform's lanes), in
+    complex ``dtype``. For even ``n``, by one complex transform of half the length: the even
+    terms as real parts, the odd ones as imaginary parts, then the two spectra taken apart
+    (terms ``k`` and ``m - k``, whole lines of lanes along -2)."""
+    n = x.shape[axis]
+    half = _real_length(n) == n
     m = n if half else n // 2
     part = np.dtype(dtype).char.lower()
-    tiled = _tiled(batch, m)
-    axis = -2 if tiled else -1
-    if tiled:  # the real samples into tiles (half the bytes of the packed ones; rows a whole
-        x = _to_tiles(x)  # number of tiles: no copy), packed through the tiles' transpose
     if half:  # real samples: the first stage's products are real (``_stage``)
         z = x.astype(part)
     else:  # no product by 1j
@@ -392,16 +407,40 @@ def real_forward(x, dtype, then=None):
                                      _along(x, axis, slice(1, None, 2)).astype(part))
     spectrum = _transform_along(z, -1, axis, np.dtype(dtype), first=n // 2 + 1 if half else None)
     if half:
-        out = _along(spectrum, axis, slice(0, n // 2 + 1))
-    else:
-        first = _along(spectrum, axis, slice(0, 1))
-        same = _pieces([spectrum, first], axis)  # Z[k], k = 0..m (Z[m] = Z[0])
-        # conj(Z[(m - k) % m])
-        mirror = np.conjugate(_pieces([first, _along(spectrum, axis, slice(None, 0, -1)), first], axis))
-        rotate = _column((roots(np.arange(m + 1), n, -1, np.complex128) * -0.5j).astype(dtype), axis)
-        out = (same + mirror) * np.asarray(0.5, dtype) + rotate * (same - mirror)
-    out = then(out)
-    return _from_tiles(out, batch) if tiled else out
+        return _along(spectrum, axis, slice(0, n // 2 + 1))
+    first = _along(spectrum, axis, slice(0, 1))
+    same = _pieces([spectrum, first], axis)  # Z[k], k = 0..m (Z[m] = Z[0])
+    # conj(Z[(m - k) % m])
+    mirror = np.conjugate(_pieces([first, _along(spectrum, axis, slice(None, 0, -1)), first], axis))
+    rotate = _column((roots(np.arange(m + 1), n, -1, np.complex128) * -0.5j).astype(dtype), axis)
+    return (same + mirror) * np.asarray(0.5, dtype) + rotate * (same - mirror)
+
+
+def real_forward(x, dtype, then=None):
+    """``then`` (elementwise; None: none) of the first ``n // 2 + 1`` terms of the forward
+    transform of real ``x`` (last axis), in complex ``dtype`` (``_forward_along``)."""
+    batch, n = x.shape[:-1], x.shape[-1]
+    then = then or (lambda a: a)
+    if not _tiled(batch, _real_length(n)):
+        return then(_forward_along(x, dtype, -1))
+    # the real samples into tiles (half the bytes of the packed ones; rows a whole number of
+    # tiles: no copy), packed through the tiles' transpose
+    return _from_tiles(then(_forward_along(_to_tiles(x), dtype, -2)), batch)
+
+
+def real_forward_lanes(x, axis: int, dtype, then=None):
+    """``real_forward`` along ``axis``, not the last, in place: the axes after it are lanes
+    (``transform_lanes``), and the post-processing pairs terms ``k`` and ``m - k`` as whole
+    lines of them, where moving the axis last took a transposed copy before and after (a
+    transposed write). None where ``_lane_shape`` is."""
+    n = x.shape[axis]
+    outer = _lane_shape(x.shape, axis, _real_length(n))
+    if outer is None:
+        return None
+    shape = list(x.shape)
+    shape[axis] = n // 2 + 1
+    out = _forward_along(x.reshape(outer[0], n, outer[1]), dtype, -2)
+    return (out if then is None else then(out)).reshape(shape)
 
 
 def _interleaved(z, axis: int):
@@ -414,31 +453,22 @@ def _interleaved(z, axis: int):
     return np.where(_column(np.arange(2) == 0, axis), np.real(z), np.imag(z))
 
 
-def real_backward(c, n: int, then=None):
-    """``then`` (elementwise; None: none) of the unscaled backward transform of the Hermitian
-    spectrum ``c`` (its first ``n // 2 + 1`` terms, the imaginary parts of terms 0 and ``n / 2``
-    ignored), real, of length ``n``."""
+def _backward_along(c, n: int, axis: int, lanes: tuple):
+    """The unscaled backward transform, real, of length ``n``, of the Hermitian spectra ``c``
+    along ``axis`` (-1, any batch; or -2 of ``(outer, n // 2 + 1, lanes)``: tiles, or a
+    column transform's ``lanes``), their first ``n // 2 + 1`` terms, the imaginary parts of
+    terms 0 and ``n / 2`` ignored."""
     half = n // 2 + 1
-    c = resized(c, half)
-    batch = c.shape[:-1]
-    then = then or (lambda a: a)
-    full = n % 2 or n < 4
-    tiled = _tiled(batch, n if full else n // 2)
-    axis = -2 if tiled else -1
-    if tiled:
-        c = _to_tiles(c)
     if n % 2 and has_real_stages(n):  # odd: stages computing half their outputs (fft_real)
-        out = then(REAL_STAGES["hermitian_to_real"](c, n, (ROW_TILE,) if tiled else ()))
-        return _from_tiles(out, batch) if tiled else out
+        return REAL_STAGES["hermitian_to_real"](c, n, lanes)
     ends = [_along(c, axis, slice(0, 1)).real.astype(c.dtype)]
-    if full:
+    if _real_length(n) == n:
         tail_end = half - 1 if n % 2 == 0 else half
         if n % 2 == 0 and n > 1:
             ends.append(_along(c, axis, slice(half - 1, half)).real.astype(c.dtype))
         spectrum = _pieces([ends[0], _along(c, axis, slice(1, tail_end)), *ends[1:],
                             np.conjugate(_along(c, axis, slice(tail_end - 1, 0, -1)))], axis)
-        out = then(_transform_along(spectrum, 1, axis, real=True))
-        return _from_tiles(out, batch) if tiled else out
+        return _transform_along(spectrum, 1, axis, real=True)
     # Even n: Z[k] = (X[k] + conj(X[m-k])) + i w^-k (X[k] - conj(X[m-k])), k < m, is the
     # transform of y[2j] + i y[2j+1] (y the result), so one half-length transform gives y.
     m = n // 2
@@ -446,8 +476,36 @@ def real_backward(c, n: int, then=None):
     same = _pieces([ends[0], _along(c, axis, slice(1, m))], axis)
     mirror = np.conjugate(_pieces([top, _along(c, axis, slice(m - 1, 0, -1))], axis))
     rotate = _column((roots(np.arange(m), n, 1, np.complex128) * 1j).astype(c.dtype), axis)
-    z = _transform_along(same + mirror + rotate * (same - mirror), 1, axis)
-    pairs = then(_interleaved(z, axis))  # y[2j], y[2j + 1]
-    if not tiled:
-        return pairs.reshape(batch + (n,))
-    return _from_tiles(pairs.reshape(-1, n, ROW_TILE), batch)
+    return _transform_along(same + mirror + rotate * (same - mirror), 1, axis)
+
+
+def real_backward(c, n: int, then=None):
+    """``then`` (elementwise; None: none) of the unscaled backward transform of the Hermitian
+    spectrum ``c`` (its first ``n // 2 + 1`` terms, the imaginary parts of terms 0 and ``n / 2``
+    ignored), real, of length ``n``."""
+    c = resized(c, n // 2 + 1)
+    batch = c.shape[:-1]
+    then = then or (lambda a: a)
+    packed = _real_length(n) != n  # the result's pairs y[2j], y[2j + 1] as complex terms
+    if not _tiled(batch, _real_length(n)):
+        out = _backward_along(c, n, -1, ())
+        return then(_interleaved(out, -1)).reshape(batch + (n,)) if packed else then(out)
+    out = _backward_along(_to_tiles(c), n, -2, (ROW_TILE,))
+    out = then(_interleaved(out, -2) if packed else out)
+    return _from_tiles(out.reshape(-1, n, ROW_TILE), batch)
+
+
+def real_backward_lanes(c, n: int, axis: int, then=None):
+    """``real_backward`` along ``axis``, not the last, in place over the lanes after it (as
+    ``real_forward_lanes``); None where ``_lane_shape`` is."""
+    c = resized(c, n // 2 + 1, axis)
+    outer = _lane_shape(c.shape, axis, _real_length(n))
+    if outer is None:
+        return None
+    shape = list(c.shape)
+    shape[axis] = n
+    out = _backward_along(c.reshape(outer[0], n // 2 + 1, outer[1]), n, -2, (outer[1],))
+    if _real_length(n) != n:
+        out = _interleaved(out, -2)
+    out = out if then is None else then(out)
+    return out.reshape(shape)
