@@ -46,6 +46,9 @@ SPLIT_TWIDDLES_ABOVE = 4096  # a stage whose table of w_N^(s h) would be longer 
 # Rows transformed side by side (``_to_tiles``): 16 measured best for complex64 and complex128
 # alike (8 and 32 slower, 4 slower than rows one by one; docs/performance.md, fft35).
 ROW_TILE = 16
+# Bytes of a column transform's data below which its stages go by fours (``lane_radices``):
+# 256x256 complex128 (1 MiB) ran as fast either way, 512x512 (4 MiB) 10-25% slower by fours
+FOUR_RADIX_BELOW = 1 << 20
 
 
 def roots(num, den: int, sign: int, dtype) -> np.ndarray:
@@ -81,6 +84,22 @@ def radices(n: int) -> list[int] | None:
             out.append(p)
             n //= p
     return out if n == 1 else None
+
+
+def lane_radices(n: int) -> list[int] | None:
+    """``radices`` for a transform across wide lanes (columns) whose data fits in the core's
+    cache: fours, and one eight last where the power of two is odd (128: 4 4 8, where
+    ``radices`` gives 8 8 2). A column stage computes each output ``h`` from its ``r`` inputs
+    on its own, vectorized across the lanes (it reloads the inputs per ``h``; a row stage
+    vectorizes across ``h`` instead), so an eight costs nearly twice a four there: 128
+    points across 128 lanes, complex128, 55-65 -> 42-47 us of kernels (fft52). Passes over
+    data out of cache cost more than that: ``FOUR_RADIX_BELOW``."""
+    plan = radices(n)
+    twos = (n & -n).bit_length() - 1  # the power of two in n
+    if plan is None or twos < 3:
+        return plan
+    fours = [4] * ((twos - 3) // 2) + [8] if twos % 2 else [4] * (twos // 2)
+    return fours + [r for r in plan if r % 2]
 
 
 def has_real_stages(n: int) -> bool:
@@ -296,6 +315,8 @@ def _transform_along(z, sign: int, axis: int, dtype=None, first: int | None = No
     if axis == -1:
         return _mixed_radix(z, plan, sign, dtype, (first, real), then)
     tiles, lanes = z.shape[0], z.shape[-1]
+    if lanes != ROW_TILE and tiles * n * lanes * np.dtype(dtype).itemsize < FOUR_RADIX_BELOW:
+        plan = lane_radices(n)
     a = z.reshape(tiles, n, 1, lanes)
     n_points, subs = n, 1
     for k, r in enumerate(plan):
