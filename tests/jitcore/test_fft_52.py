@@ -123,3 +123,16 @@ def test_pooled_scratch_stays_aligned():
         fresh = [pool.empty((size // 8,), np.float64, least=0) for _ in range(3)]
         addresses = [int(a.ctypes.data) for a in fresh]
         assert all(a % buffer_pool.ALIGN == 0 for a in addresses), addresses
+
+
+def test_column_stages_go_by_fours_in_cache():
+    """A column transform whose data is under ``FOUR_RADIX_BELOW`` runs fours (64 points: 4 4 4,
+    three stage kernels; an eight reloads its 8 inputs for each of its outputs across the
+    lanes), one larger the row plan (64 x 4096 complex128, 4 MiB: 8 8, two kernels)."""
+    from jitcore.numpy import fft_plan
+
+    assert fft_plan.lane_radices(128) == [4, 4, 8] and fft_plan.lane_radices(64) == [4, 4, 4]
+    assert fft_plan.lane_radices(96) == [4, 8, 3] and fft_plan.lane_radices(12) == [4, 3]
+    small = _kernels(_optimized(lambda z: np.fft.fft(z, axis=0), np.zeros((64, 20), complex)))
+    large = _kernels(_optimized(lambda z: np.fft.fft(z, axis=0), np.zeros((64, 4096), complex)))
+    assert (len(small), len(large)) == (3, 2), (small, large)
