@@ -185,7 +185,7 @@ def _times(table, t, shape: tuple, dtype):
 
 
 def _stage(a, batch: tuple, n_points: int, r: int, subs: int, sign: int, lanes: tuple = (), dtype=None,
-           last: tuple = (None, False), then=None):
+           last: tuple = (None, False), then=None, pairs: bool = False):
     """One radix-``r`` stage on ``a`` of shape ``batch + (n_points, subs) + lanes``; returns
     ``batch + (n_points // r, r * subs) + lanes`` in complex ``dtype`` (default ``a``'s: ``a``
     is real only in a real transform's first stage). ``last`` (the last stage's: see
@@ -193,19 +193,28 @@ def _stage(a, batch: tuple, n_points: int, r: int, subs: int, sign: int, lanes: 
     (None: all), and only their real parts where ``last[1]``: the stage's kernel computes no
     more than that. ``then`` (elementwise) applies to the outputs before they are reshaped to
     ``(s, r * subs)``, so that it fuses into this stage's kernel (a reshape that merges dims
-    stops fusion: applied after, it took a pass of its own; fft51)."""
+    stops fusion: applied after, it took a pass of its own; fft51). ``pairs`` (a first stage):
+    ``a`` is real, ``batch + (n_points, subs, 2) + lanes``, each point's real and imaginary
+    parts side by side (rfft's even and odd samples); the stage reads them as complex points
+    after its reshape, so the packing fuses into its kernel (packed before, it was a pass and
+    a buffer of its own: a reshape stops fusion; fft52)."""
     dtype = dtype or a.dtype
     s = n_points // r
     h = np.arange(r)
     split = s * r > SPLIT_TWIDDLES_ABOVE
     b = _near_root_divisor(s) if split else s
-    a = a.reshape(batch + (r, s // b, b, 1, subs) + lanes)
     lead = (slice(None),) * len(batch)
+    if pairs:  # each term's parts as real views, so that every read fuses (``_pair_parts``)
+        parts = _pair_parts(a.reshape(batch + (r, s // b, b, 1, subs, 2) + lanes), len(batch), r, dtype)
+        term = [prims.complex_from_parts(re, im) for re, im in parts]
+        a = term[0]
+    else:
+        a = a.reshape(batch + (r, s // b, b, 1, subs) + lanes)
+        term = [a[lead + (slice(j, j + 1),)] for j in range(r)]
     along = (1,) * len(lanes)  # the tables broadcast along the lanes
     # spread across a tile's lanes (``_odd_butterfly``), not across wider ones: a table as
     # wide as a column transform's lanes is one more stream to read (fft51)
     spread = lanes if lanes == (ROW_TILE,) else along
-    term = [a[lead + (slice(j, j + 1),)] for j in range(r)]
     if r % 2 == 0:
         # w_r^(h (j + r/2)) = (-1)^h w_r^(h j): each pair (j, j + r/2) first, by a real sign
         # per output (exact, two real products), then half as many complex products. The
@@ -214,8 +223,12 @@ def _stage(a, batch: tuple, n_points: int, r: int, subs: int, sign: int, lanes: 
         half = r // 2
         signs = np.broadcast_to(np.where(h % 2 == 0, 1.0, -1.0).astype(np.dtype(dtype).char.lower())
                                 .reshape((r, 1) + along), (r, 1) + spread)
-        term = [t + (_signed(u, signs) if u.dtype.kind == "c" else u * signs)
-                for t, u in zip(term[:half], term[half:])]
+        if pairs:
+            term = [prims.complex_from_parts(tr + ur * signs, ti + ui * signs)
+                    for (tr, ti), (ur, ui) in zip(parts[:half], parts[half:])]
+        else:
+            term = [t + (_signed(u, signs) if u.dtype.kind == "c" else u * signs)
+                    for t, u in zip(term[:half], term[half:])]
     # Odd radices by conjugate pairs in tiles, in one-dimensional transforms and on real
     # samples; rows out of tiles (64 x 1000 complex128: 8 5 5 5) ran 1.3x slower so (fft37)
     if r % 2 == 1 and (lanes or not batch or a.dtype.kind != "c"):
@@ -243,14 +256,27 @@ def _stage(a, batch: tuple, n_points: int, r: int, subs: int, sign: int, lanes: 
     return acc.reshape(batch + (s, r * subs) + lanes)
 
 
-def _mixed_radix(z, plan: list[int], sign: int, dtype=None, last: tuple = (None, False), then=None):
-    batch, n = z.shape[:-1], z.shape[-1]
-    a = z.reshape(batch + (n, 1))
+def _pair_parts(a, lead: int, r: int, dtype) -> list[tuple]:
+    """The real and imaginary parts of each of the ``r`` terms of a first stage on points
+    stored as pairs (``a``: ``batch + (r, ..., 2) + lanes``, ``lead`` batch dims), as views
+    of ``a`` in the parts' dtype. Taken from a complex array built of the pairs, they made
+    that array a kernel of its own (its real and imaginary parts read apart)."""
+    part = np.dtype(dtype).char.lower()
+    tail = (slice(None),) * (a.ndim - lead - 6)  # the lanes after the pair axis
+    return [tuple(a[(slice(None),) * lead + (slice(j, j + 1), Ellipsis, p) + tail].astype(part)
+                  for p in (0, 1)) for j in range(r)]
+
+
+def _mixed_radix(z, plan: list[int], sign: int, dtype=None, last: tuple = (None, False), then=None,
+                 pairs: bool = False):
+    batch, n = z.shape[:-1], z.shape[-1] // (2 if pairs else 1)
+    a = z.reshape(batch + ((n, 1, 2) if pairs else (n, 1)))
     n_points, subs = n, 1
     for k, r in enumerate(plan):
         final = k == len(plan) - 1
         a = _stage(a, batch, n_points, r, subs, sign, dtype=dtype,
-                   last=last if final else (None, False), then=then if final else None)
+                   last=last if final else (None, False), then=then if final else None,
+                   pairs=pairs and k == 0)
         n_points //= r
         subs *= r
     return a.reshape(batch + (-1,))
@@ -292,17 +318,24 @@ def _along(a, axis: int, index):
 
 
 def _transform_along(z, sign: int, axis: int, dtype=None, first: int | None = None, real: bool = False,
-                     then=None):
+                     then=None, pairs: bool = False):
     """The unscaled transform along ``axis``: -1 (any batch), or -2 of tiles, in complex
     ``dtype`` (default ``z``'s). A real ``z`` (a real transform's samples) is read as real by
     the first stage (``_stage``: half its products). Where the caller needs only the first
     ``first`` points (rfft: ``n // 2 + 1``) the result may stop after them (the last stage
     computes the outputs that hold them: two of three for a radix 3), and where it needs only
     the real parts (``real``: irfft) it gets them alone, the imaginary parts never computed.
-    ``then`` (elementwise) goes into the last stage's kernel."""
-    n = z.shape[axis]
+    ``then`` (elementwise) goes into the last stage's kernel. ``pairs``: ``z`` is real, each
+    point's parts side by side along ``axis`` (twice the transform's length; ``dtype``
+    given), read as complex by the first stage (``_stage``)."""
+    n = z.shape[axis] // (2 if pairs else 1)
     dtype = dtype or z.dtype
     plan = radices(n)
+    if pairs and (plan is None or n == 1):  # Bluestein's algorithm: the points packed first
+        part = np.dtype(dtype).char.lower()
+        z = prims.complex_from_parts(_along(z, axis, slice(0, None, 2)).astype(part),
+                                     _along(z, axis, slice(1, None, 2)).astype(part))
+        pairs = False
     if n == 1 or plan is None and z.dtype != dtype:
         z = z.astype(dtype)
     if n == 1:  # the identity (its real part for ``real``: no complex-to-real cast's warning)
@@ -313,16 +346,16 @@ def _transform_along(z, sign: int, axis: int, dtype=None, first: int | None = No
         out = np.real(out) if real else out
         return out if then is None else then(out)
     if axis == -1:
-        return _mixed_radix(z, plan, sign, dtype, (first, real), then)
+        return _mixed_radix(z, plan, sign, dtype, (first, real), then, pairs)
     tiles, lanes = z.shape[0], z.shape[-1]
     if lanes != ROW_TILE and tiles * n * lanes * np.dtype(dtype).itemsize < FOUR_RADIX_BELOW:
         plan = lane_radices(n)
-    a = z.reshape(tiles, n, 1, lanes)
+    a = z.reshape((tiles, n, 1, 2, lanes) if pairs else (tiles, n, 1, lanes))
     n_points, subs = n, 1
     for k, r in enumerate(plan):
         last = (first, real) if k == len(plan) - 1 else (None, False)
         a = _stage(a, (tiles,), n_points, r, subs, sign, (lanes,), dtype, last,
-                   then if k == len(plan) - 1 else None)
+                   then if k == len(plan) - 1 else None, pairs and k == 0)
         n_points //= r
         subs *= r
     return a.reshape(tiles, -1, lanes)
@@ -421,12 +454,11 @@ def _forward_along(x, dtype, axis: int):
     half = _real_length(n) == n
     m = n if half else n // 2
     part = np.dtype(dtype).char.lower()
-    if half:  # real samples: the first stage's products are real (``_stage``)
-        z = x.astype(part)
-    else:  # no product by 1j
-        z = prims.complex_from_parts(_along(x, axis, slice(0, None, 2)).astype(part),
-                                     _along(x, axis, slice(1, None, 2)).astype(part))
-    spectrum = _transform_along(z, -1, axis, np.dtype(dtype), first=n // 2 + 1 if half else None)
+    # real samples: the first stage's products are real (``_stage``); else the even and odd
+    # samples as the parts of m points, packed by the first stage (``pairs``: no product by 1j)
+    z = x.astype(part) if half else x
+    spectrum = _transform_along(z, -1, axis, np.dtype(dtype), first=n // 2 + 1 if half else None,
+                                pairs=not half)
     if half:
         return _along(spectrum, axis, slice(0, n // 2 + 1))
     first = _along(spectrum, axis, slice(0, 1))

@@ -136,3 +136,23 @@ def test_column_stages_go_by_fours_in_cache():
     small = _kernels(_optimized(lambda z: np.fft.fft(z, axis=0), np.zeros((64, 20), complex)))
     large = _kernels(_optimized(lambda z: np.fft.fft(z, axis=0), np.zeros((64, 4096), complex)))
     assert (len(small), len(large)) == (3, 2), (small, large)
+
+
+def _rfft_along(axis: int):
+    return lambda x: np.fft.rfft(x, axis=axis)
+
+
+def test_rfft_packing_fuses_into_the_first_stage():
+    """rfft of even length packs the even and odd samples as complex points inside its first
+    stage's kernel (read as pairs after the stage's reshape), where the packing was a kernel
+    and a buffer of its own: rows of 128 (two stages and the post-processing: three
+    kernels), columns (axis 0 of 64 x 32: 4 8 and the post-processing), and rows in tiles
+    (40 = 2 x 4 5: the samples' transpose into tiles, two stages, the post-processing
+    written out of the tiles). No kernel reads the samples two apart."""
+    for shape, axis, count in (((128, 128), -1, 3), ((64, 32), 0, 3), ((32, 40), -1, 4)):
+        kernels = _kernels(_optimized(_rfft_along(axis), np.zeros(shape)))
+        assert len(kernels) == count and not [k for k in kernels if "* 2" in k], (shape, kernels)
+    x, y = RNG.standard_normal((3, 40)), RNG.standard_normal((24, 20))
+    got = jc.jit(lambda x, y: (np.fft.rfft(x), np.fft.rfft(y, axis=0), np.fft.rfft(y, 30, axis=0)))(x, y)
+    for g, w, a in zip(got, (np.fft.rfft(x), np.fft.rfft(y, axis=0), np.fft.rfft(y, 30, axis=0)), (-1, 0, 0)):
+        assert_spectrum(g, w, (a,))
