@@ -19,7 +19,15 @@ import numpy as np
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.numpy import fft_real  # noqa: F401  (installs the real radix stages in fft_plan)
-from jitcore.numpy.fft_plan import real_backward, real_forward, resized, transform, transform_lanes
+from jitcore.numpy.fft_plan import (
+    real_backward,
+    real_backward_lanes,
+    real_forward,
+    real_forward_lanes,
+    resized,
+    transform,
+    transform_lanes,
+)
 from jitcore.numpy.registry import implements, traced
 from jitcore.tracer import Tracer, refuse_traced, user_location
 
@@ -105,8 +113,12 @@ def _real_forward(a, n, axis, norm, name: str, inverse: bool = False):
     empty = _no_lanes(a, axis, n // 2 + 1, _complex_dtype(a.dtype))
     if empty is not None:
         return empty
-    out = real_forward(resized(np.moveaxis(a, axis, -1), n), _complex_dtype(a.dtype),
-                       lambda t: _scaled(np.conjugate(t) if inverse else t, fct))
+    then = lambda t: _scaled(np.conjugate(t) if inverse else t, fct)  # noqa: E731
+    if axis != a.ndim - 1:  # in place over the lanes after the axis, where they are enough
+        out = real_forward_lanes(resized(a, n, axis), axis, _complex_dtype(a.dtype), then)
+        if out is not None:
+            return out
+    out = real_forward(resized(np.moveaxis(a, axis, -1), n), _complex_dtype(a.dtype), then)
     return np.moveaxis(out, -1, axis)
 
 
@@ -120,11 +132,15 @@ def _real_backward(a, n, axis, norm, name: str, forward: bool = False):
     empty = _no_lanes(a, axis, n, real)
     if empty is not None:
         return empty
-    c = np.moveaxis(a, axis, -1).astype(_complex_dtype(a.dtype))
+    c = a.astype(_complex_dtype(a.dtype))
     if forward:
         c = np.conjugate(c)
-    out = real_backward(c, n, lambda t: (t * np.asarray(fct, t.dtype) if fct != 1 else t).astype(real))
-    return np.moveaxis(out, -1, axis)
+    then = lambda t: (t * np.asarray(fct, t.dtype) if fct != 1 else t).astype(real)  # noqa: E731
+    if axis != a.ndim - 1:  # in place over the lanes after the axis, where they are enough
+        out = real_backward_lanes(c, n, axis, then)
+        if out is not None:
+            return out
+    return np.moveaxis(real_backward(np.moveaxis(c, axis, -1), n, then), -1, axis)
 
 
 def _one_axis(np_fn, body, *extra):

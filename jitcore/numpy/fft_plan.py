@@ -46,6 +46,9 @@ SPLIT_TWIDDLES_ABOVE = 4096  # a stage whose table of w_N^(s h) would be longer 
 # Rows transformed side by side (``_to_tiles``): 16 measured best for complex64 and complex128
 # alike (8 and 32 slower, 4 slower than rows one by one; docs/performance.md, fft35).
 ROW_TILE = 16
+# Bytes of a column transform's data below which its stages go by fours (``lane_radices``):
+# 256x256 complex128 (1 MiB) ran as fast either way, 512x512 (4 MiB) 10-25% slower by fours
+FOUR_RADIX_BELOW = 1 << 20
 
 
 def roots(num, den: int, sign: int, dtype) -> np.ndarray:
@@ -81,6 +84,22 @@ def radices(n: int) -> list[int] | None:
             out.append(p)
             n //= p
     return out if n == 1 else None
+
+
+def lane_radices(n: int) -> list[int] | None:
+    """``radices`` for a transform across wide lanes (columns) whose data fits in the core's
+    cache: fours, and one eight last where the power of two is odd (128: 4 4 8, where
+    ``radices`` gives 8 8 2). A column stage computes each output ``h`` from its ``r`` inputs
+    on its own, vectorized across the lanes (it reloads the inputs per ``h``; a row stage
+    vectorizes across ``h`` instead), so an eight costs nearly twice a four there: 128
+    points across 128 lanes, complex128, 55-65 -> 42-47 us of kernels (fft52). Passes over
+    data out of cache cost more than that: ``FOUR_RADIX_BELOW``."""
+    plan = radices(n)
+    twos = (n & -n).bit_length() - 1  # the power of two in n
+    if plan is None or twos < 3:
+        return plan
+    fours = [4] * ((twos - 3) // 2) + [8] if twos % 2 else [4] * (twos // 2)
+    return fours + [r for r in plan if r % 2]
 
 
 def has_real_stages(n: int) -> bool:
@@ -166,7 +185,7 @@ def _times(table, t, shape: tuple, dtype):
 
 
 def _stage(a, batch: tuple, n_points: int, r: int, subs: int, sign: int, lanes: tuple = (), dtype=None,
-           last: tuple = (None, False), then=None):
+           last: tuple = (None, False), then=None, pairs: bool = False):
     """One radix-``r`` stage on ``a`` of shape ``batch + (n_points, subs) + lanes``; returns
     ``batch + (n_points // r, r * subs) + lanes`` in complex ``dtype`` (default ``a``'s: ``a``
     is real only in a real transform's first stage). ``last`` (the last stage's: see
@@ -174,19 +193,28 @@ def _stage(a, batch: tuple, n_points: int, r: int, subs: int, sign: int, lanes: 
     (None: all), and only their real parts where ``last[1]``: the stage's kernel computes no
     more than that. ``then`` (elementwise) applies to the outputs before they are reshaped to
     ``(s, r * subs)``, so that it fuses into this stage's kernel (a reshape that merges dims
-    stops fusion: applied after, it took a pass of its own; fft51)."""
+    stops fusion: applied after, it took a pass of its own; fft51). ``pairs`` (a first stage):
+    ``a`` is real, ``batch + (n_points, subs, 2) + lanes``, each point's real and imaginary
+    parts side by side (rfft's even and odd samples); the stage reads them as complex points
+    after its reshape, so the packing fuses into its kernel (packed before, it was a pass and
+    a buffer of its own: a reshape stops fusion; fft52)."""
     dtype = dtype or a.dtype
     s = n_points // r
     h = np.arange(r)
     split = s * r > SPLIT_TWIDDLES_ABOVE
     b = _near_root_divisor(s) if split else s
-    a = a.reshape(batch + (r, s // b, b, 1, subs) + lanes)
     lead = (slice(None),) * len(batch)
+    if pairs:  # each term's parts as real views, so that every read fuses (``_pair_parts``)
+        parts = _pair_parts(a.reshape(batch + (r, s // b, b, 1, subs, 2) + lanes), len(batch), r, dtype)
+        term = [prims.complex_from_parts(re, im) for re, im in parts]
+        a = term[0]
+    else:
+        a = a.reshape(batch + (r, s // b, b, 1, subs) + lanes)
+        term = [a[lead + (slice(j, j + 1),)] for j in range(r)]
     along = (1,) * len(lanes)  # the tables broadcast along the lanes
     # spread across a tile's lanes (``_odd_butterfly``), not across wider ones: a table as
     # wide as a column transform's lanes is one more stream to read (fft51)
     spread = lanes if lanes == (ROW_TILE,) else along
-    term = [a[lead + (slice(j, j + 1),)] for j in range(r)]
     if r % 2 == 0:
         # w_r^(h (j + r/2)) = (-1)^h w_r^(h j): each pair (j, j + r/2) first, by a real sign
         # per output (exact, two real products), then half as many complex products. The
@@ -195,8 +223,12 @@ def _stage(a, batch: tuple, n_points: int, r: int, subs: int, sign: int, lanes: 
         half = r // 2
         signs = np.broadcast_to(np.where(h % 2 == 0, 1.0, -1.0).astype(np.dtype(dtype).char.lower())
                                 .reshape((r, 1) + along), (r, 1) + spread)
-        term = [t + (_signed(u, signs) if u.dtype.kind == "c" else u * signs)
-                for t, u in zip(term[:half], term[half:])]
+        if pairs:
+            term = [prims.complex_from_parts(tr + ur * signs, ti + ui * signs)
+                    for (tr, ti), (ur, ui) in zip(parts[:half], parts[half:])]
+        else:
+            term = [t + (_signed(u, signs) if u.dtype.kind == "c" else u * signs)
+                    for t, u in zip(term[:half], term[half:])]
     # Odd radices by conjugate pairs in tiles, in one-dimensional transforms and on real
     # samples; rows out of tiles (64 x 1000 complex128: 8 5 5 5) ran 1.3x slower so (fft37)
     if r % 2 == 1 and (lanes or not batch or a.dtype.kind != "c"):
@@ -224,14 +256,27 @@ def _stage(a, batch: tuple, n_points: int, r: int, subs: int, sign: int, lanes: 
     return acc.reshape(batch + (s, r * subs) + lanes)
 
 
-def _mixed_radix(z, plan: list[int], sign: int, dtype=None, last: tuple = (None, False), then=None):
-    batch, n = z.shape[:-1], z.shape[-1]
-    a = z.reshape(batch + (n, 1))
+def _pair_parts(a, lead: int, r: int, dtype) -> list[tuple]:
+    """The real and imaginary parts of each of the ``r`` terms of a first stage on points
+    stored as pairs (``a``: ``batch + (r, ..., 2) + lanes``, ``lead`` batch dims), as views
+    of ``a`` in the parts' dtype. Taken from a complex array built of the pairs, they made
+    that array a kernel of its own (its real and imaginary parts read apart)."""
+    part = np.dtype(dtype).char.lower()
+    tail = (slice(None),) * (a.ndim - lead - 6)  # the lanes after the pair axis
+    return [tuple(a[(slice(None),) * lead + (slice(j, j + 1), Ellipsis, p) + tail].astype(part)
+                  for p in (0, 1)) for j in range(r)]
+
+
+def _mixed_radix(z, plan: list[int], sign: int, dtype=None, last: tuple = (None, False), then=None,
+                 pairs: bool = False):
+    batch, n = z.shape[:-1], z.shape[-1] // (2 if pairs else 1)
+    a = z.reshape(batch + ((n, 1, 2) if pairs else (n, 1)))
     n_points, subs = n, 1
     for k, r in enumerate(plan):
         final = k == len(plan) - 1
         a = _stage(a, batch, n_points, r, subs, sign, dtype=dtype,
-                   last=last if final else (None, False), then=then if final else None)
+                   last=last if final else (None, False), then=then if final else None,
+                   pairs=pairs and k == 0)
         n_points //= r
         subs *= r
     return a.reshape(batch + (-1,))
@@ -273,34 +318,44 @@ def _along(a, axis: int, index):
 
 
 def _transform_along(z, sign: int, axis: int, dtype=None, first: int | None = None, real: bool = False,
-                     then=None):
+                     then=None, pairs: bool = False):
     """The unscaled transform along ``axis``: -1 (any batch), or -2 of tiles, in complex
     ``dtype`` (default ``z``'s). A real ``z`` (a real transform's samples) is read as real by
     the first stage (``_stage``: half its products). Where the caller needs only the first
     ``first`` points (rfft: ``n // 2 + 1``) the result may stop after them (the last stage
     computes the outputs that hold them: two of three for a radix 3), and where it needs only
     the real parts (``real``: irfft) it gets them alone, the imaginary parts never computed.
-    ``then`` (elementwise) goes into the last stage's kernel."""
-    n = z.shape[axis]
+    ``then`` (elementwise) goes into the last stage's kernel. ``pairs``: ``z`` is real, each
+    point's parts side by side along ``axis`` (twice the transform's length; ``dtype``
+    given), read as complex by the first stage (``_stage``)."""
+    n = z.shape[axis] // (2 if pairs else 1)
     dtype = dtype or z.dtype
     plan = radices(n)
+    if pairs and (plan is None or n == 1):  # Bluestein's algorithm: the points packed first
+        part = np.dtype(dtype).char.lower()
+        z = prims.complex_from_parts(_along(z, axis, slice(0, None, 2)).astype(part),
+                                     _along(z, axis, slice(1, None, 2)).astype(part))
+        pairs = False
     if n == 1 or plan is None and z.dtype != dtype:
         z = z.astype(dtype)
-    if n == 1:
+    if n == 1:  # the identity (its real part for ``real``: no complex-to-real cast's warning)
+        z = np.real(z) if real else z
         return z if then is None else then(z)
     if plan is None:
         out = _bluestein(z, sign)
         out = np.real(out) if real else out
         return out if then is None else then(out)
     if axis == -1:
-        return _mixed_radix(z, plan, sign, dtype, (first, real), then)
+        return _mixed_radix(z, plan, sign, dtype, (first, real), then, pairs)
     tiles, lanes = z.shape[0], z.shape[-1]
-    a = z.reshape(tiles, n, 1, lanes)
+    if lanes != ROW_TILE and tiles * n * lanes * np.dtype(dtype).itemsize < FOUR_RADIX_BELOW:
+        plan = lane_radices(n)
+    a = z.reshape((tiles, n, 1, 2, lanes) if pairs else (tiles, n, 1, lanes))
     n_points, subs = n, 1
     for k, r in enumerate(plan):
         last = (first, real) if k == len(plan) - 1 else (None, False)
         a = _stage(a, (tiles,), n_points, r, subs, sign, (lanes,), dtype, last,
-                   then if k == len(plan) - 1 else None)
+                   then if k == len(plan) - 1 else None, pairs and k == 0)
         n_points //= r
         subs *= r
     return a.reshape(tiles, -1, lanes)
@@ -336,6 +391,18 @@ def transform(z, sign: int, then=None):
     return _from_tiles(_transform_along(_to_tiles(z), sign, -2, then=then), batch)
 
 
+def _lane_shape(shape: tuple, axis: int, n: int):
+    """``(outer, lanes)``: an array of ``shape`` as ``(outer, shape[axis], lanes)`` for a
+    transform along ``axis`` (not the last) whose complex transform has length ``n``; None
+    where the lanes are too few to fill a vector loop (``ROW_TILE``) or ``n`` needs
+    Bluestein's algorithm (its convolution runs along the last axis): move the axis last."""
+    axis %= len(shape)
+    lanes = int(np.prod(shape[axis + 1:]))
+    if lanes < ROW_TILE or radices(n) is None:
+        return None
+    return int(np.prod(shape[:axis])), lanes
+
+
 def transform_lanes(z, axis: int, sign: int, then=None):
     """``transform`` of complex ``z`` along ``axis``, not its last, in place: the axes after
     it are lanes that every stage reads and writes whole and contiguous (vectorized across
@@ -343,11 +410,11 @@ def transform_lanes(z, axis: int, sign: int, then=None):
     after (fft51: 128x128 complex128, three of ``fft2`` + ``ifft2``'s eleven passes). None
     where the lanes are too few to fill a vector loop (``ROW_TILE``) or the length needs
     Bluestein's algorithm (its convolution runs along the last axis): move the axis instead."""
-    shape, n = z.shape, z.shape[axis]
-    lanes = int(np.prod(shape[axis:][1:]))
-    if lanes < ROW_TILE or radices(n) is None:
+    n = z.shape[axis]
+    outer = _lane_shape(z.shape, axis, n)
+    if outer is None:
         return None
-    return _transform_along(z.reshape(-1, n, lanes), sign, -2, then=then).reshape(shape)
+    return _transform_along(z.reshape(outer[0], n, outer[1]), sign, -2, then=then).reshape(z.shape)
 
 
 def resized(a, n: int, axis: int = -1):
@@ -371,37 +438,62 @@ def _column(values, axis: int):
     return values.reshape((-1,) + (1,) * (-axis - 1))
 
 
-def real_forward(x, dtype, then=None):
-    """``then`` (elementwise; None: none) of the first ``n // 2 + 1`` terms of the forward
-    transform of real ``x`` (last axis), in complex ``dtype``. For even ``n``, by one complex
-    transform of half the length: the even terms as real parts, the odd ones as imaginary
-    parts, then the two spectra taken apart."""
-    batch, n = x.shape[:-1], x.shape[-1]
-    then = then or (lambda a: a)
-    half = n % 2 or n < 4
+def _real_length(n: int) -> int:
+    """The complex transform's length in a real transform of length ``n``: ``n // 2`` (the
+    samples packed in pairs) where ``n`` is even and at least 4, else ``n``."""
+    return n if n % 2 or n < 4 else n // 2
+
+
+def _forward_along(x, dtype, axis: int):
+    """The first ``n // 2 + 1`` terms of the forward transform of real ``x`` along ``axis``
+    (-1, any batch; or -2 of ``(outer, n, lanes)``: tiles, or a column transform's lanes), in
+    complex ``dtype``. For even ``n``, by one complex transform of half the length: the even
+    terms as real parts, the odd ones as imaginary parts, then the two spectra taken apart
+    (terms ``k`` and ``m - k``, whole lines of lanes along -2)."""
+    n = x.shape[axis]
+    half = _real_length(n) == n
     m = n if half else n // 2
     part = np.dtype(dtype).char.lower()
-    tiled = _tiled(batch, m)
-    axis = -2 if tiled else -1
-    if tiled:  # the real samples into tiles (half the bytes of the packed ones; rows a whole
-        x = _to_tiles(x)  # number of tiles: no copy), packed through the tiles' transpose
-    if half:  # real samples: the first stage's products are real (``_stage``)
-        z = x.astype(part)
-    else:  # no product by 1j
-        z = prims.complex_from_parts(_along(x, axis, slice(0, None, 2)).astype(part),
-                                     _along(x, axis, slice(1, None, 2)).astype(part))
-    spectrum = _transform_along(z, -1, axis, np.dtype(dtype), first=n // 2 + 1 if half else None)
+    # real samples: the first stage's products are real (``_stage``); else the even and odd
+    # samples as the parts of m points, packed by the first stage (``pairs``: no product by 1j)
+    z = x.astype(part) if half else x
+    spectrum = _transform_along(z, -1, axis, np.dtype(dtype), first=n // 2 + 1 if half else None,
+                                pairs=not half)
     if half:
-        out = _along(spectrum, axis, slice(0, n // 2 + 1))
-    else:
-        first = _along(spectrum, axis, slice(0, 1))
-        same = _pieces([spectrum, first], axis)  # Z[k], k = 0..m (Z[m] = Z[0])
-        # conj(Z[(m - k) % m])
-        mirror = np.conjugate(_pieces([first, _along(spectrum, axis, slice(None, 0, -1)), first], axis))
-        rotate = _column((roots(np.arange(m + 1), n, -1, np.complex128) * -0.5j).astype(dtype), axis)
-        out = (same + mirror) * np.asarray(0.5, dtype) + rotate * (same - mirror)
-    out = then(out)
-    return _from_tiles(out, batch) if tiled else out
+        return _along(spectrum, axis, slice(0, n // 2 + 1))
+    first = _along(spectrum, axis, slice(0, 1))
+    same = _pieces([spectrum, first], axis)  # Z[k], k = 0..m (Z[m] = Z[0])
+    # conj(Z[(m - k) % m])
+    mirror = np.conjugate(_pieces([first, _along(spectrum, axis, slice(None, 0, -1)), first], axis))
+    rotate = _column((roots(np.arange(m + 1), n, -1, np.complex128) * -0.5j).astype(dtype), axis)
+    return (same + mirror) * np.asarray(0.5, dtype) + rotate * (same - mirror)
+
+
+def real_forward(x, dtype, then=None):
+    """``then`` (elementwise; None: none) of the first ``n // 2 + 1`` terms of the forward
+    transform of real ``x`` (last axis), in complex ``dtype`` (``_forward_along``)."""
+    batch, n = x.shape[:-1], x.shape[-1]
+    then = then or (lambda a: a)
+    if not _tiled(batch, _real_length(n)):
+        return then(_forward_along(x, dtype, -1))
+    # the real samples into tiles (half the bytes of the packed ones; rows a whole number of
+    # tiles: no copy), packed through the tiles' transpose
+    return _from_tiles(then(_forward_along(_to_tiles(x), dtype, -2)), batch)
+
+
+def real_forward_lanes(x, axis: int, dtype, then=None):
+    """``real_forward`` along ``axis``, not the last, in place: the axes after it are lanes
+    (``transform_lanes``), and the post-processing pairs terms ``k`` and ``m - k`` as whole
+    lines of them, where moving the axis last took a transposed copy before and after (a
+    transposed write). None where ``_lane_shape`` is."""
+    n = x.shape[axis]
+    outer = _lane_shape(x.shape, axis, _real_length(n))
+    if outer is None:
+        return None
+    shape = list(x.shape)
+    shape[axis] = n // 2 + 1
+    out = _forward_along(x.reshape(outer[0], n, outer[1]), dtype, -2)
+    return (out if then is None else then(out)).reshape(shape)
 
 
 def _interleaved(z, axis: int):
@@ -414,31 +506,22 @@ def _interleaved(z, axis: int):
     return np.where(_column(np.arange(2) == 0, axis), np.real(z), np.imag(z))
 
 
-def real_backward(c, n: int, then=None):
-    """``then`` (elementwise; None: none) of the unscaled backward transform of the Hermitian
-    spectrum ``c`` (its first ``n // 2 + 1`` terms, the imaginary parts of terms 0 and ``n / 2``
-    ignored), real, of length ``n``."""
+def _backward_along(c, n: int, axis: int, lanes: tuple):
+    """The unscaled backward transform, real, of length ``n``, of the Hermitian spectra ``c``
+    along ``axis`` (-1, any batch; or -2 of ``(outer, n // 2 + 1, lanes)``: tiles, or a
+    column transform's ``lanes``), their first ``n // 2 + 1`` terms, the imaginary parts of
+    terms 0 and ``n / 2`` ignored."""
     half = n // 2 + 1
-    c = resized(c, half)
-    batch = c.shape[:-1]
-    then = then or (lambda a: a)
-    full = n % 2 or n < 4
-    tiled = _tiled(batch, n if full else n // 2)
-    axis = -2 if tiled else -1
-    if tiled:
-        c = _to_tiles(c)
     if n % 2 and has_real_stages(n):  # odd: stages computing half their outputs (fft_real)
-        out = then(REAL_STAGES["hermitian_to_real"](c, n, (ROW_TILE,) if tiled else ()))
-        return _from_tiles(out, batch) if tiled else out
+        return REAL_STAGES["hermitian_to_real"](c, n, lanes)
     ends = [_along(c, axis, slice(0, 1)).real.astype(c.dtype)]
-    if full:
+    if _real_length(n) == n:
         tail_end = half - 1 if n % 2 == 0 else half
         if n % 2 == 0 and n > 1:
             ends.append(_along(c, axis, slice(half - 1, half)).real.astype(c.dtype))
         spectrum = _pieces([ends[0], _along(c, axis, slice(1, tail_end)), *ends[1:],
                             np.conjugate(_along(c, axis, slice(tail_end - 1, 0, -1)))], axis)
-        out = then(_transform_along(spectrum, 1, axis, real=True))
-        return _from_tiles(out, batch) if tiled else out
+        return _transform_along(spectrum, 1, axis, real=True)
     # Even n: Z[k] = (X[k] + conj(X[m-k])) + i w^-k (X[k] - conj(X[m-k])), k < m, is the
     # transform of y[2j] + i y[2j+1] (y the result), so one half-length transform gives y.
     m = n // 2
@@ -446,8 +529,36 @@ def real_backward(c, n: int, then=None):
     same = _pieces([ends[0], _along(c, axis, slice(1, m))], axis)
     mirror = np.conjugate(_pieces([top, _along(c, axis, slice(m - 1, 0, -1))], axis))
     rotate = _column((roots(np.arange(m), n, 1, np.complex128) * 1j).astype(c.dtype), axis)
-    z = _transform_along(same + mirror + rotate * (same - mirror), 1, axis)
-    pairs = then(_interleaved(z, axis))  # y[2j], y[2j + 1]
-    if not tiled:
-        return pairs.reshape(batch + (n,))
-    return _from_tiles(pairs.reshape(-1, n, ROW_TILE), batch)
+    return _transform_along(same + mirror + rotate * (same - mirror), 1, axis)
+
+
+def real_backward(c, n: int, then=None):
+    """``then`` (elementwise; None: none) of the unscaled backward transform of the Hermitian
+    spectrum ``c`` (its first ``n // 2 + 1`` terms, the imaginary parts of terms 0 and ``n / 2``
+    ignored), real, of length ``n``."""
+    c = resized(c, n // 2 + 1)
+    batch = c.shape[:-1]
+    then = then or (lambda a: a)
+    packed = _real_length(n) != n  # the result's pairs y[2j], y[2j + 1] as complex terms
+    if not _tiled(batch, _real_length(n)):
+        out = _backward_along(c, n, -1, ())
+        return then(_interleaved(out, -1)).reshape(batch + (n,)) if packed else then(out)
+    out = _backward_along(_to_tiles(c), n, -2, (ROW_TILE,))
+    out = then(_interleaved(out, -2) if packed else out)
+    return _from_tiles(out.reshape(-1, n, ROW_TILE), batch)
+
+
+def real_backward_lanes(c, n: int, axis: int, then=None):
+    """``real_backward`` along ``axis``, not the last, in place over the lanes after it (as
+    ``real_forward_lanes``); None where ``_lane_shape`` is."""
+    c = resized(c, n // 2 + 1, axis)
+    outer = _lane_shape(c.shape, axis, _real_length(n))
+    if outer is None:
+        return None
+    shape = list(c.shape)
+    shape[axis] = n
+    out = _backward_along(c.reshape(outer[0], n // 2 + 1, outer[1]), n, -2, (outer[1],))
+    if _real_length(n) != n:
+        out = _interleaved(out, -2)
+    out = out if then is None else then(out)
+    return out.reshape(shape)

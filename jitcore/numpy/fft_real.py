@@ -39,6 +39,7 @@ def _butterfly(z, batch: tuple, length: int, r: int, lanes: tuple, first: bool, 
     kept = (s_len + 1) // 2
     h = np.arange(r)
     along = (1,) * len(lanes)
+    spread = lanes if lanes == (fft_plan.ROW_TILE,) else along  # as fft_plan._stage's tables
     part = np.dtype(z.dtype).char.lower()
     shape = batch + (kept, r) + z.shape[len(batch) + 2:]
 
@@ -55,8 +56,8 @@ def _butterfly(z, batch: tuple, length: int, r: int, lanes: tuple, first: bool, 
         a = view(slice(top, top + kept))
         b = view(slice(top, top - kept, -1))
         w = roots(h * j, r, 1, np.complex128)
-        c = np.broadcast_to(w.real.astype(part).reshape((r, 1) + along), (r, 1) + lanes)
-        si = np.broadcast_to(w.imag.astype(part).reshape((r, 1) + along), (r, 1) + lanes)
+        c = np.broadcast_to(w.real.astype(part).reshape((r, 1) + along), (r, 1) + spread)
+        si = np.broadcast_to(w.imag.astype(part).reshape((r, 1) + along), (r, 1) + spread)
         total_re, diff_im = np.real(a) + np.real(b), np.imag(a) + np.imag(b)
         re = re + c * total_re - si * diff_im
         if not real:
