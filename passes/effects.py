@@ -223,7 +223,9 @@ def _arm_bounds(cond: Value, truth: bool, arm: Value, depth: int) -> tuple[int |
 
 
 def _disjoint_sum(conjunction: Value, arm: Value):
-    """``(x, s)`` when ``conjunction`` is ``x & s`` and ``arm`` is ``x + s`` (in either order)."""
+    """``(x, s)`` when ``arm`` is ``x + s`` (in either order) and ``conjunction`` is ``x & s``,
+    or ``(x >> q) & 1`` with ``s = 1 << q`` (bit q of x: clear, no carry; a count outside
+    ``[0, bits)`` makes ``s`` 0)."""
     a = conjunction.op if isinstance(conjunction, OpResult) else None
     b = _through_broadcasts(arm)
     b = b.op if isinstance(b, OpResult) else None
@@ -232,6 +234,16 @@ def _disjoint_sum(conjunction: Value, arm: Value):
     pa = {_root(u) for u in a.operands}
     if len(pa) == 2 and pa == {_root(u) for u in b.operands}:
         return b.operands
+    for shifted, one in (a.operands, a.operands[::-1]):
+        shr = shifted.op if isinstance(shifted, OpResult) else None
+        if _splat(one) != 1 or shr is None or shr.op_name != "array.shr":
+            continue
+        for x, s in (b.operands, b.operands[::-1]):
+            shl = _through_broadcasts(s)
+            shl = shl.op if isinstance(shl, OpResult) else None
+            if _same(x, shr.operands[0]) and shl is not None and shl.op_name == "array.shl" \
+                    and _splat(shl.operands[0]) == 1 and _same(shl.operands[1], shr.operands[1]):
+                return x, s
     return None
 
 
