@@ -318,7 +318,8 @@ def _next_pair(block: Block, start: int, max_recompute: int, in_order: dict,
                 if producer.value.is_splat and not is_float_contraction(consumer):
                     return consumer, producer, i
             elif (isinstance(producer, kernel.GenericOp)
-                  and (_within_branches(block, producer.parent) or _fills(producer))
+                  and (_within_branches(block, producer.parent) or _fills(producer)
+                       or _broadcasts_elements(producer))
                   and _should_inline(producer, consumer, i, max_recompute, in_order, store_shared)):
                 return consumer, producer, i
     return None
@@ -379,6 +380,16 @@ def _fills(producer: kernel.GenericOp) -> bool:
     in a loop it costs nothing per iteration, as a splat constant does, so it is, from any
     enclosing block, where stored it would be read from memory at every iteration."""
     return not producer.operands and _cost(producer, 0) == 0
+
+
+def _broadcasts_elements(producer: kernel.GenericOp) -> bool:
+    """Whether ``producer`` only broadcasts single elements (each operand read at one element
+    for every point, no scalar op: ``U[0, 0]`` broadcast for ``U[0, 0] * a``, which ``licm``
+    took out of a loop): inlined in a loop it reads those elements, as a splat constant costs
+    nothing, where stored it would be read from memory, an array of them, at every iteration."""
+    return (bool(producer.operands) and not producer.indexed and not producer.clamped
+            and _cost(producer, 0) == 0
+            and all(all(e.dim is None for e in m.exprs) for m in producer.input_maps))
 
 
 def _should_inline(producer: kernel.GenericOp, consumer: kernel.GenericOp, index: int,
