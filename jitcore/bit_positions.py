@@ -22,7 +22,7 @@ import numpy as np
 from jitcore import primitives as prims
 from jitcore.ir.attributes import DenseAttr, numpy_dtype
 from jitcore.ir.core import ELEMENTWISE, PURE, OpResult, Value
-from jitcore.passes.constants import constant_of
+from jitcore.ir.dialects import array
 from jitcore.tracer import Tracer
 
 _I64 = np.dtype(np.int64)
@@ -33,11 +33,18 @@ def _op(v: Value, *names: str):
     return op if op is not None and op.op_name in names else None
 
 
+def _constant_of(v: Value):
+    """The value of an ``array.constant`` defining ``v`` (this module is loaded with jitcore:
+    it reads constants itself rather than load the passes, ``passes.constants``)."""
+    op = v.op if isinstance(v, OpResult) else None
+    return op.attributes["value"] if isinstance(op, array.ConstantOp) else None
+
+
 def _splat(v: Value):
     """The one integer ``v`` holds everywhere (through broadcasts), or None."""
     while (b := _op(v, "array.broadcast_in_dim")) is not None:
         v = b.operands[0]
-    attr = constant_of(v)
+    attr = _constant_of(v)
     if isinstance(attr, DenseAttr) and attr.is_splat and attr.array.dtype.kind in "iub":
         return int(attr.array.reshape(-1)[0])
     return None
@@ -55,13 +62,13 @@ def _uniform(v: Value) -> bool:
     b = _op(v, "array.broadcast_in_dim")
     if b is not None and not b.operands[0].type.shape:
         return True
-    attr = constant_of(v)
+    attr = _constant_of(v)
     return not v.type.shape or (isinstance(attr, DenseAttr) and attr.is_splat)
 
 
 def is_ramp(v: Value) -> bool:
     """Whether ``v`` is ``np.arange(len(v))`` of an integer dtype (a constant of it)."""
-    attr = constant_of(v)
+    attr = _constant_of(v)
     if (
         not isinstance(attr, DenseAttr)
         or attr.array.ndim != 1
@@ -145,7 +152,8 @@ class KeptBits:
         bit = prims.convert(Tracer(test.bit, trace), _I64)
         # a bit no position has (negative, or at or above the width n needs): the first above n
         width = max(n - 1, 1).bit_length()
-        self._bit = np.where((bit >= 0) & (bit < width), bit, width)
+        # (written so that its bounds, [0, width], are seen: positions then bound the indices)
+        self._bit = np.where(bit < 0, width, np.clip(bit, 0, width))
         t = self._bit
         full = (n >> (t + 1)) << t  # whole periods' kept positions
         rest = n & ((2 << t) - 1)  # the last, partial period
@@ -171,10 +179,11 @@ def kept_bits(mask: Tracer) -> KeptBits | None:
 
 
 def values_at(v: Tracer, ramp: Value, at: Tracer) -> Tracer | None:
-    """``v[at]`` where ``v`` is computed elementwise from ``ramp`` (and 0-d values): the same
-    ops on ``at`` in place of the ramp (``lo + (1 << q)`` at kept row k is the k-th position
-    plus ``1 << q``), so the gather of ``v`` needs no array of it. None for any other ``v``."""
-    if at.shape != tuple(ramp.type.shape):
+    """``v[at]`` (``at`` 1-d) where ``v`` is computed elementwise from ``ramp`` (and 0-d
+    values): the same ops on ``at`` in place of the ramp (``lo + (1 << q)`` at kept row k is
+    the k-th position plus ``1 << q``), so the gather of ``v`` needs no array of it. None for
+    any other ``v``."""
+    if at.ndim != 1:
         return None
     trace = at.owner_trace
     mapping: dict[Value, Value] = {}
@@ -185,19 +194,38 @@ def values_at(v: Tracer, ramp: Value, at: Tracer) -> Tracer | None:
 
 def _rebuild(v: Value, ramp: Value, at: Tracer, trace, mapping: dict, depth: int) -> bool:
     """Add to ``mapping`` what ``v`` becomes with ``ramp`` replaced by ``at``; False where it
-    cannot be (an op that moves elements, another array, a depth past ``depth``)."""
+    cannot be (an op that moves elements, another array, a depth past ``depth``). Where
+    ``at`` has the ramp's length, what does not depend on the ramp stays as it is."""
     if v in mapping:
         return True
+    same = at.shape == tuple(ramp.type.shape)
     if v is ramp or (v.type == ramp.type and is_ramp(v)):
         mapping[v] = prims.convert(at, numpy_dtype(v.type.element)).value
         return True
-    if _uniform(v):
-        return True  # the same value at every position
+    if _uniform(v):  # the same value at every position
+        if not same:
+            mapping[v] = prims.broadcast_to(_one_value(v, trace), at.shape).value
+        return True
     op = v.op if isinstance(v, OpResult) else None
     if depth == 0 or op is None or not (op.has_trait(ELEMENTWISE) and op.has_trait(PURE)) or op.regions:
         return False
     if not all(_rebuild(u, ramp, at, trace, mapping, depth - 1) for u in op.operands):
         return False
-    if any(u in mapping for u in op.operands):
+    if same and any(u in mapping for u in op.operands):
         trace.builder.insert(op.clone(mapping))
+    elif not same:
+        new = type(op)([mapping[u] for u in op.operands], [v.type.with_shape(at.shape)], op.attributes)
+        new.loc = op.loc
+        mapping[v] = trace.builder.insert(new).results[0]
     return True
+
+
+def _one_value(v: Value, trace) -> Tracer:
+    """The one value ``v`` holds everywhere (``_uniform``), 0-d."""
+    if not v.type.shape:
+        return Tracer(v, trace)
+    b = _op(v, "array.broadcast_in_dim")
+    if b is not None and not b.operands[0].type.shape:
+        return Tracer(b.operands[0], trace)
+    attr = _constant_of(v)
+    return prims.constant(trace, attr.array.reshape(-1)[0], numpy_dtype(v.type.element))

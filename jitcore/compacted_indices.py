@@ -31,6 +31,7 @@ from jitcore.ir.dialects.kernel import INDEX_OUT_OF_BOUNDS
 from jitcore.ir.types import TensorType, i64
 from jitcore.masked import MaskedSelection
 from jitcore.run_length import Prefix, _plain, as_prefix
+from jitcore.tracer import user_location
 
 _I64 = np.dtype(np.int64)
 
@@ -88,10 +89,11 @@ def _indices(x, sel) -> tuple:
     buffer of indices; otherwise the positions are compacted and read at ``rows``."""
     n = x.shape[0]
     idx = prims.convert(sel.values, _I64)
-    prims.RAISE_AT_FIRST(sel.mask & indexing._out_of_range(idx, n), idx, INDEX_OUT_OF_BOUNDS, (0, n))
     wrapped = np.where(idx < 0, idx + n, idx)
     cap = sel.values.shape[0]
     bits = None if isinstance(sel, Prefix) else kept_bits(sel.mask)
+    if bits is None or not _checked_closed(sel, idx, bits, n):
+        prims.RAISE_AT_FIRST(sel.mask & indexing._out_of_range(idx, n), idx, INDEX_OUT_OF_BOUNDS, (0, n))
     if bits is not None:
         def closed(rows):
             k = rows if rows is not None else positions(x.owner_trace, (cap,), 0)
@@ -108,6 +110,33 @@ def _indices(x, sel) -> tuple:
         wrapped, mask = np.take(wrapped, np.clip(at, 0, cap - 1), mode="clip"), None
     wrapped = np.clip(wrapped, 0, n - 1)
     return length, mask, lambda rows: wrapped if rows is None else np.take(wrapped, rows, mode="clip")
+
+
+def _checked_closed(sel, idx, bits, n: int) -> bool:
+    """NumPy's IndexError for the first kept index out of range, where the kept positions have
+    a closed form and the indices are computed from ``np.arange``: the test is computed at
+    each kept row (its position clipped, so bounds see it in range: under ``idx & s == 0``,
+    ``idx + s`` is proved in range and the check folds away), the first bad row found by an
+    argmax that computes it, and the test and the index recomputed at that row. No array of
+    indices or of flags is stored. False where the indices are not computed so (the caller
+    checks them the general way)."""
+    cap, ramp, trace = idx.shape[0], bits.test.ramp, idx.owner_trace
+    bad = sel.mask & indexing._out_of_range(idx, n)
+
+    def at_rows(v, rows):
+        return values_at(v, ramp, np.minimum(bits.position(rows), cap - 1))
+
+    k = positions(trace, (cap,), 0)
+    flags = at_rows(bad, k)
+    if flags is None:
+        return False
+    first_row = np.reshape(np.argmax(flags & (k < bits.count)), (1,))
+    first, value = at_rows(bad, first_row), at_rows(idx, first_row)  # (computed as flags were)
+    first, value = first[0] & (first_row[0] < bits.count), value[0]
+    prims.refuse_caught(trace, IndexError, [first], f"a check at {user_location()} may raise IndexError",
+                        "Test the value first")
+    prims.raise_if(first, INDEX_OUT_OF_BOUNDS, (value, 0, n))
+    return True
 
 
 def _kept_positions(mask) -> tuple:

@@ -141,6 +141,9 @@ def _half_bounds(v: Value, depth: int) -> tuple[int | None, int | None]:
                 None if ahi is None or bhi is None else max(ahi, bhi))
     if name in ("array.and", "array.or", "array.shl"):
         return _bit_bounds(name, *(_half_bounds(u, depth - 1) for u in op.operands))
+    if name == "array.shr":  # not negative, shifted right by any count: at most itself, at least 0
+        lo, hi = _half_bounds(op.operands[0], depth - 1)
+        return (0, hi) if lo is not None and lo >= 0 else (None, None)
     if name not in ("array.add", "array.sub", "array.max", "array.min"):
         return None, None
     (alo, ahi), (blo, bhi) = (_half_bounds(u, depth - 1) for u in op.operands)
