@@ -144,11 +144,11 @@ class KeptBits:
     """The kept positions of a ``BitTest`` over ``n`` positions: ``count`` (0-d int64) and
     ``position(k)``, the k-th one (for k past the count: positions past the last kept one)."""
 
-    __slots__ = ("test", "count", "_bit", "_n")
+    __slots__ = ("test", "count", "_bit", "_n", "_trace")
 
     def __init__(self, test: BitTest, trace):
         n = test.ramp.type.shape[0]
-        self.test, self._n = test, n
+        self.test, self._n, self._trace = test, n, trace
         bit = prims.convert(Tracer(test.bit, trace), _I64)
         # a bit no position has (negative, or at or above the width n needs): the first above n
         width = max(n - 1, 1).bit_length()
@@ -159,6 +159,12 @@ class KeptBits:
         rest = n & ((2 << t) - 1)  # the last, partial period
         part = np.maximum(rest - (1 << t), 0) if test.keep_set else np.minimum(rest, 1 << t)
         self.count = prims.convert(full + part, _I64)
+
+    def rows(self) -> Tracer:
+        """The row numbers ``0 .. n - 1`` (int64): the ramp itself, a constant at every size
+        (which fusion reads as the position, where ``data_length.positions`` is a scan above
+        ``FOLD_LIMIT`` elements, a stored array)."""
+        return prims.convert(Tracer(self.test.ramp, self._trace), _I64)
 
     def position(self, k: Tracer) -> Tracer:
         """The position of the k-th kept element: ``k`` with the bit inserted."""

@@ -96,7 +96,7 @@ def _indices(x, sel) -> tuple:
         prims.RAISE_AT_FIRST(sel.mask & indexing._out_of_range(idx, n), idx, INDEX_OUT_OF_BOUNDS, (0, n))
     if bits is not None:
         def closed(rows):
-            k = rows if rows is not None else positions(x.owner_trace, (cap,), 0)
+            k = rows if rows is not None else bits.rows()
             at = bits.position(k)  # (past the count, maybe past the capacity: clipped below)
             out = values_at(wrapped, bits.test.ramp, at)
             if out is None:
@@ -126,7 +126,7 @@ def _checked_closed(sel, idx, bits, n: int) -> bool:
     def at_rows(v, rows):
         return values_at(v, ramp, np.minimum(bits.position(rows), cap - 1))
 
-    k = positions(trace, (cap,), 0)
+    k = bits.rows()
     flags = at_rows(bad, k)
     if flags is None:
         return False
@@ -162,6 +162,7 @@ def scatter(x, sel, value):
     positions written in order, over the count only. Rows past the count repeat the write of
     row ``count - 1`` (none kept: ``x[0]`` written back), so the kernel may run them too."""
     length, _, read = _indices(x, sel)
+    bits = None if isinstance(sel, Prefix) else kept_bits(sel.mask)
     trace = x.owner_trace
     cap = sel.values.shape[0]
     if isinstance(value, MaskedSelection):
@@ -173,7 +174,7 @@ def scatter(x, sel, value):
         rows = prims.as_tracer(trace, value, x.dtype)
     if x.size == 0 or cap == 0:
         return x
-    j = positions(trace, (cap,), 0)
+    j = bits.rows() if bits is not None else positions(trace, (cap,), 0)
     kept = length > 0
     at = np.minimum(j, length - 1)  # (-1 where none is kept: every read below clips)
     index = np.where(kept, read(at), 0)
