@@ -148,11 +148,11 @@ def _loop_body(text: str) -> str:
     return text[text.index('"scf.for"'):]
 
 
-def test_the_gate_loop_compacts_and_checks_nothing():
+@pytest.mark.parametrize("n", [N_BITS, 17])  # (17: above FOLD_LIMIT, the arange no scan folds to)
+def test_the_gate_loop_compacts_and_checks_nothing(n):
     """Per step: the count, the two updates' gathers (two kernels), the two updates, the two
     scatters and their one-element fallbacks, all over the kept count; no compaction, no
     index check, no error branch, no array of indices or of ``U``'s elements."""
-    n = N_BITS
     text = _jit(every_qubit, (2,)).lower(_state(n), H, n).as_text("optimized")
     body = _loop_body(text)
     assert "compaction = true" not in text and "array.compact" not in text
