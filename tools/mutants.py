@@ -490,8 +490,8 @@ MUTANTS = [
            "and read as an array at every iteration",
            ("tests/jitcore/test_gate_52.py",)),
     Mutant("moved-contraction-copied", "passes/permuted_results.py",
-           "    if perm is None:\n        return False\n",
-           "    if perm is not None:\n        return False\n",
+           "                changed |= _absorb(op)",
+           "                changed |= False",
            "a contraction whose result axes are moved (np.moveaxis of np.tensordot) is copied "
            "after it instead of written in that order",
            ("tests/jitcore/test_gate_52.py",)),
