@@ -23,6 +23,7 @@ import numpy as np
 
 from jitcore import indexing, masked
 from jitcore import primitives as prims
+from jitcore.bit_positions import kept_bits, values_at
 from jitcore.compaction import _count
 from jitcore.data_length import positions
 from jitcore.ir.dialects.array import CompactOp, HeadGatherOp, HeadRowsOp, HeadScatterOp
@@ -30,6 +31,7 @@ from jitcore.ir.dialects.kernel import INDEX_OUT_OF_BOUNDS
 from jitcore.ir.types import TensorType, i64
 from jitcore.masked import MaskedSelection
 from jitcore.run_length import Prefix, _plain, as_prefix
+from jitcore.tracer import user_location
 
 _I64 = np.dtype(np.int64)
 
@@ -75,19 +77,66 @@ def _positions(x, sel) -> Prefix:
     the positions alone (one per mask, shared by every index array selected by it, ``lo`` and
     ``lo + s``), and the index is read there inside the gather or scatter. Clipped: the rows
     past the count are unspecified, and a target may read there."""
+    length, mask, read = _indices(x, sel)
+    return Prefix(read(None), length, mask)
+
+
+def _indices(x, sel) -> tuple:
+    """``(count, mask, read)``: ``read(rows)`` gives ``_positions``' indices at ``rows`` (None:
+    every row; a row outside ``[0, capacity)`` reads some index in range). Where the kept
+    positions have a closed form (``bit_positions``: a bit test over ``np.arange``), each
+    row's index is computed where it is read, from the row number, with no compaction and no
+    buffer of indices; otherwise the positions are compacted and read at ``rows``."""
     n = x.shape[0]
     idx = prims.convert(sel.values, _I64)
-    prims.RAISE_AT_FIRST(sel.mask & indexing._out_of_range(idx, n), idx, INDEX_OUT_OF_BOUNDS, (0, n))
     wrapped = np.where(idx < 0, idx + n, idx)
+    cap = sel.values.shape[0]
+    bits = None if isinstance(sel, Prefix) else kept_bits(sel.mask)
+    if bits is None or not _checked_closed(sel, idx, bits, n):
+        prims.RAISE_AT_FIRST(sel.mask & indexing._out_of_range(idx, n), idx, INDEX_OUT_OF_BOUNDS, (0, n))
+    if bits is not None:
+        def closed(rows):
+            k = rows if rows is not None else bits.rows()
+            at = bits.position(k)  # (past the count, maybe past the capacity: clipped below)
+            out = values_at(wrapped, bits.test.ramp, at)
+            if out is None:
+                out = np.take(wrapped, np.clip(at, 0, cap - 1), mode="clip")
+            return np.clip(out, 0, n - 1)
+        return bits.count, None, closed
     if isinstance(sel, Prefix):
-        at, length, mask = None, sel.length, sel.mask
+        length, mask = sel.length, sel.mask
     else:
         at, length = _kept_positions(sel.mask)
-        mask = None
-    cap = sel.values.shape[0]
-    if at is not None:
-        wrapped = np.take(wrapped, np.clip(at, 0, cap - 1), mode="clip")
-    return Prefix(np.clip(wrapped, 0, n - 1), length, mask)
+        wrapped, mask = np.take(wrapped, np.clip(at, 0, cap - 1), mode="clip"), None
+    wrapped = np.clip(wrapped, 0, n - 1)
+    return length, mask, lambda rows: wrapped if rows is None else np.take(wrapped, rows, mode="clip")
+
+
+def _checked_closed(sel, idx, bits, n: int) -> bool:
+    """NumPy's IndexError for the first kept index out of range, where the kept positions have
+    a closed form and the indices are computed from ``np.arange``: the test is computed at
+    each kept row (its position clipped, so bounds see it in range: under ``idx & s == 0``,
+    ``idx + s`` is proved in range and the check folds away), the first bad row found by an
+    argmax that computes it, and the test and the index recomputed at that row. No array of
+    indices or of flags is stored. False where the indices are not computed so (the caller
+    checks them the general way)."""
+    cap, ramp, trace = idx.shape[0], bits.test.ramp, idx.owner_trace
+    bad = sel.mask & indexing._out_of_range(idx, n)
+
+    def at_rows(v, rows):
+        return values_at(v, ramp, np.minimum(bits.position(rows), cap - 1))
+
+    k = bits.rows()
+    flags = at_rows(bad, k)
+    if flags is None:
+        return False
+    first_row = np.reshape(np.argmax(flags & (k < bits.count)), (1,))
+    first, value = at_rows(bad, first_row), at_rows(idx, first_row)  # (computed as flags were)
+    first, value = first[0] & (first_row[0] < bits.count), value[0]
+    prims.refuse_caught(trace, IndexError, [first], f"a check at {user_location()} may raise IndexError",
+                        "Test the value first")
+    prims.raise_if(first, INDEX_OUT_OF_BOUNDS, (value, 0, n))
+    return True
 
 
 def _kept_positions(mask) -> tuple:
@@ -112,29 +161,30 @@ def scatter(x, sel, value):
     """``x`` after ``x[sel] = value`` (one value, or a selection of the same count): the kept
     positions written in order, over the count only. Rows past the count repeat the write of
     row ``count - 1`` (none kept: ``x[0]`` written back), so the kernel may run them too."""
-    p = _positions(x, sel)
+    length, _, read = _indices(x, sel)
+    bits = None if isinstance(sel, Prefix) else kept_bits(sel.mask)
     trace = x.owner_trace
-    cap = p.values.shape[0]
+    cap = sel.values.shape[0]
     if isinstance(value, MaskedSelection):
         v = as_prefix(value)
-        if v.values.shape[0] != cap or not masked.index_forms.same_value(v.length.value, p.length.value):
+        if v.values.shape[0] != cap or not masked.index_forms.same_value(v.length.value, length.value):
             return None
         rows = v.values
     else:
         rows = prims.as_tracer(trace, value, x.dtype)
     if x.size == 0 or cap == 0:
         return x
-    j = positions(trace, (cap,), 0)
-    kept = p.length > 0
-    at = np.clip(np.minimum(j, p.length - 1), 0, cap - 1)
-    index = np.where(kept, np.take(p.values, at, mode="clip"), 0)
+    j = bits.rows() if bits is not None else positions(trace, (cap,), 0)
+    kept = length > 0
+    at = np.minimum(j, length - 1)  # (-1 where none is kept: every read below clips)
+    index = np.where(kept, read(at), 0)
     if rows.ndim and rows.shape[0] == cap and isinstance(value, MaskedSelection):
         rows = np.take(rows, at, axis=0, mode="clip")
     current = x[0]
     kept_rows = prims.reshape(kept, (1,) * x.ndim)
     updates = np.where(kept_rows, rows, current)
     updates = prims.broadcast_to(prims.convert(updates, x.dtype), (cap, *x.shape[1:]))
-    return prims._emit(trace, HeadScatterOp, [x, updates, prims.convert(index, _I64), p.length],
+    return prims._emit(trace, HeadScatterOp, [x, updates, prims.convert(index, _I64), length],
                        x.value.type)
 
 

@@ -32,7 +32,8 @@ from jitcore.static_on_demand import python_value
 from jitcore.tied_length import Repeated
 from jitcore.tracer import Choice, Trace, Tracer, needs_static
 
-DEFAULT_PIPELINE = "canonicalize,cse,licm,dce,kernelize,fuse,interchange,licm,canonicalize,cse,dce"
+DEFAULT_PIPELINE = ("canonicalize,cse,licm,dce,kernelize,permuted-results,fuse,interchange,licm,"
+                    "canonicalize,cse,dce")
 STAGES = ("traced", "optimized", "llvm", "llvm-opt", "asm")
 # Only the CPU's row groups keep a producer that ``fuse`` stores rather than recomputes
 # (softmax's exp) in an output buffer (codegen/cpu/rowwise.py); elsewhere it would be a

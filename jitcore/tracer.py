@@ -62,7 +62,7 @@ class Trace:
 
     __slots__ = ("builder", "function_name", "constants", "depth", "derived", "scalar_arguments",
                  "star_items", "extents", "formatted", "appended", "catching", "local_copies",
-                 "arguments", "region_frames", "maybe_unbound", "counted")
+                 "arguments", "region_frames", "maybe_unbound", "counted", "kept_bits")
 
     def __init__(self, builder: Builder, function_name: str):
         self.builder = LocatingBuilder(builder.block, builder.before)
@@ -104,6 +104,9 @@ class Trace:
         # id(value) -> (value, bound): the value a traced loop or if left in a variable that had
         # none before it, and the traced bool of whether it was given one (autograph.unbound)
         self.maybe_unbound: dict[int, tuple] = {}
+        # (id(mask value), id(block)) -> (mask value, bit_positions.KeptBits): one count per
+        # bit-test mask where it is used, so the selections through it pair row for row
+        self.kept_bits: dict[tuple, tuple] = {}
 
     @contextmanager
     def running(self):

@@ -1,6 +1,15 @@
 """Passes over the IR and the manager that runs them; importing this package registers them."""
 
-from jitcore.passes import canonicalize, cse, dce, fuse, interchange, kernelize, licm  # noqa: F401  (registers the passes)
+from jitcore.passes import (  # noqa: F401  (registers the passes)
+    canonicalize,
+    cse,
+    dce,
+    fuse,
+    interchange,
+    kernelize,
+    licm,
+    permuted_results,
+)
 from jitcore.passes.manager import (
     PASSES,
     Pass,

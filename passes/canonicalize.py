@@ -320,6 +320,19 @@ def _comparison_by_bounds(op: Operation) -> list | None:
     return [DenseAttr(np.array(decided), op.result_type)]
 
 
+def _extremum_by_bounds(op: Operation) -> list | None:
+    """``max(a, b)`` / ``min(a, b)`` of integers whose proved bounds decide which is larger
+    (``effects.decided_comparison``) is that operand: a clip of a loop's counter to the range
+    the loop already keeps it in (``bit_positions``' bit) goes."""
+    larger = op.op_name == "array.max"
+    a, b = op.operands
+    if decided_comparison("ge" if larger else "le", a, b):
+        return [a]
+    if decided_comparison("le" if larger else "ge", a, b):
+        return [b]
+    return None
+
+
 def _gather_of_splat(op: Operation) -> list | None:
     """A gather of one value repeated, at indices proved in range (``effects.proved_indices``:
     an argmax's position), is that value (a check's flag read at the first bad position,
@@ -363,5 +376,7 @@ _REWRITES = {
     "array.convert": _convert_of_convert,
     **{f"array.{kind}": _comparison_by_bounds for kind in ("lt", "le", "gt", "ge", "eq", "ne")},
     "array.and": _conjunction_by_bounds,
+    "array.max": _extremum_by_bounds,
+    "array.min": _extremum_by_bounds,
     "array.gather": _gather_of_splat,
 }

@@ -141,6 +141,9 @@ def _half_bounds(v: Value, depth: int) -> tuple[int | None, int | None]:
                 None if ahi is None or bhi is None else max(ahi, bhi))
     if name in ("array.and", "array.or", "array.shl"):
         return _bit_bounds(name, *(_half_bounds(u, depth - 1) for u in op.operands))
+    if name == "array.shr":  # not negative, shifted right by any count: at most itself, at least 0
+        lo, hi = _half_bounds(op.operands[0], depth - 1)
+        return (0, hi) if lo is not None and lo >= 0 else (None, None)
     if name not in ("array.add", "array.sub", "array.max", "array.min"):
         return None, None
     (alo, ahi), (blo, bhi) = (_half_bounds(u, depth - 1) for u in op.operands)
@@ -223,7 +226,9 @@ def _arm_bounds(cond: Value, truth: bool, arm: Value, depth: int) -> tuple[int |
 
 
 def _disjoint_sum(conjunction: Value, arm: Value):
-    """``(x, s)`` when ``conjunction`` is ``x & s`` and ``arm`` is ``x + s`` (in either order)."""
+    """``(x, s)`` when ``arm`` is ``x + s`` (in either order) and ``conjunction`` is ``x & s``,
+    or ``(x >> q) & 1`` with ``s = 1 << q`` (bit q of x: clear, no carry; a count outside
+    ``[0, bits)`` makes ``s`` 0)."""
     a = conjunction.op if isinstance(conjunction, OpResult) else None
     b = _through_broadcasts(arm)
     b = b.op if isinstance(b, OpResult) else None
@@ -232,6 +237,16 @@ def _disjoint_sum(conjunction: Value, arm: Value):
     pa = {_root(u) for u in a.operands}
     if len(pa) == 2 and pa == {_root(u) for u in b.operands}:
         return b.operands
+    for shifted, one in (a.operands, a.operands[::-1]):
+        shr = shifted.op if isinstance(shifted, OpResult) else None
+        if _splat(one) != 1 or shr is None or shr.op_name != "array.shr":
+            continue
+        for x, s in (b.operands, b.operands[::-1]):
+            shl = _through_broadcasts(s)
+            shl = shl.op if isinstance(shl, OpResult) else None
+            if _same(x, shr.operands[0]) and shl is not None and shl.op_name == "array.shl" \
+                    and _splat(shl.operands[0]) == 1 and _same(shl.operands[1], shr.operands[1]):
+                return x, s
     return None
 
 

@@ -318,7 +318,8 @@ def _next_pair(block: Block, start: int, max_recompute: int, in_order: dict,
                 if producer.value.is_splat and not is_float_contraction(consumer):
                     return consumer, producer, i
             elif (isinstance(producer, kernel.GenericOp)
-                  and (_within_branches(block, producer.parent) or _fills(producer))
+                  and (_within_branches(block, producer.parent) or _fills(producer)
+                       or _broadcasts_elements(producer))
                   and _should_inline(producer, consumer, i, max_recompute, in_order, store_shared)):
                 return consumer, producer, i
     return None
@@ -381,6 +382,16 @@ def _fills(producer: kernel.GenericOp) -> bool:
     return not producer.operands and _cost(producer, 0) == 0
 
 
+def _broadcasts_elements(producer: kernel.GenericOp) -> bool:
+    """Whether ``producer`` only broadcasts single elements (each operand read at one element
+    for every point, no scalar op: ``U[0, 0]`` broadcast for ``U[0, 0] * a``, which ``licm``
+    took out of a loop): inlined in a loop it reads those elements, as a splat constant costs
+    nothing, where stored it would be read from memory, an array of them, at every iteration."""
+    return (bool(producer.operands) and not producer.indexed and not producer.clamped
+            and _cost(producer, 0) == 0
+            and all(all(e.dim is None for e in m.exprs) for m in producer.input_maps))
+
+
 def _should_inline(producer: kernel.GenericOp, consumer: kernel.GenericOp, index: int,
                    max_recompute: int, in_order: dict, store_shared: bool = True) -> bool:
     if producer.has_reduction or not all(m.is_identity for m in producer.output_maps):
@@ -421,8 +432,15 @@ def _should_inline(producer: kernel.GenericOp, consumer: kernel.GenericOp, index
 _POSITION_OPS = frozenset({"kernel.index", "arith.constant", "arith.addi", "arith.subi", "arith.muli",
                            "arith.minsi", "arith.maxsi", "arith.cmpi", "arith.andi", "arith.ori",
                            "arith.xori", "arith.select", "arith.bitcast", "arith.index_cast",
-                           "arith.extsi", "kernel.yield"})
-MAX_POSITION_OPS = 12
+                           "arith.extsi", "arith.shli", "arith.shrsi", "arith.shrui", "kernel.yield"})
+# Constants are not counted (fusion gives each use its own): the k-th position of a bit test
+# (``bit_positions``) read at a scatter's last kept row and wrapped is 16 ops.
+MAX_POSITION_OPS = 16
+
+
+def _computing_ops(producer: kernel.GenericOp) -> int:
+    """The ops of ``producer``'s body other than constants and the yield."""
+    return sum(op.op_name not in ("arith.constant", "kernel.yield") for op in producer.body.ops)
 
 
 def _computes_positions(producer: kernel.GenericOp) -> bool:
@@ -435,7 +453,7 @@ def _computes_positions(producer: kernel.GenericOp) -> bool:
     sum and the update of ``data[a:b] /= data[a:b].sum()`` run over ``[a, b)`` alone; a blit
     writes its window in place), where a stored array of positions or of booleans would hide
     it."""
-    if producer.clamped or producer.indexed or len(producer.body.ops) > MAX_POSITION_OPS + 1:
+    if producer.clamped or producer.indexed or _computing_ops(producer) > MAX_POSITION_OPS:
         return False
     if any(not (r.type.element.is_integer or r.type.element.is_bool) for r in producer.results):
         return False

@@ -315,6 +315,8 @@ def _programs():
         (lambda x: (np.sort(x, axis=1), np.median(x), np.flip(x, 0)[::2, 1:].mean()), (x,)),
         (lambda i: (i // 3, i % -2, np.where(i > 4, i, -i), i[:, [0, 2]], i.reshape(4, 3)), (i,)),
         (lambda x, i: (np.einsum("ij,jk->ik", x[:4, :3], i.astype(x.dtype)), x[i[0] % 5]), (x, i)),
+        (lambda x, m: np.moveaxis(np.tensordot(m[:2, :3], x.reshape(5, 1, 7)[:, :, :3], ([1], [2])), 0, 1),
+         (x, m)),
         (loop, (x,)),
         (inplace, (x.copy(),)),
         (lambda x: jc.fori_loop(0, 3, lambda k, s: s * 2 + x, x), (x,)),
