@@ -376,10 +376,9 @@ def _draw_running(recorder, owner, method: str, args, kwargs):
     sample = samples[0]
     kinds = {(np.shape(x), np.asarray(x).dtype, type(x)) for x in samples}
     if len(kinds) > 1:  # size=n, permutation(n) of a traced n
-        raise needs_static(UnsupportedError(
-            f"{label} {where} (at {user_location()}): the shape of its result depends on a "
-            "traced argument, and jitcore must know it while compiling. Pass that argument (a "
-            "size, a count) as a static argument."), *(x for x, t in zip(leaves, traced) if t))
+        sizes = [x for x, t in zip(leaves, traced) if t]
+        raise needs_static(UnsupportedError(_run_time_size_message(recorder, owner, method, label, where, sizes)),
+                           *sizes)
     dtype = np.asarray(sample).dtype
     if not isinstance(sample, (np.ndarray, np.generic, bool, int, float)) or dtype not in SUPPORTED_DTYPES:
         raise UnsupportedError(f"{label} {where} returns a {type(sample).__name__} of dtype "
@@ -424,6 +423,25 @@ def _draw_running(recorder, owner, method: str, args, kwargs):
     if state is not None:
         native_draws.note_draw(recorder, owner, out.value.owner.callback, plain)
     return out
+
+
+def _run_time_size_message(recorder, owner, method: str, label: str, where: str, sizes) -> str:
+    """Why a draw whose size the code computes (``rng.lognormal(mu, s, n)`` of a drawn ``n``,
+    ``N.sum()``) is refused, and the rewrite that works: a loop of single draws, which NumPy
+    draws as the same numbers in the same order (its ``size=n`` fills one at a time)."""
+    computed = any(recorder.argument_index(x) is None for x in sizes)
+    head = (f"{label} {where} (at {user_location()}): the shape of its result depends on a "
+            "traced value, and jitcore must know every array's shape while compiling.")
+    if not computed:
+        return head + " Pass that argument (a size, a count) as a static argument."
+    name = "rng" if isinstance(owner, (np.random.Generator, GeneratorArgument)) else "np.random"
+    return (head + " Here the size is computed in the function (a drawn count, a sum), so it "
+            "cannot be made static. Draw one number at a time in a loop instead: "
+            f"`total = 0.0` then `for _ in range(n): total += {name}.{method}(...)` (or "
+            f"`out[i] += {name}.{method}(...)`) compiles, draws NumPy's numbers in NumPy's order "
+            f"and leaves the generator where `{method}(..., size=n)` would (NumPy draws size=n "
+            "one number after another); a total of more than 8 terms may differ from NumPy's "
+            "pairwise .sum() in the last bits.")
 
 
 def _running_result(recorder, trace, owner, run, operands, attributes, sample, sources) -> Tracer:
