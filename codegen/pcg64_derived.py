@@ -9,8 +9,8 @@ the state after the call are NumPy 2.4's (``tests/jitcore/test_user_round52_draw
   ``rayleigh``: ``mode * sqrt(2 E)`` (E a ziggurat exponential, z a ziggurat normal);
 - ``standard_cauchy``: a normal over a normal; ``standard_t``: ``sqrt(df / 2) * z / sqrt(G)``
   of a normal then a gamma of ``df / 2``; ``f``: two chi-squares' ratio;
-- ``wald``: a normal then a uniform (Michael, Schucany and Haas, in NumPy 2.4's stable form); ``triangular``: one
-  uniform, inverted on the side it falls;
+- ``wald``: a normal then a uniform (Michael, Schucany and Haas, in NumPy 2.4's stable
+  form); ``triangular``: one uniform, inverted on the side it falls;
 - ``negative_binomial``: a poisson of a gamma; ``noncentral_chisquare`` (and ``_f``): a
   chi-square plus a shifted normal's square above one degree of freedom, a chi-square of a
   poisson-drawn count at or below.
@@ -46,8 +46,13 @@ class DerivedSamplers:
         b = self.b
         zero, draw = self.blocks("weibull.zero", "weibull.draw")
         b.cbranch(b.fcmp_ordered("==", a, f64(0.0)), zero, draw)
-        return self.joined(F64, [(zero, lambda: f64(0.0)),
-                                 (draw, lambda: self.pow(self.standard_exponential(), b.fdiv(f64(1.0), a)))])
+        return self.joined(
+            F64,
+            [
+                (zero, lambda: f64(0.0)),
+                (draw, lambda: self.pow(self.standard_exponential(), b.fdiv(f64(1.0), a))),
+            ],
+        )
 
     def power(self, a: ll.Value) -> ll.Value:
         b = self.b
@@ -110,7 +115,8 @@ class DerivedSamplers:
     def noncentral_chisquare(self, df: ll.Value, nonc: ll.Value) -> ll.Value:
         b = self.b
         central, shifted, not_central, counted = self.blocks(
-            "ncx2.central", "ncx2.shifted", "ncx2.not_central", "ncx2.counted")
+            "ncx2.central", "ncx2.shifted", "ncx2.not_central", "ncx2.counted"
+        )
         b.cbranch(b.fcmp_ordered("==", nonc, f64(0.0)), central, not_central)
         b.position_at_end(not_central)
         b.cbranch(b.fcmp_ordered("<", f64(1.0), df), shifted, counted)
@@ -123,8 +129,10 @@ class DerivedSamplers:
         def with_count():
             i = self.poisson(b.fdiv(nonc, f64(2.0)))
             return self.chisquare(b.fadd(df, b.sitofp(b.mul(ll.Constant(I64, 2), i), F64)))
-        return self.joined(F64, [(central, lambda: self.chisquare(df)), (shifted, with_shift),
-                                 (counted, with_count)])
+
+        return self.joined(
+            F64, [(central, lambda: self.chisquare(df)), (shifted, with_shift), (counted, with_count)]
+        )
 
     def noncentral_f(self, dfnum: ll.Value, dfden: ll.Value, nonc: ll.Value) -> ll.Value:
         b = self.b

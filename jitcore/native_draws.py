@@ -2,8 +2,11 @@
 whose bit generator is a PCG64 (``np.random.default_rng``'s): ``random``, ``uniform``,
 ``poisson``, ``integers`` (int64), ``laplace``, ``gumbel``, ``logistic``, ``standard_normal``,
 ``normal``, ``standard_exponential``, ``exponential``, ``standard_gamma``, ``gamma``,
-``chisquare``, ``beta``, ``binomial`` and ``geometric`` (``PARAMETERS``; ``random`` also of
-``dtype=np.float32``) in a branch, a
+``chisquare``, ``beta``, ``binomial``, ``geometric`` and (session 52, NumPy's formulas on
+those: ``codegen/pcg64_derived.py``) ``lognormal``, ``pareto``, ``weibull``, ``power``,
+``rayleigh``, ``standard_cauchy``, ``standard_t``, ``f``, ``wald``, ``triangular``,
+``negative_binomial``, ``noncentral_chisquare``, ``noncentral_f`` (``PARAMETERS``; ``random``
+also of ``dtype=np.float32``) in a branch, a
 while loop, a loop with a traced trip count, or with parameters computed in the function
 (``jitcore/random.py``'s draws made as the code runs).
 
@@ -66,7 +69,8 @@ INTEGRAL = {"integers": (0, 1), "binomial": (0,)}
 # the ziggurats a sampler's code draws through (jitcore/ziggurat.py's kinds)
 _GAMMA = ("standard_gamma", "gamma", "chisquare", "beta", "standard_t", "f", "negative_binomial",
           "noncentral_chisquare", "noncentral_f")
-ZIGGURATS = {**{m: ("normal",) for m in ("standard_normal", "normal", "lognormal", "standard_cauchy", "wald")},
+_NORMALS = ("standard_normal", "normal", "lognormal", "standard_cauchy", "wald")
+ZIGGURATS = {**{m: ("normal",) for m in _NORMALS},
              **{m: ("exponential",) for m in ("standard_exponential", "exponential", "geometric", "pareto",
                                                "weibull", "power", "rayleigh")},
              **{m: ("normal", "exponential") for m in _GAMMA}}

@@ -26,9 +26,10 @@ it for every step before meeting such a draw is traced again with it live from i
 (``calltime.Recorder.go_live``). The numbers, the state after the call and NumPy's errors for
 bad parameters are then NumPy's own. From a ``Generator`` whose bit generator is a PCG64,
 ``random``, ``uniform``, ``standard_normal``, ``normal``, ``poisson``, ``integers``,
-``laplace``, ``gumbel`` and ``logistic`` so made are drawn by the compiled code itself, bit for
-bit NumPy's, from a copy of the generator's state passed in and out (``native_draws``), unless
-other samplers draw from that generator too.
+``laplace``, ``gumbel``, ``logistic``, the gamma family, ``lognormal``, ``pareto``,
+``weibull`` and the others of ``native_draws.PARAMETERS`` so made are drawn by the compiled
+code itself, bit for bit NumPy's, from a copy of the generator's state passed in and out
+(``native_draws``), unless other samplers draw from that generator too.
 
 A generator made inside the function with a seed (``np.random.default_rng(0)``) gives the same
 numbers on every call in NumPy: its draws are made while tracing and are constants, except in a
@@ -377,8 +378,8 @@ def _draw_running(recorder, owner, method: str, args, kwargs):
     kinds = {(np.shape(x), np.asarray(x).dtype, type(x)) for x in samples}
     if len(kinds) > 1:  # size=n, permutation(n) of a traced n
         sizes = [x for x, t in zip(leaves, traced) if t]
-        raise needs_static(UnsupportedError(_run_time_size_message(recorder, owner, method, label, where, sizes)),
-                           *sizes)
+        why = _run_time_size_message(recorder, owner, method, label, where, sizes)
+        raise needs_static(UnsupportedError(why), *sizes)
     dtype = np.asarray(sample).dtype
     if not isinstance(sample, (np.ndarray, np.generic, bool, int, float)) or dtype not in SUPPORTED_DTYPES:
         raise UnsupportedError(f"{label} {where} returns a {type(sample).__name__} of dtype "

@@ -598,6 +598,16 @@ MUTANTS = [
            "                if top is None:",
            "a kernel result takes over its copy source's buffer although the old value is read later",
            ("tests/codegen/test_in_place_results.py",)),
+    Mutant("loop-carry-ignores-later-reads", "codegen/host.py",
+           "                if top is None or (top is op and user is not op) or outer.position(top) > where:",
+           "                if top is None or (top is op and user is not op):",
+           "a loop carries its init in the init's buffer although the init is read after the loop",
+           ("tests/jitcore/test_user_round52_draws.py",)),
+    Mutant("loop-carry-never-takes-its-init", "codegen/host.py",
+           "        storages = [self.of(v) if self._dies_into(v, op) else self.buffer_for(r)",
+           "        storages = [self.buffer_for(r)",
+           "an inner loop of drawn length copies the outer loop's whole array in and out per step",
+           ("tests/jitcore/test_user_round52_draws.py",)),
     Mutant("in-place-ignores-own-reads", "codegen/host.py",
            "        if sum(self.of(v) == storage for v in op.operands) != 1:\n            return None\n"
            "        if op.body.args[source].uses and window is None"

@@ -107,13 +107,14 @@ def test_element_add_in_a_drawn_loop_writes_the_outer_buffer_in_place():
     plan = f.lower(mine, *args).plan()
     copies = [s for s in _steps(plan.program) if isinstance(s, Copy)]
     assert [c.source.kind for c in copies] == ["constant"]
-    assert any(isinstance(s, ForLoop) for loop in plan.program if isinstance(loop, ForLoop) for s in loop.body)
+    loops = [s for s in plan.program if isinstance(s, ForLoop)]
+    assert any(isinstance(s, ForLoop) for loop in loops for s in loop.body)
 
 
 def carried_rebinding_of_a_live_value(x, rng):
     y = x * 2.0
     z = y
-    for k in range(rng.poisson(4.0)):
+    for _ in range(rng.poisson(4.0)):
         z = z + rng.random()  # a new array a step: the loop carries z, y is still read after
     return y, z
 
