@@ -50,7 +50,8 @@ SAMPLERS = {"random": ((), F64), "uniform": ((F64, F64), F64), "poisson": ((F64,
             "power": ((F64,), F64), "rayleigh": ((F64,), F64), "standard_cauchy": ((), F64),
             "standard_t": ((F64,), F64), "f": ((F64, F64), F64), "wald": ((F64, F64), F64),
             "triangular": ((F64, F64, F64), F64), "negative_binomial": ((F64, F64), I64),
-            "noncentral_chisquare": ((F64, F64), F64), "noncentral_f": ((F64, F64, F64), F64)}
+            "noncentral_chisquare": ((F64, F64), F64), "noncentral_f": ((F64, F64, F64), F64),
+            "logseries": ((F64,), I64), "zipf": ((F64,), I64)}
 # NumPy's normal ziggurat tables (ki, wi, fi), which jitcore.ziggurat reads back from NumPy and
 # sets here before it compiles a native normal draw.
 ZIGGURAT = None
@@ -541,6 +542,10 @@ def _derived_params_ok(b: ll.IRBuilder, method: str, params: list[ll.Value]) -> 
         ordered = b.and_(b.fcmp_ordered("<=", left, mode), b.fcmp_ordered("<=", mode, right))
         finite = b.and_(_finite(b, left), _finite(b, right))
         return b.and_(b.and_(ordered, finite), b.fcmp_ordered("<", left, right))
+    if method == "logseries":  # 0 < p < 1 (NumPy's edges and errors: its sampler)
+        return b.and_(b.fcmp_ordered(">", params[0], f64(0.0)), b.fcmp_ordered("<", params[0], f64(1.0)))
+    if method == "zipf":  # a > 1, finite
+        return b.and_(b.fcmp_ordered(">", params[0], f64(1.0)), _finite(b, params[0]))
     if method == "negative_binomial":  # n > 0, 0 < p <= 1, the poisson's mean far below NumPy's limit
         n, p = params
         p_ok = b.and_(b.fcmp_ordered(">", p, f64(0.0)), b.fcmp_ordered("<=", p, f64(1.0)))

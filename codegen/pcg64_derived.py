@@ -14,6 +14,8 @@ the state after the call are NumPy 2.4's (``tests/jitcore/test_user_round52_draw
 - ``negative_binomial``: a poisson of a gamma; ``noncentral_chisquare`` (and ``_f``): a
   chi-square plus a shifted normal's square above one degree of freedom, a chi-square of a
   poisson-drawn count at or below.
+- ``logseries`` and ``zipf``: NumPy 2.4's rejection loops on uniforms (``log1p``/``expm1`` in
+  logseries, ``zipf``'s uniform on ``(Umin, 1]``), which differ from older sources.
 """
 
 from __future__ import annotations
@@ -138,3 +140,58 @@ class DerivedSamplers:
         b = self.b
         t = b.fmul(self.noncentral_chisquare(dfnum, nonc), dfden)
         return b.fdiv(t, b.fmul(self.chisquare(dfden), dfnum))
+
+    # -- counts by rejection on uniforms (NumPy 2.4's forms, read off its libnpyrandom.a calls) --
+    def logseries(self, p: ll.Value) -> ll.Value:
+        """``r = log1p(-p)``; per try ``V``, 1 when ``V >= p``, else ``U`` and ``q =
+        -expm1(r * U)``: ``floor(1 + log(V) / log(q))`` when ``V <= q * q`` (again when below 1
+        or ``V == 0``), else 1 when ``V >= q``, else 2."""
+        b = self.b
+        r = self.call("log1p", b.fneg(p))
+        loop, drawn, rare, done = self.blocks("logser.loop", "logser.drawn", "logser.rare", "logser.done")
+        b.branch(loop)
+        b.position_at_end(loop)
+        v = self.next_double()
+        b.cbranch(b.fcmp_ordered(">=", v, p), done, drawn)
+        one_from = b.block
+        b.position_at_end(drawn)
+        q = b.fneg(self.call("expm1", b.fmul(r, self.next_double())))
+        small = b.fcmp_ordered("<=", v, b.fmul(q, q))
+        few = b.select(b.fcmp_ordered(">=", v, q), ll.Constant(I64, 1), ll.Constant(I64, 2))
+        few_from = b.block
+        b.cbranch(small, rare, done)
+        b.position_at_end(rare)
+        k = self.floor_i64(b.fadd(f64(1.0), b.fdiv(self.call("log", v), self.call("log", q))))
+        again = b.or_(b.icmp_signed("<", k, ll.Constant(I64, 1)), b.fcmp_ordered("==", v, f64(0.0)))
+        rare_from = b.block
+        b.cbranch(again, loop, done)
+        b.position_at_end(done)
+        out = b.phi(I64)
+        out.add_incoming(ll.Constant(I64, 1), one_from)
+        out.add_incoming(few, few_from)
+        out.add_incoming(k, rare_from)
+        return out
+
+    def zipf(self, a: ll.Value) -> ll.Value:
+        """``U`` uniform on ``(Umin, 1]`` (``Umin = pow(2**63, -(a - 1))``: smaller ones give
+        an ``X`` past int64), ``X = floor(pow(U, -1 / (a - 1)))``, kept when
+        ``V * X * (T - 1) / (b - 1) <= T / b`` (``T = pow(1 + 1 / X, a - 1)``, ``b = 2**(a-1)``)."""
+        b = self.b
+        am1 = b.fsub(a, f64(1.0))
+        two_am1 = self.pow(f64(2.0), am1)
+        umin = self.pow(f64(2.0**63), b.fneg(am1))
+        loop, fits, done = self.blocks("zipf.loop", "zipf.fits", "zipf.done")
+        b.branch(loop)
+        b.position_at_end(loop)
+        u01 = self.next_double()
+        u = b.fadd(b.fmul(u01, umin), b.fsub(f64(1.0), u01))
+        v = self.next_double()
+        x = self.call("llvm.floor.f64", self.pow(u, b.fdiv(f64(-1.0), am1)))
+        outside = b.or_(b.fcmp_ordered(">", x, f64(2.0**63)), b.fcmp_ordered("<", x, f64(1.0)))
+        b.cbranch(outside, loop, fits)
+        b.position_at_end(fits)
+        t = self.pow(b.fadd(f64(1.0), b.fdiv(f64(1.0), x)), am1)
+        lhs = b.fdiv(b.fmul(b.fmul(v, x), b.fsub(t, f64(1.0))), b.fsub(two_am1, f64(1.0)))
+        b.cbranch(b.fcmp_ordered("<=", lhs, b.fdiv(t, two_am1)), done, loop)
+        b.position_at_end(done)
+        return self.floor_i64(x)

@@ -5,7 +5,8 @@ whose bit generator is a PCG64 (``np.random.default_rng``'s): ``random``, ``unif
 ``chisquare``, ``beta``, ``binomial``, ``geometric`` and (session 52, NumPy's formulas on
 those: ``codegen/pcg64_derived.py``) ``lognormal``, ``pareto``, ``weibull``, ``power``,
 ``rayleigh``, ``standard_cauchy``, ``standard_t``, ``f``, ``wald``, ``triangular``,
-``negative_binomial``, ``noncentral_chisquare``, ``noncentral_f`` (``PARAMETERS``; ``random``
+``negative_binomial``, ``noncentral_chisquare``, ``noncentral_f``, ``logseries``, ``zipf``
+(``PARAMETERS``; ``random``
 also of ``dtype=np.float32``) in a branch, a
 while loop, a loop with a traced trip count, or with parameters computed in the function
 (``jitcore/random.py``'s draws made as the code runs).
@@ -59,8 +60,9 @@ PARAMETERS = {"random": (), "uniform": (("low", 0.0), ("high", 1.0)), "poisson":
               "triangular": (("left", None), ("mode", None), ("right", None)),
               "negative_binomial": (("n", None), ("p", None)),
               "noncentral_chisquare": (("df", None), ("nonc", None)),
-              "noncentral_f": (("dfnum", None), ("dfden", None), ("nonc", None))}
-_COUNTS = ("poisson", "integers", "binomial", "geometric", "negative_binomial")
+              "noncentral_f": (("dfnum", None), ("dfden", None), ("nonc", None)),
+              "logseries": (("p", None),), "zipf": (("a", None),)}
+_COUNTS = ("poisson", "integers", "binomial", "geometric", "negative_binomial", "logseries", "zipf")
 RESULT_DTYPE = {name: np.dtype(np.int64 if name in _COUNTS else np.float64) for name in PARAMETERS}
 # sampler -> its native sampler for dtype=np.float32 (NumPy's float samplers draw 32-bit words)
 FLOAT32 = {"random": "random_float32"}

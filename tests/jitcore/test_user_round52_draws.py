@@ -24,7 +24,7 @@ from jitcore.errors import UnsupportedError
 def derived_draws(rng, n, p):
     """Each derived sampler once a step of a loop whose trip count is traced (drawn as the
     code runs), in one compile; weibull's a == 0 gives 0.0 and draws nothing."""
-    out = np.zeros((n, 18))
+    out = np.zeros((n, 21))
     for i in range(n):
         out[i, 0] = rng.lognormal(p[0], p[1])
         out[i, 1] = rng.pareto(p[2])
@@ -44,10 +44,13 @@ def derived_draws(rng, n, p):
         out[i, 15] = rng.noncentral_chisquare(p[5], p[4])  # df <= 1: a poisson count
         out[i, 16] = rng.noncentral_chisquare(p[2], p[3])  # nonc == 0: a chi-square
         out[i, 17] = rng.noncentral_f(p[2], p[4], p[1])
+        out[i, 18] = rng.logseries(p[5])
+        out[i, 19] = rng.logseries(p[6])
+        out[i, 20] = rng.zipf(p[2])
     return out
 
 
-GOOD = np.array([0.3, 1.2, 1.7, 0.0, 4.5, 0.4])
+GOOD = np.array([0.3, 1.2, 1.7, 0.0, 4.5, 0.4, 0.999])
 
 
 def test_derived_samplers_are_numpys_bits_drawn_natively():
@@ -57,7 +60,7 @@ def test_derived_samplers_are_numpys_bits_drawn_natively():
     np.testing.assert_array_equal(got.view(np.int64), want.view(np.int64))
     assert mine.bit_generator.state == numpys.bit_generator.state
     text = f.lower(mine, 500, GOOD).as_text("optimized")
-    assert text.count("native = ") == 18 and text.count("array.callback") == 18
+    assert text.count("native = ") == 21 and text.count("array.callback") == 21
     # a parameter NumPy refuses: its sampler is called back and raises NumPy's error, the
     # generator left where NumPy leaves it (row 0's lognormal drawn, pareto's check failed)
     bad = GOOD.copy()

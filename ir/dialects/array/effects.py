@@ -21,7 +21,8 @@ NATIVE_DRAWS = ("random", "uniform", "poisson", "integers", "laplace", "gumbel",
                 "standard_normal", "normal", "standard_exponential", "exponential", "standard_gamma",
                 "gamma", "chisquare", "beta", "binomial", "geometric", "random_float32",
                 "lognormal", "pareto", "weibull", "power", "rayleigh", "standard_cauchy", "standard_t",
-                "f", "wald", "triangular", "negative_binomial", "noncentral_chisquare", "noncentral_f")
+                "f", "wald", "triangular", "negative_binomial", "noncentral_chisquare", "noncentral_f",
+                "logseries", "zipf")
 
 
 class CallbackOp(ArrayOp):
