@@ -51,7 +51,7 @@ import functools
 
 import numpy as np
 
-from jitcore import calltime, native_draws, pytree
+from jitcore import calltime, drawn_runs, native_draws, pytree
 from jitcore import primitives as prims
 from jitcore.callbacks import operand_reader, register_callback, result_writer
 from jitcore.dtypes import SUPPORTED_DTYPES, ir_type
@@ -343,6 +343,14 @@ def _draw_running(recorder, owner, method: str, args, kwargs):
     parameters (``ValueError: lam < 0``) are NumPy's, since NumPy makes them."""
     trace = current_trace()
     label, where = _label(owner, method), f"inside {recorder.function_name}()"
+    names = [name for name, _ in native_draws.PARAMETERS.get(method, ())]
+    generator = issubclass(kind_of(owner), np.random.Generator)
+    run = drawn_runs.run_size(method, names, args, kwargs) if generator else None
+    if run is not None:  # rng.lognormal(mu, s, n) of a drawn n: a loop of single draws, reduced
+        bound, size = run
+        refusal = _run_time_size_message(recorder, owner, method, label, where, [size])
+        kind = native_draws.RESULT_DTYPE[method]
+        return drawn_runs.drawn_run(functools.partial(_draw, owner, method), bound, size, kind, refusal)
     leaves, tree = pytree.flatten((args, kwargs))
     traced = [isinstance(x, Tracer) for x in leaves]
     samples, errors = [], []
@@ -437,7 +445,9 @@ def _run_time_size_message(recorder, owner, method: str, label: str, where: str,
         return head + " Pass that argument (a size, a count) as a static argument."
     name = "rng" if isinstance(owner, (np.random.Generator, GeneratorArgument)) else "np.random"
     return (head + " Here the size is computed in the function (a drawn count, a sum), so it "
-            "cannot be made static. Draw one number at a time in a loop instead: "
+            "cannot be made static. From a Generator, only its reductions compile (.sum(), "
+            ".mean(), .max(), .min(), np.sum(...): a loop of single draws); for anything else "
+            "draw one number at a time in a loop: "
             f"`total = 0.0` then `for _ in range(n): total += {name}.{method}(...)` (or "
             f"`out[i] += {name}.{method}(...)`) compiles, draws NumPy's numbers in NumPy's order "
             f"and leaves the generator where `{method}(..., size=n)` would (NumPy draws size=n "

@@ -7,8 +7,9 @@
 - S1: ``S[s] += draw`` in a loop of drawn length, inside a loop over ``s``: the inner loop
   carries the outer loop's buffer (``codegen/host.py``, ``_Planner._dies_into``), where it
   copied the whole array in and out at every step of the outer loop.
-- R1: a draw of a size computed in the function is refused with the rewrite that works (a
-  loop of single draws), not "pass it static".
+- R1: a draw of a size computed in the function (``rng.lognormal(mu, s, n).sum()`` of a drawn
+  ``n``) compiles where only reductions use it (``jitcore/drawn_runs.py``: a loop of single
+  draws); any other use is refused with that loop to write, not "pass it static".
 """
 
 from __future__ import annotations
@@ -131,9 +132,42 @@ def test_a_loop_init_read_after_the_loop_keeps_its_copy():
     assert mine.bit_generator.state == numpys.bit_generator.state
 
 
+def reduced_draws(rng, n_sims, lam, mu, sigma):
+    S = np.zeros((n_sims, 5))
+    for s in range(n_sims):
+        n = rng.poisson(lam)
+        S[s, 0] = rng.lognormal(mu, sigma, n).sum()
+        S[s, 1] = rng.pareto(2.5, size=n + 1).mean()
+        S[s, 2] = rng.exponential(scale=mu, size=n + 1).max()
+        S[s, 3] = np.min(rng.normal(mu, sigma, n + 1))
+        S[s, 4] = np.sum(rng.poisson(sigma, n))
+    return S
+
+
+def empty_max(rng, lam):
+    return rng.lognormal(0.0, 1.0, rng.poisson(lam) * 0).max()
+
+
+def test_reductions_of_a_drawn_size_compile_as_a_loop_of_draws():
+    """NumPy's draws and state; a float sum or mean in draw order (NumPy adds pairwise past 8
+    terms: within its forward error bound); max, min and integer sums exact."""
+    mine, numpys = np.random.default_rng(4), np.random.default_rng(4)
+    got, want = jc.jit(reduced_draws)(mine, 300, 3.0, 7.0, 1.2), reduced_draws(numpys, 300, 3.0, 7.0, 1.2)
+    assert mine.bit_generator.state == numpys.bit_generator.state
+    np.testing.assert_allclose(got[:, :2], want[:, :2], rtol=4e-16 * 16)
+    np.testing.assert_array_equal(got[:, 2:], want[:, 2:])
+    with pytest.raises(ValueError, match="zero-size array to reduction operation maximum"):
+        jc.jit(empty_max)(np.random.default_rng(1), 2.0)
+
+
+def scaled_then_summed(rng, lam):
+    return (rng.lognormal(0.0, 1.0, rng.poisson(lam)) * 2.0).sum()
+
+
 def test_a_drawn_size_is_refused_with_the_loop_recipe():
+    """Used other than by a reduction: the loop of single draws to write instead."""
     with pytest.raises(UnsupportedError) as info:
-        jc.jit(aggregate_numpy_way)(np.random.default_rng(1), 5, 3.0, 7.0, 1.2)
+        jc.jit(scaled_then_summed)(np.random.default_rng(1), 3.0)
     message = str(info.value)
     assert "for _ in range(n): total += rng.lognormal(...)" in message
     assert "static argument" not in message
