@@ -68,6 +68,8 @@ def run_size(method: str, names: list[str], args, kwargs):
     size = bound.pop("size", None)
     if not (isinstance(size, Tracer) and size.ndim == 0 and size.dtype.kind in "iu"):
         return None
+    if all(s in size.owner_trace.scalar_arguments for s in size.sources):
+        return None  # a count of int arguments: made static on demand, the draw a real array
     for v in bound.values():
         if isinstance(v, Tracer) and v.ndim or not isinstance(v, (Tracer, bool, int, float, np.number)):
             return None

@@ -608,6 +608,22 @@ MUTANTS = [
            "        storages = [self.buffer_for(r)",
            "an inner loop of drawn length copies the outer loop's whole array in and out per step",
            ("tests/jitcore/test_user_round52_draws.py",)),
+    Mutant("drawn-run-one-draw-short", "jitcore/drawn_runs.py",
+           "control_flow.fori_loop(0, size, body, (zero, low, high))",
+           "control_flow.fori_loop(1, size, body, (zero, low, high))",
+           "rng.lognormal(mu, s, n).sum() of a drawn n draws n - 1 numbers: the total and the "
+           "generator's state after it are not NumPy's",
+           ("tests/jitcore/test_user_round52_draws.py",)),
+    Mutant("drawn-run-takes-argument-counts", "jitcore/drawn_runs.py",
+           "    if all(s in size.owner_trace.scalar_arguments for s in size.sources):",
+           "    if False:",
+           "rng.normal(0, 1, n) of an int argument n becomes a run of draws that only reductions "
+           "take: x * 2 refused where it compiled (n made static on demand)",
+           ("tests/jitcore/test_user_round52_draws.py",)),
+    Mutant("drawn-run-empty-max-unchecked", "jitcore/drawn_runs.py",
+           "raise_at_run_time(self._count <= 0,", "raise_at_run_time(self._count < 0,",
+           "rng.lognormal(mu, s, 0).max() returns -inf where NumPy raises its ValueError",
+           ("tests/jitcore/test_user_round52_draws.py",)),
     Mutant("in-place-ignores-own-reads", "codegen/host.py",
            "        if sum(self.of(v) == storage for v in op.operands) != 1:\n            return None\n"
            "        if op.body.args[source].uses and window is None"

@@ -144,6 +144,10 @@ def reduced_draws(rng, n_sims, lam, mu, sigma):
     return S
 
 
+def doubled(rng, n):
+    return rng.normal(0.0, 1.0, n) * 2
+
+
 def empty_max(rng, lam):
     return rng.lognormal(0.0, 1.0, rng.poisson(lam) * 0).max()
 
@@ -158,6 +162,10 @@ def test_reductions_of_a_drawn_size_compile_as_a_loop_of_draws():
     np.testing.assert_array_equal(got[:, 2:], want[:, 2:])
     with pytest.raises(ValueError, match="zero-size array to reduction operation maximum"):
         jc.jit(empty_max)(np.random.default_rng(1), 2.0)
+    # a count that is an int argument is made static on demand: the draw a real array
+    mine, numpys = np.random.default_rng(5), np.random.default_rng(5)
+    np.testing.assert_array_equal(jc.jit(doubled)(mine, 5), doubled(numpys, 5))
+    assert mine.bit_generator.state == numpys.bit_generator.state
 
 
 def scaled_then_summed(rng, lam):
