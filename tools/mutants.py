@@ -617,8 +617,8 @@ MUTANTS = [
     Mutant("drawn-run-takes-argument-counts", "jitcore/drawn_runs.py",
            "    if all(s in size.owner_trace.scalar_arguments for s in size.sources):",
            "    if False:",
-           "rng.normal(0, 1, n) of an int argument n becomes a run of draws that only reductions "
-           "take: x * 2 refused where it compiled (n made static on demand)",
+           "rng.choice(3, size=n, p=w / w.sum()) of an int argument n draws through a run that "
+           "only reductions take: refused where it compiled (n made static on demand)",
            ("tests/jitcore/test_user_round52_draws.py",)),
     Mutant("drawn-run-empty-max-unchecked", "jitcore/drawn_runs.py",
            "raise_at_run_time(self._count <= 0,", "raise_at_run_time(self._count < 0,",

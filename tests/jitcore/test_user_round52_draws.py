@@ -144,8 +144,8 @@ def reduced_draws(rng, n_sims, lam, mu, sigma):
     return S
 
 
-def doubled(rng, n):
-    return rng.normal(0.0, 1.0, n) * 2
+def picks(w, n, rng):
+    return rng.choice(3, size=n, p=w / w.sum())
 
 
 def empty_max(rng, lam):
@@ -164,7 +164,8 @@ def test_reductions_of_a_drawn_size_compile_as_a_loop_of_draws():
         jc.jit(empty_max)(np.random.default_rng(1), 2.0)
     # a count that is an int argument is made static on demand: the draw a real array
     mine, numpys = np.random.default_rng(5), np.random.default_rng(5)
-    np.testing.assert_array_equal(jc.jit(doubled)(mine, 5), doubled(numpys, 5))
+    w = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(jc.jit(picks)(w, 5, mine), picks(w, 5, numpys))
     assert mine.bit_generator.state == numpys.bit_generator.state
 
 
