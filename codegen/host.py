@@ -288,16 +288,41 @@ class _Planner:
         return storage
 
     def carried(self, op: Operation, inits, blocks) -> tuple[list[Storage], list[Copy]]:
-        """Storage of their own for ``op``'s carried values (its results and the carried args of
-        ``blocks``: one buffer per value, never an init's, which may be the caller's array or
-        used again later) and the copies of the inits into it."""
-        storages = [self.buffer_for(r) for r in op.results]
+        """Storage for ``op``'s carried values (its results and the carried args of ``blocks``)
+        and the copies of the inits into it: one buffer per value, an init's own where that
+        init dies at the loop (``_dies_into``), else a new one (an init may be the caller's
+        array, or read again later)."""
+        storages = [self.of(v) if self._dies_into(v, op) else self.buffer_for(r)
+                    for v, r in zip(inits, op.results)]
         for r, s in zip(op.results, storages):
             self.bind(r, s)
         for block in blocks:
             for arg, s in zip(block.args[len(block.args) - len(storages):], storages):
                 self.bind(arg, s)
-        return storages, [_copy(self.of(v), s, v) for v, s in zip(inits, storages)]
+        return storages, [_copy(self.of(v), s, v) for v, s in zip(inits, storages) if self.of(v) != s]
+
+    def _dies_into(self, init, op: Operation) -> bool:
+        """Whether loop ``op`` may carry ``init`` in its buffer: a buffer of a value of the
+        block around the loop (a carried value of a loop around it too: ``S[s] += draw`` in a
+        loop of drawn length inside a loop over ``s``), which ``op`` takes once, as an init,
+        and which nothing reads after it, under any name. The loop then writes it in place,
+        where a copy of the whole array in and out of the inner loop at every step of the
+        outer one cost more than all the work. The CPU only, as ``taken_over``."""
+        storage = self.of(init)
+        outer = op.parent
+        if storage.kind != "buffer" or self.plan.target != "cpu" or not _defined_in(_viewed(init), outer):
+            return False
+        if sum(self.of(v) == storage for v in op.operands) != 1:
+            return False
+        where = outer.position(op)
+        for shared in self.sharing.get(storage, ()):
+            if not _defined_in(shared, outer):
+                continue  # a loop's results after it: the values the buffer holds next
+            for user, _ in shared.uses:
+                top = _in_block(user, outer)
+                if top is None or (top is op and user is not op) or outer.position(top) > where:
+                    return False
+        return True
 
     def moves(self, values, targets: list[Storage]) -> list[Copy]:
         """Copies of ``values`` into ``targets`` as if all at once: a value whose storage is

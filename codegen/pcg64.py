@@ -23,6 +23,7 @@ from __future__ import annotations
 from llvmlite import ir as ll
 
 from jitcore.codegen.llvm_types import I64, PTR
+from jitcore.codegen.pcg64_derived import DerivedSamplers
 from jitcore.codegen.pcg64_draws import MoreSamplers
 
 I128 = ll.IntType(128)
@@ -44,7 +45,13 @@ SAMPLERS = {"random": ((), F64), "uniform": ((F64, F64), F64), "poisson": ((F64,
             "logistic": ((F64, F64), F64), "standard_normal": ((), F64), "normal": ((F64, F64), F64),
             "standard_exponential": ((), F64), "exponential": ((F64,), F64), "standard_gamma": ((F64,), F64),
             "gamma": ((F64, F64), F64), "chisquare": ((F64,), F64), "beta": ((F64, F64), F64),
-            "binomial": ((I64, F64), I64), "geometric": ((F64,), I64), "random_float32": ((), F32)}
+            "binomial": ((I64, F64), I64), "geometric": ((F64,), I64), "random_float32": ((), F32),
+            "lognormal": ((F64, F64), F64), "pareto": ((F64,), F64), "weibull": ((F64,), F64),
+            "power": ((F64,), F64), "rayleigh": ((F64,), F64), "standard_cauchy": ((), F64),
+            "standard_t": ((F64,), F64), "f": ((F64, F64), F64), "wald": ((F64, F64), F64),
+            "triangular": ((F64, F64, F64), F64), "negative_binomial": ((F64, F64), I64),
+            "noncentral_chisquare": ((F64, F64), F64), "noncentral_f": ((F64, F64, F64), F64),
+            "logseries": ((F64,), I64), "zipf": ((F64,), I64)}
 # NumPy's normal ziggurat tables (ki, wi, fi), which jitcore.ziggurat reads back from NumPy and
 # sets here before it compiles a native normal draw.
 ZIGGURAT = None
@@ -71,7 +78,7 @@ def _intrinsic(module: ll.Module, name: str) -> ll.Function:
     return module.declare_intrinsic(name, [F64])
 
 
-class _Sampler(MoreSamplers):
+class _Sampler(MoreSamplers, DerivedSamplers):
     """Builds one fill function: ``void fill(i64* state, double params..., out*, i64 n)``."""
 
     def __init__(self, module: ll.Module, method: str, arrays: tuple[bool, ...] = ()):
@@ -512,7 +519,47 @@ def params_ok(b: ll.IRBuilder, method: str, params: list[ll.Value]) -> ll.Value:
         return b.and_(b.icmp_signed(">=", params[0], ll.Constant(I64, 0)), p_ok)
     if method == "geometric":  # 0 < p <= 1
         return b.and_(b.fcmp_ordered(">", params[0], f64(0.0)), b.fcmp_ordered("<=", params[0], f64(1.0)))
+    return _derived_params_ok(b, method, params)
+
+
+def _derived_params_ok(b: ll.IRBuilder, method: str, params: list[ll.Value]) -> ll.Value:
+    """``params_ok`` of ``codegen/pcg64_derived.py``'s samplers: where NumPy takes a parameter
+    at or above 0 (``sigma``, weibull's ``a``, ``scale``), +0.0 or finite above 0; above 0,
+    finite above 0; anything else (NaN, inf, a negative sign) calls back to NumPy's sampler."""
+    if method == "lognormal":  # a finite mean: exp's argument then as NumPy's for any z
+        return b.and_(_finite(b, params[0]), _plus(b, params[1]))
+    if method in ("weibull", "rayleigh"):
+        return _plus(b, params[0])
+    if method in ("pareto", "power", "standard_t", "f", "wald", "noncentral_f"):
+        ok = _finite_above_zero(b, params[0])
+        for p in params[1:2]:
+            ok = b.and_(ok, _finite_above_zero(b, p))
+        return ok if method != "noncentral_f" else b.and_(ok, _plus(b, params[2]))
+    if method == "noncentral_chisquare":  # df > 0, nonc >= 0
+        return b.and_(_finite_above_zero(b, params[0]), _plus(b, params[1]))
+    if method == "triangular":  # left <= mode <= right, left < right, all finite
+        left, mode, right = params
+        ordered = b.and_(b.fcmp_ordered("<=", left, mode), b.fcmp_ordered("<=", mode, right))
+        finite = b.and_(_finite(b, left), _finite(b, right))
+        return b.and_(b.and_(ordered, finite), b.fcmp_ordered("<", left, right))
+    if method == "logseries":  # 0 < p < 1 (NumPy's edges and errors: its sampler)
+        return b.and_(b.fcmp_ordered(">", params[0], f64(0.0)), b.fcmp_ordered("<", params[0], f64(1.0)))
+    if method == "zipf":  # a > 1, finite
+        return b.and_(b.fcmp_ordered(">", params[0], f64(1.0)), _finite(b, params[0]))
+    if method == "negative_binomial":  # n > 0, 0 < p <= 1, the poisson's mean far below NumPy's limit
+        n, p = params
+        p_ok = b.and_(b.fcmp_ordered(">", p, f64(0.0)), b.fcmp_ordered("<=", p, f64(1.0)))
+        bound = b.fmul(b.fdiv(b.fsub(f64(1.0), p), p), b.fadd(n, b.fmul(f64(10.0), _sqrt(b, n))))
+        return b.and_(b.and_(_finite_above_zero(b, n), p_ok), b.fcmp_ordered("<", bound, f64(1e15)))
     return ll.Constant(ll.IntType(1), 1)
+
+
+def _finite(b: ll.IRBuilder, x: ll.Value) -> ll.Value:
+    return b.fcmp_ordered("<", b.call(_intrinsic(b.module, "llvm.fabs.f64"), [x]), f64(float("inf")))
+
+
+def _sqrt(b: ll.IRBuilder, x: ll.Value) -> ll.Value:
+    return b.call(_intrinsic(b.module, "llvm.sqrt.f64"), [x])
 
 
 def _plus(b: ll.IRBuilder, x: ll.Value) -> ll.Value:

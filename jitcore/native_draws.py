@@ -2,8 +2,12 @@
 whose bit generator is a PCG64 (``np.random.default_rng``'s): ``random``, ``uniform``,
 ``poisson``, ``integers`` (int64), ``laplace``, ``gumbel``, ``logistic``, ``standard_normal``,
 ``normal``, ``standard_exponential``, ``exponential``, ``standard_gamma``, ``gamma``,
-``chisquare``, ``beta``, ``binomial`` and ``geometric`` (``PARAMETERS``; ``random`` also of
-``dtype=np.float32``) in a branch, a
+``chisquare``, ``beta``, ``binomial``, ``geometric`` and (session 52, NumPy's formulas on
+those: ``codegen/pcg64_derived.py``) ``lognormal``, ``pareto``, ``weibull``, ``power``,
+``rayleigh``, ``standard_cauchy``, ``standard_t``, ``f``, ``wald``, ``triangular``,
+``negative_binomial``, ``noncentral_chisquare``, ``noncentral_f``, ``logseries``, ``zipf``
+(``PARAMETERS``; ``random``
+also of ``dtype=np.float32``) in a branch, a
 while loop, a loop with a traced trip count, or with parameters computed in the function
 (``jitcore/random.py``'s draws made as the code runs).
 
@@ -47,17 +51,30 @@ PARAMETERS = {"random": (), "uniform": (("low", 0.0), ("high", 1.0)), "poisson":
               "standard_gamma": (("shape", None),),
               "gamma": (("shape", None), ("scale", 1.0)), "chisquare": (("df", None),),
               "beta": (("a", None), ("b", None)), "binomial": (("n", None), ("p", None)),
-              "geometric": (("p", None),)}
-_COUNTS = ("poisson", "integers", "binomial", "geometric")
+              "geometric": (("p", None),),
+              # codegen/pcg64_derived.py's: NumPy's formulas on the draws above
+              "lognormal": (("mean", 0.0), ("sigma", 1.0)), "pareto": (("a", None),),
+              "weibull": (("a", None),), "power": (("a", None),), "rayleigh": (("scale", 1.0),),
+              "standard_cauchy": (), "standard_t": (("df", None),),
+              "f": (("dfnum", None), ("dfden", None)), "wald": (("mean", None), ("scale", None)),
+              "triangular": (("left", None), ("mode", None), ("right", None)),
+              "negative_binomial": (("n", None), ("p", None)),
+              "noncentral_chisquare": (("df", None), ("nonc", None)),
+              "noncentral_f": (("dfnum", None), ("dfden", None), ("nonc", None)),
+              "logseries": (("p", None),), "zipf": (("a", None),)}
+_COUNTS = ("poisson", "integers", "binomial", "geometric", "negative_binomial", "logseries", "zipf")
 RESULT_DTYPE = {name: np.dtype(np.int64 if name in _COUNTS else np.float64) for name in PARAMETERS}
 # sampler -> its native sampler for dtype=np.float32 (NumPy's float samplers draw 32-bit words)
 FLOAT32 = {"random": "random_float32"}
 # sampler -> the places of its int64 parameters (the others are float64)
 INTEGRAL = {"integers": (0, 1), "binomial": (0,)}
 # the ziggurats a sampler's code draws through (jitcore/ziggurat.py's kinds)
-_GAMMA = ("standard_gamma", "gamma", "chisquare", "beta")
-ZIGGURATS = {**{m: ("normal",) for m in ("standard_normal", "normal")},
-             **{m: ("exponential",) for m in ("standard_exponential", "exponential", "geometric")},
+_GAMMA = ("standard_gamma", "gamma", "chisquare", "beta", "standard_t", "f", "negative_binomial",
+          "noncentral_chisquare", "noncentral_f")
+_NORMALS = ("standard_normal", "normal", "lognormal", "standard_cauchy", "wald")
+ZIGGURATS = {**{m: ("normal",) for m in _NORMALS},
+             **{m: ("exponential",) for m in ("standard_exponential", "exponential", "geometric", "pareto",
+                                               "weibull", "power", "rayleigh")},
              **{m: ("normal", "exponential") for m in _GAMMA}}
 _INT64 = (-(2**63), 2**63 - 1)
 assert set(PARAMETERS) | set(FLOAT32.values()) == set(NATIVE_DRAWS)

@@ -26,9 +26,10 @@ it for every step before meeting such a draw is traced again with it live from i
 (``calltime.Recorder.go_live``). The numbers, the state after the call and NumPy's errors for
 bad parameters are then NumPy's own. From a ``Generator`` whose bit generator is a PCG64,
 ``random``, ``uniform``, ``standard_normal``, ``normal``, ``poisson``, ``integers``,
-``laplace``, ``gumbel`` and ``logistic`` so made are drawn by the compiled code itself, bit for
-bit NumPy's, from a copy of the generator's state passed in and out (``native_draws``), unless
-other samplers draw from that generator too.
+``laplace``, ``gumbel``, ``logistic``, the gamma family, ``lognormal``, ``pareto``,
+``weibull`` and the others of ``native_draws.PARAMETERS`` so made are drawn by the compiled
+code itself, bit for bit NumPy's, from a copy of the generator's state passed in and out
+(``native_draws``), unless other samplers draw from that generator too.
 
 A generator made inside the function with a seed (``np.random.default_rng(0)``) gives the same
 numbers on every call in NumPy: its draws are made while tracing and are constants, except in a
@@ -50,7 +51,7 @@ import functools
 
 import numpy as np
 
-from jitcore import calltime, native_draws, pytree
+from jitcore import calltime, drawn_runs, native_draws, pytree
 from jitcore import primitives as prims
 from jitcore.callbacks import operand_reader, register_callback, result_writer
 from jitcore.dtypes import SUPPORTED_DTYPES, ir_type
@@ -342,6 +343,14 @@ def _draw_running(recorder, owner, method: str, args, kwargs):
     parameters (``ValueError: lam < 0``) are NumPy's, since NumPy makes them."""
     trace = current_trace()
     label, where = _label(owner, method), f"inside {recorder.function_name}()"
+    names = [name for name, _ in native_draws.PARAMETERS.get(method, ())]
+    generator = issubclass(kind_of(owner), np.random.Generator)
+    run = drawn_runs.run_size(method, names, args, kwargs) if generator else None
+    if run is not None:  # rng.lognormal(mu, s, n) of a drawn n: a loop of single draws, reduced
+        bound, size = run
+        refusal = _run_time_size_message(recorder, owner, method, label, where, [size])
+        kind = native_draws.RESULT_DTYPE[method]
+        return drawn_runs.drawn_run(functools.partial(_draw, owner, method), bound, size, kind, refusal)
     leaves, tree = pytree.flatten((args, kwargs))
     traced = [isinstance(x, Tracer) for x in leaves]
     samples, errors = [], []
@@ -376,10 +385,9 @@ def _draw_running(recorder, owner, method: str, args, kwargs):
     sample = samples[0]
     kinds = {(np.shape(x), np.asarray(x).dtype, type(x)) for x in samples}
     if len(kinds) > 1:  # size=n, permutation(n) of a traced n
-        raise needs_static(UnsupportedError(
-            f"{label} {where} (at {user_location()}): the shape of its result depends on a "
-            "traced argument, and jitcore must know it while compiling. Pass that argument (a "
-            "size, a count) as a static argument."), *(x for x, t in zip(leaves, traced) if t))
+        sizes = [x for x, t in zip(leaves, traced) if t]
+        why = _run_time_size_message(recorder, owner, method, label, where, sizes)
+        raise needs_static(UnsupportedError(why), *sizes)
     dtype = np.asarray(sample).dtype
     if not isinstance(sample, (np.ndarray, np.generic, bool, int, float)) or dtype not in SUPPORTED_DTYPES:
         raise UnsupportedError(f"{label} {where} returns a {type(sample).__name__} of dtype "
@@ -424,6 +432,27 @@ def _draw_running(recorder, owner, method: str, args, kwargs):
     if state is not None:
         native_draws.note_draw(recorder, owner, out.value.owner.callback, plain)
     return out
+
+
+def _run_time_size_message(recorder, owner, method: str, label: str, where: str, sizes) -> str:
+    """Why a draw whose size the code computes (``rng.lognormal(mu, s, n)`` of a drawn ``n``,
+    ``N.sum()``) is refused, and the rewrite that works: a loop of single draws, which NumPy
+    draws as the same numbers in the same order (its ``size=n`` fills one at a time)."""
+    computed = any(recorder.argument_index(x) is None for x in sizes)
+    head = (f"{label} {where} (at {user_location()}): the shape of its result depends on a "
+            "traced value, and jitcore must know every array's shape while compiling.")
+    if not computed:
+        return head + " Pass that argument (a size, a count) as a static argument."
+    name = "rng" if isinstance(owner, (np.random.Generator, GeneratorArgument)) else "np.random"
+    return (head + " Here the size is computed in the function (a drawn count, a sum), so it "
+            "cannot be made static. From a Generator, only its reductions compile (.sum(), "
+            ".mean(), .max(), .min(), np.sum(...): a loop of single draws); for anything else "
+            "draw one number at a time in a loop: "
+            f"`total = 0.0` then `for _ in range(n): total += {name}.{method}(...)` (or "
+            f"`out[i] += {name}.{method}(...)`) compiles, draws NumPy's numbers in NumPy's order "
+            f"and leaves the generator where `{method}(..., size=n)` would (NumPy draws size=n "
+            "one number after another); a total of more than 8 terms may differ from NumPy's "
+            "pairwise .sum() in the last bits.")
 
 
 def _running_result(recorder, trace, owner, run, operands, attributes, sample, sources) -> Tracer:

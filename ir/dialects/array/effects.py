@@ -19,7 +19,10 @@ from jitcore.ir.types import TensorType, i1, i64
 # the samplers codegen/pcg64.py draws
 NATIVE_DRAWS = ("random", "uniform", "poisson", "integers", "laplace", "gumbel", "logistic",
                 "standard_normal", "normal", "standard_exponential", "exponential", "standard_gamma",
-                "gamma", "chisquare", "beta", "binomial", "geometric", "random_float32")
+                "gamma", "chisquare", "beta", "binomial", "geometric", "random_float32",
+                "lognormal", "pareto", "weibull", "power", "rayleigh", "standard_cauchy", "standard_t",
+                "f", "wald", "triangular", "negative_binomial", "noncentral_chisquare", "noncentral_f",
+                "logseries", "zipf")
 
 
 class CallbackOp(ArrayOp):
