@@ -182,6 +182,14 @@ def _flat(sel: MaskedSelection) -> Prefix:
     return Prefix(prims.reshape(p.values, (-1,)), p.length * row)
 
 
+def _sorts_at_length(sel: MaskedSelection) -> bool:
+    """Whether ``sel`` sorts by ``array.head_sort``: 1-d keys of the widths the CPU backend's
+    routines sort at a run-time length (other dtypes, and rows, sort the filled capacity)."""
+    dtype = sel.values.dtype
+    return (sel.values.ndim == 1 and dtype.kind in "fiu" and dtype.itemsize in (4, 8)
+            and (isinstance(sel, Prefix) or _plain(sel)))
+
+
 def sort(a, axis=-1, kind=None, order=None, *, stable=None):
     _no_options(a, "sort", order=order)
     axis = _along(a, axis, "sort")
@@ -189,6 +197,9 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
         return a._like(np.sort(a.values, axis=axis + a.mask.ndim - 1))
     if axis is None and a.ndim != 1:
         a = _flat(a)
+    if _sorts_at_length(a):  # compacted, then sorted over the kept count only
+        p = as_prefix(a)
+        return p._like(prims.head_sort(p.values, p.length))
     rows, kept, count = _frame(a)
     out = Prefix(_sorted(rows, kept, count, a, arg=False), count, a.mask if isinstance(a, Prefix) else None)
     out.described = a.described
