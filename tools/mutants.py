@@ -466,6 +466,30 @@ MUTANTS = [
            "a round of the threaded sort's partitions hands on the keys below the pivot one "
            "short: the last of them is never sorted into its place",
            ("tests/codegen/test_sort_on_threads_51.py",)),
+    Mutant("head-sort-way-out-skipped", "codegen/cpu/sort_head.py",
+           "with gave_up:\n                    radix.sort(src, stride, a, scratch, null, null)",
+           "with gave_up:\n                    pass",
+           "where the quicksort gives up on a selection's kept count, its LSD passes are not "
+           "run: the keys stay as the partitions left them",
+           ("tests/jitcore/test_selections_52.py",)),
+    Mutant("head-sort-merge-over-the-capacity", "passes/kernelize/sort.py",
+           "return e.const(self.n, index) if self.count is None else self.count",
+           "return e.const(self.n, index)",
+           "the merge loops of array.head_sort sort the whole buffer, the rows past the count "
+           "(unspecified) among the kept ones",
+           ("tests/jitcore/test_selections_52.py",)),
+    Mutant("selection-index-from-the-capacity-end", "jitcore/run_length.py",
+           "at = prims.clip(np.where(idx < 0, idx + p.length, idx), 0, max(n - 1, 0))",
+           "at = prims.clip(np.where(idx < 0, idx + n, idx), 0, max(n - 1, 0))",
+           "y[idx] of a selection counts a negative index from the end of its buffer, not "
+           "from its count",
+           ("tests/jitcore/test_selections_52.py",)),
+    Mutant("sorted-positions-stay-positions", "jitcore/run_length.py",
+           "        a.at = None  # its values are now the sorted indices themselves\n",
+           "        pass\n",
+           "np.flatnonzero(m).sort() in place keeps reading its values as positions: its "
+           "compaction writes the kept ones' places, not the sorted values",
+           ("tests/jitcore/test_selections_52.py",)),
     Mutant("head-scatter-over-the-capacity", "passes/kernelize/index.py",
            "domain=domain, copy_inputs=[0], indexed_results=[0])\n    return _head(generic, kb, count)",
            "domain=domain, copy_inputs=[0], indexed_results=[0])\n    return generic",

@@ -23,18 +23,21 @@ def _orders(x, m):
     s = x[m]
     u = x[m]
     u.sort(kind="stable")
+    at = np.flatnonzero(m[::-1])  # positions sorted in place: their values, not where they are
+    at.sort()
     first, index, inverse, counts = np.unique(s, return_index=True, return_inverse=True,
                                               return_counts=True)
     return (np.sort(s, kind="stable"), np.sort(s, kind="stable")[::-1], u,
             s[np.argsort(s, kind="stable")], first, index, inverse, counts,
             np.unique(s, return_inverse=True)[1], np.diff(s, prepend=0, append=x[:2]),
-            np.diff(s, 2, prepend=x[3]))
+            np.diff(s, 2, prepend=x[3]), at)
 
 
 def _statistics(x, m):
     t = np.sort(x[np.isfinite(x) & m])
     k = len(t) // 10
-    return t[k:len(t) - k].mean(), np.median(x[m]), np.percentile(x[m], 90)
+    s = x[m]
+    return t[k:len(t) - k].mean(), np.median(s), np.percentile(s, 90), s[np.array([0, -1])]
 
 
 _JITTED = {}
@@ -121,6 +124,21 @@ def test_long_selections_by_the_quicksort():
 
 def _sorted(x, m):
     return np.sort(x[m])
+
+
+def _sorted_short(x, m):  # (a function of its own: compiled at a capacity of 12)
+    return np.sort(x[m])
+
+
+def test_short_capacity_by_the_merge_loops():
+    """A capacity of 16 or fewer: the kernel's own insertion loops, over the count only."""
+    rng = np.random.default_rng(12)
+    x = rng.standard_normal(12)
+    x[4] = np.nan
+    for keep in (0.0, 0.3, 0.7, 1.0):
+        m = rng.random(12) < keep
+        got = _jit(_sorted_short)(x, m)
+        assert got.tobytes() == np.sort(x[m], kind="stable").tobytes()
 
 
 def test_radix_way_out(monkeypatch):
