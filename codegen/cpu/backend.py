@@ -490,7 +490,7 @@ class CpuBackend:
             return called.fn, called.calls, called.split_extent, 0, op
         sorter = emit_head_sort_kernel(module, launch.kernel, op, strided, Sizes(symbols))  # sort_head.py
         if sorter is None:
-            sorter = emit_sort_kernel(module, launch.kernel, op, strided, Sizes(symbols))  # codegen/cpu/sort.py
+            sorter = emit_sort_kernel(module, launch.kernel, op, strided, Sizes(symbols))  # sort.py
         if sorter is not None:
             return sorter, (), None, 0, op
         may_split = bool(launch.parallel_extent) or _reduces_to_one(op)

@@ -221,8 +221,9 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
 
 
 def _copy_numbers_first(b: ll.IRBuilder, keys: SortKeys, src, stride, out, n: int | ll.Value):
-    """Copy the ``n`` (an int, or an i64 known when it runs) floats at ``src`` to ``out``, its NaNs moved past its numbers (as a
-    NaN each: ``restore_lost`` puts back their bits); (i64: the NaNs, i1: any -0.0 or NaN)."""
+    """Copy the ``n`` (an int, or an i64 known when it runs) floats at ``src`` to ``out``, its
+    NaNs moved past its numbers (as a NaN each: ``restore_lost`` puts back their bits); (i64:
+    the NaNs, i1: any -0.0 or NaN)."""
     with b.goto_entry_block():
         nans = b.alloca(I64)
         lost = b.alloca(I1)

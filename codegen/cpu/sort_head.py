@@ -37,8 +37,9 @@ def _kind(element) -> str | None:
     return "f" if element.is_float else "u" if element.is_unsigned else "i" if element.is_integer else None
 
 
-def emit_head_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[bool],
-                          sizes: Sizes | None = None) -> ll.Function | None:
+def emit_head_sort_kernel(
+    module: ll.Module, name: str, op: Operation, strided: list[bool], sizes: Sizes | None = None
+) -> ll.Function | None:
     """``op`` (an ``array.head_sort`` kernel with both key buffers) as kernel ``name``; None
     where it is not one, or its keys are not 32- or 64-bit floats or ints."""
     at = op.attributes.get(HEAD_SORT)
@@ -53,7 +54,7 @@ def emit_head_sort_kernel(module: ll.Module, name: str, op: Operation, strided: 
     fn, operands, _, _ = kernel_function(module, name, [*op.operands, *op.results], strided, sizes=sizes)
     b = entry_builder(fn)
     source, held = operands[0], operands[at]
-    key_a, key_b = operands[len(op.operands):]
+    key_a, key_b = operands[len(op.operands) :]
     elem = ll.IntType(width)
     zero = [_c(0)]
     src = element_pointer(b, source.pointer, zero, source.strides, elem)

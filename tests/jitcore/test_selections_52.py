@@ -25,19 +25,28 @@ def _orders(x, m):
     u.sort(kind="stable")
     at = np.flatnonzero(m[::-1])  # positions sorted in place: their values, not where they are
     at.sort()
-    first, index, inverse, counts = np.unique(s, return_index=True, return_inverse=True,
-                                              return_counts=True)
-    return (np.sort(s, kind="stable"), np.sort(s, kind="stable")[::-1], u,
-            s[np.argsort(s, kind="stable")], first, index, inverse, counts,
-            np.unique(s, return_inverse=True)[1], np.diff(s, prepend=0, append=x[:2]),
-            np.diff(s, 2, prepend=x[3]), at)
+    first, index, inverse, counts = np.unique(s, return_index=True, return_inverse=True, return_counts=True)
+    return (
+        np.sort(s, kind="stable"),
+        np.sort(s, kind="stable")[::-1],
+        u,
+        s[np.argsort(s, kind="stable")],
+        first,
+        index,
+        inverse,
+        counts,
+        np.unique(s, return_inverse=True)[1],
+        np.diff(s, prepend=0, append=x[:2]),
+        np.diff(s, 2, prepend=x[3]),
+        at,
+    )
 
 
 def _statistics(x, m):
     t = np.sort(x[np.isfinite(x) & m])
     k = len(t) // 10
     s = x[m]
-    return t[k:len(t) - k].mean(), np.median(s), np.percentile(s, 90), s[np.array([0, -1])]
+    return t[k : len(t) - k].mean(), np.median(s), np.percentile(s, 90), s[np.array([0, -1])]
 
 
 _JITTED = {}
@@ -68,8 +77,13 @@ def _masks(rng):
     one[2] = True  # a NaN (an int elsewhere), kept alone
     last = np.zeros(N, bool)
     last[-1] = True
-    return {"none": np.zeros(N, bool), "one": one, "last": last, "all": np.ones(N, bool),
-            "half": rng.random(N) < 0.5}
+    return {
+        "none": np.zeros(N, bool),
+        "one": one,
+        "last": last,
+        "all": np.ones(N, bool),
+        "half": rng.random(N) < 0.5,
+    }
 
 
 def _same(got, want, bits: bool):
@@ -84,7 +98,7 @@ def _same(got, want, bits: bool):
 def test_orders_of_a_selection(dtype):
     rng = np.random.default_rng(52)
     x = _values(dtype, rng)
-    for name, m in _masks(rng).items():
+    for m in _masks(rng).values():
         got = _jit(_orders)(x, m)
         want = _orders(x, m)
         assert len(got) == len(want)
@@ -97,7 +111,7 @@ def test_orders_of_a_selection(dtype):
 def test_statistics_of_a_selection(dtype):
     rng = np.random.default_rng(7)
     x = _values(dtype, rng)
-    for name, m in _masks(rng).items():
+    for m in _masks(rng).values():
         if not m.any():
             continue  # (NumPy's percentile of nothing raises, its median warns)
         got, want = _jit(_statistics)(x, m), _statistics(x, m)
