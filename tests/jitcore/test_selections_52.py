@@ -194,3 +194,20 @@ def test_index_past_the_count_raises():
 
     with pytest.raises(IndexError):
         jc.jit(past)(np.arange(5.0), np.array([1, 0, 1, 0, 0], bool), np.array([0, 2]))
+
+
+def test_merge_loops_on_the_emulated_gpu(monkeypatch):
+    """The kernel's merge passes over the count (what a GPU runs), past one run of 16."""
+    from tests.gpu_emulator import emulate
+
+    emulate(monkeypatch)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(50)
+    x[[3, 8]] = np.nan, -0.0
+    m = rng.random(50) < 0.6
+    got = np.asarray(jc.jit(_sorted_on_gpu, backend="cuda")(x, m))
+    assert got.tobytes() == np.sort(x[m], kind="stable").tobytes()
+
+
+def _sorted_on_gpu(x, m):
+    return np.sort(x[m])
