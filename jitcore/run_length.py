@@ -8,11 +8,16 @@ as run-time values. That is a ``Prefix``: a selection whose mask is ``arange(cap
 length``, so every use a selection has (elementwise ops, reductions, statistics, indexing,
 returning) works on it unchanged, and the ops here keep it one:
 
-- sort fills the rows left out with a value that sorts last (+inf, the dtype's max, True): a
-  stable sort of the whole buffer puts the kept rows, sorted, first (kept NaNs, which sort
-  after the filler, moved back before the length); argsort the same on the compacted buffer;
+- sort of 1-d keys of 32 or 64 bits sorts the compacted buffer's first ``length`` rows only
+  (``array.head_sort``, session 52); other sorts, and argsort, fill the rows left out with a
+  value that sorts last (+inf, the dtype's max, True): a stable sort of the whole buffer puts
+  the kept rows, sorted, first (kept NaNs, which sort after the filler, moved back before the
+  length); ``y.sort()`` in place rebinds ``y``'s values and mask to the sorted selection's;
+- ``y[idx]`` by integer indices (``y[np.argsort(y)]``) gathers at them, checked against the
+  length; ``np.unique`` gives first indices and the inverse from a stable argsort;
 - cumsum/cumprod run over the buffer (the prefix of a running total is the running total of
-  the prefix); diff is one row shorter (``max(length - n, 0)``);
+  the prefix); diff is one row shorter (``max(length - n, 0)``), its ``prepend``/``append``
+  concatenated first as below;
 - a slice (bounds static or traced, any static step) is a gather at the positions Python's
   ``slice.indices`` gives for the length, computed when the call runs;
 - concatenate with arrays of a known length (or other selections) gathers each piece after
