@@ -490,6 +490,12 @@ MUTANTS = [
            "np.flatnonzero(m).sort() in place keeps reading its values as positions: its "
            "compaction writes the kept ones' places, not the sorted values",
            ("tests/jitcore/test_selections_52.py",)),
+    Mutant("running-count-of-ones-from-zero", "passes/kernelize/index.py",
+           "kb.emit.convert(kb.index(op.axis), i64), kb.emit.const(1, i64))",
+           "kb.emit.convert(kb.index(op.axis), i64), kb.emit.const(0, i64))",
+           "np.cumsum of an array of int64 ones (a selection's positions) as the position along "
+           "the axis is one short: every Prefix's mask and gather position moves by one",
+           ("tests/jitcore/test_selections_52.py",)),
     Mutant("head-scatter-over-the-capacity", "passes/kernelize/index.py",
            "domain=domain, copy_inputs=[0], indexed_results=[0])\n    return _head(generic, kb, count)",
            "domain=domain, copy_inputs=[0], indexed_results=[0])\n    return generic",

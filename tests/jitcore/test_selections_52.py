@@ -211,3 +211,17 @@ def test_merge_loops_on_the_emulated_gpu(monkeypatch):
 
 def _sorted_on_gpu(x, m):
     return np.sort(x[m])
+
+
+def _counts_of_ones(x):
+    ones = np.ones_like(x, dtype=np.int64)
+    return np.cumsum(ones, axis=0), np.cumsum(ones, axis=1), np.cumsum(ones), np.cumsum(ones + 1, axis=1)
+
+
+def test_running_counts_of_ones():
+    """A running sum of int64 ones (a selection's positions) is each position plus one, with
+    nothing carried; of other values it stays a scan."""
+    x = np.zeros((3, 7))
+    got, want = jc.jit(_counts_of_ones)(x), _counts_of_ones(x)
+    for a, b in zip(got, want):
+        _same(a, b, bits=True)
