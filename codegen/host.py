@@ -412,7 +412,7 @@ class _Planner:
 
 # Kernels the CPU backend emits from code of their own rather than from their body (the sorts
 # of codegen/cpu/sort*.py), which may read an input after writing a result: never in place.
-_OWN_CODE = ("sort_axis", "select_axis", "sort_lanes_axis")
+_OWN_CODE = ("sort_axis", "select_axis", "sort_lanes_axis", "head_sort")
 
 
 def _reads_before_writes(op: kernel.GenericOp, source: int, k: int) -> bool:

@@ -50,6 +50,13 @@ def _filter_site(mask: Tracer) -> str:
     return f"the boolean filter at {parts[0].file}:{parts[0].line}" if parts else ""
 
 
+def _int_indices(key) -> bool:
+    """Whether ``key`` is an array of integer indices (a selection of them, traced or not)."""
+    if isinstance(key, (MaskedSelection, Tracer, np.ndarray)):
+        return key.dtype.kind in "iu" and key.ndim >= 1
+    return False
+
+
 class MaskedSelection:
     """``values[mask]``: ``mask`` a traced boolean array of ``values``' leading dims' shape."""
 
@@ -124,6 +131,8 @@ class MaskedSelection:
             return self._masked_by(first)
         if isinstance(first, slice) and self.position == 0:  # y[-3:]: compacted, then sliced
             return LENGTH_OPS["sliced"](self, first, key[1:] if type(key) is tuple else ())
+        if self.position == 0 and _int_indices(key):  # y[np.argsort(y)]: gathered at the count
+            return LENGTH_OPS["taken"](self, key)
         raise self._refusal("indexing it")
 
     def _aligned_mask(self, key) -> bool:

@@ -960,6 +960,12 @@ def sort(x: Tracer, axis: int) -> Tracer:
     return _emit(x.owner_trace, array.SortOp, [x], x.value.type, {"axis": axis})
 
 
+def head_sort(x: Tracer, count: Tracer) -> Tracer:
+    """The first ``count`` (0-d int64, at most ``len(x)``) elements of the 1-d ``x`` in
+    stable ascending order, NaN last; the elements after them unspecified."""
+    return _emit(x.owner_trace, array.HeadSortOp, [x, count], x.value.type)
+
+
 def argsort(x: Tracer, axis: int) -> Tracer:
     """The int64 positions that stably sort each lane along ``axis`` (normalised)."""
     return _emit(x.owner_trace, array.ArgSortOp, [x], x.value.type.with_element(i64), {"axis": axis})

@@ -8,11 +8,16 @@ as run-time values. That is a ``Prefix``: a selection whose mask is ``arange(cap
 length``, so every use a selection has (elementwise ops, reductions, statistics, indexing,
 returning) works on it unchanged, and the ops here keep it one:
 
-- sort fills the rows left out with a value that sorts last (+inf, the dtype's max, True): a
-  stable sort of the whole buffer puts the kept rows, sorted, first (kept NaNs, which sort
-  after the filler, moved back before the length); argsort the same on the compacted buffer;
+- sort of 1-d keys of 32 or 64 bits sorts the compacted buffer's first ``length`` rows only
+  (``array.head_sort``, session 52); other sorts, and argsort, fill the rows left out with a
+  value that sorts last (+inf, the dtype's max, True): a stable sort of the whole buffer puts
+  the kept rows, sorted, first (kept NaNs, which sort after the filler, moved back before the
+  length); ``y.sort()`` in place rebinds ``y``'s values and mask to the sorted selection's;
+- ``y[idx]`` by integer indices (``y[np.argsort(y)]``) gathers at them, checked against the
+  length; ``np.unique`` gives first indices and the inverse from a stable argsort;
 - cumsum/cumprod run over the buffer (the prefix of a running total is the running total of
-  the prefix); diff is one row shorter (``max(length - n, 0)``);
+  the prefix); diff is one row shorter (``max(length - n, 0)``), its ``prepend``/``append``
+  concatenated first as below;
 - a slice (bounds static or traced, any static step) is a gather at the positions Python's
   ``slice.indices`` gives for the length, computed when the call runs;
 - concatenate with arrays of a known length (or other selections) gathers each piece after
@@ -182,6 +187,14 @@ def _flat(sel: MaskedSelection) -> Prefix:
     return Prefix(prims.reshape(p.values, (-1,)), p.length * row)
 
 
+def _sorts_at_length(sel: MaskedSelection) -> bool:
+    """Whether ``sel`` sorts by ``array.head_sort``: 1-d keys of the widths the CPU backend's
+    routines sort at a run-time length (other dtypes, and rows, sort the filled capacity)."""
+    dtype = sel.values.dtype
+    return (sel.values.ndim == 1 and dtype.kind in "fiu" and dtype.itemsize in (4, 8)
+            and (isinstance(sel, Prefix) or _plain(sel)))
+
+
 def sort(a, axis=-1, kind=None, order=None, *, stable=None):
     _no_options(a, "sort", order=order)
     axis = _along(a, axis, "sort")
@@ -189,6 +202,9 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
         return a._like(np.sort(a.values, axis=axis + a.mask.ndim - 1))
     if axis is None and a.ndim != 1:
         a = _flat(a)
+    if _sorts_at_length(a):  # compacted, then sorted over the kept count only
+        p = as_prefix(a)
+        return p._like(prims.head_sort(p.values, p.length))
     rows, kept, count = _frame(a)
     out = Prefix(_sorted(rows, kept, count, a, arg=False), count, a.mask if isinstance(a, Prefix) else None)
     out.described = a.described
@@ -202,6 +218,20 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
         return a._like(np.argsort(a.values, axis=axis + a.mask.ndim - 1, kind="stable"))
     p = _flat(a) if axis is None else as_prefix(a)
     return p._like(_sorted(p.values, p.mask, p.length, a, arg=True))
+
+
+def sort_in_place(a, axis=-1, kind=None, order=None, *, stable=None) -> None:
+    """``y.sort()``: ``y`` (the Python object every name of it holds) becomes ``np.sort(y)``:
+    its values and mask replaced by the sorted selection's (which keeps it a selection of the
+    same length: the mask a prefix of the compacted buffer, or the same mask along a kept axis)."""
+    if not (isinstance(a, Prefix) or type(a) in (MaskedSelection, Positions)):
+        raise a._refusal(".sort() in place of this selection (write y = np.sort(y) instead)")
+    out = sort(a, axis, kind, order, stable=stable)
+    a.values, a.mask, a.factors = out.values, out.mask, out.factors
+    if isinstance(a, Prefix):
+        a.length = out.length
+    elif isinstance(a, Positions):
+        a.at = None  # its values are now the sorted indices themselves
 
 
 def _running(np_fn, a, axis=None, dtype=None, out=None):
@@ -219,19 +249,77 @@ cumprod = functools.partial(_running, np.cumprod)
 
 
 def diff(a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
-    if prepend is not np._NoValue or append is not np._NoValue:
-        raise a._refusal("numpy.diff with prepend= or append= (np.concatenate them first)")
     axis = _along(a, axis, "diff", none_flattens=False)
+    if n == 0:  # (NumPy's: the input, prepend= and append= not looked at)
+        return a
     if n < 0:
         raise ValueError(f"order must be non-negative but got {n!r}")
-    if axis != 0:
-        return a._like(np.diff(a.values, n, axis=axis + a.mask.ndim - 1))
+    ends = [v for v in (prepend, append) if v is not np._NoValue]
+    if axis != 0:  # along a kept axis: each end one value, broadcast over the rows as NumPy's
+        if any(np.ndim(v) != 0 or isinstance(v, MaskedSelection) for v in ends):
+            raise a._refusal("numpy.diff along a kept axis with a prepend= or append= that is not "
+                             "one value")
+        options = {k: v for k, v in (("prepend", prepend), ("append", append)) if v is not np._NoValue}
+        return a._like(np.diff(a.values, n, axis=axis + a.mask.ndim - 1, **options))
+    if ends:  # NumPy's concatenate of the ends (one value: a row of it) and the selection
+        pieces = [a]
+        if prepend is not np._NoValue:
+            pieces.insert(0, _end_rows(prepend, a))
+        if append is not np._NoValue:
+            pieces.append(_end_rows(append, a))
+        a = concatenate(pieces, axis=0)
     p = as_prefix(a)
-    if n == 0:
-        return p
     values = np.diff(p.values, n, axis=0)
     out = Prefix(values, np.maximum(p.length - n, 0))
     out.described = p.described
+    return out
+
+
+def _end_rows(v, sel: MaskedSelection):
+    """``np.diff``'s ``prepend``/``append`` along the selected dim: as given, or one value as
+    one row (NumPy's broadcast to the shape with that dim 1), as an array of NumPy's dtype."""
+    if isinstance(v, MaskedSelection):
+        return v
+    v = v if isinstance(v, Tracer) else np.asanyarray(v)
+    if v.ndim == 0:
+        shape = (1, *sel.values.shape[sel.mask.ndim:])
+        return prims.broadcast_to(v, shape) if isinstance(v, Tracer) else np.broadcast_to(v, shape)
+    return v
+
+
+def taken(sel: MaskedSelection, key):
+    """``y[idx]`` by integer indices into the selection's rows (``y[np.argsort(y)]``): a
+    selection of ints (then the result has its length) or an int array (its shape), each
+    index checked against the count when the call runs (NumPy's IndexError for the first
+    out of range) and counted from the end where negative."""
+    if isinstance(key, MaskedSelection):
+        if key.dtype.kind not in "iu" or key.ndim != 1 or not _plain(key):
+            raise sel._refusal("indexing it by a selection that is not of integers")
+        k = as_prefix(key)
+        idx, kept = prims.convert(k.values, _I64), k.mask
+    else:
+        idx = prims.convert(key if isinstance(key, Tracer) else
+                            prims.constant(sel.values.owner_trace, np.asarray(key)), _I64)
+        kept = None
+    p = as_prefix(sel)
+    n = p.values.shape[0]
+    if idx.size:
+        bad = (idx < -p.length) | (idx >= p.length)
+        bad = bad & kept if kept is not None else bad
+        flat = prims.reshape(bad, (idx.size,))
+        first = np.argmax(flat)
+        prims.raise_if(np.any(flat), INDEX_OUT_OF_BOUNDS,
+                       (np.take(prims.reshape(idx, (idx.size,)), first), 0, p.length))
+    values = p.values
+    if n == 0:  # (nothing to read: the check raised if an index is kept)
+        values = prims.broadcast_to(prims.constant(values.owner_trace, np.zeros((), values.dtype)),
+                                    (1, *values.shape[1:]))
+    at = prims.clip(np.where(idx < 0, idx + p.length, idx), 0, max(n - 1, 0))
+    rows = np.take(values, at, axis=0)
+    if kept is None:
+        return rows
+    out = k._like(rows)
+    out.described = sel.described
     return out
 
 
@@ -348,22 +436,40 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     """``np.unique(x[m])``: the selection raveled and sorted at its length (``sort``), each
     value's first occurrence among the first ``count`` rows kept (NaNs one value where
     ``equal_nan``), as ``numpy/data_length.unique`` does for an array; the counts by the same
-    groups. Indices into the selection (``return_index``, ``return_inverse``) are refused."""
-    if axis is not None or return_index or return_inverse:
-        raise ar._refusal("numpy.unique with axis=, return_index or return_inverse")
-    s = sort(_flat(ar), axis=None)
-    values, count = s.values, s.length
-    n, trace = values.shape[0], values.owner_trace
-    inside = positions(trace, (n,), 0) < count
+    groups. With ``return_index`` or ``return_inverse`` the order comes from a stable argsort
+    (a value's first index first, as NumPy's): the first indices into the raveled selection,
+    and each element's value's number, a selection of the input's shape."""
+    if axis is not None:
+        raise ar._refusal("numpy.unique with axis=")
+    flat = _flat(ar)
+    n, trace = flat.values.shape[0], flat.values.owner_trace
+    order = None
+    if return_index or return_inverse:
+        order = argsort(flat, axis=None).values
+        values = np.take(flat.values, order, mode="clip") if n else flat.values
+    else:
+        values = sort(flat, axis=None).values
+    count = flat.length
+    j = positions(trace, (n,), 0)
+    inside = j < count
     first = first_occurrences(values, equal_nan) & inside
-    out = MaskedSelection(values, first).describe("np.unique(...)", ar.advice)
-    if not return_counts:
-        return out
+    results = [MaskedSelection(values, first).describe("np.unique(...)", ar.advice)]
+    if return_index:
+        results.append(MaskedSelection(order, first).describe("np.unique(...)'s first indices",
+                                                              ar.advice))
     group = np.maximum(np.cumsum(prims.convert(first, _I64)) - 1, 0)  # each row's value's number
-    counts = indexing.scatter(prims.constant(trace, np.zeros(n, _I64)), group,
-                              prims.convert(inside, _I64), mode="add")
-    return out, MaskedSelection(np.take(counts, group), first).describe("np.unique(...)'s counts",
-                                                                         ar.advice)
+    if return_inverse:  # rows past the count written where nothing is read (their own row)
+        inverse = indexing.scatter(prims.constant(trace, np.zeros(n, _I64)),
+                                   np.where(inside, order, j), group)
+        p = as_prefix(ar)
+        rows = prims.reshape(inverse, p.values.shape) if p.values.ndim != 1 else inverse
+        results.append(p._like(rows))
+    if return_counts:
+        counts = indexing.scatter(prims.constant(trace, np.zeros(n, _I64)), group,
+                                  prims.convert(inside, _I64), mode="add")
+        results.append(MaskedSelection(np.take(counts, group), first).describe(
+            "np.unique(...)'s counts", ar.advice))
+    return results[0] if len(results) == 1 else tuple(results)
 
 
 def ravel(a, order="C"):
@@ -386,6 +492,6 @@ _FUNCTIONS = {np.sort: sort, np.flip: flip, np.append: append, np.argsort: argso
               np.cumsum: cumsum, np.cumprod: cumprod, np.diff: diff, np.concatenate: concatenate,
               np.ravel: ravel, np.unique: unique}
 _METHODS = {"argsort": argsort, "cumsum": cumsum, "cumprod": cumprod, "ravel": ravel,
-            "flatten": ravel}
+            "flatten": ravel, "sort": sort_in_place}
 
-masked.LENGTH_OPS.update(functions=_FUNCTIONS, methods=_METHODS, sliced=sliced)
+masked.LENGTH_OPS.update(functions=_FUNCTIONS, methods=_METHODS, sliced=sliced, taken=taken)

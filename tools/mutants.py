@@ -501,6 +501,36 @@ MUTANTS = [
            "rule (c) counts the constants fusion gives each use: a bit test's positions at a "
            "scatter's last kept row are stored over 2^n points",
            ("tests/jitcore/test_gate_52.py",)),
+    Mutant("head-sort-way-out-skipped", "codegen/cpu/sort_head.py",
+           "with gave_up:\n                    radix.sort(src, stride, a, scratch, null, null)",
+           "with gave_up:\n                    pass",
+           "where the quicksort gives up on a selection's kept count, its LSD passes are not "
+           "run: the keys stay as the partitions left them",
+           ("tests/jitcore/test_selections_52.py",)),
+    Mutant("head-sort-merge-over-the-capacity", "passes/kernelize/sort.py",
+           "return e.const(self.n, index) if self.count is None else self.count",
+           "return e.const(self.n, index)",
+           "the merge loops of array.head_sort sort the whole buffer, the rows past the count "
+           "(unspecified) among the kept ones",
+           ("tests/jitcore/test_selections_52.py",)),
+    Mutant("selection-index-from-the-capacity-end", "jitcore/run_length.py",
+           "at = prims.clip(np.where(idx < 0, idx + p.length, idx), 0, max(n - 1, 0))",
+           "at = prims.clip(np.where(idx < 0, idx + n, idx), 0, max(n - 1, 0))",
+           "y[idx] of a selection counts a negative index from the end of its buffer, not "
+           "from its count",
+           ("tests/jitcore/test_selections_52.py",)),
+    Mutant("sorted-positions-stay-positions", "jitcore/run_length.py",
+           "        a.at = None  # its values are now the sorted indices themselves\n",
+           "        pass\n",
+           "np.flatnonzero(m).sort() in place keeps reading its values as positions: its "
+           "compaction writes the kept ones' places, not the sorted values",
+           ("tests/jitcore/test_selections_52.py",)),
+    Mutant("running-count-of-ones-from-zero", "passes/kernelize/index.py",
+           "kb.emit.convert(kb.index(op.axis), i64), kb.emit.const(1, i64))",
+           "kb.emit.convert(kb.index(op.axis), i64), kb.emit.const(0, i64))",
+           "np.cumsum of an array of int64 ones (a selection's positions) as the position along "
+           "the axis is one short: every Prefix's mask and gather position moves by one",
+           ("tests/jitcore/test_selections_52.py",)),
     Mutant("head-scatter-over-the-capacity", "passes/kernelize/index.py",
            "domain=domain, copy_inputs=[0], indexed_results=[0])\n    return _head(generic, kb, count)",
            "domain=domain, copy_inputs=[0], indexed_results=[0])\n    return generic",

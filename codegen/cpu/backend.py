@@ -43,6 +43,7 @@ from jitcore.codegen.cpu.object_loader import load_kept, load_owned
 from jitcore.codegen.cpu.same_code import SameCode
 from jitcore.codegen.cpu.schedule import emit_kernel
 from jitcore.codegen.cpu.sort import emit_sort_kernel
+from jitcore.codegen.cpu.sort_head import emit_head_sort_kernel
 from jitcore.codegen.gemm_epilogue import match_fused_product
 from jitcore.codegen.host import (
     arg_types,
@@ -487,7 +488,9 @@ class CpuBackend:
                                                Sizes(symbols))
         if called is not None:
             return called.fn, called.calls, called.split_extent, 0, op
-        sorter = emit_sort_kernel(module, launch.kernel, op, strided, Sizes(symbols))  # codegen/cpu/sort.py
+        sorter = emit_head_sort_kernel(module, launch.kernel, op, strided, Sizes(symbols))  # sort_head.py
+        if sorter is None:
+            sorter = emit_sort_kernel(module, launch.kernel, op, strided, Sizes(symbols))  # sort.py
         if sorter is not None:
             return sorter, (), None, 0, op
         may_split = bool(launch.parallel_extent) or _reduces_to_one(op)

@@ -220,9 +220,10 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
     return fn
 
 
-def _copy_numbers_first(b: ll.IRBuilder, keys: SortKeys, src, stride, out, n: int):
-    """Copy the ``n`` floats at ``src`` to ``out``, its NaNs moved past its numbers (as a
-    NaN each: ``restore_lost`` puts back their bits); (i64: the NaNs, i1: any -0.0 or NaN)."""
+def _copy_numbers_first(b: ll.IRBuilder, keys: SortKeys, src, stride, out, n: int | ll.Value):
+    """Copy the ``n`` (an int, or an i64 known when it runs) floats at ``src`` to ``out``, its
+    NaNs moved past its numbers (as a NaN each: ``restore_lost`` puts back their bits); (i64:
+    the NaNs, i1: any -0.0 or NaN)."""
     with b.goto_entry_block():
         nans = b.alloca(I64)
         lost = b.alloca(I1)
@@ -236,7 +237,8 @@ def _copy_numbers_first(b: ll.IRBuilder, keys: SortKeys, src, stride, out, n: in
         b.store(b.add(b.load(nans, typ=I64), b.zext(nan, I64)), nans)
         b.store(b.or_(b.load(lost, typ=I1), b.or_(nan, b.icmp_unsigned("==", bits, keys.sign))), lost)
 
-    _by_stride(b, stride, lambda step: emit_loop(b, _c(n), lambda i: copy(i, step)))
+    length = n if isinstance(n, ll.Value) else _c(n)
+    _by_stride(b, stride, lambda step: emit_loop(b, length, lambda i: copy(i, step)))
     count = b.load(nans, typ=I64)
     with b.if_then(b.icmp_unsigned("!=", count, _c(0)), likely=False):
         with b.goto_entry_block():
@@ -250,7 +252,7 @@ def _copy_numbers_first(b: ll.IRBuilder, keys: SortKeys, src, stride, out, n: in
             b.store(bits, b.gep(out, [at], inbounds=True, source_etype=keys.type))
             b.store(b.add(at, b.zext(b.not_(nan), I64)), kept)
 
-        emit_loop(b, _c(n), keep, vectorize=False)
+        emit_loop(b, length, keep, vectorize=False)
         nan_bits = ll.Constant(keys.type, keys.inf.constant | (keys.inf.constant >> 1))
 
         def fill(i):
@@ -306,20 +308,21 @@ class _Lanes:
 class _LaneSort(_Lanes):
     """The sort of one lane of ``n`` keys of ``width`` bits, emitted at ``b``: the counting and
     scatter phases are the process's shared kernels (``_LaneKernels``; the runtime runs their
-    pieces)."""
+    pieces). ``n`` may be an i64 known when the code runs (below 2^31: one piece)."""
 
-    def __init__(self, module: ll.Module, name: str, b: ll.IRBuilder, width: int, argsort: bool, n: int,
-                 kind: str = "f"):
+    def __init__(self, module: ll.Module, name: str, b: ll.IRBuilder, width: int, argsort: bool,
+                 n: int | ll.Value, kind: str = "f"):
         super().__init__(width, argsort, kind)
         self.module, self.b, self.n = module, b, n
-        self.pieces = pieces(n)
+        self.pieces = pieces(n) if isinstance(n, int) else 1
+        self.length = n if isinstance(n, ll.Value) else _c(n)
         self.counter, self.scatterer, self.recounter = (
             sort_buckets.declare_kernel(module, shared_symbol(width, argsort, kernel, kind),
                                         *_KERNEL_PARAMS[kernel])
             for kernel in KERNELS)
         if self.pieces == 1:
             self.recounter = None
-        self.lane = [_c(n), _c(self.pieces)]
+        self.lane = [self.length, _c(self.pieces)]
         with b.goto_entry_block():
             self.counts = b.alloca(I32, size=self.pieces * self.passes * RADIX)
             self.counts.align = 64
@@ -344,7 +347,7 @@ class _LaneSort(_Lanes):
         for c in range(self.pieces):
             lost = b.or_(lost, b.trunc(b.load(b.gep(self.lost, [_c(c)], source_etype=I8), typ=I8), I1))
         # 2. where each piece's keys go; a digit that one bucket holds whole needs no pass
-        n32 = ll.Constant(I32, self.n)
+        n32 = self.length32()
         m = _c(0)
         for p in range(self.passes):
             needed = b.not_(self.prefix(_c(p), n32))
@@ -360,6 +363,9 @@ class _LaneSort(_Lanes):
         if not self.argsort and self.k.floats:
             with b.if_then(lost, likely=False):
                 restore_lost(b, self.k, src, stride, key_a, self.n)
+
+    def length32(self) -> ll.Value:
+        return self.b.trunc(self.n, I32) if isinstance(self.n, ll.Value) else ll.Constant(I32, self.n)
 
     def prefix(self, p: ll.Value, n32: ll.Value) -> ll.Value:
         """Turn the counts of digit ``p`` into each piece's first position per bucket (bucket by
@@ -395,7 +401,7 @@ class _LaneSort(_Lanes):
                 to = b.gep(key_a, [i], inbounds=True, source_etype=self.k.type)
                 b.store(self.load(b, src, stride, i), to)
 
-        emit_loop(b, _c(self.n), copy)
+        emit_loop(b, self.length, copy)
 
     def run_passes(self, m, src, stride, key_a, key_b, pos_a, pos_b, offset) -> None:
         b = self.b
@@ -412,7 +418,7 @@ class _LaneSort(_Lanes):
                 if self.recounter is not None:  # the pieces hold other keys than those counted
                     with b.if_then(b.not_(is_first)):
                         self.launch(self.recounter, [key_src, self.counts, p, *self.lane])
-                        self.prefix(p, ll.Constant(I32, self.n))
+                        self.prefix(p, self.length32())
                 first = b.zext(is_first, I64)
                 last = b.zext(b.icmp_unsigned("==", j, b.sub(m, _c(1))), I64)
                 self.launch(self.scatterer, [src, key_src, key_dst, pos_src, pos_dst, self.counts,

@@ -40,6 +40,7 @@ from jitcore.ir.core import Value
 from jitcore.ir.dialects import kernel
 from jitcore.ir.dialects.array import (
     ArgReduceOp,
+    ConstantOp,
     DiagonalOp,
     GatherNdOp,
     GatherOp,
@@ -104,6 +105,12 @@ def scan(op: ScanOp) -> kernel.GenericOp:
     rank, t = x.type.rank, x.type.element
     kb = KernelBuilder(rank)
     value = kb.input(x, AffineMap.identity(rank))
+    if op.kind == "sum" and t == i64 and _all_ones(x):
+        # a running count of ones (``data_length.positions``): the position along the axis plus
+        # one, the same int64s with nothing carried, so it fuses into its readers (a gather at
+        # a selection's positions reads no array of them)
+        count = kb.emit.op("arith.addi", kb.emit.convert(kb.index(op.axis), i64), kb.emit.const(1, i64))
+        return kb.finish(op, [x.type], [AffineMap.identity(rank)], [kernel.PARALLEL] * rank, [count])
     acc = kb.body.add_arg(t)
     iterators = [kernel.SCAN if d == op.axis else kernel.PARALLEL for d in range(rank)]
     out = kb.emit.combine(op.kind, acc, value)
@@ -112,6 +119,19 @@ def scan(op: ScanOp) -> kernel.GenericOp:
         out = kb.emit.select(first, value, out)
     return kb.finish(op, [x.type], [AffineMap.identity(rank)], iterators, [out],
                      inits=[scan_init(op.kind, t)], accumulators=[acc])
+
+
+def _all_ones(x: Value) -> bool:
+    """Whether the integer array ``x`` holds ones only: a splat constant, or a kernel without
+    operands that yields the constant 1 (a broadcast of one, kernelized before its reader)."""
+    producer = getattr(x, "op", None)
+    if isinstance(producer, ConstantOp):
+        return producer.value.is_splat and producer.value.array.reshape(-1)[0] == 1
+    if not (isinstance(producer, kernel.GenericOp) and not producer.operands and len(producer.results) == 1):
+        return False
+    one = getattr(producer.body.terminator.operands[0], "op", None)
+    value = one.attributes.get("value") if one is not None and one.op_name == "arith.constant" else None
+    return isinstance(value, ScalarAttr) and type(value.value) is int and value.value == 1
 
 
 def diagonal(op: DiagonalOp) -> kernel.GenericOp:

@@ -76,8 +76,13 @@ def _while(e, inits: list[Value], cond, body) -> list[Value]:
 class _Lane:
     """Reads and writes of one lane of the kernel's indexed results, and the sort's order."""
 
-    def __init__(self, outer: list[Value], axis: int, n: int):
-        self.outer, self.axis, self.n = outer, axis, n
+    def __init__(self, outer: list[Value], axis: int, n: int, count: Value | None = None):
+        self.outer, self.axis, self.n, self.count = outer, axis, n, count
+
+    def end(self, e) -> Value:
+        """Where the sorted part ends (index): the lane's length, or ``array.head_sort``'s
+        run-time count (at most the length, which bounds every read)."""
+        return e.const(self.n, index) if self.count is None else self.count
 
     def at(self, p: Value) -> list[Value]:
         return [*self.outer[: self.axis], p, *self.outer[self.axis:]]
@@ -113,7 +118,7 @@ def _sort_lane(e, lane: _Lane, keys: tuple[int, int], positions: tuple[int, int]
     a_key, a_pos = keys[0], positions[0] if positions else None
 
     def run(e, lo, _):
-        hi = e.op("arith.minsi", e.op("arith.addi", lo, e.const(RUN, index)), e.const(n, index))
+        hi = e.op("arith.minsi", e.op("arith.addi", lo, e.const(RUN, index)), lane.end(e))
         if positions:
             lane.write(e, a_pos, lo, _to_i64(e, lo))
 
@@ -143,11 +148,11 @@ def _sort_lane(e, lane: _Lane, keys: tuple[int, int], positions: tuple[int, int]
         _for(e, e.op("arith.addi", lo, e.const(1, index)), hi, e.const(1, index), [], insert)
         return []
 
-    _for(e, c(0), c(n), c(RUN), [], run)
+    _for(e, c(0), lane.end(e), c(RUN), [], run)
     pos = positions or (None, None)
 
     def go_on(e, carried):
-        return e.op("arith.cmpi", carried[0], c(n), result=i1, predicate="slt")
+        return e.op("arith.cmpi", carried[0], lane.end(e), result=i1, predicate="slt")
 
     def two_passes(e, carried):
         """A -> B at width w, then B -> A at 2 w, or B copied back into A where no pass is
@@ -155,7 +160,7 @@ def _sort_lane(e, lane: _Lane, keys: tuple[int, int], positions: tuple[int, int]
         (w,) = carried
         _merge_pass(e, lane, w, keys[0], keys[1], pos[0], pos[1])
         w2 = e.op("arith.addi", w, w)
-        more = e.op("arith.cmpi", w2, c(n), result=i1, predicate="slt")
+        more = e.op("arith.cmpi", w2, lane.end(e), result=i1, predicate="slt")
         _if(e, more, lambda e: _merge_pass(e, lane, w2, keys[1], keys[0], pos[1], pos[0]),
             lambda e: _copy(e, lane, keys[1], keys[0], pos[1], pos[0]))
         return [e.op("arith.addi", w2, w2)]
@@ -176,9 +181,9 @@ def _merge_pass(e, lane: _Lane, width: Value, src_key: int, dst_key: int, src_po
     double = e.op("arith.addi", width, width)
 
     def merge(e, lo, _):
-        mid = e.op("arith.minsi", e.op("arith.addi", lo, width), e.const(n, index))
-        hi = e.op("arith.minsi", e.op("arith.addi", lo, double), e.const(n, index))
-        last = e.const(n - 1, index)
+        mid = e.op("arith.minsi", e.op("arith.addi", lo, width), lane.end(e))
+        hi = e.op("arith.minsi", e.op("arith.addi", lo, double), lane.end(e))
+        last = e.const(n - 1, index)  # (reads clamped in range; none past ``end`` is taken)
 
         def go_on(e, carried):
             return e.op("arith.cmpi", carried[2], hi, result=i1, predicate="slt")
@@ -204,7 +209,7 @@ def _merge_pass(e, lane: _Lane, width: Value, src_key: int, dst_key: int, src_po
         return []
 
     def more(e, carried):
-        return e.op("arith.cmpi", carried[0], e.const(n, index), result=i1, predicate="slt")
+        return e.op("arith.cmpi", carried[0], lane.end(e), result=i1, predicate="slt")
 
     def next_pair(e, carried):  # a while, not a for: a run-time step would need a zero check
         merge(e, carried[0], [])
@@ -438,7 +443,7 @@ def _copy(e, lane: _Lane, src_key: int, dst_key: int, src_pos, dst_pos) -> None:
             lane.write(e, dst_pos, k, lane.read(e, src_pos, k))
         return []
 
-    _for(e, e.const(0, index), e.const(lane.n, index), e.const(1, index), [], copy)
+    _for(e, e.const(0, index), lane.end(e), e.const(1, index), [], copy)
 
 
 def _zeros_like(op: Operation, t: TensorType) -> Value:
@@ -567,6 +572,29 @@ def sort(op: array.SortOp | array.ArgSortOp | array.PartitionOp | array.ArgParti
     return generic
 
 
+
+
+HEAD_SORT = "head_sort"  # an array.head_sort's kernel: the number of its count operand
+
+
+def head_sort(op: array.HeadSortOp) -> kernel.GenericOp:
+    """``array.head_sort``'s kernel: the merge sort over the first ``count`` elements (read
+    whole, an indexed input, so nothing fuses into it). Marked ``HEAD_SORT`` for the CPU
+    backend, which sorts them by its own routines (``codegen/cpu/sort.py``)."""
+    x, count = op.operands
+    n = x.type.shape[0]
+    kb = KernelBuilder(0)
+    kb.indexed_input(x)
+    held = kb.indexed_input(count)
+    lane = _Lane([], 0, n, kb.emit.convert(kb.extract(held, []), index))
+    lane.types = [x.type.element] * (1 if n <= RUN else 2)
+    if n > 1:
+        _sort_lane(kb.emit, lane, tuple(range(len(lane.types))), None)
+    generic = kb.finish(op, [x.type] * len(lane.types), [AffineMap(0, ())] * len(lane.types), [], [],
+                        domain=[], copy_inputs=[0] * len(lane.types),
+                        indexed_results=list(range(len(lane.types))))
+    generic.attributes[HEAD_SORT] = kb.operands.index(count)
+    return generic
 
 
 GALLOP_UP_TO = 8  # the widest step a search from the last answer takes before it bisects (NumPy:
@@ -804,5 +832,5 @@ def _plain_search(op: array.SearchSortedOp) -> kernel.GenericOp:
 
 
 RULES = {array.SortOp: sort, array.ArgSortOp: sort, array.PartitionOp: sort, array.ArgPartitionOp: sort,
-         array.PartitionAtOp: sort,
+         array.PartitionAtOp: sort, array.HeadSortOp: head_sort,
          array.SearchSortedOp: searchsorted}

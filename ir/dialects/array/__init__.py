@@ -93,6 +93,7 @@ from jitcore.ir.dialects.array.shape import (  # noqa: F401  (re-exported)
 from jitcore.ir.dialects.array.sort import (  # noqa: F401  (re-exported)
     ArgPartitionOp,
     ArgSortOp,
+    HeadSortOp,
     PartitionAtOp,
     PartitionOp,
     SearchSortedOp,

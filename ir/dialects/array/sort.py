@@ -1,6 +1,7 @@
 """Sorting in the ``array`` dialect: ``sort`` and ``argsort`` along one axis, and
-``searchsorted`` (binary search in a sorted 1-d array); ``partition``/``argpartition`` at constant
-ranks and ``partition_at`` at ranks per lane known when the function runs.
+``searchsorted`` (binary search in a sorted 1-d array); ``head_sort`` of the first ``count``
+elements of a 1-d array (``count`` known when the function runs); ``partition``/``argpartition``
+at constant ranks and ``partition_at`` at ranks per lane known when the function runs.
 
 ``array.sort {axis}`` returns the operand with each 1-d lane along ``axis`` in ascending order;
 ``array.argsort {axis}`` returns, in int64, the positions that order each lane. Both are
@@ -67,6 +68,36 @@ class ArgSortOp(_SortFamily):
 
     def expected_type(self) -> TensorType:
         return TensorType(self.operands[0].type.shape, i64)
+
+
+class HeadSortOp(ArrayOp):
+    """``array.head_sort`` of 1-d ``values`` and a 0-d int64 ``count`` (``0 <= count <=
+    len(values)``, known when the function runs): the first ``count`` elements in stable
+    ascending order, NaN last, as ``array.sort`` of ``values[:count]``; the elements from
+    ``count`` on are unspecified (only ``result[:count]`` may be read). The sort of a
+    compacted selection (``jitcore/run_length.py``) over its kept count, not its capacity."""
+
+    name = "array.head_sort"
+    traits = frozenset({PURE})
+    __slots__ = ()
+    arity = (2, 1)
+
+    def check(self) -> None:
+        values, count = (v.type for v in self.operands)
+        if values.rank != 1 or values.element.is_complex:
+            self.fail("needs 1-d real values")
+        if count != TensorType((), i64):
+            self.fail("needs a 0-d i64 count")
+        if self.result_type != values:
+            self.fail(f"must return {values}")
+
+    def fold(self, constants):
+        arr, count = constant_array(constants[0]), constant_array(constants[1])
+        if arr is None or count is None or arr.size > FOLD_LIMIT:
+            return None
+        k = int(count)
+        out = np.concatenate([np.sort(arr[:k], kind="stable"), arr[k:]])
+        return [DenseAttr(out.astype(arr.dtype), self.result_type)]
 
 
 class _PartitionFamily(_SortFamily):
