@@ -186,7 +186,7 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
             with counted:
                 out = element_pointer(b, buffers[0].pointer, zero, buffers[0].strides, elem)
                 sort_ints.emit_counting_sort(b, module, keys, src, source.strides[-1], out,
-                                                 tables, lo, span, _c(n))
+                                                 tables, lo, span, _c(n), table_slots)
             with wide:
                 if spread is None:
                     run_lane(ivs, offset)
