@@ -74,6 +74,7 @@ SPLIT_LEVELS = 3
 SPLIT_MIN = 1 << 12
 SORT_WORK = 16
 SEGMENT = 4  # i64s a segment: start, length, depth left, gave up
+BLOCKS = 2  # round 0's blocks, partitioned apart on the pool (the swap after it is for two)
 ENABLED = True  # False: the radix path for every lane (tools/bench_sort.py --radix)
 FORCE_LANES: int | None = None  # tests: a vector width of their own on any target
 
@@ -194,6 +195,7 @@ class _QuickKernel:
         self.rec.linkage = "internal"
         self._segment()
         self.split = self._split_kernel()
+        self.blocks = self._blocks_kernel()
         self.finish = self._finish_kernel()
         select, argselect = self._select(), self._select(positions=True)
         entry = declare(m, width, lanes)
@@ -210,8 +212,11 @@ class _QuickKernel:
 
     def _threaded(self, b, data, n, depth) -> ll.Value:
         """Sort the lane on the runtime's threads: ``SPLIT_LEVELS`` rounds of partitions, each
-        round's segments split at once on the threads (the first on the caller alone), then
-        every segment sorted on the threads; 1 where a segment gave up past ``depth``.
+        round's segments split at once on the threads, then every segment sorted on the
+        threads; 1 where a segment gave up past ``depth``. Round 0 splits the lane's
+        ``BLOCKS`` blocks apart by one pivot (``_blocks_kernel``), then swaps the keys above it
+        in the first block with the keys below it in the second (their order within a side is
+        free): the first round too runs on two threads (sortperf52).
 
         Segments are rows of ``SEGMENT`` i64s (start, length, depth left, gave up) in one table
         per round, segment ``i`` of a round splitting into ``2i`` and ``2i + 1`` of the next:
@@ -219,11 +224,41 @@ class _QuickKernel:
         rows = sum(1 << level for level in range(SPLIT_LEVELS + 1))
         with b.goto_entry_block():
             table = b.alloca(I64, size=rows * SEGMENT)
+            counts = b.alloca(I64, size=BLOCKS + 1)
+            pivot_at = b.alloca(self.t)
         for k, value in enumerate((_c(0), n, depth, _c(0))):
             b.store(value, b.gep(table, [_c(k)], source_etype=I64))
         work = b.mul(n, _c(SORT_WORK))
-        row = 0
-        for level in range(SPLIT_LEVELS):
+        sample = self._sample(b, data, n)
+        with b.if_then(self._settle_few(b, data, n, sample), likely=False):
+            b.ret(_c(0))
+        b.store(sample[SAMPLE // 2], pivot_at)
+        b.store(n, b.gep(counts, [_c(BLOCKS)], source_etype=I64))
+        runtime.emit_launch(b, self.blocks, [data, pivot_at, counts],
+                            runtime.Split(BLOCKS, work))
+        first, second = (b.load(b.gep(counts, [_c(k)], source_etype=I64), typ=I64) for k in range(2))
+        half = b.sdiv(n, _c(BLOCKS))
+        swapped = b.select(b.icmp_signed("<", b.sub(half, first), second), b.sub(half, first), second)
+        other = b.sub(b.add(half, second), swapped)
+
+        def swap(i):  # a key above the pivot in block 0 for one below it in block 1
+            x, y = self.at(b, data, b.add(first, i)), self.at(b, data, b.add(other, i))
+            kx, ky = b.load(x, typ=self.t), b.load(y, typ=self.t)
+            b.store(ky, x)
+            b.store(kx, y)
+
+        emit_loop(b, swapped, swap)
+        below = b.add(first, second)
+        down = b.sub(depth, _c(1))
+        halves = b.gep(table, [_c(SEGMENT)], source_etype=I64)
+        with b.if_else(b.icmp_unsigned("==", below, _c(0)), likely=False) as (none, split):
+            with none:  # the keys equal to the pivot: round 0 as the later ones
+                runtime.emit_launch(b, self.split, [data, table, halves], runtime.Split(1, work))
+            with split:
+                for k, value in enumerate((_c(0), below, down, _c(0), below, b.sub(n, below), down, _c(0))):
+                    b.store(value, b.gep(halves, [_c(k)], source_etype=I64))
+        row = 1
+        for level in range(1, SPLIT_LEVELS):
             here = b.gep(table, [_c(row * SEGMENT)], source_etype=I64)
             row += 1 << level
             below = b.gep(table, [_c(row * SEGMENT)], source_etype=I64)
@@ -235,6 +270,26 @@ class _QuickKernel:
         for k in range(segments):
             failed = b.or_(failed, b.load(b.gep(last, [_c(k * SEGMENT + 3)], source_etype=I64), typ=I64))
         return failed
+
+    def _blocks_kernel(self) -> ll.Function:
+        """``blocks(data, pivot, counts, lo, hi)``: blocks ``[lo, hi)`` of the ``counts[BLOCKS]``
+        keys at ``data`` (block ``c`` from ``c n / BLOCKS``) each partitioned by ``*pivot``
+        (``<``), their keys below it counted in ``counts[c]``."""
+        fn, b = self._ranged("blocks", 3)
+        data, pivot_at, counts, lo, hi = fn.args
+        n = b.load(b.gep(counts, [_c(BLOCKS)], source_etype=I64), typ=I64)
+        pivot = b.load(pivot_at, typ=self.t)
+
+        def one(c):
+            block = b.add(lo, c)
+            start = b.sdiv(b.mul(n, block), _c(BLOCKS))
+            end = b.sdiv(b.mul(n, b.add(block, _c(1))), _c(BLOCKS))
+            below = self._partition(b, self.at(b, data, start), b.sub(end, start), pivot, "<")
+            b.store(below, b.gep(counts, [block], source_etype=I64))
+
+        emit_loop(b, b.sub(hi, lo), one, vectorize=False, unroll=False)
+        b.ret_void()
+        return fn
 
     def _select(self, positions: bool = False) -> ll.Function:
         """``i64 select(a, n, k)``: the ``n`` keys at ``a`` (no NaN) rearranged so that key

@@ -1,0 +1,162 @@
+"""Sorts of few distinct values (sortperf52): the quicksort's segments whose sample holds at most
+two values, checked by one read and settled (``sort_quick._settle_few``: in the sort, the
+threaded split rounds and the selections), one-thread float64 lanes sent to the quicksort where
+a sample repeats (``sort._sample_repeats``), and counting sorts of ints with several counters a
+key (``sort_ints.WAYS``). Against NumPy: np.sort's bits as ``kind='stable'`` (jitcore's order
+for every kind: -0.0 and 0.0, NaNs' payloads in input order), argsort's positions as
+``kind='stable'`` (docs/numpy_support.md), partition's contract, median's and unique's values;
+dtypes, types and the argument after the call. The kernel alone at several vector widths, with
+one other key at the places the check's read can miss (first vector, last whole vector, the
+overlapping last one)."""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import jitcore as jc
+from jitcore.codegen.cpu import runtime, sort_ints, sort_quick, target
+
+FLOATS = ["float64", "float32"]
+
+
+def _bits(a):
+    return a.view(np.uint32 if a.dtype.itemsize == 4 else np.uint64)
+
+
+def _few(kind: str, n: int, dt, rng) -> np.ndarray:
+    x = {
+        "bools": lambda: rng.integers(0, 2, n) * 1.0,
+        "four": lambda: rng.integers(0, 4, n) * 2.5 - 3.0,
+        "equal": lambda: np.full(n, -7.25),
+        "zeros": lambda: rng.choice(np.array([0.0, -0.0]), n),  # equal as floats: signs restored
+        "two_and_one": lambda: np.where(np.arange(n) == n - 1, 9.0, rng.integers(0, 2, n) * 1.0),
+        "nans": lambda: np.where(rng.random(n) < 0.2, np.nan, rng.integers(0, 3, n) * 1.0),
+        "ten": lambda: rng.integers(-5, 5, n) * 1.0,
+    }[kind]()
+    return np.ascontiguousarray(x).astype(dt)
+
+
+KINDS = ["bools", "four", "equal", "zeros", "two_and_one", "nans", "ten"]
+_sort = jc.jit(lambda a: np.sort(a))
+_argsort = jc.jit(lambda a: np.argsort(a))
+_median = jc.jit(lambda a: np.median(a))
+_unique = jc.jit(lambda a: np.unique(a))
+_strided = jc.jit(lambda a: np.sort(a[::2]))
+
+
+def _check_sort(x):
+    before = x.copy()
+    got, want = _sort(x), np.sort(x, kind="stable")
+    assert type(got) is type(want) and got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(_bits(got), _bits(want))
+    np.testing.assert_array_equal(_bits(x), _bits(before))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dt", FLOATS)
+def test_few_values_sorted(dt, threads):
+    """40000 keys: the quicksort at both widths; 150001 float64: the radix path's length on
+    one thread (now the quicksort where a sample repeats), the threaded rounds on two."""
+    rng = np.random.default_rng(52)
+    with jc.config.using(num_threads=threads):
+        for n in (40000, 150001) if dt == "float64" else (40000,):
+            for kind in KINDS:
+                _check_sort(_few(kind, n, dt, rng))
+
+
+def test_few_values_argsort_median_unique():
+    rng = np.random.default_rng(7)
+    for dt in ("float64", "float32", "int32"):
+        for kind in ("bools", "four", "equal", "nans"):
+            x = _few(kind, 30001, dt if dt.startswith("float") else "float64", rng)
+            if dt.startswith("int"):
+                x = np.nan_to_num(x, nan=1.0).astype(dt)
+            got, want = _argsort(x), np.argsort(x, kind="stable")
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)  # equal keys in input order
+            got, want = _median(x), np.median(x)
+            assert type(got) is type(want)
+            np.testing.assert_array_equal(got, want)
+            got, want = _unique(x), np.unique(x)
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dt", FLOATS)
+def test_few_values_partition(dt):
+    """The selections settle such a segment too: every kth where sorting puts it, nothing
+    larger before it, nothing smaller after it; argpartition a permutation that does it."""
+    rng = np.random.default_rng(11)
+    part = jc.jit(lambda a: np.partition(a, (0, 3001, 29999)))
+    arg = jc.jit(lambda a: np.argpartition(a, 15000))
+    for kind in KINDS:
+        x = _few(kind, 30000, dt, rng)
+        for got, ks in ((part(x), (0, 3001, 29999)), (x[arg(x)], (15000,))):
+            want = np.sort(x)
+            np.testing.assert_array_equal(np.sort(got), want)
+            for k in ks:
+                np.testing.assert_array_equal(got[k], want[k])
+                assert not np.any(got[:k] > got[k]) and not np.any(got[k + 1:] < got[k])
+
+
+# The kernel alone: the keys hold no NaN (sort.py moves them out first).
+_kernels = {}
+
+
+def _kernel(width: int, lanes: int):
+    """The sort's entry: the target's own widths as the jitted sorts loaded them, others
+    compiled here (LLVM's generic lowering of the same IR)."""
+    if (width, lanes) not in _kernels:
+        symbol = sort_quick.shared_symbol(width, lanes)
+        ref, address = None, sort_quick._loaded.get(symbol)
+        if address is None:
+            runtime.load_run_chunks(lambda ir, name: target.compile_module(ir, [name])[1][name])
+            ref, addresses = target.compile_module(str(sort_quick._QuickKernel(width, lanes).module), [symbol])
+            address = addresses[symbol]
+        fn = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)(address)
+        _kernels[width, lanes] = (ref, fn)
+    return _kernels[width, lanes][1]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(width_lanes=st.sampled_from([(64, 8), (32, 16), (32, 4)]),
+       n=st.integers(300, 3000), where=st.sampled_from(["first", "last_whole", "last", "middle", "none"]),
+       values=st.sampled_from([(1.0,), (-0.0, 0.0), (2.0, -1.0), (3.0, 4.0)]),
+       odd=st.sampled_from([-5.0, 3.5, 10.0]), seed=st.integers(0, 2**32 - 1))
+def test_kernel_other_key_anywhere(width_lanes, n, where, values, odd, seed):
+    """One key of a third value where the check's read could miss it: the first vector, the
+    last whole vector, the overlapping last keys, the middle; or none."""
+    width, lanes = width_lanes
+    if (width, lanes) == (64, 8) or (width, lanes) == (32, 16):
+        _sort(np.zeros(40000, f"float{width}"))  # the module loaded (where the target takes it)
+    rng = np.random.default_rng(seed)
+    x = rng.choice(np.array(values), n).astype(f"float{width}")
+    at = {"first": 0, "last_whole": (n // lanes) * lanes - 1, "last": n - 1, "middle": n // 2,
+          "none": None}[where]
+    if at is not None:
+        x[at] = odd
+    data = x.copy()
+    assert _kernel(width, lanes)(data.ctypes.data, n, sort_quick.depth_limit(n)) == 0
+    np.testing.assert_array_equal(data, np.sort(x))  # -0.0 == 0.0: equal keys, any order
+    assert np.signbit(data[data == 0]).sum() == np.signbit(x[x == 0]).sum()
+
+
+@pytest.mark.parametrize("dt", ["int64", "int32"])
+def test_counting_sort_across_its_ways(dt):
+    """Lanes of 2^16 keys or more count spans below 2^16: with WAYS counters a key up to
+    2^16 / WAYS values, one counter a key above; runs of equal keys, strided lanes."""
+    rng = np.random.default_rng(3)
+    n = 70001
+    limit = (1 << 16) // sort_ints.WAYS
+    for span in (0, 1, 3, limit - 1, limit, (1 << 16) - 1):
+        x = (rng.integers(0, span + 1, n) - 20000).astype(dt)
+        x[:3] = (-20000, -20000 + span, -20000)  # the span exactly
+        x[1000:9000] = x[5]  # a run of one key
+        _check_sort(x)
+        wide = np.repeat(x, 2)
+        np.testing.assert_array_equal(_strided(wide), np.sort(x))
