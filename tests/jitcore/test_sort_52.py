@@ -160,3 +160,21 @@ def test_counting_sort_across_its_ways(dt):
         _check_sort(x)
         wide = np.repeat(x, 2)
         np.testing.assert_array_equal(_strided(wide), np.sort(x))
+
+
+@pytest.mark.parametrize("dt", FLOATS)
+def test_threaded_round_0_by_blocks(dt):
+    """Round 0 of the threaded sort partitions two blocks apart and swaps keys between them:
+    as many above the pivot in block 0 as below it in block 1, fewer, more, all (the halves'
+    values crossed), and a pivot with nothing below it (round 0 again by ``<=``)."""
+    n = 3 * (1 << 15) + 7
+    rng = np.random.default_rng(29)
+    high_then_low = np.concatenate([rng.random(n // 2) + 2.0, rng.random(n - n // 2)])
+    sampled_zeros = np.zeros(n)
+    sampled_zeros[[1, 7, 12345]] = (3.0, -0.0, 4.0)  # unsampled: the sample is 0.0 and 5.0
+    sampled_zeros[-1] = 5.0
+    lanes = [rng.random(n), np.sort(rng.random(n)), np.sort(rng.random(n))[::-1], high_then_low,
+             sampled_zeros, np.where(rng.random(n) < 0.9, 0.0, rng.random(n))]
+    with jc.config.using(num_threads=2):
+        for x in lanes:
+            _check_sort(np.ascontiguousarray(x).astype(dt))
