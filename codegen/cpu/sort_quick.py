@@ -18,9 +18,12 @@ lowering elsewhere. The last keys and the held vectors go last, into exactly the
 Reading one vector at a time measured 2-2.7x slower (loads waiting on the compress-stores just
 before them); out of place, between two buffers, 1.1-1.2x slower at 10^6.
 
-The pivot is the median of nine keys spread over the segment. A partition that puts nothing
-below the pivot is redone with ``<=``: the keys equal to it are then done, so equal keys cost
-one pass each value, never a quadratic run. Segments of ``NETWORK_VECTORS`` vectors or fewer
+The pivot is the median of nine keys spread over the segment. Where those nine hold at most
+two values, one read checks whether the segment holds any other (``_settle_few``): if not, it
+is done (one value) or done after one partition (two), as x86-simd-sort does; a lane of few
+distinct values then costs a pass or two per level, not two partitions a value (sortperf52). A
+partition that puts nothing below the pivot is redone with ``<=``: the keys equal to it are
+then done, so equal keys cost one pass each value at most, never a quadratic run. Segments of ``NETWORK_VECTORS`` vectors or fewer
 are finished by a bitonic network in registers (the networks of ``sort_lanes.py`` and
 ``sort_short.py`` sort lanes laid out in scratch rows, not a segment in place; an insertion
 sort measured 3.6x slower). Past ``depth`` levels the sort gives up (returns 1) and ``sort.py``
@@ -28,7 +31,8 @@ sorts the lane again by its radix path: no quadratic worst case.
 
 A lane of ``THREADED_FROM`` keys or more sorts on the runtime's threads where it has more than
 one (sort51, ``_QuickKernel._threaded``): ``SPLIT_LEVELS`` rounds of these partitions, each
-round's segments split at once on the pool, then the segments sorted there; where each key
+round's segments split at once on the pool (round 0 as ``BLOCKS`` blocks partitioned apart by
+one pivot, then keys swapped between them: sortperf52), then the segments sorted there; where each key
 goes is a function of the lane alone, never of the thread count. The same partitions also
 select (``np.partition``, and with positions moved beside the keys ``np.argpartition``:
 ``sort_select.py`` calls ``select`` and ``argselect``), going on in the side that holds the rank.
