@@ -478,6 +478,12 @@ MUTANTS = [
            "the threaded sort's round 0 swaps one key too few between its two blocks: a key "
            "above the pivot stays among the keys below it",
            ("tests/jitcore/test_sort_52.py",)),
+    Mutant("in-order-check-skips-the-last-block", "codegen/cpu/sort.py",
+           "blocks = -(-pairs // IN_ORDER_BLOCK)",
+           "blocks = pairs // IN_ORDER_BLOCK",
+           "the check that a sort's lane is in order already stops before its last, partial "
+           "block of pairs: a lane out of order only there is copied as it is",
+           ("tests/jitcore/test_sort_52.py",)),
     Mutant("threaded-sort-segment-one-short", "codegen/cpu/sort_quick.py",
            "put(left, start, below, down, _c(0))",
            "put(left, start, b.sub(below, _c(1)), down, _c(0))",
