@@ -23,11 +23,12 @@ two values, one read checks whether the segment holds any other (``_settle_few``
 is done (one value) or done after one partition (two), as x86-simd-sort does; a lane of few
 distinct values then costs a pass or two per level, not two partitions a value (sortperf52). A
 partition that puts nothing below the pivot is redone with ``<=``: the keys equal to it are
-then done, so equal keys cost one pass each value at most, never a quadratic run. Segments of ``NETWORK_VECTORS`` vectors or fewer
-are finished by a bitonic network in registers (the networks of ``sort_lanes.py`` and
-``sort_short.py`` sort lanes laid out in scratch rows, not a segment in place; an insertion
-sort measured 3.6x slower). Past ``depth`` levels the sort gives up (returns 1) and ``sort.py``
-sorts the lane again by its radix path: no quadratic worst case.
+then done, so equal keys cost one pass each value at most, never a quadratic run. Segments of
+``NETWORK_VECTORS`` vectors or fewer are finished by a bitonic network in registers (the
+networks of ``sort_lanes.py`` and ``sort_short.py`` sort lanes laid out in scratch rows, not a
+segment in place; an insertion sort measured 3.6x slower). Past ``depth`` levels the sort
+gives up (returns 1) and ``sort.py`` sorts the lane again by its radix path: no quadratic
+worst case.
 
 A lane of ``THREADED_FROM`` keys or more sorts on the runtime's threads where it has more than
 one (sort51, ``_QuickKernel._threaded``): ``SPLIT_LEVELS`` rounds of these partitions, each

@@ -101,7 +101,7 @@ def test_few_values_partition(dt):
             np.testing.assert_array_equal(np.sort(got), want)
             for k in ks:
                 np.testing.assert_array_equal(got[k], want[k])
-                assert not np.any(got[:k] > got[k]) and not np.any(got[k + 1:] < got[k])
+                assert not np.any(got[:k] > got[k]) and not np.any(got[k + 1 :] < got[k])
 
 
 # The kernel alone: the keys hold no NaN (sort.py moves them out first).
@@ -116,7 +116,8 @@ def _kernel(width: int, lanes: int):
         ref, address = None, sort_quick._loaded.get(symbol)
         if address is None:
             runtime.load_run_chunks(lambda ir, name: target.compile_module(ir, [name])[1][name])
-            ref, addresses = target.compile_module(str(sort_quick._QuickKernel(width, lanes).module), [symbol])
+            module = sort_quick._QuickKernel(width, lanes).module
+            ref, addresses = target.compile_module(str(module), [symbol])
             address = addresses[symbol]
         fn = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)(address)
         _kernels[width, lanes] = (ref, fn)
@@ -124,10 +125,14 @@ def _kernel(width: int, lanes: int):
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(width_lanes=st.sampled_from([(64, 8), (32, 16), (32, 4)]),
-       n=st.integers(300, 3000), where=st.sampled_from(["first", "last_whole", "last", "middle", "none"]),
-       values=st.sampled_from([(1.0,), (-0.0, 0.0), (2.0, -1.0), (3.0, 4.0)]),
-       odd=st.sampled_from([-5.0, 3.5, 10.0]), seed=st.integers(0, 2**32 - 1))
+@given(
+    width_lanes=st.sampled_from([(64, 8), (32, 16), (32, 4)]),
+    n=st.integers(300, 3000),
+    where=st.sampled_from(["first", "last_whole", "last", "middle", "none"]),
+    values=st.sampled_from([(1.0,), (-0.0, 0.0), (2.0, -1.0), (3.0, 4.0)]),
+    odd=st.sampled_from([-5.0, 3.5, 10.0]),
+    seed=st.integers(0, 2**32 - 1),
+)
 def test_kernel_other_key_anywhere(width_lanes, n, where, values, odd, seed):
     """One key of a third value where the check's read could miss it: the first vector, the
     last whole vector, the overlapping last keys, the middle; or none."""
@@ -138,8 +143,9 @@ def test_kernel_other_key_anywhere(width_lanes, n, where, values, odd, seed):
     x = rng.choice(np.array(values), n).astype(f"float{width}")
     # "last": among the last keys, past the last whole vector where n % lanes > 1 (key n - 1
     # is in the pivot's sample, which then holds three values)
-    at = {"first": 0, "last_whole": (n // lanes) * lanes - 1, "last": n - 2, "middle": n // 2,
-          "none": None}[where]
+    at = {"first": 0, "last_whole": (n // lanes) * lanes - 1, "last": n - 2, "middle": n // 2, "none": None}[
+        where
+    ]
     if at is not None:
         x[at] = odd
     data = x.copy()
@@ -175,8 +181,14 @@ def test_threaded_round_0_by_blocks(dt):
     sampled_zeros = np.zeros(n)
     sampled_zeros[[1, 7, 12345]] = (3.0, -0.0, 4.0)  # unsampled: the sample is 0.0 and 5.0
     sampled_zeros[-1] = 5.0
-    lanes = [rng.random(n), np.sort(rng.random(n)), np.sort(rng.random(n))[::-1], high_then_low,
-             sampled_zeros, np.where(rng.random(n) < 0.9, 0.0, rng.random(n))]
+    lanes = [
+        rng.random(n),
+        np.sort(rng.random(n)),
+        np.sort(rng.random(n))[::-1],
+        high_then_low,
+        sampled_zeros,
+        np.where(rng.random(n) < 0.9, 0.0, rng.random(n)),
+    ]
     with jc.config.using(num_threads=2):
         for x in lanes:
             _check_sort(np.ascontiguousarray(x).astype(dt))
@@ -193,7 +205,7 @@ def _in_order_lanes(dt, n, rng):
     dt = np.dtype(dt)
     if dt.kind == "f":
         base = np.sort(np.concatenate([rng.standard_normal(n - 30), np.zeros(20), -np.zeros(10)]))
-        base[n // 2:n // 2 + 10] = np.where(np.arange(10) % 2, 0.0, -0.0)  # equal keys any way
+        base[n // 2 : n // 2 + 10] = np.where(np.arange(10) % 2, 0.0, -0.0)  # equal keys any way
         base = np.sort(base)  # zeros' signs kept as placed above, within the run of zeros
         base[-4:] = np.nan
     else:
