@@ -484,6 +484,12 @@ MUTANTS = [
            "the check that a sort's lane is in order already stops before its last, partial "
            "block of pairs: a lane out of order only there is copied as it is",
            ("tests/jitcore/test_sort_52.py",)),
+    Mutant("falling-lane-check-takes-ties", "codegen/cpu/sort.py",
+           'up = (b.icmp_signed if keys.kind == "i" else b.icmp_unsigned)("<=", x, y)',
+           'up = (b.icmp_signed if keys.kind == "i" else b.icmp_unsigned)("<", x, y)',
+           "an int lane whose keys only fall or tie is taken as strictly falling and reversed: "
+           "its tied keys come out in reverse input order (argsort is stable)",
+           ("tests/jitcore/test_sort_52.py",)),
     Mutant("threaded-sort-segment-one-short", "codegen/cpu/sort_quick.py",
            "put(left, start, below, down, _c(0))",
            "put(left, start, b.sub(below, _c(1)), down, _c(0))",

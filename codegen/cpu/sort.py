@@ -219,21 +219,33 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
     float_lane = quick_lane if lanes is not None else threaded_lane if threaded is not None else run_lane
     sorting = word_lane if argsort else float_lane if kind == "f" else int_lane
 
-    def lane(ivs):  # a lane already in order: its positions, or itself, as they are
+    def lane(ivs):  # a lane already in order: its positions, or itself, as they are; reversed
         zero = [*ivs, ll.Constant(I64, 0)]
         src = element_pointer(b, source.pointer, zero, source.strides, elem)
         out = results[0]
         out = element_pointer(b, out.pointer, zero, out.strides, I64 if argsort else elem)
-        with b.if_else(_in_order(b, keys, src, source.strides[-1], n), likely=False) as (ordered, other):
+        rising, falling = _in_order(b, keys, src, source.strides[-1], n)
+
+        def copy(reverse):
+            def at(i):
+                return b.sub(_c(n - 1), i) if reverse else i
+
+            if argsort:  # stable: equal keys keep their input order (a falling lane has none)
+                emit_loop(b, _c(n), lambda i: b.store(at(i), b.gep(out, [i], inbounds=True,
+                                                                    source_etype=I64)))
+            else:
+                _by_stride(b, source.strides[-1], lambda step: emit_loop(b, _c(n), lambda i: b.store(
+                    keys.load(b, src, step, at(i)), b.gep(out, [i], inbounds=True, source_etype=elem))))
+
+        with b.if_else(rising, likely=False) as (ordered, other):
             with ordered:
-                if argsort:  # stable: equal keys keep their input order
-                    emit_loop(b, _c(n), lambda i: b.store(i, b.gep(out, [i], inbounds=True,
-                                                                  source_etype=I64)))
-                else:
-                    _by_stride(b, source.strides[-1], lambda step: emit_loop(b, _c(n), lambda i: b.store(
-                        keys.load(b, src, step, i), b.gep(out, [i], inbounds=True, source_etype=elem))))
+                copy(False)
             with other:
-                sorting(ivs)
+                with b.if_else(falling, likely=False) as (reversed_, unordered):
+                    with reversed_:
+                        copy(True)
+                    with unordered:
+                        sorting(ivs)
 
     _nest(b, extents(x.type.shape[:-1]), lane)
     b.ret_void()
@@ -257,19 +269,22 @@ def _sample_repeats(b: ll.IRBuilder, keys: SortKeys, src, stride, n: int) -> ll.
     return repeats
 
 
-# Lanes checked for being in order already read this many neighbours' pairs at a time, stopping
-# after the first block that holds a descent (a random lane: after one block).
+# Lanes checked for being in order already (or reversed) read this many neighbours' pairs at a
+# time, stopping after the first block that holds both a descent and an ascent (a random lane:
+# after one block).
 IN_ORDER_BLOCK = 256
 
 
-def _in_order(b: ll.IRBuilder, keys: SortKeys, src, stride, n: int) -> ll.Value:
-    """i1: the ``n`` keys at ``src`` are in the order sorting gives them (no key above the next;
-    a float's NaNs after every number), so their stable sort is themselves. NumPy's sort and
-    argsort take such lanes in one read (10^5 sorted float64s: NumPy's argsort 0.15 ms, the
-    word sort's 1.1 ms; sortperf52)."""
+def _in_order(b: ll.IRBuilder, keys: SortKeys, src, stride, n: int) -> tuple[ll.Value, ll.Value]:
+    """(i1, i1): the ``n`` keys at ``src`` are in the order sorting gives them (no key above
+    the next; a float's NaNs after every number), so their stable sort is themselves; each
+    key is above the next (no ties, no NaN), so their stable sort is their reverse. NumPy's
+    sort and argsort take a sorted lane in one read (10^5 sorted float64s: NumPy's argsort
+    0.15 ms, the word sort's 1.1 ms; sortperf52)."""
     with b.goto_entry_block():
-        descent, block = b.alloca(I1), b.alloca(I64)
-    b.store(ll.Constant(I1, 0), descent)
+        descent, ascent, block = b.alloca(I1), b.alloca(I1), b.alloca(I64)
+    for flag in (descent, ascent):
+        b.store(ll.Constant(I1, 0), flag)
     b.store(_c(0), block)
     pairs = n - 1
     blocks = -(-pairs // IN_ORDER_BLOCK)
@@ -278,8 +293,8 @@ def _in_order(b: ll.IRBuilder, keys: SortKeys, src, stride, n: int) -> ll.Value:
     b.branch(head)
     b.position_at_end(head)
     j = b.load(block, typ=I64)
-    go_on = b.and_(b.icmp_signed("<", j, _c(blocks)), b.not_(b.load(descent, typ=I1)))
-    b.cbranch(go_on, body, done)
+    both = b.and_(b.load(descent, typ=I1), b.load(ascent, typ=I1))
+    b.cbranch(b.and_(b.icmp_signed("<", j, _c(blocks)), b.not_(both)), body, done)
     b.position_at_end(body)
     start = b.mul(j, _c(IN_ORDER_BLOCK))
     length = b.sub(_c(pairs), start)
@@ -291,15 +306,18 @@ def _in_order(b: ll.IRBuilder, keys: SortKeys, src, stride, n: int) -> ll.Value:
         if keys.kind == "f":
             fx, fy = b.bitcast(x, keys.float), b.bitcast(y, keys.float)
             down = b.not_(b.or_(b.fcmp_ordered("<=", fx, fy), b.fcmp_unordered("uno", fy, fy)))
+            up = b.not_(b.fcmp_ordered(">", fx, fy))
         else:
             down = (b.icmp_signed if keys.kind == "i" else b.icmp_unsigned)(">", x, y)
+            up = (b.icmp_signed if keys.kind == "i" else b.icmp_unsigned)("<=", x, y)
         b.store(b.or_(b.load(descent, typ=I1), down), descent)
+        b.store(b.or_(b.load(ascent, typ=I1), up), ascent)
 
     emit_loop(b, length, pair)
     b.store(b.add(j, _c(1)), block)
     b.branch(head)
     b.position_at_end(done)
-    return b.not_(b.load(descent, typ=I1))
+    return b.not_(b.load(descent, typ=I1)), b.not_(b.load(ascent, typ=I1))
 
 
 def _copy_numbers_first(b: ll.IRBuilder, keys: SortKeys, src, stride, out, n: int):

@@ -211,7 +211,14 @@ def _in_order_lanes(dt, n, rng):
     else:
         base = np.sort(rng.integers(-1000, 1000, n) if dt.kind == "i" else rng.integers(0, 2000, n))
     base = base.astype(dt)
-    lanes = [base, np.full(n, base[3])]
+    falling = (np.arange(n)[::-1] * 3 - (n if dt.kind == "i" else 0)).astype(dt)
+    tie, late_tie = falling.copy(), falling.copy()
+    tie[300] = tie[301]  # not strictly falling: ties keep their order
+    late_tie[-1] = late_tie[-2]
+    lanes = [base, np.full(n, base[3]), falling, tie, late_tie]
+    if dt.kind == "f":
+        lanes.append(np.concatenate([[np.nan], falling[1:]]).astype(dt))  # a NaN first
+        lanes.append(np.where(np.arange(n) == n - 1, -0.0, falling + 1).astype(dt))  # ... -0.0 last
     for at in (0, 300, n - 6, n - 5) if dt.kind == "f" else (0, 300, n - 2):  # n - 5: a NaN early
         broken = base.copy()
         broken[at], broken[at + 1] = broken[at + 1], broken[at]
@@ -223,7 +230,8 @@ def _in_order_lanes(dt, n, rng):
 @pytest.mark.parametrize("dt", ["float64", "float32", "int32", "uint32"])
 def test_lanes_in_order_already(dt):
     """Sorts and argsorts of lanes already in order are copies and identities (stable: ties in
-    input order); one pair out of order anywhere sorts them."""
+    input order), of strictly falling ones their reverses; one pair out of order anywhere, or
+    one tie in a falling lane, sorts them."""
     rng = np.random.default_rng(17)
     n = 65 * 256 + 51  # longer than the networks' lanes; pairs not a whole number of blocks
     lanes = _in_order_lanes(dt, n, rng)
