@@ -460,6 +460,36 @@ MUTANTS = [
            "a quicksort partition's vectors send the keys above the pivot to the front (its "
            "scalar tail the keys below): the halves it sorts apart hold keys of both sides",
            ("tests/jitcore/test_float_sort_49.py",)),
+    Mutant("few-values-check-skips-the-last-keys", "codegen/cpu/sort_quick.py",
+           "last = b.not_(other(b.sub(n, _c(w))))",
+           "last = ll.Constant(I1, 1)",
+           "the read that checks a segment for a sample's two values stops at its last whole "
+           "vector: a third value among the last keys is taken for one of the two",
+           ("tests/jitcore/test_sort_52.py",)),
+    Mutant("counting-sort-sums-one-counter-a-key", "codegen/cpu/sort_ints.py",
+           "emit_loop(b, ways, add, vectorize=False, unroll=False)",
+           "add(_c(0))",
+           "a counting sort that counts each key in WAYS counters writes each value as often as "
+           "its first counter says",
+           ("tests/jitcore/test_sort_52.py",)),
+    Mutant("threaded-round-0-swaps-one-short", "codegen/cpu/sort_quick.py",
+           "emit_loop(b, swapped, swap)",
+           "emit_loop(b, b.sub(swapped, _c(1)), swap)",
+           "the threaded sort's round 0 swaps one key too few between its two blocks: a key "
+           "above the pivot stays among the keys below it",
+           ("tests/jitcore/test_sort_52.py",)),
+    Mutant("in-order-check-skips-the-last-block", "codegen/cpu/sort.py",
+           "blocks = -(-pairs // IN_ORDER_BLOCK)",
+           "blocks = pairs // IN_ORDER_BLOCK",
+           "the check that a sort's lane is in order already stops before its last, partial "
+           "block of pairs: a lane out of order only there is copied as it is",
+           ("tests/jitcore/test_sort_52.py",)),
+    Mutant("falling-lane-check-takes-ties", "codegen/cpu/sort.py",
+           'up = (b.icmp_signed if keys.kind == "i" else b.icmp_unsigned)("<=", x, y)',
+           'up = (b.icmp_signed if keys.kind == "i" else b.icmp_unsigned)("<", x, y)',
+           "an int lane whose keys only fall or tie is taken as strictly falling and reversed: "
+           "its tied keys come out in reverse input order (argsort is stable)",
+           ("tests/jitcore/test_sort_52.py",)),
     Mutant("threaded-sort-segment-one-short", "codegen/cpu/sort_quick.py",
            "put(left, start, below, down, _c(0))",
            "put(left, start, b.sub(below, _c(1)), down, _c(0))",

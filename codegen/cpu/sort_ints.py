@@ -66,30 +66,51 @@ def emit_key_range(b: ll.IRBuilder, k: SortKeys, src, stride, n: ll.Value) -> tu
     return lo, b.sub(b.load(high, typ=t), lo)
 
 
+# Counters per key where they fit: key i of the lane counts in counter i % WAYS of its key's
+# WAYS. One counter a key made every key of a run of equal ones wait for the last one's
+# increment through memory (a store-to-load chain): 10^5 equal int64s 0.26 -> 0.125 ms CPU
+# (docs/performance.md, sortperf52).
+WAYS = 4
+
+
 def emit_counting_sort(b: ll.IRBuilder, module: ll.Module, k: SortKeys, src, stride, out,
-                       counts, lo: ll.Value, span: ll.Value, n: ll.Value) -> None:
+                       counts, lo: ll.Value, span: ll.Value, n: ll.Value, capacity: int) -> None:
     """The ``n`` ints at ``src`` sorted into ``out`` (contiguous), their keys lying in ``lo ..
-    lo + span``; ``counts``: at least ``span + 1`` i32 counters of scratch."""
+    lo + span``; ``counts``: ``capacity`` i32 counters of scratch, at least ``span + 1``
+    (``WAYS`` a key, side by side, where ``WAYS (span + 1)`` fit; summed when written)."""
     t = k.type
     slots = b.add(_index(b, span), _c(1))
+    spread = b.icmp_unsigned("<=", slots, _c(capacity // WAYS))
+    shift = b.select(spread, _c(WAYS.bit_length() - 1), _c(0))
+    way_of = b.select(spread, _c(WAYS - 1), _c(0))  # i & way_of: the counter of key i
+    ways = b.add(way_of, _c(1))
     memset = module.declare_intrinsic("llvm.memset", [PTR, I64])
-    b.call(memset, [counts, ll.Constant(I8, 0), b.mul(slots, _c(4)), ll.Constant(I1, 0)])
+    b.call(memset, [counts, ll.Constant(I8, 0), b.shl(b.mul(slots, _c(4)), shift), ll.Constant(I1, 0)])
 
     def count(step):
         def one(i):
             key = b.sub(k.plain(b, k.load(b, src, step, i)), lo)
-            at = b.gep(counts, [_index(b, key)], inbounds=True, source_etype=I32)
+            at = b.or_(b.shl(_index(b, key), shift), b.and_(i, way_of))
+            at = b.gep(counts, [at], inbounds=True, source_etype=I32)
             b.store(b.add(b.load(at, typ=I32), ll.Constant(I32, 1)), at)
 
         emit_loop(b, n, one)
 
     by_stride(b, stride, count)
     with b.goto_entry_block():
-        place = b.alloca(I64)
+        place, many_slot = b.alloca(I64), b.alloca(I64)
     b.store(_c(0), place)
 
     def emit(s):
-        many = b.zext(b.load(b.gep(counts, [s], inbounds=True, source_etype=I32), typ=I32), I64)
+        b.store(_c(0), many_slot)
+        first_counter = b.shl(s, shift)
+
+        def add(w):
+            at = b.gep(counts, [b.add(first_counter, w)], inbounds=True, source_etype=I32)
+            b.store(b.add(b.load(many_slot, typ=I64), b.zext(b.load(at, typ=I32), I64)), many_slot)
+
+        emit_loop(b, ways, add, vectorize=False, unroll=False)
+        many = b.load(many_slot, typ=I64)
         value = k.back(b, b.add(lo, b.trunc(s, t) if t.width < 64 else s))
         first = b.load(place, typ=I64)
         emit_loop(b, many, lambda j: b.store(value, b.gep(out, [b.add(first, j)], inbounds=True,

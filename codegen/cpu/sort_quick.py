@@ -18,17 +18,22 @@ lowering elsewhere. The last keys and the held vectors go last, into exactly the
 Reading one vector at a time measured 2-2.7x slower (loads waiting on the compress-stores just
 before them); out of place, between two buffers, 1.1-1.2x slower at 10^6.
 
-The pivot is the median of nine keys spread over the segment. A partition that puts nothing
-below the pivot is redone with ``<=``: the keys equal to it are then done, so equal keys cost
-one pass each value, never a quadratic run. Segments of ``NETWORK_VECTORS`` vectors or fewer
-are finished by a bitonic network in registers (the networks of ``sort_lanes.py`` and
-``sort_short.py`` sort lanes laid out in scratch rows, not a segment in place; an insertion
-sort measured 3.6x slower). Past ``depth`` levels the sort gives up (returns 1) and ``sort.py``
-sorts the lane again by its radix path: no quadratic worst case.
+The pivot is the median of nine keys spread over the segment. Where those nine hold at most
+two values, one read checks whether the segment holds any other (``_settle_few``): if not, it
+is done (one value) or done after one partition (two), as x86-simd-sort does; a lane of few
+distinct values then costs a pass or two per level, not two partitions a value (sortperf52). A
+partition that puts nothing below the pivot is redone with ``<=``: the keys equal to it are
+then done, so equal keys cost one pass each value at most, never a quadratic run. Segments of
+``NETWORK_VECTORS`` vectors or fewer are finished by a bitonic network in registers (the
+networks of ``sort_lanes.py`` and ``sort_short.py`` sort lanes laid out in scratch rows, not a
+segment in place; an insertion sort measured 3.6x slower). Past ``depth`` levels the sort
+gives up (returns 1) and ``sort.py`` sorts the lane again by its radix path: no quadratic
+worst case.
 
 A lane of ``THREADED_FROM`` keys or more sorts on the runtime's threads where it has more than
 one (sort51, ``_QuickKernel._threaded``): ``SPLIT_LEVELS`` rounds of these partitions, each
-round's segments split at once on the pool, then the segments sorted there; where each key
+round's segments split at once on the pool (round 0 as ``BLOCKS`` blocks partitioned apart by
+one pivot, then keys swapped between them: sortperf52), then the segments sorted there; where each key
 goes is a function of the lane alone, never of the thread count. The same partitions also
 select (``np.partition``, and with positions moved beside the keys ``np.argpartition``:
 ``sort_select.py`` calls ``select`` and ``argselect``), going on in the side that holds the rank.
@@ -74,6 +79,7 @@ SPLIT_LEVELS = 3
 SPLIT_MIN = 1 << 12
 SORT_WORK = 16
 SEGMENT = 4  # i64s a segment: start, length, depth left, gave up
+BLOCKS = 2  # round 0's blocks, partitioned apart on the pool (the swap after it is for two)
 ENABLED = True  # False: the radix path for every lane (tools/bench_sort.py --radix)
 FORCE_LANES: int | None = None  # tests: a vector width of their own on any target
 
@@ -194,6 +200,7 @@ class _QuickKernel:
         self.rec.linkage = "internal"
         self._segment()
         self.split = self._split_kernel()
+        self.blocks = self._blocks_kernel()
         self.finish = self._finish_kernel()
         select, argselect = self._select(), self._select(positions=True)
         entry = declare(m, width, lanes)
@@ -210,8 +217,11 @@ class _QuickKernel:
 
     def _threaded(self, b, data, n, depth) -> ll.Value:
         """Sort the lane on the runtime's threads: ``SPLIT_LEVELS`` rounds of partitions, each
-        round's segments split at once on the threads (the first on the caller alone), then
-        every segment sorted on the threads; 1 where a segment gave up past ``depth``.
+        round's segments split at once on the threads, then every segment sorted on the
+        threads; 1 where a segment gave up past ``depth``. Round 0 splits the lane's
+        ``BLOCKS`` blocks apart by one pivot (``_blocks_kernel``), then swaps the keys above it
+        in the first block with the keys below it in the second (their order within a side is
+        free): the first round too runs on two threads (sortperf52).
 
         Segments are rows of ``SEGMENT`` i64s (start, length, depth left, gave up) in one table
         per round, segment ``i`` of a round splitting into ``2i`` and ``2i + 1`` of the next:
@@ -219,11 +229,41 @@ class _QuickKernel:
         rows = sum(1 << level for level in range(SPLIT_LEVELS + 1))
         with b.goto_entry_block():
             table = b.alloca(I64, size=rows * SEGMENT)
+            counts = b.alloca(I64, size=BLOCKS + 1)
+            pivot_at = b.alloca(self.t)
         for k, value in enumerate((_c(0), n, depth, _c(0))):
             b.store(value, b.gep(table, [_c(k)], source_etype=I64))
         work = b.mul(n, _c(SORT_WORK))
-        row = 0
-        for level in range(SPLIT_LEVELS):
+        sample = self._sample(b, data, n)
+        with b.if_then(self._settle_few(b, data, n, sample), likely=False):
+            b.ret(_c(0))
+        b.store(sample[SAMPLE // 2], pivot_at)
+        b.store(n, b.gep(counts, [_c(BLOCKS)], source_etype=I64))
+        runtime.emit_launch(b, self.blocks, [data, pivot_at, counts],
+                            runtime.Split(BLOCKS, work))
+        first, second = (b.load(b.gep(counts, [_c(k)], source_etype=I64), typ=I64) for k in range(2))
+        half = b.sdiv(n, _c(BLOCKS))
+        swapped = b.select(b.icmp_signed("<", b.sub(half, first), second), b.sub(half, first), second)
+        other = b.sub(b.add(half, second), swapped)
+
+        def swap(i):  # a key above the pivot in block 0 for one below it in block 1
+            x, y = self.at(b, data, b.add(first, i)), self.at(b, data, b.add(other, i))
+            kx, ky = b.load(x, typ=self.t), b.load(y, typ=self.t)
+            b.store(ky, x)
+            b.store(kx, y)
+
+        emit_loop(b, swapped, swap)
+        below = b.add(first, second)
+        down = b.sub(depth, _c(1))
+        halves = b.gep(table, [_c(SEGMENT)], source_etype=I64)
+        with b.if_else(b.icmp_unsigned("==", below, _c(0)), likely=False) as (none, split):
+            with none:  # the keys equal to the pivot: round 0 as the later ones
+                runtime.emit_launch(b, self.split, [data, table, halves], runtime.Split(1, work))
+            with split:
+                for k, value in enumerate((_c(0), below, down, _c(0), below, b.sub(n, below), down, _c(0))):
+                    b.store(value, b.gep(halves, [_c(k)], source_etype=I64))
+        row = 1
+        for level in range(1, SPLIT_LEVELS):
             here = b.gep(table, [_c(row * SEGMENT)], source_etype=I64)
             row += 1 << level
             below = b.gep(table, [_c(row * SEGMENT)], source_etype=I64)
@@ -235,6 +275,26 @@ class _QuickKernel:
         for k in range(segments):
             failed = b.or_(failed, b.load(b.gep(last, [_c(k * SEGMENT + 3)], source_etype=I64), typ=I64))
         return failed
+
+    def _blocks_kernel(self) -> ll.Function:
+        """``blocks(data, pivot, counts, lo, hi)``: blocks ``[lo, hi)`` of the ``counts[BLOCKS]``
+        keys at ``data`` (block ``c`` from ``c n / BLOCKS``) each partitioned by ``*pivot``
+        (``<``), their keys below it counted in ``counts[c]``."""
+        fn, b = self._ranged("blocks", 3)
+        data, pivot_at, counts, lo, hi = fn.args
+        n = b.load(b.gep(counts, [_c(BLOCKS)], source_etype=I64), typ=I64)
+        pivot = b.load(pivot_at, typ=self.t)
+
+        def one(c):
+            block = b.add(lo, c)
+            start = b.sdiv(b.mul(n, block), _c(BLOCKS))
+            end = b.sdiv(b.mul(n, b.add(block, _c(1))), _c(BLOCKS))
+            below = self._partition(b, self.at(b, data, start), b.sub(end, start), pivot, "<")
+            b.store(below, b.gep(counts, [block], source_etype=I64))
+
+        emit_loop(b, b.sub(hi, lo), one, vectorize=False, unroll=False)
+        b.ret_void()
+        return fn
 
     def _select(self, positions: bool = False) -> ll.Function:
         """``i64 select(a, n, k)``: the ``n`` keys at ``a`` (no NaN) rearranged so that key
@@ -284,8 +344,12 @@ class _QuickKernel:
             else:
                 b.ret(_c(1))
         b.store(b.sub(left, _c(1)), depth)
-        pivot = self._pivot(b, here, size)
+        sample = self._sample(b, here, size)
         at_pos = None if pos0 is None else b.gep(pos0, [skipped], inbounds=True, source_etype=I64)
+        unsettled = fn.append_basic_block("unsettled")
+        b.cbranch(self._settle_few(b, here, size, sample, at_pos), done, unsettled)
+        b.position_at_end(unsettled)
+        pivot = sample[SAMPLE // 2]
         below = self._partition(b, here, size, pivot, "<", at_pos)
 
         def go_on(skip, keep):  # the keys from ``skip`` on, ``keep`` of them, hold rank k
@@ -352,21 +416,30 @@ class _QuickKernel:
                         b.store(_c(1), field(halves, left, 3))
                     with fine:
                         a = self.at(b, data, start)
-                        pivot = self._pivot(b, a, n)
+                        sample = self._sample(b, a, n)
                         down = b.sub(depth, _c(1))
-                        below = self._partition(b, a, n, pivot, "<")
-                        with b.if_else(b.icmp_unsigned("==", below, _c(0))) as (none, split):
-                            with none:  # the keys equal to the pivot go first, done
-                                equal = self._partition(b, a, n, pivot, "<=")
+                        with b.if_else(self._settle_few(b, a, n, sample), likely=False) as (few, many):
+                            with few:  # sorted: both halves empty
                                 put(left, start, _c(0), down, _c(0))
-                                put(right, b.add(start, equal), b.sub(n, equal), down, _c(0))
-                            with split:
-                                put(left, start, below, down, _c(0))
-                                put(right, b.add(start, below), b.sub(n, below), down, _c(0))
+                                put(right, b.add(start, n), _c(0), down, _c(0))
+                            with many:
+                                self._split_at(b, a, n, sample[SAMPLE // 2], start, down, left, right, put)
 
         emit_loop(b, b.sub(hi, lo), one, vectorize=False, unroll=False)
         b.ret_void()
         return fn
+
+    def _split_at(self, b, a, n, pivot, start, down, left, right, put) -> None:
+        """One partition of a split round's segment into its rows ``left`` and ``right``."""
+        below = self._partition(b, a, n, pivot, "<")
+        with b.if_else(b.icmp_unsigned("==", below, _c(0))) as (none, split):
+            with none:  # the keys equal to the pivot go first, done
+                equal = self._partition(b, a, n, pivot, "<=")
+                put(left, start, _c(0), down, _c(0))
+                put(right, b.add(start, equal), b.sub(n, equal), down, _c(0))
+            with split:
+                put(left, start, below, down, _c(0))
+                put(right, b.add(start, below), b.sub(n, below), down, _c(0))
 
     def _finish_kernel(self) -> ll.Function:
         """``finish(data, segments, lo, hi)``: segments ``[lo, hi)`` of the last round sorted
@@ -404,7 +477,10 @@ class _QuickKernel:
         b.position_at_end(big_bb)
         with b.if_then(b.icmp_signed("<=", depth, _c(0)), likely=False):
             b.ret(ll.Constant(I1, 1))
-        pivot = self._pivot(b, a, n)
+        sample = self._sample(b, a, n)
+        with b.if_then(self._settle_few(b, a, n, sample), likely=False):
+            b.ret(ll.Constant(I1, 0))
+        pivot = sample[SAMPLE // 2]
         down = b.sub(depth, _c(1))
         below = self._partition(b, a, n, pivot, "<")
         none_bb, split_bb = fn.append_basic_block("none_below"), fn.append_basic_block("split")
@@ -545,9 +621,9 @@ class _QuickKernel:
             put(v)
         return b.load(put_lo, typ=I64)
 
-    def _pivot(self, b, p, n) -> ll.Value:
-        """The median of ``SAMPLE`` keys spread evenly over the segment (sorted by an odd-even
-        transposition network of compares and selects)."""
+    def _sample(self, b, p, n) -> list[ll.Value]:
+        """``SAMPLE`` keys spread evenly over the segment, sorted (by an odd-even transposition
+        network of compares and selects); the middle one is the pivot."""
         last = b.sub(n, _c(1))
         keys = [b.load(self.at(b, p, b.udiv(b.mul(last, _c(k)), _c(SAMPLE - 1))), typ=self.t)
                 for k in range(SAMPLE)]
@@ -556,7 +632,65 @@ class _QuickKernel:
                 lt = b.fcmp_ordered("<", keys[k + 1], keys[k])
                 keys[k], keys[k + 1] = (b.select(lt, keys[k + 1], keys[k]),
                                         b.select(lt, keys[k], keys[k + 1]))
-        return keys[SAMPLE // 2]
+        return keys
+
+    def _settle_few(self, b, a, n, sample, pos=None) -> ll.Value:
+        """i1: the ``n`` keys at ``a`` (a partition's, at least ``2 AHEAD`` vectors) hold at
+        most the two values of a ``sample`` (sorted) that holds at most two, and are now
+        sorted: all one value as they were, or two values split by one partition (``pos``
+        moved with them). Else nothing moved, 0. A read that stops at the first other key
+        (x86-simd-sort's check of a sample of two values): without it such a segment took
+        two partitions a value, 7.7x NumPy's time for 10^5 float32s of 4 values."""
+        lo, hi = sample[0], sample[-1]
+        two = ll.Constant(I1, 1)
+        for key in sample[1:-1]:
+            two = b.and_(two, b.or_(b.fcmp_ordered("==", key, lo), b.fcmp_ordered("==", key, hi)))
+        with b.goto_entry_block():
+            settled = b.alloca(I1)
+        b.store(ll.Constant(I1, 0), settled)
+        with b.if_then(two, likely=False):
+            with b.if_then(self._only(b, a, n, lo, hi)):
+                with b.if_then(b.fcmp_ordered("<", lo, hi)):
+                    self._partition(b, a, n, hi, "<", pos)
+                b.store(ll.Constant(I1, 1), settled)
+        return b.load(settled, typ=I1)
+
+    def _only(self, b, a, n, lo, hi) -> ll.Value:
+        """i1: every one of the ``n >= lanes`` keys at ``a`` equals ``lo`` or ``hi``: whole
+        vectors compared until one holds another key, the last ``lanes`` keys last."""
+        w, fn = self.lanes, b.function
+        undefined = ll.Constant(self.vec, ll.Undefined)
+        zeros = ll.Constant(ll.VectorType(ll.IntType(32), w), [0] * w)
+        splats = [b.shuffle_vector(b.insert_element(undefined, v, _c(0)), undefined, zeros) for v in (lo, hi)]
+
+        def other(at):  # i1: a key of the vector at ``at`` is neither
+            v = b.load(self.at(b, a, at), typ=self.vec)
+            v.align = self.width // 8
+            either = b.or_(b.fcmp_ordered("==", v, splats[0]), b.fcmp_ordered("==", v, splats[1]))
+            return b.icmp_unsigned("!=", b.bitcast(either, self.bits), ll.Constant(self.bits, (1 << w) - 1))
+
+        with b.goto_entry_block():
+            at = b.alloca(I64)
+        b.store(_c(0), at)
+        head, body, step, tail, done = (fn.append_basic_block(x) for x in
+                                        ("only_head", "only_body", "only_step", "only_tail", "only_done"))
+        b.branch(head)
+        b.position_at_end(head)
+        i = b.load(at, typ=I64)
+        b.cbranch(b.icmp_signed("<=", b.add(i, _c(w)), n), body, tail)
+        b.position_at_end(body)
+        b.cbranch(other(i), done, step)
+        b.position_at_end(step)
+        b.store(b.add(i, _c(w)), at)
+        b.branch(head)
+        b.position_at_end(tail)
+        last = b.not_(other(b.sub(n, _c(w))))
+        b.branch(done)
+        b.position_at_end(done)
+        result = b.phi(I1)
+        result.add_incoming(ll.Constant(I1, 0), body)
+        result.add_incoming(last, tail)
+        return result
 
     def _small(self, b, src, dst, n) -> None:
         """Sort the ``n <= small`` keys at ``src`` into ``dst`` by the smallest network that
