@@ -235,7 +235,7 @@ def test_row_maxes_and_dots_with_any_bounds(ends, dtype):
     data = (np.arange(17) * 7 % 11 - 3).astype(dtype)
     check(row_maxes, indptr, data, np.zeros(len(ends) - 1, dtype))
     v, w = data.astype(np.float64), np.arange(17.0)
-    np.testing.assert_allclose(jc.jit(row_dots)(indptr, v, w), row_dots(indptr, v, w), rtol=1e-12)
+    np.testing.assert_allclose(jit_once(row_dots)(indptr, v, w), row_dots(indptr, v, w), rtol=1e-12)
 
 
 # -- 4. a row mask's reduction skips the rows whose mask is false ------------------------------
