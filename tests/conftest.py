@@ -52,6 +52,9 @@ _cpu_backend.MEMO_BYTES = 32 * 1024 * 1024
 
 @pytest.fixture(autouse=True)
 def _empty_disk_cache():
+    from tests import jit_once
+
+    jit_once.forget()  # the tests' shared jitted functions, like the disk cache: per test
     os.makedirs(CACHE_DIR, mode=0o700, exist_ok=True)
     with os.scandir(CACHE_DIR) as found:
         for item in found:

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 import jitcore as jc
 from jitcore.errors import JitTypeError, UnsupportedError
 from tests.budget import examples
+from tests.jit_once import jit_once
 
 
 def _same(got, want):
@@ -47,10 +48,10 @@ def _check(fn, *args, **jit_options):
         want = fn(*theirs)
     except Exception as error:  # noqa: BLE001  (NumPy's error is the oracle)
         with pytest.raises(type(error)) as raised:
-            jc.jit(fn, **jit_options)(*mine)
+            jit_once(fn, **jit_options)(*mine)
         assert str(raised.value).split("\n")[0] == str(error)  # (and where, while tracing)
         return
-    got = jc.jit(fn, **jit_options)(*mine)
+    got = jit_once(fn, **jit_options)(*mine)
     _same(got, want)
     for a, b in zip(mine, theirs):
         if isinstance(b, np.ndarray):

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 import jitcore as jc
 from jitcore.errors import UnsupportedError
+from tests.jit_once import jit_once
 
 
 def same(a, b):
@@ -46,7 +47,7 @@ def check(f, *args, **jit_kwargs):
     want_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     got_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     want = f(*want_args)
-    got = jc.jit(f, **jit_kwargs)(*got_args)
+    got = jit_once(f, **jit_kwargs)(*got_args)
     same(got, want)
     same(got_args, want_args)
     return got

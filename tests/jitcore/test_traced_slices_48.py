@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import jitcore as jc
 from jitcore.errors import JitcoreError, UnsupportedError
+from tests.jit_once import jit_once
 
 
 def same(got, want):
@@ -36,7 +37,7 @@ def check(f, *args, exact=True, **jit_kwargs):
     """(``exact=False``: NumPy's ``y[a:b] += v`` names its out= operand's shape too, which the
     traced ``+`` does not see: the messages then agree up to the shapes.)"""
     want, want_err, want_text, want_args = outcome(f, *args)
-    got, got_err, got_text, got_args = outcome(jc.jit(f, **jit_kwargs), *args)
+    got, got_err, got_text, got_args = outcome(jit_once(f, **jit_kwargs), *args)
     if not exact and want_err is not None:
         want_text, got_text = want_text.split(" with")[0], got_text.split(" with")[0]
     assert got_err is want_err and got_text == want_text, (got_text, want_text)
@@ -125,7 +126,7 @@ def test_shifted_writes_match_numpy(b):
     x = np.linspace(-1.0, 3.0, 7)
     if len(range(7)[b[0]:b[1]]) == 1 and len(range(7)[b[2]:b[3]]) != 1:
         with pytest.raises(UnsupportedError, match="length 1 broadcast"):
-            jc.jit(shifted_add)(x, np.array(b))  # (NumPy: a ValueError, or an empty y[a:b] + v)
+            jit_once(shifted_add)(x, np.array(b))  # (NumPy: a ValueError, or an empty y[a:b] + v)
     else:
         check(shifted_add, x, np.array(b), exact=False)
     check(write_into_argument, x, np.array(b))
@@ -137,7 +138,7 @@ def test_shifted_products_match_numpy(b):
     x = np.linspace(-1.0, 3.0, 7)
     if len(range(7)[b[0]:b[1]]) == 1 and len(range(7)[b[2]:b[3]]) != 1:
         with pytest.raises(UnsupportedError, match="length 1 broadcast"):
-            jc.jit(shifted_product_sum)(x, np.array(b))
+            jit_once(shifted_product_sum)(x, np.array(b))
         return
     check(shifted_product_sum, x, np.array(b))
 

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 import jitcore as jc
 from jitcore.errors import UnsupportedError
+from tests.jit_once import jit_once
 
 LinAlgError = np.linalg.LinAlgError
 
@@ -50,7 +51,7 @@ def _same(a, b, rtol=None):
 def check(f, *args, capsys, jitted=None, rtol=None):
     """``rtol``: for an ill-conditioned system, whose solutions differ by rounding."""
     expected = _outcome(f, args, capsys)
-    got = _outcome(jitted or jc.jit(f), args, capsys)
+    got = _outcome(jitted or jit_once(f), args, capsys)
     assert got[1] == expected[1], (got[1], expected[1])
     if expected[1] is None:
         _same(got[0], expected[0], rtol)

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 import jitcore as jc
 from tests.budget import examples
+from tests.jit_once import jit_once
 
 
 def same(a, b):
@@ -41,7 +42,7 @@ def check(f, *args, jitted=None, calls=2):
     """``f`` under jit gives Python's result (and prints its text), leaves its arguments as
     Python does, and raises Python's error type; twice (the second call: the cached path)."""
     py_args = copy.deepcopy(args)
-    jitted = jitted or jc.jit(f)
+    jitted = jitted or jit_once(f)
     try:
         expected = f(*py_args)
     except Exception as e:  # the same error under jit

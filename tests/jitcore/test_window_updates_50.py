@@ -17,6 +17,7 @@ import jitcore as jc
 from jitcore.codegen.masked_rows import window_update
 from jitcore.codegen.plan import Copy, ForLoop, Run
 from jitcore.errors import JitIndexError
+from tests.jit_once import jit_once
 
 SETTINGS = dict(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -39,7 +40,7 @@ def outcome(f, *args):
 
 def check(f, *args):
     want, want_err, want_args = outcome(f, *args)
-    got, got_err, got_args = outcome(jc.jit(f), *args)
+    got, got_err, got_args = outcome(jit_once(f), *args)
     assert got_err is want_err, (got_err, want_err)
     if want_err is None:
         same(got, want)
@@ -297,7 +298,7 @@ def check_window(f, *args):
     shapes do not broadcast) or succeeds from the end; the arguments as Python leaves them at
     the first such window."""
     want, want_err, want_args = outcome(f, *args)
-    got, got_err, got_args = outcome(jc.jit(f), *args)
+    got, got_err, got_args = outcome(jit_once(f), *args)
     if got_err is None:
         assert want_err is None
         same(got, want)

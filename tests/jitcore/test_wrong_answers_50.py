@@ -37,6 +37,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import jitcore as jc
+from tests.jit_once import jit_once
 
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
@@ -65,7 +66,7 @@ def outcome(fn, *args):
 
 
 def check(fn, *args, jitted=None):
-    want, got = outcome(fn, *args), outcome(jitted or jc.jit(fn), *args)
+    want, got = outcome(fn, *args), outcome(jitted or jit_once(fn), *args)
     if want[0] == "raised":
         assert got[0] == "raised" and issubclass(got[1], want[1]), (want, got)
     else:
