@@ -45,7 +45,7 @@ from jitcore.autograph.expressions import (
     selection_loop,
     where,
 )
-from jitcore.autograph.local_arrays import HeldOutside, refuse_carried_items, shared_as_traced
+from jitcore.autograph.local_arrays import HeldOutside, drop_copies, refuse_carried_items, shared_as_traced
 from jitcore.autograph.lowering import RETVAL
 from jitcore.autograph.unbound import Undefined
 from jitcore.codegen.loops import NEAR, derived
@@ -978,12 +978,17 @@ def _with_local_arrays(run, values, names, functions, rebinds):
     refuse_carried_items(values, names, functions)
     owners: list = []
     while True:
+        registered: set[int] = set()
         try:
-            return run(shared_as_traced(values, names, functions, rebinds, owners))
+            return run(shared_as_traced(values, names, functions, rebinds, owners, registered))
         except HeldOutside as e:
+            drop_copies(registered, current_trace())
             if any(o is e.owner for o in owners):
                 raise
             owners.append(e.owner)
+        except BaseException:
+            drop_copies(registered, current_trace())  # (the caller may run it in Python)
+            raise
 
 
 _COMPARE = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
