@@ -128,11 +128,12 @@ def test_a_helpers_loop_built_tensor_bound_to_a_variable():
 
 
 def test_every_samplers_size_is_made_static_on_demand():
-    """size=(3, n) of an int argument beside parameters computed in the function: beta (drawn
-    as NumPy draws it, as the code runs) as normal (affine); n then static, one compile per n."""
+    """size=(3, n) of an int argument beside parameters computed in the function, by keyword
+    or in its place: beta (drawn by NumPy's sampler as the code runs) as normal's was; n
+    then static, one compile per n."""
 
     def draws(rng, a, n):
-        return rng.beta(a + 1, 2.0, size=(3, n)), rng.gamma(a[:, 0] + 1, 1.0, (2, n, 3))
+        return rng.beta(a + 1, 2.0, size=(3, n)), rng.beta(a[:, 0] + 1, 1.0, (2, n, 3))
 
     jitted = jc.jit(draws)
     a = np.array([[1.0], [2.0], [3.0]])
