@@ -149,10 +149,13 @@ def _rollout(P, R, rng, pi, gamma, max_T):
     cum = P.cumsum(-1)
     s = 0
     rewards = []
+    gains = []
     t = 0
     while t < max_T:
         a = pi[s]
         rewards.append(R[s, a])
+        if R[s, a] > 0:
+            gains.append(float(R[s, a]))
         s = min(int((cum[s, a] < rng.random()).sum()), S - 1)
         t += 1
         if s == S - 1:
@@ -165,6 +168,8 @@ def _rollout(P, R, rng, pi, gamma, max_T):
     total = 0.0
     for r in rewards:
         total = total + r
+    for g in reversed(gains):  # (kept under a traced if: not the first rows)
+        total = total * 0.5 + g
     return np.array(out[::-1]), total
 
 
