@@ -129,19 +129,22 @@ def test_a_helpers_loop_built_tensor_bound_to_a_variable():
 
 def test_every_samplers_size_is_made_static_on_demand():
     """size=(3, n) of an int argument beside parameters computed in the function, by keyword
-    or in its place: beta (drawn by NumPy's sampler as the code runs) as normal's was; n
-    then static, one compile per n."""
+    or in its place (each its own function: the first would make n static for the second):
+    beta (drawn by NumPy's sampler as the code runs) as normal's was; one compile per n."""
 
-    def draws(rng, a, n):
-        return rng.beta(a + 1, 2.0, size=(3, n)), rng.beta(a[:, 0] + 1, 1.0, (2, n, 3))
+    def by_keyword(rng, a, n):
+        return rng.beta(a + 1, 2.0, size=(3, n))
 
-    jitted = jc.jit(draws)
+    def in_its_place(rng, a, n):
+        return rng.beta(a[:, 0] + 1, 1.0, (2, n, 3))
+
     a = np.array([[1.0], [2.0], [3.0]])
-    for n in (4, 2):
-        got, want = jitted(np.random.default_rng(n), a, n), draws(np.random.default_rng(n), a, n)
-        for g, w in zip(got, want):
-            assert g.shape == w.shape
-            np.testing.assert_array_equal(g, w)
+    for draws in (by_keyword, in_its_place):
+        jitted = jc.jit(draws)
+        for n in (4, 2):
+            got, want = jitted(np.random.default_rng(n), a, n), draws(np.random.default_rng(n), a, n)
+            assert got.shape == want.shape
+            np.testing.assert_array_equal(got, want)
 
 
 def _rollout(P, R, rng, pi, gamma, max_T):
