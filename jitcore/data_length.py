@@ -94,6 +94,15 @@ class ListSelection(MaskedSelection):
 _ROW_KIND = {"python": lambda dtype: _PYTHON_NAMES[dtype.kind], "numpy": lambda dtype: f"np.{dtype.name}"}
 
 
+def _buffer_advice(name: str) -> str:
+    """What to write instead of an array of a list's data-chosen length (an episode's rewards)."""
+    return (f"Reduce it at once (np.array({name}).sum(), .max(), len({name})), loop over it "
+            f"(for r in reversed({name}): ...), or return it. For an array of it to fill "
+            f"(returns, advantages), fill a buffer of the loop's bound and count the items: "
+            f"buf = np.zeros(max_T); k = 0; in the loop buf[k] = r; k += 1; after it "
+            f"out = np.zeros(max_T); for t in range(k - 1, -1, -1): out[t] = ...; return out[:k]")
+
+
 class KeptList:
     """A list appended to under a traced ``if`` in a compiled loop, or in a loop the data ends
     (a ``for`` that breaks, a guarded ``while``: ``autograph.appending``):
@@ -240,6 +249,7 @@ class KeptList:
         ``returned``: the list itself is, each item given its own type)."""
         rows = self.rows if dtype is None else prims.convert(self.rows, np.dtype(dtype))
         selected = ListSelection(rows, self.kept, "array" if dtype is None else "typed")
+        selected.describe(f"np.array({self.name})", _buffer_advice(self.name))
         if self.choice is not None and dtype is None and not returned:
             # NumPy's dtype is the kinds present's (chosen_dtype.ChosenDtype), where exact
             chosen = chosen_dtype.array_of(selected, *self.choice, kept=self.kept)
@@ -338,24 +348,54 @@ class KeptList:
             f"'{self.name}' was appended to under an if whose condition is traced, or in a loop "
             f"that the data ends (a break, a while loop): how many items it holds is known only "
             f"when the function runs, so {what} "
-            f"cannot be compiled (at {user_location()}). Convert it (np.array({self.name})), take "
-            f"len({self.name}), index it ({self.name}[-1]), or return it; or reduce the kept "
-            f"values in the loop instead")
+            f"cannot be compiled (at {user_location()}). Convert it (np.array({self.name})) and "
+            f"reduce that, take len({self.name}), index it ({self.name}[-1]), loop over it (for r "
+            f"in reversed({self.name})), or return it; or reduce the kept values in the loop "
+            f"instead. For an array of its length to fill, fill a buffer of the loop's bound and "
+            f"count the items: buf = np.zeros(max_T); k = 0; in the loop buf[k] = r; k += 1; "
+            f"after it use buf[:k] and range(k - 1, -1, -1)")
 
     def __len__(self):  # (converted code's len() is ``length``: a bare len() is Python's own)
-        raise self._refusal("len() outside converted code")
+        raise self._refusal("len() outside converted code (or a call that takes it)")
 
     def __bool__(self):  # (if out: Python asks len(); a traced count is no Python bool)
         raise self._refusal(f"its truth value (if {self.name}: ...; write len({self.name}) > 0)")
 
-    def __iter__(self):
-        raise self._refusal("iterating over it")
+    def __iter__(self):  # (a converted for loop iterates it: ``iterated``)
+        raise self._refusal("iterating over it outside a for loop of converted code")
 
     def __getitem__(self, key):
         if isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_)) or \
                 isinstance(key, Tracer) and key.ndim == 0 and key.dtype.kind in "iu":
             return self.item(key)
+        if key == slice(None, None, -1):
+            return self.reversed()
         raise self._refusal(f"{self.name}[{key!r}]")
+
+    def reversed(self) -> KeptList:
+        """``out[::-1]`` (and what ``reversed(out)`` iterates): the rows and their marks in
+        reverse order, so the kept ones come last first; a new list, as Python's slice is."""
+        out = KeptList(self.name, self.rows[::-1], self.kept[::-1], self.made_of)
+        if self.choice is not None:
+            out.choice = self.choice[0][::-1], self.choice[1]
+        out.counted, out.depth = self.counted, self.depth
+        return out
+
+    def iterated(self) -> tuple[Tracer, Tracer]:
+        """What a for loop over the list reads (``for r in reversed(rewards)``: the returns of
+        an episode the data ended): the kept rows compacted to the front of a buffer, and
+        their count; row ``i`` is the ``i``-th item."""
+        from jitcore import compaction
+
+        if self.made_of == "tuple" or self.choice is not None:
+            raise self._refusal("iterating over it (a list of tuples, or of items whose type the data chose)")
+        return compaction.compaction(ListSelection(self.rows, self.kept, "array"))
+
+    def item_of(self, row: Tracer):
+        """A row read as the item it was appended as: a Python number, or a NumPy value."""
+        if self.made_of == "python":
+            return fresh(row, scalar=True, weak=True)
+        return as_scalar(row) if row.ndim == 0 else fresh(row)
 
     def __getattr__(self, attr: str):
         if attr.startswith("__"):

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import inspect
 
 import numpy as np
 
@@ -168,6 +169,11 @@ def _draw(owner, method: str, *args, **kwargs):
             f"{label} {where}: jitcore makes random draws with NumPy's samplers at each call, "
             f"and {method}() is not one it supports (it writes to its argument, or to out=, or "
             f"returns no numbers). Call it outside the jitted function{instead}.")
+    size = _size_argument(owner, method, args, kwargs)
+    if any(isinstance(x, Tracer) for x in pytree.flatten(size)[0]):
+        # every sampler alike: an int argument in size= is made static on demand (not the
+        # parameters beside it, which may be computed: rng.beta(a + 1, 2.0, size=(3, n)))
+        raise traced_size(label, where, size)
     frame = recorder.loop_frame(trace) if trace.depth and method != "seed" else None
     # A draw whose numbers depend on values computed in the function (a rejection sampler's
     # bits: gamma, poisson, binomial, ...), or which runs a number of times only the data
@@ -197,6 +203,17 @@ def _local_draw(method: str, args, kwargs, generator):
     return getattr(generator, method)(*args, **kwargs)
 
 
+def _size_argument(owner, method: str, args, kwargs):
+    """The ``size=`` a sampler call passes, by keyword or in its place (None if none)."""
+    if "size" in kwargs:
+        return kwargs["size"]
+    try:  # the class's method: the owner may be a stand-in that forwards to each call's generator
+        bound = inspect.signature(getattr(kind_of(owner), method)).bind_partial(None, *args)
+    except (TypeError, ValueError, AttributeError):  # no signature (rand(*args)), or arguments NumPy refuses
+        return None
+    return bound.arguments.get("size")
+
+
 def _choice_weights(a=None, size=None, replace=True, p=None, *rest, **kwargs):
     return p
 
@@ -212,7 +229,7 @@ def _weighted_choice(owner, a, size=None, replace=True, p=None, axis=0, shuffle=
                                "draws without replacement by a method that needs p's values; "
                                "draw outside the jitted function")
     generator = issubclass(kind_of(owner), np.random.Generator)
-    _check_parameters("choice", generator, p.astype(np.float64))
+    _check_parameters("choice", generator, p.astype(np.float64), _sum_tolerance(p.dtype))
     uniform = "random" if generator else "random_sample"
     draws = _draw(owner, uniform, size)
     cdf = np.cumsum(p.astype(np.float64))
@@ -517,9 +534,20 @@ def _run_time_value(a: np.ndarray, weak: bool, scalar: bool):
     return a[()] if a.ndim == 0 and scalar else a
 
 
-def _check_parameters(method: str, generator: bool, values) -> None:
+def _sum_tolerance(dtype) -> float:
+    """How far from 1 ``choice``'s probabilities may sum, as NumPy allows: the square root of
+    float64's epsilon, or of ``p``'s own float dtype's where that is larger (3.5e-4 for a
+    float32 softmax, 0.031 for float16)."""
+    tolerance = float(np.sqrt(np.finfo(np.float64).eps))
+    if np.dtype(dtype).kind == "f":
+        tolerance = max(tolerance, float(np.sqrt(np.finfo(dtype).eps)))
+    return tolerance
+
+
+def _check_parameters(method: str, generator: bool, values, tolerance: float = 0.0) -> None:
     """NumPy's checks of traced parameters, made when the compiled code runs: it raises the
-    same error as NumPy's sampler (which checks before it draws: here the draw is made)."""
+    same error as NumPy's sampler (which checks before it draws: here the draw is made).
+    ``tolerance``: how far ``choice``'s probabilities may sum from 1 (``_sum_tolerance``)."""
     checks = []
     if method == "normal":
         checks.append((values[1] < 0, ValueError, "scale < 0"))
@@ -534,7 +562,6 @@ def _check_parameters(method: str, generator: bool, values) -> None:
     elif method == "choice":
         p = values
         capital = (lambda m: m[0].upper() + m[1:]) if generator else (lambda m: m)
-        tolerance = float(np.sqrt(np.finfo(np.float64).eps))
         checks += [(np.isnan(p), ValueError, capital("probabilities contain NaN")),
                    (p < 0, ValueError, capital("probabilities are not non-negative")),
                    (np.abs(np.sum(p) - 1.0) > tolerance, ValueError,

@@ -1264,7 +1264,7 @@ MUTANTS = [
            "a role of nested dims taken as its innermost dim at that dim's extent alone",
            ("tests/codegen/test_gemm_batch.py",)),
     Mutant("single-dim-roles-at-any-size", "codegen/cpu/gemm.py",
-           "> 1 and c.extent(c.m + c.n + c.k) >= TILED_MIN_BATCHED_WORK:",
+           "> 1 and c.extent(c.m + c.n + c.k) >= least:",
            "> 1:",
            "a small tensordot over two axes leaves BLAS's size-generic call for a kernel compiled per size",
            ("tests/codegen/test_gemm_batch.py",)),
@@ -2721,6 +2721,36 @@ MUTANTS = [
            "while i < n and find(i) == i, find writing an enclosing array: refused again (the "
            "and's branch cannot carry the write)",
            ("tests/jitcore/test_user_round52_materials.py",)),
+    Mutant("matvec-stack-dims-unchecked", "codegen/cpu/matvec.py",
+           "            if stride(i, outer) != stride(i, inner) * c.domain[inner]:\n",
+           "            if False:\n",
+           "a stack of matrices times a vector takes its output dims as one without checking that "
+           "they nest: np.swapaxes(P, 0, 1) @ V reads the rows of the wrong matrices",
+           ("tests/jitcore/test_user_round52_rl.py",)),
+    Mutant("choice-tolerance-float64-only", "jitcore/random.py",
+           "        tolerance = max(tolerance, float(np.sqrt(np.finfo(dtype).eps)))\n",
+           "        tolerance = tolerance\n",
+           "choice(k, p=p) of a float32 or float16 p sums to 1 within float64's sqrt(eps) only: a "
+           "float32 softmax NumPy draws from is refused",
+           ("tests/jitcore/test_user_round52_rl.py",)),
+    Mutant("failed-statement-keeps-array-copies", "jitcore/autograph/local_arrays.py",
+           "        trace.local_copies.pop(key, None)\n",
+           "        trace.local_copies.get(key)\n",
+           "a loop that failed to compile and ran in Python keeps the traced copy made for trying "
+           "it: the caller's P = grid_P(...) is refused as stale",
+           ("tests/jitcore/test_user_round52_rl.py",)),
+    Mutant("reversed-kept-list-forward", "jitcore/data_length.py",
+           "        out = KeptList(self.name, self.rows[::-1], self.kept[::-1], self.made_of)\n",
+           "        out = KeptList(self.name, self.rows, self.kept, self.made_of)\n",
+           "reversed(rewards) and rewards[::-1] of a list the data filled iterate it forwards: "
+           "an episode's returns come out summed the wrong way",
+           ("tests/jitcore/test_user_round52_rl.py",)),
+    Mutant("sampler-size-not-found", "jitcore/random.py",
+           '    return bound.arguments.get("size")\n',
+           "    return None\n",
+           "a sampler's positional size= is not found: rng.gamma(a + 1, 1.0, (2, n)) with computed "
+           "parameters asks for n static again instead of making it so",
+           ("tests/jitcore/test_user_round52_rl.py",)),
 ]
 
 

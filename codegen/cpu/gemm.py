@@ -19,10 +19,12 @@ threaded ``gemv`` on a loaded 2-core host took tens of milliseconds a call (docs
 1024², where BLAS's call per product was 0.98-1.07x), and so does a product of that size
 whose roles span several dims nested in each operand (a tensordot over two axes:
 ``single_dim_roles`` takes each role as one dim; docs/performance.md, "gemm37"). Products of
-2 or 4 columns (even, or BLAS ahead) stay on BLAS, as do strided matrix-vector products,
-batches of vector-vector products (``dot``), batches of smaller products, and roles whose
-dims do not nest. Without BLAS (``JITCORE_BLAS=none``) the tiled kernel still runs, and the
-rest are loop nests.
+2 to 7 columns (even, or BLAS ahead) stay on BLAS up to ``BLAS_THREADED_WORK``, past which
+BLAS would run them on its own threads: then tiled, or, a float32 stack of matrices times a
+thin one, a call per matrix as NumPy makes (``stacked_thin_products``). Strided
+matrix-vector products, batches of vector-vector products (``dot``), batches of products of
+at least ``MIN_BATCHED_WORK`` each, and roles whose dims do not nest stay on BLAS too.
+Without BLAS (``JITCORE_BLAS=none``) the tiled kernel still runs, and the rest are loop nests.
 
 One vector-vector product (``x @ y``, ``np.sum(x * y)``: a 1x1 result, no batch) is a sum of
 products, and runs as one: ``reduction.py``'s documented order and error bound on jitcore's
@@ -76,8 +78,11 @@ from jitcore.ir.core import Operation
 I32 = ll.IntType(32)
 # A batch of small products is faster as the loop nest (which vectorizes across the batch)
 # than as one call per batch index: the least work per call (m * n * k) that takes the call,
-# measured on the 2-core AVX-512 host against the loop nests of the time.
-MIN_BATCHED_WORK = {"dot": 16, "gemv": 128, "gemm": 32 ** 3}
+# measured on the 2-core AVX-512 host against the loop nests of the time. gemm's, session 52
+# (us a call, one thread, loaded host, jitcore's loops against its calls): 2 x 50^2 x 3 9.5
+# against 1.9, 100 x 16^3 72 against 14, 8 x 30^3 36 against 7.8, 1000 x 4^3 25 against 22
+# (float32 35 against 22), 1000 x 3^3 17.5 against 21.5, 10000 x 2^3 36 against 167.
+MIN_BATCHED_WORK = {"dot": 16, "gemv": 128, "gemm": 4 ** 3}
 # The least rows and columns (the shorter of the two), and the least work (m * n * k), a
 # product needs to run as the tiled kernel rather than BLAS (measured: the module docstring);
 # tools/bench_matmul.py moves them to force either side.
@@ -90,6 +95,13 @@ TILED_MIN_WORK = 0
 # against 0.70-0.82x (each product pays for its packing and its buffer's exchange:
 # docs/performance.md, "gemm37").
 TILED_MIN_BATCHED_WORK = 128 ** 3
+# From about this much work (m * n * k) OpenBLAS runs one gemm on its own threads, which spin
+# against jitcore's and other processes' on a loaded host: 2 to 7 columns (a stack of
+# transition matrices times a few value vectors, P @ W of (A*S, S) x (S, 3)) took 24-40 ms
+# there, 8 ms of CPU, from 1.08M multiply-adds (900k stayed on one thread, 0.1 ms), where the
+# tiled kernel's narrow tile took 0.05-0.3 ms. So products of fewer than TILED_MIN_SIDE
+# columns run tiled from here (docs/performance.md, "Session 52: Bellman backups").
+BLAS_THREADED_WORK = 2 ** 20
 ROW_MAJOR, COL_MAJOR, NO_TRANS, TRANS = 101, 102, 111, 112  # CBLAS's enum values
 _A, _B, _C = 0, 1, 2  # the operands: the product's two inputs, its result
 
@@ -125,8 +137,26 @@ def uses_tiled_kernel(c: Contraction, library: BlasLibrary | None) -> bool:
         return False
     if library is None:
         return True
-    return (min(c.extent(c.m), c.extent(c.n)) >= TILED_MIN_SIDE
-            and c.extent(c.m + c.n + c.k) >= TILED_MIN_WORK)
+    work = c.extent(c.m + c.n + c.k)
+    if not c.batch and c.extent(c.m) >= TILED_MIN_SIDE > c.extent(c.n) and work >= BLAS_THREADED_WORK:
+        return work >= TILED_MIN_WORK  # thin: BLAS would thread it (BLAS_THREADED_WORK)
+    return min(c.extent(c.m), c.extent(c.n)) >= TILED_MIN_SIDE and work >= TILED_MIN_WORK
+
+
+def stacked_thin_products(c: Contraction, library: BlasLibrary | None) -> Contraction | None:
+    """``c``, a float32 stack of matrices times a thin one (``P @ W`` of ``P[a, s, t]`` and
+    ``W[t, 3]``), as the batch of products NumPy computes: the rows' outer dims a batch, each
+    product a call BLAS runs on one thread (less than ``BLAS_THREADED_WORK``), where the whole
+    would run on its threads. Measured: float32 (8, 300, 300) x (300, 3) at 0.11 ms per call
+    as NumPy, where the tiled kernel's narrow tile, 3 of its 16 lanes used, took 0.15 ms;
+    float64's tile (3 of 8) was ahead of NumPy's calls (docs/performance.md, "Session 52")."""
+    if library is None or c.batch or len(c.m) < 2 or c.element.bitwidth != 32:
+        return None
+    if not 0 < c.extent(c.n) < TILED_MIN_SIDE or c.extent(c.m + c.n + c.k) < BLAS_THREADED_WORK:
+        return None
+    if c.extent(c.m[-1:] + c.n + c.k) >= BLAS_THREADED_WORK:
+        return None  # each product would thread: the tiled kernel takes the whole
+    return Contraction(c.element, c.domain, c.m[:-1], c.m[-1:], c.n, c.k)
 
 
 def emit_contraction(module: ll.Module, name: str, op: Operation, strided: list[bool], fastmath: bool,
@@ -161,10 +191,17 @@ def emit_contraction(module: ll.Module, name: str, op: Operation, strided: list[
         # as the tiled kernel's (TILED_MIN_WORK moved up puts every product on BLAS)
         fn, blocks = emit_matvec(module, name, op, c, vector, strided, symbols)
         return ContractionKernel(fn, split_extent=blocks)
-    if max(len(c.m), len(c.n), len(c.k)) > 1 and c.extent(c.m + c.n + c.k) >= TILED_MIN_BATCHED_WORK:
-        # roles of several nested dims (a tensordot over two axes) as one dim each; such a
-        # kernel is compiled per size (BLAS's call is size-generic), so only where the product
-        # is large enough to pay for that, as for a batch
+    stack = stacked_thin_products(c, library)
+    if stack is not None:
+        called = emit_blas_kernel(module, name, op, strided, fastmath, library, symbols, layouts, stack)
+        if called is not None:
+            return ContractionKernel(called[0], calls=(called[1],))
+    least = min(TILED_MIN_BATCHED_WORK, BLAS_THREADED_WORK)
+    if max(len(c.m), len(c.n), len(c.k)) > 1 and c.extent(c.m + c.n + c.k) >= least:
+        # roles of several nested dims (a tensordot over two axes, a stack of matrices times
+        # a thin one) as one dim each; such a kernel is compiled per size (BLAS's call is
+        # size-generic), so only where the product is large enough to pay for that, as for a
+        # batch, or where BLAS would run it on its own threads
         c = single_dim_roles(op, c, strided) or c
     if uses_tiled_kernel(c, library):
         fn, blocks = emit_tiled_gemm(module, name, op, c, strided, symbols=symbols)
@@ -174,14 +211,14 @@ def emit_contraction(module: ll.Module, name: str, op: Operation, strided: list[
 
 
 def emit_blas_kernel(module: ll.Module, name: str, op: Operation, strided: list[bool], fastmath: bool,
-                     library: BlasLibrary | None, symbols: tuple[int, ...] = (), layouts=None
-                     ) -> tuple[ll.Function, str] | None:
+                     library: BlasLibrary | None, symbols: tuple[int, ...] = (), layouts=None,
+                     contraction: Contraction | None = None) -> tuple[ll.Function, str] | None:
     """``op`` as the kernel ``name`` calling ``library``, and the routine's symbol; None if
     ``op`` is not a float contraction that BLAS can compute (the caller emits the loop nest).
     With ``symbols`` (a size-generic function's extents) the kernel and its loop nest take
     the run-time extents, and the call's dims, leading dimensions and packed buffers are
     computed from them: one code for every size that makes the same choices here."""
-    c = match_contraction(op)
+    c = contraction or match_contraction(op)
     if library is None or c is None or not c.element.is_float or c.element.bitwidth not in (32, 64):
         return None
     if 0 in c.domain:

@@ -1,9 +1,14 @@
 """A matrix-vector product as jitcore's own kernel: full-width vector multiply-adds, the
 output cut into blocks on the runtime's threads.
 
-A contraction (``codegen.contraction``) with one k dim, no batch, and one output dim (the
+A contraction (``codegen.contraction``) with one k dim, no batch, and one output role (the
 other role empty: ``A @ x``, ``x @ A``, ``A.T @ x``, ``np.dot(A, x)``, ``einsum("ij,j->i")``)
-reads a matrix ``M[o, k]`` and a vector ``v[k]`` and writes ``y[o]``. NumPy calls OpenBLAS's
+reads a matrix ``M[o, k]`` and a vector ``v[k]`` and writes ``y[o]``. The output role may span
+several dims that nest in the matrix and the result (a stack of matrices times one vector: the
+Bellman backup ``P @ V`` of ``P[s, a, t]``, ``einsum("sat,t->sa")``): they are one output dim
+of their extents' product. NumPy runs a stack as one small ``gemv`` per matrix; jitcore once
+sent it to one large threaded ``gemv``, 28 ms a call on a loaded 2-core host where NumPy took
+0.2 ms (docs/performance.md, "Session 52: Bellman backups"). NumPy calls OpenBLAS's
 ``gemv``, whose kernels on this host are 256-bit (its Haswell ones); this kernel is as wide as
 the target's vectors. Which of two loop orders runs follows the matrix's unit stride:
 
@@ -29,6 +34,7 @@ and the matrix's leading stride at run time, and cuts its blocks then (``block_c
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from llvmlite import ir as ll
@@ -88,27 +94,44 @@ class MatVec:
     k_dim: int
     matrix: int  # 0 or 1: the kernel's operand that is the matrix; the other is the vector
     form: str  # "dot" (the matrix's unit stride runs along k) or "axpy" (along the output)
+    out_dims: tuple[int, ...] = ()  # the output role's dims, outermost first (out_dim last)
+
+    def out_extents(self, c: Contraction) -> tuple[int, ...]:
+        return tuple(c.domain[d] for d in self.out_dims or (self.out_dim,))
 
 
 def match_matvec(op: Operation, c: Contraction, strided: list[bool]) -> MatVec | None:
     """``op`` as a matrix-vector product this kernel computes (the module docstring), or None.
     Which stride is the unit one is structural (the innermost axis of a contiguous operand),
     so it holds at every size a size-generic function takes."""
-    if not ENABLED or c.batch or len(c.k) != 1 or len(c.m) + len(c.n) != 1:
+    if not ENABLED or c.batch or len(c.k) != 1 or bool(c.m) == bool(c.n):
         return None
     if not c.element.is_float or c.element.bitwidth not in (32, 64) or any(strided[:3]):
         return None
-    out_dim, (k_dim,) = (c.m + c.n)[0], c.k
-    matrix = 0 if c.m else 1
+    matrix, (k_dim,) = (0 if c.m else 1), c.k
     shaped = [*op.operands, *op.results]
-    along = [[_static_stride(shaped[i], op.indexing_maps[i], d) for d in (out_dim, k_dim)] for i in range(3)]
-    (m_out, m_k), (v_out, v_k), (y_out, _) = along[matrix], along[1 - matrix], along[2]
+
+    def stride(i: int, d: int) -> int:
+        return _static_stride(shaped[i], op.indexing_maps[i], d)
+
+    # the output dims as one: outermost first by the result's strides, each the next one's
+    # stride times its extent in the matrix and the result, and not read by the vector
+    out_dims = tuple(sorted(c.m + c.n, key=lambda d: -stride(2, d)))
+    for outer, inner in zip(out_dims, out_dims[1:]):
+        for i in (matrix, 2):
+            if stride(i, outer) != stride(i, inner) * c.domain[inner]:
+                return None
+    if any(stride(1 - matrix, d) for d in out_dims[:-1]):
+        return None
+    out_dim = out_dims[-1]
+    m_out, m_k = stride(matrix, out_dim), stride(matrix, k_dim)
+    v_out, v_k, y_out = stride(1 - matrix, out_dim), stride(1 - matrix, k_dim), stride(2, out_dim)
     if v_out != 0 or v_k != 1 or y_out != 1:
         return None
     if m_k == 1 and m_out > 1:
-        return MatVec(out_dim, k_dim, matrix, "dot")
+        return MatVec(out_dim, k_dim, matrix, "dot", out_dims)
     if m_out == 1 and m_k > 1:
-        return MatVec(out_dim, k_dim, matrix, "axpy")
+        return MatVec(out_dim, k_dim, matrix, "axpy", out_dims)
     return None
 
 
@@ -150,11 +173,11 @@ class RunTimeMatVecBlocks(RunTimeBlocks):
     the launch (``block_cut`` of the run-time output extent, as the kernel does). A tiled
     product's kind: a library-like kernel's blocks, ``per_thread`` of them per thread."""
 
-    def __init__(self, out: int, unit: int, per_thread: int):
+    def __init__(self, out: tuple[int, ...], unit: int, per_thread: int):
         self.out, self.unit, self.per_thread = out, unit, per_thread
 
     def emit(self, b: ll.IRBuilder, sizes) -> ll.Value:
-        return block_cut(sizes.extent(self.out), self.unit, b, self.per_thread)[1]
+        return block_cut(_product(b, sizes, self.out), self.unit, b, self.per_thread)[1]
 
 
 def emit_matvec(module: ll.Module, name: str, op: Operation, c: Contraction, mv: MatVec,
@@ -174,9 +197,10 @@ def emit_matvec(module: ll.Module, name: str, op: Operation, c: Contraction, mv:
     maps = list(op.indexing_maps)
     m, v, y = (base_pointer(b, operands[i], maps[i], element) for i in (mv.matrix, 1 - mv.matrix, 2))
     lead = dim_stride(b, operands[mv.matrix], maps[mv.matrix], mv.k_dim if mv.form == "axpy" else mv.out_dim)
-    out_extent = c.domain[mv.out_dim]
-    out, depth = sizes.extent(out_extent), sizes.extent(c.domain[mv.k_dim])
-    generic = out_extent in sizes.symbols
+    out_extents = mv.out_extents(c)
+    out_extent = math.prod(out_extents)
+    out, depth = _product(b, sizes, out_extents), sizes.extent(c.domain[mv.k_dim])
+    generic = not isinstance(out, ll.Constant)
     per_thread = BLOCKS_PER_THREAD if mv.form == "dot" else AXPY_BLOCKS_PER_THREAD
     size = (block_cut(out, unit, b, per_thread)[0] if generic
             else _i64(block_cut(out_extent, unit, per_thread=per_thread)[0]))
@@ -189,7 +213,7 @@ def emit_matvec(module: ll.Module, name: str, op: Operation, c: Contraction, mv:
         kernel.axpy_columns(first, last)
     b.ret_void()
     if generic:
-        return fn, RunTimeMatVecBlocks(out_extent, unit, per_thread)
+        return fn, RunTimeMatVecBlocks(out_extents, unit, per_thread)
     return fn, StaticBlocks(block_cut(out_extent, unit, per_thread=per_thread)[1], per_thread)
 
 
@@ -351,6 +375,17 @@ class _Kernel:
         self.loop(first, whole_end, lanes, [], lambda j, _: update(j) or [])
         with b.if_then(partial, likely=False):
             update(whole_end, mask)
+
+
+def _product(b: ll.IRBuilder, sizes, extents: tuple[int, ...]) -> ll.Value:
+    """The output positions: the product of the output dims' extents (run-time or constant)."""
+    values = [sizes.extent(e) for e in extents]
+    if all(isinstance(v, ll.Constant) for v in values):
+        return _i64(math.prod(extents))
+    total = values[0]
+    for value in values[1:]:
+        total = b.mul(total, value)
+    return total
 
 
 def _i64(n: int) -> ll.Constant:

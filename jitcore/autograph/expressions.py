@@ -482,9 +482,13 @@ def _cast(x: Tracer, dtype, name: str):
 class TracedRange:
     """``range(...)`` with a traced bound: only a ``for`` loop can use it."""
 
-    def __init__(self, *args):
+    def __init__(self, *args, capacity: int | None = None):
         start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
         self.start, self.stop, self.step = start, stop, step
+        # the most steps it can take where that is known while tracing (the rows of a list the
+        # data filled, which a loop over its items counts): a body appending to lists then
+        # fills a buffer of that many rows (``statements._appending_traced_range``)
+        self.capacity = capacity
 
     def _only_in_for(self, *args):
         raise needs_static(UnsupportedError(
@@ -557,19 +561,30 @@ class EnumeratedSelection:
 
 
 def iterates_selection(iterable) -> bool:
-    return type(iterable) in _ITERATED_SELECTIONS or isinstance(iterable, EnumeratedSelection)
+    return type(iterable) in _ITERATED_SELECTIONS or isinstance(iterable, (EnumeratedSelection, KeptList))
 
 
 def selection_loop(iterable) -> tuple[TracedRange, object]:
     """The range and the items of a for loop over a selection: its kept rows compacted to the
     front of a buffer, as a returned one is (``compaction``), then a loop over the first
     ``count`` of them, reading row ``i`` at step ``i``."""
+    if isinstance(iterable, KeptList):  # (a list the data filled: its items as appended)
+        rows, count = iterable.iterated()
+        return TracedRange(count, capacity=rows.shape[0]), Indexed(0, lambda i: iterable.item_of(rows[i]))
     numbered = isinstance(iterable, EnumeratedSelection)
     rows, count = compaction.compaction(iterable.selection if numbered else iterable)
     if not numbered:
         return TracedRange(count), rows
     start = iterable.start
     return TracedRange(count), Indexed(0, lambda i: (fresh(start + i, True, True), rows[i]))
+
+
+def _reversed(seq):
+    """``reversed``; of a list the data filled (``KeptList``), its kept items last first, which a
+    for loop iterates (``for r in reversed(rewards): G = r + gamma * G``)."""
+    if isinstance(seq, KeptList):
+        return seq.reversed()
+    return reversed(seq)
 
 
 def _enumerate(x, start=0):
@@ -775,6 +790,7 @@ BUILTINS = {int: _int, float: _float, bool: _bool, complex: _complex, range: _ra
 BUILTINS.update(ARRAY_CALLS)
 BUILTINS[np.ndindex] = _ndindex
 BUILTINS[len] = _len  # a selection's traced count, a list the data filled: its count
+BUILTINS[reversed] = _reversed
 BUILTINS[np.isscalar] = _isscalar
 BUILTINS.update(MATH_CALLS)  # math.exp(x) and friends of traced numbers (autograph/math_calls.py)
 BUILTINS.update(SERIES_CALLS)  # numpy.polynomial.polynomial's polyval, polyder, polyfit

@@ -119,13 +119,16 @@ def _owners_held(value) -> set[int]:
     return {id(_owner(x)) for x in items if type(x) is np.ndarray}
 
 
-def shared_as_traced(values, names, functions, rebinds, owners=()) -> tuple:
+def shared_as_traced(values, names, functions, rebinds, owners=(), registered=None) -> tuple:
     """``values`` (a traced statement's variables ``names``) with the NumPy arrays that share
     memory with another of them, or with a variable that ``functions`` (its bodies) read, as
     one traced array and traced views of it; those variables' cells are given the same. A
     NumPy array held elsewhere as well that the loop would otherwise carry as a copy is made
     traced first, every variable holding it given that (``_held_made_traced``), and so are
-    ``owners`` (a body wrote them while variables bound outside it held them: ``HeldOutside``)."""
+    ``owners`` (a body wrote them while variables bound outside it held them: ``HeldOutside``).
+    ``registered`` (a set) gets the ids of the arrays whose copies were made here for the
+    statement's own variables alone: no other variable was given them, so a statement that
+    fails to trace, and runs in Python instead, drops them (``drop_copies``)."""
     trace = current_trace()
     cells = {}  # name -> cell, of the variables the bodies read
     for fn in functions:
@@ -180,8 +183,19 @@ def shared_as_traced(values, names, functions, rebinds, owners=()) -> tuple:
         # caller reading the array after a helper's loop reads what the loop wrote
         if type(v) is np.ndarray and names[i] not in rebinds and v.dtype.kind in "biufc" \
                 and (v.base is None or id(_owner(v)) in trace.local_copies):
+            if registered is not None and id(_owner(v)) not in trace.local_copies:
+                registered.add(id(_owner(v)))
             out[i] = written_copy(v, trace)
     return tuple(out)
+
+
+def drop_copies(registered, trace) -> None:
+    """Forget the copies ``shared_as_traced`` made for a statement that then failed to trace:
+    it runs in Python on the NumPy arrays themselves (a long loop whose body needs its index as
+    a Python int), and a copy kept would make the caller's variable holding the array, after
+    the helper returned it, look stale (``refuse_stale``: a gridworld's P built in a helper)."""
+    for key in registered:
+        trace.local_copies.pop(key, None)
 
 
 def _held_made_traced(values, names, cells, rebinds, owners, trace) -> tuple:

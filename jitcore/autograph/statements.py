@@ -45,7 +45,7 @@ from jitcore.autograph.expressions import (
     selection_loop,
     where,
 )
-from jitcore.autograph.local_arrays import HeldOutside, refuse_carried_items, shared_as_traced
+from jitcore.autograph.local_arrays import HeldOutside, drop_copies, refuse_carried_items, shared_as_traced
 from jitcore.autograph.lowering import RETVAL
 from jitcore.autograph.unbound import Undefined
 from jitcore.chosen_dtype import ChosenDtype
@@ -1028,12 +1028,17 @@ def _with_local_arrays(run, values, names, functions, rebinds):
     refuse_carried_items(values, names, functions)
     owners: list = []
     while True:
+        registered: set[int] = set()
         try:
-            return run(shared_as_traced(values, names, functions, rebinds, owners))
+            return run(shared_as_traced(values, names, functions, rebinds, owners, registered))
         except HeldOutside as e:
+            drop_copies(registered, current_trace())
             if any(o is e.owner for o in owners):
                 raise
             owners.append(e.owner)
+        except BaseException:
+            drop_copies(registered, current_trace())  # (the caller may run it in Python)
+            raise
 
 
 _COMPARE = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
@@ -1379,10 +1384,10 @@ def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targe
         _refuse_in_try(in_try, "a for loop", line, *bounds)
         # (the change it makes; lists appended through another object, log["E"].append(v),
         # the conversion's __agf_list_ names, are left to the path below: n made static)
-        if appends and source is None and current_trace() is not None \
+        if appends and (source is None or iterable.capacity is not None) and current_trace() is not None \
                 and not any(a.startswith("__agf_list") for a in appends):
             filled = _appending_traced_range(iterable, extra_test, body_fn, values, names, line,
-                                             targets, appends)
+                                             targets, appends, source)
             if filled is not None:
                 return filled
         _refuse_changes(changes, "for loop", line, *bounds)
@@ -1474,23 +1479,26 @@ def _range_capacity(rng: TracedRange) -> int | None:
     return trips if trips <= TRACED_RANGE_ROWS else None
 
 
-def _appending_traced_range(rng, extra_test, body_fn, values, names, line, targets, appends):
+def _appending_traced_range(rng, extra_test, body_fn, values, names, line, targets, appends, source=None):
     """A loop over ``range(n)``, ``n`` an int argument, whose body appends to lists: compiled as
     an appending loop (``appending``) whose capacity is the most steps of ``n``'s class
     (``_range_capacity``), each row marked as its step runs, so that ``n`` stays traced (one
     compile for every ``n`` of its class; it was made static, one compile per ``n``). None where
-    it cannot be: the caller goes on as before."""
-    trips = _range_capacity(rng)
+    it cannot be: the caller goes on as before. A loop over the items of a list the data
+    filled (``source``, ``for r in reversed(rewards)``) has its rows as its capacity."""
+    trips = rng.capacity if rng.capacity is not None else _range_capacity(rng)
     if trips is None:
         return None
     n = len(values)
     test = None if extra_test is None else lambda *state: extra_test(*state[:n])
 
     def first_item():
+        if source is not None:
+            return source[fresh(_int64(rng.start), scalar=True, weak=True)]
         return fresh(_int64(rng.start), scalar=True, weak=True)
 
     out = appending.appending_loop(
-        lambda body, state, state_names: _traced_for(rng, None, test, body, state, state_names,
+        lambda body, state, state_names: _traced_for(rng, source, test, body, state, state_names,
                                                      line, targets),
         lambda body, state, then: _trial(lambda *state: body(first_item(), *state), state, then),
         body_fn, values, names, appends, trips, True, masked=True)
