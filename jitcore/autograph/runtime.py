@@ -484,6 +484,10 @@ def _writable_outer(target, key, value):
     in its method) is written as its traced copy, which the object's attributes then hold
     (``local_arrays.written_copy``); an enclosing function's (``np.zeros`` closed over) is
     refused, as that function would not see the write in a copy."""
+    if type(target) is np.ndarray and not prims.holds_tracer((key, value)):
+        trace = current_trace()  # a constant write under a traced loop or branch: per step
+        if trace is not None:
+            local_arrays.refuse_constant_write_outside(target, trace)
     if type(target) is np.ndarray and prims.holds_tracer((key, value)):
         trace = current_trace()
         if _held_by_made_object(target):
