@@ -301,35 +301,13 @@ class HeldOutside(UnsupportedError):
     """A traced write inside a loop or branch into a NumPy array (``owner``) that a variable
     bound outside it holds: the statement around it is traced again with the array made a
     traced one first (``shared_as_traced``'s ``owners``), which its bodies then write in place
-    (``aliasing`` carries it); raised on where no statement can."""
+    (``aliasing`` carries it); raised on where no statement can. ``also``: other arrays to
+    make traced with it (found written at once: one retry, as a retry that meets a traced
+    copy written by the attempt before would see that write twice)."""
 
-    def __init__(self, owner: np.ndarray, message: str):
+    def __init__(self, owner: np.ndarray, message: str, also=()):
         super().__init__(message)
-        self.owner = owner
-
-
-def refuse_constant_write_outside(base: np.ndarray, trace) -> None:
-    """Raise ``HeldOutside`` when a NumPy array made while tracing is written (by a nested
-    function or lambda through its closure, ``log[k] += 1``) inside a loop or branch whose
-    bounds or condition are traced while a variable bound outside that loop or branch holds it.
-    Written in place as NumPy, the write would happen once, while tracing, not once per step
-    the compiled code runs nor only when the branch is taken; the statement is traced again
-    with the array made traced first, which the write then updates in place."""
-    if not trace.region_frames:
-        return
-    owner_id = id(_owner(base))
-    start = trace.region_frames[-1]
-    frame = sys._getframe(1)
-    while frame is not None:
-        if stack_depth(frame) <= start and any(
-                owner_id in _owners_held(v) for n, v in frame.f_locals.items() if not n.startswith("__ag")):
-            raise HeldOutside(_owner(base),
-                f"a NumPy array made inside the jitted function is written (at {user_location()}) "
-                "inside a loop or branch whose bounds or condition are traced, through a variable "
-                "of an enclosing function, and jitcore could not make it a traced array before "
-                "that loop or branch. Make the array with jitcore.numpy (jnp.zeros(...)), or pass "
-                "it to the helper and return it (z = fill(z, v))")
-        frame = frame.f_back
+        self.owner, self.also = owner, tuple(also)
 
 
 def _bound_here(frame, name: str, trace) -> bool:
