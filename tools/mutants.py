@@ -2535,6 +2535,18 @@ MUTANTS = [
            "an op that is not exact on integers held in a float (a // 0) keeps the choice "
            "instead of being refused",
            ("tests/jitcore/test_chosen_dtype_52.py",)),
+    Mutant("closure-write-not-retraced", "jitcore/autograph/closure_writes.py",
+           "        if not changed or not self.refuse or",
+           "        if True or not self.refuse or",
+           "a NumPy array made while tracing that a traced statement's helper writes in place "
+           "(np.add.at(log, k, 1) through a closure) is written once while tracing, not per step",
+           ("tests/jitcore/test_closure_writes_52.py",)),
+    Mutant("trial-run-array-writes-kept", "jitcore/autograph/closure_writes.py",
+           "        for owner, saved, _ in changed:\n            np.copyto(owner, saved)",
+           "        for owner, saved, _ in changed:\n            np.copyto(owner, saved) if self.refuse else None",
+           "a trial run of a counted while's body (statements._trial) leaves its in-place write "
+           "into a closure's array: one step more than NumPy's",
+           ("tests/jitcore/test_closure_writes_52.py",)),
 ]
 
 

@@ -43,6 +43,7 @@ def _arrays_reached(functions) -> dict:
             owner = _owner(obj)
             if (
                 id(owner) not in found
+                and not _outside(owner)
                 and owner.dtype.kind in "biufc"
                 and owner.nbytes <= _BYTES
                 and owner.flags.writeable
@@ -51,10 +52,25 @@ def _arrays_reached(functions) -> dict:
             continue
         if effects._skipped(obj) or depth >= effects._DEPTH:
             continue
-        for part, child in effects._children(obj):
+        for part, child in _children(obj):
             inner = part if isinstance(obj, types.FunctionType) else label if part == "" else f"{label}{part}"
             stack.append((inner, child, depth + 1))
     return found
+
+
+def _children(obj) -> list:
+    """What ``obj`` holds (``effects._children``), but of a function its cells only: a global
+    holds no array made while tracing, and copying a module's tables at each statement would
+    cost compile time for nothing (the caller's arrays written are its call-time inputs)."""
+    if isinstance(obj, types.FunctionType):
+        out = []
+        for name, cell in zip(obj.__code__.co_freevars, obj.__closure__ or ()):
+            try:
+                out.append((name, cell.cell_contents))
+            except ValueError:  # an empty cell: a name not yet bound
+                pass
+        return out
+    return effects._children(obj)
 
 
 def _outside(owner: np.ndarray) -> bool:
