@@ -2543,9 +2543,16 @@ MUTANTS = [
            ("tests/jitcore/test_closure_writes_52.py",)),
     Mutant("trial-run-array-writes-kept", "jitcore/autograph/closure_writes.py",
            "        for owner, saved, _ in changed:\n            np.copyto(owner, saved)",
-           "        for owner, saved, _ in changed:\n            np.copyto(owner, saved) if self.refuse else None",
+           "        for owner, saved, _ in changed:\n"
+           "            np.copyto(owner, saved) if self.refuse else None",
            "a trial run of a counted while's body (statements._trial) leaves its in-place write "
            "into a closure's array: one step more than NumPy's",
+           ("tests/jitcore/test_closure_writes_52.py",)),
+    Mutant("closure-add-at-traced-refused", "jitcore/autograph/local_arrays.py",
+           "    if not _frames_holding({owner_id})[owner_id]:\n        return base\n    return shared_copy(",
+           "    if True:\n        return base\n    return shared_copy(",
+           "np.add.at(log, k, v) with traced k or v into a closure's array made while tracing is "
+           "refused again instead of written as its traced copy",
            ("tests/jitcore/test_closure_writes_52.py",)),
 ]
 

@@ -297,6 +297,16 @@ def shared_copy(base: np.ndarray, trace) -> Tracer:
     return copy
 
 
+def held_copy(base: np.ndarray):
+    """``shared_copy(base)`` when a variable of the converted function writing it (or of its
+    bodies) holds ``base``'s memory (a closure's array written by ``np.add.at`` in a helper),
+    else ``base`` (no converted code would see a copy: ``autograph=False``, a temporary)."""
+    owner_id = id(_owner(base))
+    if not _frames_holding({owner_id})[owner_id]:
+        return base
+    return shared_copy(base, current_trace())
+
+
 class HeldOutside(UnsupportedError):
     """A traced write inside a loop or branch into a NumPy array (``owner``) that a variable
     bound outside it holds: the statement around it is traced again with the array made a

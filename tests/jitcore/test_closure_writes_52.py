@@ -231,9 +231,34 @@ def _counted_while_add_at(x):  # a trial run of the body (statements._trial) wro
     return log
 
 
+def _add_at_traced(x):  # traced indices and values: a traced copy, not a refusal (before 52)
+    log, top = np.zeros(3), np.zeros(3)
+
+    def hit(k, v):
+        np.add.at(log, k, v)
+
+    def first(k):
+        np.add.at(top, k, x[0])
+
+    first(int(x[1] > 0))  # outside any traced statement
+    for i in range(x.shape[0]):
+        hit(int(x[i] > 0), 1.0)
+        if x[i] < 0.5:
+            hit(2, x[i])
+    return log, top
+
+
 @pytest.mark.parametrize(
     "f",
-    [_add_at, _lambda_add_at, _fill_and_out, _dict_item, _traced_value, _counted_while_add_at],
+    [
+        _add_at,
+        _lambda_add_at,
+        _fill_and_out,
+        _dict_item,
+        _traced_value,
+        _counted_while_add_at,
+        _add_at_traced,
+    ],
     ids=lambda f: f.__name__.strip("_"),
 )
 def test_unseen_closure_write_matches_numpy(f):
