@@ -2554,6 +2554,19 @@ MUTANTS = [
            "np.add.at(log, k, v) with traced k or v into a closure's array made while tracing is "
            "refused again instead of written as its traced copy",
            ("tests/jitcore/test_closure_writes_52.py",)),
+    Mutant("closure-out-traced-refused", "jitcore/numpy/ufuncs.py",
+           '    if type(target) is np.ndarray and target.dtype.kind in "biufc" and '
+           '_made_while_tracing(target):',
+           "    if False:",
+           "np.add(acc, v, out=acc) with a traced v into a closure's array made while tracing is "
+           "refused again instead of written as its traced copy",
+           ("tests/jitcore/test_closure_writes_52.py",)),
+    Mutant("closure-traced-setitem-refused", "jitcore/autograph/runtime.py",
+           "        if copy is not target:\n            return copy",
+           "        if False:\n            return copy",
+           "a helper's log[k] += v with a traced v into a closure's array, outside any traced "
+           "loop or branch, is refused again instead of written as its traced copy",
+           ("tests/jitcore/test_closure_writes_52.py",)),
 ]
 
 

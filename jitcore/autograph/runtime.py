@@ -491,6 +491,9 @@ def _writable_outer(target, key, value):
         if _held_by_made_object(target):
             local_arrays.refuse_held(target)
             return local_arrays.written_copy(target, trace)
+        copy = local_arrays.held_copy(target)  # (in a traced loop or branch: HeldOutside, retraced)
+        if copy is not target:
+            return copy
         raise local_arrays.HeldOutside(local_arrays._owner(target),  # (a traced loop or branch
             # around the call is traced again with the array made traced first: then written)
             f"a traced value is written (at {user_location()}) into an array of shape "

@@ -248,6 +248,23 @@ def _add_at_traced(x):  # traced indices and values: a traced copy, not a refusa
     return log, top
 
 
+def _traced_writes_outside_loops(x):  # traced writes by subscript and out=, once and in a loop
+    log, acc = np.zeros(4), np.zeros(3)
+
+    def hit(k, v):
+        log[k] += v
+
+    def add(v):
+        np.add(acc, v, out=acc)
+
+    hit(1, x[0])
+    s = log.sum()  # read after the write: the traced copy
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            add(x[i])
+    return log, acc, s
+
+
 @pytest.mark.parametrize(
     "f",
     [
@@ -258,6 +275,7 @@ def _add_at_traced(x):  # traced indices and values: a traced copy, not a refusa
         _traced_value,
         _counted_while_add_at,
         _add_at_traced,
+        _traced_writes_outside_loops,
     ],
     ids=lambda f: f.__name__.strip("_"),
 )
