@@ -2751,6 +2751,38 @@ MUTANTS = [
            "a sampler's positional size= is not found: rng.gamma(a + 1, 1.0, (2, n)) with computed "
            "parameters asks for n static again instead of making it so",
            ("tests/jitcore/test_user_round52_rl.py",)),
+    Mutant("closure-write-not-retraced", "jitcore/autograph/closure_writes.py",
+           "        if not changed or not self.refuse or",
+           "        if True or not self.refuse or",
+           "a NumPy array made while tracing that a traced statement's helper writes in place "
+           "(np.add.at(log, k, 1) through a closure) is written once while tracing, not per step",
+           ("tests/jitcore/test_closure_writes_52.py",)),
+    Mutant("trial-run-array-writes-kept", "jitcore/autograph/closure_writes.py",
+           "        for owner, saved, _ in changed:\n            np.copyto(owner, saved)",
+           "        for owner, saved, _ in changed:\n"
+           "            np.copyto(owner, saved) if self.refuse else None",
+           "a trial run of a counted while's body (statements._trial) leaves its in-place write "
+           "into a closure's array: one step more than NumPy's",
+           ("tests/jitcore/test_closure_writes_52.py",)),
+    Mutant("closure-add-at-traced-refused", "jitcore/autograph/local_arrays.py",
+           "    if not _frames_holding({owner_id})[owner_id]:\n        return base\n    return shared_copy(",
+           "    if True:\n        return base\n    return shared_copy(",
+           "np.add.at(log, k, v) with traced k or v into a closure's array made while tracing is "
+           "refused again instead of written as its traced copy",
+           ("tests/jitcore/test_closure_writes_52.py",)),
+    Mutant("closure-out-traced-refused", "jitcore/numpy/ufuncs.py",
+           '    if type(target) is np.ndarray and target.dtype.kind in "biufc" and '
+           '_made_while_tracing(target):',
+           "    if False:",
+           "np.add(acc, v, out=acc) with a traced v into a closure's array made while tracing is "
+           "refused again instead of written as its traced copy",
+           ("tests/jitcore/test_closure_writes_52.py",)),
+    Mutant("closure-traced-setitem-refused", "jitcore/autograph/runtime.py",
+           "        if copy is not target:\n            return copy",
+           "        if False:\n            return copy",
+           "a helper's log[k] += v with a traced v into a closure's array, outside any traced "
+           "loop or branch, is refused again instead of written as its traced copy",
+           ("tests/jitcore/test_closure_writes_52.py",)),
 ]
 
 

@@ -311,15 +311,27 @@ def shared_copy(base: np.ndarray, trace) -> Tracer:
     return copy
 
 
+def held_copy(base: np.ndarray):
+    """``shared_copy(base)`` when a variable of the converted function writing it (or of its
+    bodies) holds ``base``'s memory (a closure's array written by ``np.add.at`` in a helper),
+    else ``base`` (no converted code would see a copy: ``autograph=False``, a temporary)."""
+    owner_id = id(_owner(base))
+    if not _frames_holding({owner_id})[owner_id]:
+        return base
+    return shared_copy(base, current_trace())
+
+
 class HeldOutside(UnsupportedError):
     """A traced write inside a loop or branch into a NumPy array (``owner``) that a variable
     bound outside it holds: the statement around it is traced again with the array made a
     traced one first (``shared_as_traced``'s ``owners``), which its bodies then write in place
-    (``aliasing`` carries it); raised on where no statement can."""
+    (``aliasing`` carries it); raised on where no statement can. ``also``: other arrays to
+    make traced with it (found written at once: one retry, as a retry that meets a traced
+    copy written by the attempt before would see that write twice)."""
 
-    def __init__(self, owner: np.ndarray, message: str):
+    def __init__(self, owner: np.ndarray, message: str, also=()):
         super().__init__(message)
-        self.owner = owner
+        self.owner, self.also = owner, tuple(also)
 
 
 def _bound_here(frame, name: str, trace) -> bool:

@@ -482,14 +482,20 @@ def _writable_outer(target, key, value):
     """``target``, unless it is a NumPy array made while tracing given a traced write, which
     it cannot hold: an attribute's of an object made while tracing (``self.counts[k] += 1``
     in its method) is written as its traced copy, which the object's attributes then hold
-    (``local_arrays.written_copy``); an enclosing function's (``np.zeros`` closed over) is
-    refused, as that function would not see the write in a copy."""
+    (``local_arrays.written_copy``); an enclosing function's (``np.zeros`` closed over) raises
+    ``HeldOutside``: a traced loop or branch around the call is traced again with the array
+    made traced first, and outside any such statement it is refused, as that function would
+    not see the write in a copy."""
     if type(target) is np.ndarray and prims.holds_tracer((key, value)):
         trace = current_trace()
         if _held_by_made_object(target):
             local_arrays.refuse_held(target)
             return local_arrays.written_copy(target, trace)
-        raise UnsupportedError(
+        copy = local_arrays.held_copy(target)  # (in a traced loop or branch: HeldOutside, retraced)
+        if copy is not target:
+            return copy
+        raise local_arrays.HeldOutside(local_arrays._owner(target),  # (a traced loop or branch
+            # around the call is traced again with the array made traced first: then written)
             f"a traced value is written (at {user_location()}) into an array of shape "
             f"{target.shape} that the code reaches through an enclosing function's variable or "
             "an object's attribute, and that was made with NumPy while compiling (a constant): "

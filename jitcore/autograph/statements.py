@@ -22,7 +22,7 @@ import numpy as np
 from jitcore import calltime, compile_time, index_forms, pytree, traced_text
 from jitcore import control_flow as cf
 from jitcore import primitives as prims
-from jitcore.autograph import analysis, appending, effects, loop_exit, raises, tables, unbound
+from jitcore.autograph import analysis, appending, closure_writes, effects, loop_exit, raises, tables, unbound
 from jitcore.autograph.aliasing import (
     Rebound,
     SharedArrays,
@@ -1030,12 +1030,13 @@ def _with_local_arrays(run, values, names, functions, rebinds):
     while True:
         registered: set[int] = set()
         try:
-            return run(shared_as_traced(values, names, functions, rebinds, owners, registered))
+            with closure_writes.watched(functions):
+                return run(shared_as_traced(values, names, functions, rebinds, owners, registered))
         except HeldOutside as e:
             drop_copies(registered, current_trace())
             if any(o is e.owner for o in owners):
                 raise
-            owners.append(e.owner)
+            owners += [e.owner, *(o for o in e.also if not any(o is k for k in owners))]
         except BaseException:
             drop_copies(registered, current_trace())  # (the caller may run it in Python)
             raise
@@ -1240,7 +1241,8 @@ def _trial(body_fn, values, then):
     was refused and the trial gave None: a loop appending next to ``y[n] = v`` unrolled)."""
     trace, block = current_trace(), Block()
     try:
-        with trace.region(block), effects.undone((), values, (body_fn,)):
+        with trace.region(block), effects.undone((), values, (body_fn,)), \
+                closure_writes.watched((body_fn,), refuse=False):
             copies = [pytree.unflatten(tree, [
                 fresh(x, x.scalar, x.weak) if isinstance(x, Tracer) else
                 x.copy() if isinstance(x, np.ndarray) else x for x in leaves])

@@ -626,6 +626,33 @@ def masked_at(ufunc, x, indices, b=None):
     _ufunc_at(ufunc, x, found if len(found) > 1 else found[0], np.where(kept, values, unchanged))
 
 
+def _made_out(target):
+    """An ``out=`` that is a NumPy array the traced code made and a variable of converted code
+    holds (a closure's, ``np.add(log, v, out=log)`` in a helper): its traced copy, which
+    those variables are given (``local_arrays.held_copy``); else ``target`` itself."""
+    if type(target) is np.ndarray and target.dtype.kind in "biufc" and _made_while_tracing(target):
+        from jitcore.autograph.local_arrays import held_copy
+
+        return held_copy(target)
+    return target
+
+
+def _made_while_tracing(a: np.ndarray) -> bool:
+    """Whether NumPy array ``a`` was made by the code being traced (not the caller's: a
+    global's or a closed-over array of outside code, ``calltime``'s call-time inputs)."""
+    from jitcore import calltime
+    from jitcore.tracer import current_trace
+
+    r = calltime.recorder()
+    if r is None or current_trace() is None:
+        return False
+    owner = a
+    while isinstance(owner.base, np.ndarray):
+        owner = owner.base
+    known = r._known.get(id(owner))
+    return known is None or known[0] is not owner
+
+
 def _ufunc_at(ufunc, x, indices, b=None):
     """``ufunc.at(x, indices, b)``: ``x`` updated in place, every occurrence of a repeated index
     applied in turn; each step computes in NumPy's loop dtype and casts back to ``x.dtype``.
@@ -638,6 +665,14 @@ def _ufunc_at(ufunc, x, indices, b=None):
     keys = indices if isinstance(indices, tuple) else (indices,)
     if any(isinstance(k, masked.MaskedSelection) for k in keys):
         return masked_at(ufunc, x, indices, b)  # (np.add.at(c, r[ok], 1): the kept indices)
+    if type(x) is np.ndarray and x.dtype.kind in "biufc" and _made_while_tracing(x):
+        # a closure's np.zeros (np.add.at(log, k, v) in a helper): written as its traced copy,
+        # which every variable of converted code holding it is given (a traced loop or branch
+        # around is traced again with it made traced: local_arrays.HeldOutside); one no such
+        # variable holds (autograph=False) stays NumPy's, refused below
+        from jitcore.autograph.local_arrays import held_copy
+
+        x = held_copy(x)
     if not isinstance(x, Tracer):
         raise UnsupportedError(
             f"numpy.{ufunc.__name__}.at into an array that is not an argument of the jitted "
@@ -712,6 +747,7 @@ def _ufunc_where(ufunc, inputs, out, casting, where, kwargs):
     target = None if out is None else out[0]
     if target is None:
         return prims.where(mask, result, prims.convert(prims.constant(result.owner_trace, 0), result.dtype))
+    target = _made_out(target)
     if not isinstance(target, Tracer):
         raise UnsupportedError(_out_refused(ufunc))
     if casting == "unsafe":
@@ -723,6 +759,7 @@ def _assign_out(ufunc, target, result, casting: str = "same_kind"):
     """A result of the ufunc into its ``out=`` array, if one is given, cast by ``casting``."""
     if target is None:
         return result
+    target = _made_out(target)
     if not isinstance(target, Tracer):
         raise UnsupportedError(_out_refused(ufunc))
     if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
