@@ -170,7 +170,10 @@ def _draw(owner, method: str, *args, **kwargs):
             f"and {method}() is not one it supports (it writes to its argument, or to out=, or "
             f"returns no numbers). Call it outside the jitted function{instead}.")
     size = _size_argument(owner, method, args, kwargs)
-    if any(isinstance(x, Tracer) for x in pytree.flatten(size)[0]):
+    names = [name for name, _ in native_draws.PARAMETERS.get(method, ())]
+    drawn = issubclass(kind_of(owner), np.random.Generator) and \
+        drawn_runs.run_size(method, names, args, kwargs) is not None  # (a loop of draws: below)
+    if not drawn and any(isinstance(x, Tracer) for x in pytree.flatten(size)[0]):
         # every sampler alike: an int argument in size= is made static on demand (not the
         # parameters beside it, which may be computed: rng.beta(a + 1, 2.0, size=(3, n)))
         raise traced_size(label, where, size)
