@@ -183,10 +183,14 @@ def _dense_twin(op: kernel.GenericOp, strided: list[bool], layouts: Sequence[str
         maps = list(op.indexing_maps)
         for k, order in enumerate(orders):
             if order is not None:
-                exprs = [maps[k].exprs[a] for a in order]
-                if backwards:  # d -> extent - 1 - d along parallel axes
-                    exprs = [AffineExpr(e.dim, -1, domain[e.dim] - 1)
-                             if op.iterator_types[e.dim] == kernel.PARALLEL else e for e in exprs]
+                # d -> extent - 1 - d along each axis that lies backwards: parallel ones where
+                # ``backwards``, reduced ones as they lie (read in index order, as NumPy's
+                # reductions read them: they never turn a negative stride around)
+                flipped = dense[k][1]
+                exprs = [AffineExpr(e.dim, -1, domain[e.dim] - 1)
+                         if (backwards if op.iterator_types[e.dim] == kernel.PARALLEL else a in flipped)
+                         and v_shape_above_one(op.operands[k], a) else e
+                         for a, e in ((a, maps[k].exprs[a]) for a in order)]
                 maps[k] = AffineMap(maps[k].num_dims, tuple(exprs))
         twin.attributes["indexing_maps"] = tuple(maps)
         twin.attributes["domain"] = tuple(domain)
@@ -199,6 +203,10 @@ def _dense_twin(op: kernel.GenericOp, strided: list[bool], layouts: Sequence[str
             continue
         return twin, orders
     return None
+
+
+def v_shape_above_one(v, axis: int) -> bool:
+    return v.type.shape[axis] > 1
 
 
 def _has_layout(op: kernel.GenericOp, dense: list, order: str, backwards: bool) -> bool:

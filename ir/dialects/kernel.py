@@ -656,8 +656,7 @@ def memory_order(op: GenericOp) -> bool:
     order = list(range(n))  # new position -> old dim
     for slot, d in zip(slots, lead):
         order[slot] = d
-    flips = {d for d in live if op.iterator_types[d] == REDUCTION
-             and all(e.scale == -1 for m in op.input_maps for e in m.exprs if e.dim == d)}
+    flips: set = set()  # (NumPy's reductions never flip an axis read backwards: below)
     if order == list(range(n)) and not flips:
         return False
     new_of = {old: new for new, old in enumerate(order)}
