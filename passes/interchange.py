@@ -18,10 +18,11 @@ each point runs the same body once, and ``kernel.index`` follows its dim.
 
 A reduction is read in its operands' memory order, as NumPy's iterator reads it: where every
 input that reads the kernel's dims reads them in one order (an input's order: the dims of its
-map's exprs, outermost first), the dims take that order, and a reduced dim that every input
-reading it reads backwards (scale -1, a reversed view) runs forwards. So ``(a.T * 2).sum()``
-and ``a[::-1, ::-1].sum()`` read ``a`` through an identity map, and the code generator merges
-the reduced dims into one contiguous row (``codegen/cpu/schedule.py``) as for ``a.sum()``;
+map's exprs, outermost first), the dims take that order; a dim read backwards (scale -1, a
+reversed view) stays backwards, as NumPy's reductions never turn a negative stride around
+(session 52). So ``(a.T * 2).sum()`` reads ``a`` through an identity map, and the code
+generator merges the reduced dims into one contiguous row (``codegen/cpu/schedule.py``) as for
+``a.sum()`` (``a[::-1, ::-1].sum()``: one row read backwards);
 ``(a.T * 2).sum(axis=0)`` reduces along ``a``'s rows and ``(a.T * 2).sum(axis=1)`` down its
 columns, vectorized across them. Inputs that disagree (``(a * a.T).sum()``) keep the C order.
 Dims of extent 1 keep their places (they run once). This does change a float sum's or product's

@@ -2614,8 +2614,8 @@ MUTANTS = [
            "and the clipped scatter writes instead of raising IndexError",
            ("tests/jitcore/test_gather_scatter_speed_51.py",)),
     Mutant("merged-dims-ignore-operand-extent", "codegen/cpu/schedule.py",
-           "or v.type.shape[after[0]] != domain[d + 1]:",
-           "or False:",
+           "            if v.type.shape[after[0]] != domain[d + 1]:",
+           "            if False:",
            "two parallel dims merged where an operand's axis is longer than the domain's (a "
            "slice x[:, :3] of a wider array): the merged index walks past each row's end",
            ("tests/jitcore/test_compile_time_50.py",)),
@@ -2783,6 +2783,16 @@ MUTANTS = [
            "a helper's log[k] += v with a traced v into a closure's array, outside any traced "
            "loop or branch, is refused again instead of written as its traced copy",
            ("tests/jitcore/test_closure_writes_52.py",)),
+    Mutant("reversed-dims-not-merged", "codegen/cpu/schedule.py",
+           "        e.dim == k and e.scale == -1 and e.offset == n - 1\n",
+           "        e.dim == k and e.scale == -1 and e.offset == n - 1 and False\n",
+           "a view reversed along every axis summed row by row, not as NumPy's one coalesced "
+           "row read backwards", ("tests/codegen/test_reductions.py",)),
+    Mutant("reduced-axis-turned-forwards", "codegen/cpu/schedule.py",
+           "kernel.PARALLEL else a in flipped)",
+           "kernel.PARALLEL else False)",
+           "a reversed argument's reduced axes read forwards (the memory order), where NumPy's "
+           "reductions read them backwards", ("tests/codegen/test_reductions.py",)),
 ]
 
 

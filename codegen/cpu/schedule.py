@@ -137,14 +137,15 @@ def _dense_twin(op: kernel.GenericOp, strided: list[bool], layouts: Sequence[str
     layout classes (``layout_class.py``) they have: each dense in C order with every parallel
     axis read backwards (NumPy's reversed view; a full reduction has none), or each dense in
     Fortran order with every parallel axis read forwards; either way a reduced axis may lie
-    backwards too (read forwards from its lowest address, the same way by every argument
-    reading it). The twin reads them as C-contiguous arrays of their axes in that order, its
-    dims in memory order (``kernel.memory_order``, NumPy's rule, as ``interchange`` orders a
-    view's): so a Fortran-ordered ``a.sum()`` is one contiguous row, its ``sum(axis=1)`` a
-    column sum. Only where each such argument is read whole through a permutation of the
-    dims, every other input is one element, and the twin keeps the parallel dims in their
-    order (a split kernel's ranges are of the same dim). The first of the two that applies,
-    as (twin, per operand its axes outermost first or None: not strided), or None."""
+    backwards too (read backwards, in index order, as NumPy's reductions read a negative
+    stride; the same way by every argument reading it). The twin reads them as C-contiguous
+    arrays of their axes in that order, its dims in memory order (``kernel.memory_order``,
+    NumPy's rule, as ``interchange`` orders a view's): so a Fortran-ordered ``a.sum()`` is one
+    contiguous row, its ``sum(axis=1)`` a column sum. Only where each such argument is read
+    whole through a permutation of the dims, every other input is one element, and the twin
+    keeps the parallel dims in their order (a split kernel's ranges are of the same dim). The
+    first of the two that applies, as (twin, per operand its axes outermost first or None: not
+    strided), or None."""
     if (not any(strided) or not op.has_reduction or not kernel.reads_in_memory_order(op)
             or kernel.checks_indices(op)):
         return None
@@ -183,10 +184,14 @@ def _dense_twin(op: kernel.GenericOp, strided: list[bool], layouts: Sequence[str
         maps = list(op.indexing_maps)
         for k, order in enumerate(orders):
             if order is not None:
-                exprs = [maps[k].exprs[a] for a in order]
-                if backwards:  # d -> extent - 1 - d along parallel axes
-                    exprs = [AffineExpr(e.dim, -1, domain[e.dim] - 1)
-                             if op.iterator_types[e.dim] == kernel.PARALLEL else e for e in exprs]
+                # d -> extent - 1 - d along each axis that lies backwards: parallel ones where
+                # ``backwards``, reduced ones as they lie (read in index order, as NumPy's
+                # reductions read them: they never turn a negative stride around)
+                flipped = dense[k][1]
+                exprs = [AffineExpr(e.dim, -1, domain[e.dim] - 1)
+                         if (backwards if op.iterator_types[e.dim] == kernel.PARALLEL else a in flipped)
+                         and v_shape_above_one(op.operands[k], a) else e
+                         for a, e in ((a, maps[k].exprs[a]) for a in order)]
                 maps[k] = AffineMap(maps[k].num_dims, tuple(exprs))
         twin.attributes["indexing_maps"] = tuple(maps)
         twin.attributes["domain"] = tuple(domain)
@@ -199,6 +204,10 @@ def _dense_twin(op: kernel.GenericOp, strided: list[bool], layouts: Sequence[str
             continue
         return twin, orders
     return None
+
+
+def v_shape_above_one(v, axis: int) -> bool:
+    return v.type.shape[axis] > 1
 
 
 def _has_layout(op: kernel.GenericOp, dense: list, order: str, backwards: bool) -> bool:
@@ -1014,7 +1023,8 @@ def _collapsed_dims(op: kernel.GenericOp):
     its = list(op.iterator_types)
     if op.scan_dim is not None or any(i >= 0 for i in op.copy_inputs):
         return None
-    whole = all(_whole(v, m, op) or _one_element(m) for v, m in zip(op.operands, op.input_maps))
+    whole = all(_whole(v, m, op) or _whole_reversed(v, m, op) or _one_element(m)
+                for v, m in zip(op.operands, op.input_maps))
     if not whole and (op.indexed or kernel.checks_indices(op)):
         return None
     domain = op.domain()
@@ -1033,7 +1043,13 @@ def _collapsed_dims(op: kernel.GenericOp):
             if len(at) != 1 or after != [at[0] + 1]:
                 return False
             pair = m.exprs[at[0]:at[0] + 2]
-            if any(e.scale != 1 or e.offset for e in pair) or v.type.shape[after[0]] != domain[d + 1]:
+            if v.type.shape[after[0]] != domain[d + 1]:
+                return False
+            # forwards, or both backwards from their last index (a reversed view: its merged
+            # dim read backwards from the pair's last element, NumPy's coalesced axis)
+            backwards = all(e.scale == -1 and e.offset == v.type.shape[k] - 1
+                            for e, k in zip(pair, (at[0], after[0])))
+            if not backwards and any(e.scale != 1 or e.offset for e in pair):
                 return False
         return True
 
@@ -1047,7 +1063,7 @@ def _collapsed_dims(op: kernel.GenericOp):
         return None
     group_of = {d: g for g, dims in enumerate(groups) for d in dims}
     rewritten = []
-    for _, m in shaped:
+    for v, m in shaped:
         if _one_element(m):  # its strides and shape stay; its map takes the merged dims
             rewritten.append((AffineMap(len(groups), m.exprs), None))
             continue
@@ -1055,7 +1071,10 @@ def _collapsed_dims(op: kernel.GenericOp):
         while k < len(m.exprs):
             e = m.exprs[k]
             width = 1 if e.dim is None else len(groups[group_of[e.dim]])
-            exprs.append(e if e.dim is None else AffineExpr(group_of[e.dim], e.scale, e.offset))
+            offset = e.offset
+            if e.dim is not None and e.scale == -1 and width > 1:  # from the merged last index
+                offset = int(np.prod(v.type.shape[k:k + width], dtype=np.int64)) - 1
+            exprs.append(e if e.dim is None else AffineExpr(group_of[e.dim], e.scale, offset))
             axes.append(list(range(k, k + width)))
             k += width
         rewritten.append((AffineMap(len(groups), tuple(exprs)), axes))
@@ -1064,6 +1083,13 @@ def _collapsed_dims(op: kernel.GenericOp):
 
 def _whole(v, m: AffineMap, op: kernel.GenericOp) -> bool:
     return m.is_identity and v.type.shape == tuple(op.domain())
+
+
+def _whole_reversed(v, m: AffineMap, op: kernel.GenericOp) -> bool:
+    """``v`` read whole with every axis backwards (``a[::-1, ::-1]``): contiguous, backwards."""
+    return v.type.shape == tuple(op.domain()) and len(m.exprs) == v.type.rank and all(
+        e.dim == k and e.scale == -1 and e.offset == n - 1
+        for k, (e, n) in enumerate(zip(m.exprs, v.type.shape)))
 
 
 def _cuts(op: kernel.GenericOp, strided: list[bool], fastmath: bool, split: bool, sizes: Sizes,

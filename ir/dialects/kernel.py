@@ -636,10 +636,11 @@ def _read_order(amap: AffineMap, live: set[int]) -> list[int] | None:
 
 
 def memory_order(op: GenericOp) -> bool:
-    """Reorder (and flip reduced dims of) a reduction so that its inputs are read in memory
-    order (NumPy's rule, ``passes/interchange.py``), in place; False when they already are or
-    disagree. The CPU's code generator also applies it to a twin of a kernel whose strided
-    argument's layout class says it is dense in another order (``codegen/cpu/schedule.py``)."""
+    """Reorder a reduction so that its inputs are read in memory order of their dims (NumPy's
+    rule, ``passes/interchange.py``; a dim read backwards stays backwards), in place; False
+    when they already are or disagree. The CPU's code generator also applies it to a twin of
+    a kernel whose strided argument's layout class says it is dense in another order
+    (``codegen/cpu/schedule.py``)."""
     domain = op.domain()
     n = len(domain)
     live = {d for d in range(n) if domain[d] != 1}
@@ -656,9 +657,7 @@ def memory_order(op: GenericOp) -> bool:
     order = list(range(n))  # new position -> old dim
     for slot, d in zip(slots, lead):
         order[slot] = d
-    flips = {d for d in live if op.iterator_types[d] == REDUCTION
-             and all(e.scale == -1 for m in op.input_maps for e in m.exprs if e.dim == d)}
-    if order == list(range(n)) and not flips:
+    if order == list(range(n)):
         return False
     new_of = {old: new for new, old in enumerate(order)}
 
@@ -667,8 +666,6 @@ def memory_order(op: GenericOp) -> bool:
         for e in amap.exprs:
             if e.dim is None:
                 exprs.append(e)
-            elif e.dim in flips:  # d = extent - 1 - d'
-                exprs.append(AffineExpr(new_of[e.dim], -e.scale, e.offset + e.scale * (domain[e.dim] - 1)))
             else:
                 exprs.append(AffineExpr(new_of[e.dim], e.scale, e.offset))
         return AffineMap(n, tuple(exprs))

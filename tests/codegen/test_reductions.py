@@ -462,19 +462,27 @@ def _full_sum(view):
 
 
 def test_a_view_is_summed_in_memory_order_bit_for_bit():
-    """The rule (docs/numpy_support.md): a sum reads its operand in memory order, so the sums
-    of a transposed or reversed view of ``a`` are ``a``'s own sums, bit for bit (the documented
+    """The rule (docs/numpy_support.md): a sum reads its operand in memory order of its dims,
+    a reversed axis backwards, so the sums of a transposed view of ``a`` are ``a``'s own sums,
+    a reversed view's NumPy's, bit for bit (the documented
     order of ``a``'s elements as they lie: one long row for a full sum, ``a``'s rows for
     ``a.T.sum(axis=0)``, its columns for ``a.T.sum(axis=1)``)."""
     a = np.random.default_rng(3).standard_normal((300, 70)).astype(np.float32) * np.float32(1e3)
     a[::3] = np.float32(1e-3)
     flat = documented_sum(a.ravel())
-    for view in (lambda a: a.T, lambda a: a[::-1, ::-1], lambda a: a.T[::-1, ::-1], lambda a: a.T * 1):
+    for view in (lambda a: a.T, lambda a: a.T * 1):
         assert _full_sum(view)(a) == flat
+    # a negative stride is read backwards, as NumPy's reductions read it (never turned around),
+    # the reversed axes merged into one row where they lie contiguously (NumPy coalesces them)
+    backwards = documented_sum(a[::-1, ::-1].ravel())
+    for view in (lambda a: a[::-1, ::-1], lambda a: a.T[::-1, ::-1]):
+        assert _full_sum(view)(a) == backwards == view(a).sum()
     rows, columns = jc.jit(lambda a: a.sum(axis=1))(a), jc.jit(lambda a: a.sum(axis=0))(a)
     assert (jc.jit(lambda a: a.T.sum(axis=0))(a) == rows).all()
     assert (jc.jit(lambda a: a.T.sum(axis=1))(a) == columns).all()
-    assert (jc.jit(lambda a: a[:, ::-1].sum(axis=1))(a) == rows).all()  # the row read forwards
+    flipped_rows = jc.jit(lambda a: a[:, ::-1].sum(axis=1))(a)  # each row read backwards
+    assert (flipped_rows == documented_sum(a[:, ::-1].T)).all()
+    assert (flipped_rows == a[:, ::-1].sum(axis=1)).all()
     assert (rows == documented_sum(a.T)).all()
 
 
@@ -491,9 +499,10 @@ def test_a_non_contiguous_argument_is_summed_in_memory_order_bit_for_bit():
     assert SUM(f) == SUM(lying) == documented_sum(lying.ravel())
     assert (SUM_ROWS(f) == SUM_COLUMNS(lying)).all()
     assert (SUM_COLUMNS(f) == SUM_ROWS(lying)).all()
-    r = relayout(a, "reversed")
-    assert SUM(r) == documented_sum(np.ascontiguousarray(r[::-1, ::-1]).ravel())
-    assert (SUM_ROWS(r) == SUM_ROWS(np.ascontiguousarray(r[:, ::-1]))).all()  # rows read forwards
+    r = relayout(a, "reversed")  # read backwards, in its own index order, as NumPy reads it
+    assert SUM(r) == documented_sum(np.ascontiguousarray(r).ravel()) == r.sum()
+    assert (SUM_ROWS(r) == SUM_ROWS(np.ascontiguousarray(r))).all()
+    assert (SUM_ROWS(r) == r.sum(axis=1)).all()
     s = relayout(a, "strided")
     np.testing.assert_allclose(SUM(s), a.sum(dtype=np.float64), rtol=1e-5)
 
@@ -599,3 +608,24 @@ def test_a_long_1d_strided_argument_summed_in_pieces_compiles(layout):
     x = relayout(a, layout)
     assert jc.jit(lambda x: x.sum())(x) == a.sum()
     assert jc.jit(lambda x: np.exp(x * 0.5).sum())(x) == pytest.approx(np.exp(a * 0.5).sum(), rel=1e-12)
+
+
+def _reversed_sums(x):
+    return x[::-1].sum(), np.cumsum(x[::-1])[::-1].sum(), x[::-1].mean()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_reversed_views_sum_as_numpys_bit_for_bit(dtype):
+    """NumPy's reductions read a negative stride backwards (they never turn it around), so
+    ``x[::-1].sum()`` is in general not ``x.sum()``: a life table's reversed cumulative total
+    differed from NumPy's in the last bit (session 52, u3 W2). Axis sums of reversed views too."""
+    rng = np.random.default_rng(11)
+    f, g = jc.jit(_reversed_sums), jc.jit(lambda a: (a[::-1, ::-1].sum(), a[::-1].sum(axis=0),
+                                                     a[:, ::-1].sum(axis=1)))
+    for n in (333, 4097):
+        x = rng.random(n).astype(dtype)
+        for got, want in zip(f(x), _reversed_sums(x)):
+            assert got == want
+    a = rng.random((37, 301)).astype(dtype)
+    for got, want in zip(g(a), (a[::-1, ::-1].sum(), a[::-1].sum(axis=0), a[:, ::-1].sum(axis=1))):
+        assert np.array_equal(got, want)

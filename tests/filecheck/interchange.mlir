@@ -51,9 +51,10 @@
 }) {function_type = (tensor<3x4xf32>) -> tensor<4xf32>, sym_name = "reduction_keeps_its_order"} : () -> ()
 
 // -----
-// A full sum of a transposed, reversed view reads it forwards in memory order (one flat row).
+// A full sum of a transposed, reversed view reads it in memory order of its dims, each axis in
+// index order: backwards, as NumPy's reductions read a negative stride (never turned around).
 // RUN: kernelize,fuse,interchange
-// CHECK:      }) {domain = [3, 4], indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], inits = [0.0 : f32], iterator_types = ["reduction", "reduction"]}
+// CHECK:      }) {domain = [3, 4], indexing_maps = [affine_map<(d0, d1) -> (d0 * -1 + 2, d1 * -1 + 3)>, affine_map<(d0, d1) -> ()>], inits = [0.0 : f32], iterator_types = ["reduction", "reduction"]}
 "func.func"() ({
 ^bb0(%arg0: tensor<3x4xf32>):
   %0 = "array.transpose"(%arg0) {permutation = [1, 0]} : (tensor<3x4xf32>) -> tensor<4x3xf32>
