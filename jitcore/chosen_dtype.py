@@ -25,7 +25,7 @@ import warnings
 
 import numpy as np
 
-from jitcore import formatting, tracer, type_choice
+from jitcore import formatting, tracer, type_choice, ufunc_operators
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError
 from jitcore.kind_conversion import array_as
@@ -298,12 +298,6 @@ def _result_dtypes(func, args, kwargs, candidate: int):
         return None
 
 
-def _binary(ufunc, reflected=False):
-    def op(self, other):
-        return ufunc(other, self) if reflected else ufunc(self, other)
-    return op
-
-
 def _power(self, other):
     """``a ** k``: NumPy's operator (np.square, np.sqrt or np.reciprocal for 2, 0.5 and -1:
     ``primitives.power_operator``), the dtype by np.power's rules."""
@@ -316,19 +310,7 @@ def _power(self, other):
     return self._results(out, per_candidate, _whole_power((self, other)), "numpy.power")
 
 
-for _name, _ufunc in {"add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
-                      "floordiv": np.floor_divide, "mod": np.remainder, "pow": np.power,
-                      "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
-                      "lshift": np.left_shift, "rshift": np.right_shift, "matmul": np.matmul}.items():
-    setattr(ChosenDtype, f"__{_name}__", _binary(_ufunc))
-    setattr(ChosenDtype, f"__r{_name}__", _binary(_ufunc, reflected=True))
-ChosenDtype.__pow__ = _power
-for _name, _ufunc in {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
-                      "gt": np.greater, "ge": np.greater_equal}.items():
-    setattr(ChosenDtype, f"__{_name}__", _binary(_ufunc))
-for _name, _ufunc in {"neg": np.negative, "pos": np.positive, "abs": np.absolute,
-                      "invert": np.invert}.items():
-    setattr(ChosenDtype, f"__{_name}__", lambda self, f=_ufunc: f(self))
+ufunc_operators.install(ChosenDtype, {**ufunc_operators.ARITHMETIC, "matmul": np.matmul}, _power)
 ChosenDtype.__hash__ = None
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jitcore import compaction, index_forms
+from jitcore import compaction, index_forms, ufunc_operators
 from jitcore import primitives as prims
 from jitcore.control_flow import cond
 from jitcore.errors import ConcretizationError, JitTypeError, UnsupportedError
@@ -1085,12 +1085,6 @@ def _by_count(total, count):
     return as_scalar(out) if np.ndim(out) == 0 else out
 
 
-def _binary(ufunc, reflected=False):
-    def op(self, other):
-        return ufunc(other, self) if reflected else ufunc(self, other)
-    return op
-
-
 def _power(self, other):
     """``sel ** k``: NumPy's operator on the selected array, which takes np.square, np.sqrt or
     np.reciprocal for the exponents 2, 0.5 and -1 (``primitives.power_operator``), not its
@@ -1100,19 +1094,7 @@ def _power(self, other):
     return self._like(prims.power_operator(self.values, self._operand(other, "power")))
 
 
-for _name, _ufunc in {"add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
-                      "floordiv": np.floor_divide, "mod": np.remainder, "pow": np.power,
-                      "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
-                      "lshift": np.left_shift, "rshift": np.right_shift}.items():
-    setattr(MaskedSelection, f"__{_name}__", _binary(_ufunc))
-    setattr(MaskedSelection, f"__r{_name}__", _binary(_ufunc, reflected=True))
-MaskedSelection.__pow__ = _power
-for _name, _ufunc in {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
-                      "gt": np.greater, "ge": np.greater_equal}.items():
-    setattr(MaskedSelection, f"__{_name}__", _binary(_ufunc))
-for _name, _ufunc in {"neg": np.negative, "pos": np.positive, "abs": np.absolute,
-                      "invert": np.invert}.items():
-    setattr(MaskedSelection, f"__{_name}__", lambda self, f=_ufunc: f(self))
+ufunc_operators.install(MaskedSelection, power=_power)
 
 _REDUCTIONS = {np.sum: MaskedSelection.sum, np.prod: MaskedSelection.prod, np.any: MaskedSelection.any,
                np.all: MaskedSelection.all, np.mean: MaskedSelection.mean, np.max: MaskedSelection.max,

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jitcore import indexing
+from jitcore import indexing, ufunc_operators
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.masked import raise_at_run_time, same_mask
@@ -200,24 +200,7 @@ class Repeated:
         return f"np.repeat({self.rows!r}, counts), of a length the data chooses"
 
 
-def _binary(ufunc, reflected=False):
-    def op(self, other):
-        return ufunc(other, self) if reflected else ufunc(self, other)
-    return op
-
-
-for _name, _ufunc in (("add", np.add), ("sub", np.subtract), ("mul", np.multiply),
-                      ("truediv", np.true_divide), ("floordiv", np.floor_divide), ("mod", np.remainder),
-                      ("pow", np.power), ("and", np.bitwise_and), ("or", np.bitwise_or),
-                      ("xor", np.bitwise_xor), ("lshift", np.left_shift), ("rshift", np.right_shift)):
-    setattr(Repeated, f"__{_name}__", _binary(_ufunc))
-    setattr(Repeated, f"__r{_name}__", _binary(_ufunc, reflected=True))
-for _name, _ufunc in (("lt", np.less), ("le", np.less_equal), ("gt", np.greater),
-                      ("ge", np.greater_equal), ("eq", np.equal), ("ne", np.not_equal)):
-    setattr(Repeated, f"__{_name}__", _binary(_ufunc))
-for _name, _ufunc in (("neg", np.negative), ("pos", np.positive), ("abs", np.absolute),
-                      ("invert", np.invert)):
-    setattr(Repeated, f"__{_name}__", lambda self, _u=_ufunc: _u(self))
+ufunc_operators.install(Repeated)
 
 
 class _Broadcast:
