@@ -84,9 +84,15 @@ def _absorb(copy: kernel.GenericOp) -> bool:
         return False
     # the copy's element y is the result's element at axis k = y[perm[k]]: the reduction
     # writes the value of its axis k along the copy's axis perm[k]
+    if len(out.exprs) != len(perm):
+        return False
     exprs = [None] * len(perm)
     for k, axis in enumerate(perm):
         exprs[axis] = AffineExpr(out.exprs[k].dim, 1, 0)
+    # each result axis spanned by the dim written along it (the copy's own extents)
+    domain, shape = producer.domain(), copy.results[0].type.shape
+    if any(domain[e.dim] != n for e, n in zip(exprs, shape)):
+        return False
     maps = producer.input_maps + (AffineMap(out.num_dims, tuple(exprs)),)
     producer.attributes["indexing_maps"] = maps
     producer.results[0].type = copy.results[0].type

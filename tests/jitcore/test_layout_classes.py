@@ -91,17 +91,23 @@ def test_one_compile_per_class_and_no_stale_hit(log):
 
 
 def test_memory_order_of_each_class_bit_for_bit():
-    """A sum reads a dense argument in memory order (NumPy's rule), chosen at compile time from
-    its class: a Fortran one's, a reversed one's, a C matrix flipped along one axis; a strided
-    one in C order of its values."""
+    """A sum reads a dense argument in memory order of its axes (NumPy's rule), chosen at
+    compile time from its class: a Fortran one's; a reversed one, or a C matrix flipped along
+    one axis, with each axis that lies backwards read backwards, as NumPy's reductions read a
+    negative stride (session 52), so as the same view made inside the function; a strided one
+    in C order of its values."""
     a = np.random.default_rng(4).standard_normal((300, 70)).astype(np.float32) * np.float32(1e3)
     a[::3] = np.float32(1e-3)
     total = jc.jit(lambda x: x.sum())
     rows = jc.jit(lambda x: x.sum(axis=1))
-    for view in (relayout(a, "F"), relayout(a, "reversed"), np.ascontiguousarray(a[::-1])[::-1]):
-        memory = np.ascontiguousarray(view.T if view.flags.f_contiguous else view[::-1, ::-1]
-                                      if view.strides[1] < 0 else view[::-1])
-        assert total(view) == total(memory), _class(view)
+    f = relayout(a, "F")
+    assert total(f) == total(np.ascontiguousarray(f.T)), _class(f)
+    for view, made_inside in ((relayout(a, "reversed"), lambda m: m[::-1, ::-1].sum()),
+                              (np.ascontiguousarray(a[::-1])[::-1], lambda m: m[::-1].sum())):
+        memory = np.ascontiguousarray(view[::-1, ::-1] if view.strides[1] < 0 else view[::-1])
+        assert total(view) == jc.jit(made_inside)(memory), _class(view)
+    reversed_ = relayout(a, "reversed")
+    assert total(reversed_) == reversed_.sum()  # NumPy's bits
     strided = relayout(a, "strided")
     assert (rows(strided) == rows(a)).all()
 
