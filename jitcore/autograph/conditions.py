@@ -27,31 +27,37 @@ from jitcore.autograph.lowering import _STOP, _Counter, _located
 FLAG = "cond"  # the flags' stem: ``__ag_cond_N``
 
 
+def _rewrite_blocks(stmts, rewrite) -> list:
+    """``stmts`` with every statement's own blocks rewritten first (bodies, ``else`` parts,
+    handlers, match cases; not nested functions, ``_STOP``), then ``rewrite(s)``, a list of the
+    statements that replace ``s``."""
+    out = []
+    for s in stmts:
+        if isinstance(s, _STOP):
+            out.append(s)
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            if isinstance(getattr(s, field, None), list):
+                setattr(s, field, _rewrite_blocks(getattr(s, field), rewrite))
+        for h in getattr(s, "handlers", ()):
+            h.body = _rewrite_blocks(h.body, rewrite)
+        for case in getattr(s, "cases", ()):  # match statements
+            case.body = _rewrite_blocks(case.body, rewrite)
+        out += rewrite(s)
+    return out
+
+
 def split_conditions(fn: ast.FunctionDef) -> None:
     """Rewrite in place every ``if`` of ``fn`` (not of its nested functions) whose test is an
     ``and``/``or`` (or ``not`` of one) as branches on its operands."""
     fresh = _Counter()
 
-    def block(stmts) -> list:
-        out = []
-        for s in stmts:
-            if isinstance(s, _STOP):
-                out.append(s)
-                continue
-            for field in ("body", "orelse", "finalbody"):
-                if isinstance(getattr(s, field, None), list):
-                    setattr(s, field, block(getattr(s, field)))
-            for h in getattr(s, "handlers", ()):
-                h.body = block(h.body)
-            for case in getattr(s, "cases", ()):  # match statements
-                case.body = block(case.body)
-            if isinstance(s, ast.If) and _logical(s.test) and not _binds_names(s.test):
-                out += [_located(n, s) for n in _branch(s.test, s.body, s.orelse, fresh)]
-            else:
-                out.append(s)
-        return out
+    def rewrite(s) -> list:
+        if isinstance(s, ast.If) and _logical(s.test) and not _binds_names(s.test):
+            return [_located(n, s) for n in _branch(s.test, s.body, s.orelse, fresh)]
+        return [s]
 
-    fn.body = block(fn.body)
+    fn.body = _rewrite_blocks(fn.body, rewrite)
 
 
 def tests_in_bodies(fn: ast.FunctionDef) -> None:
@@ -61,27 +67,14 @@ def tests_in_bodies(fn: ast.FunctionDef) -> None:
     whose branches carry the writes (as the loop's test, ``and`` is an expression's branch that
     cannot). The ``else`` part runs where the test fails, not after a break, as Python's."""
 
-    def block(stmts) -> list:
-        out = []
-        for s in stmts:
-            if isinstance(s, _STOP):
-                out.append(s)
-                continue
-            for field in ("body", "orelse", "finalbody"):
-                if isinstance(getattr(s, field, None), list):
-                    setattr(s, field, block(getattr(s, field)))
-            for h in getattr(s, "handlers", ()):
-                h.body = block(h.body)
-            for case in getattr(s, "cases", ()):
-                case.body = block(case.body)
-            if isinstance(s, ast.While) and _calls_later(s.test) and not _binds_names(s.test):
-                stop = ast.If(test=_not(s.test), body=[*s.orelse, ast.Break()], orelse=[])
-                s = _located(ast.copy_location(ast.While(test=ast.Constant(True), body=[
-                    _located(stop, s.test), *s.body], orelse=[]), s), s)
-            out.append(s)
-        return out
+    def rewrite(s) -> list:
+        if isinstance(s, ast.While) and _calls_later(s.test) and not _binds_names(s.test):
+            stop = ast.If(test=_not(s.test), body=[*s.orelse, ast.Break()], orelse=[])
+            s = _located(ast.copy_location(ast.While(test=ast.Constant(True), body=[
+                _located(stop, s.test), *s.body], orelse=[]), s), s)
+        return [s]
 
-    fn.body = block(fn.body)
+    fn.body = _rewrite_blocks(fn.body, rewrite)
 
 
 def _calls_later(test) -> bool:
