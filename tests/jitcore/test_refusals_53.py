@@ -1,0 +1,82 @@
+"""NumPy programs new users wrote that jitcore refused (session 53), against NumPy: results,
+their Python types, dtypes, shapes and values.
+
+1. ``ufunc.reduceat`` at indices the data chose (``np.unique(t, return_index=True)[1]``, the
+   starts of runs ``np.flatnonzero(...)``): the indices compacted, a piece per kept one, the
+   result a selection of their count (``ufuncs._reduceat_selected``), which elementwise ops,
+   reductions, cumprod and returns take as any other. Along the way, a float ``np.add.reduceat``
+   of more than one lane (``rows`` of shape (n, 3) along axis 0) or at static indices summed a
+   piece of 8 or more in another order than NumPy's (its first element plus the pairwise sum of
+   the rest, lane by lane, in any layout); and a compacted result computed transposed came back
+   transposed a second time.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tests.jit_once import jit_once
+
+
+def _same(got, want):
+    """The same pytree of results: types, dtypes, shapes and values (bit for bit, NaNs equal)."""
+    assert type(got) is type(want), (type(got), type(want))
+    if isinstance(want, (tuple, list)):
+        assert len(got) == len(want)
+        for a, b in zip(got, want):
+            _same(a, b)
+    elif isinstance(want, (np.ndarray, np.generic)):
+        assert (got.dtype, got.shape) == (want.dtype, want.shape), (got, want)
+        np.testing.assert_array_equal(got, want)
+    else:
+        assert got == want or (got != got and want != want), (got, want)
+
+
+def kaplan_meier(time, event, w):
+    """Kaplan-Meier with ties, the NumPy way (u3 R2), and other reductions at the first indices."""
+    order = np.argsort(time, kind="stable")
+    t, e = time[order], event[order]
+    ut, idx = np.unique(t, return_index=True)
+    d = np.add.reduceat(e.astype(np.int64), idx)  # deaths per distinct time
+    n_at_risk = t.size - idx
+    weight = np.add.reduceat(w[order], idx)  # float pieces: NumPy's pairwise sums
+    worst = np.maximum.reduceat(w[order], idx)
+    return ut, np.cumprod(1.0 - d / n_at_risk), d, weight, worst, d.sum(), (weight * 2).sum()
+
+
+def test_reduceat_at_unique_first_indices():
+    rng = np.random.default_rng(53)
+    n = 64  # one compile: ties of every size, pieces past NumPy's 8 terms added one by one
+    cases = [(np.repeat([1.0, 2, 3, 5], [2, 2, 1, 59]), rng.random(n) < 0.5)]
+    cases += [(rng.integers(0, k, n).astype(float), rng.random(n) < 0.6) for k in (1, 2, 6, 1000)]
+    for time, event in cases:
+        w = rng.standard_normal(n).astype(np.float32)
+        _same(jit_once(kaplan_meier)(time, event, w), kaplan_meier(time, event, w))
+
+
+def run_totals(x, rows):
+    """Per run of equal values: rows summed along axis 0, products and minima."""
+    starts = np.flatnonzero(np.diff(x, prepend=x[0] - 1) != 0)
+    return (np.add.reduceat(rows, starts), np.multiply.reduceat(x, starts),
+            np.minimum.reduceat(x * 1.5, starts).max())
+
+
+def test_reduceat_at_run_starts():
+    rng = np.random.default_rng(5)
+    for k in (1, 3, 50):
+        x = np.sort(rng.integers(0, k, 40))
+        rows = rng.standard_normal((40, 3))
+        _same(jit_once(run_totals)(x, rows), run_totals(x, rows))
+
+
+def static_pieces(x, rows):
+    """Static indices: a 1-d piece of 30 and lanes of a 2-d array along axis 0 and axis 1."""
+    return (np.add.reduceat(x, [0, 3, 33]), np.add.reduceat(rows, [0, 2, 25]),
+            np.add.reduceat(rows.T, [5, 1, 30], axis=1))
+
+
+def test_float_reduceat_sums_pieces_lane_by_lane_as_numpy():
+    rng = np.random.default_rng(9)
+    for _ in range(3):
+        x, rows = rng.standard_normal(40), rng.standard_normal((40, 3)).astype(np.float32)
+        _same(jit_once(static_pieces)(x, rows), static_pieces(x, rows))
