@@ -9,6 +9,11 @@ their Python types, dtypes, shapes and values.
    piece of 8 or more in another order than NumPy's (its first element plus the pairwise sum of
    the rest, lane by lane, in any layout); and a compacted result computed transposed came back
    transposed a second time.
+2. A design matrix of the rows a filter keeps (u3 R3, Gompertz regression on nonzero rates):
+   ``np.ones_like``/``zeros_like``/``full_like`` of a selection, ``np.vstack``/``column_stack``/
+   ``stack`` of 1-d selections by one mask, ``.T`` of the result and ``np.linalg.lstsq`` of it
+   (rows left out zeroed; NumPy's m, its ``rcond`` and its residuals' rule, the kept count; the
+   singular values ``min(count, n)`` of them).
 """
 
 from __future__ import annotations
@@ -80,3 +85,28 @@ def test_float_reduceat_sums_pieces_lane_by_lane_as_numpy():
     for _ in range(3):
         x, rows = rng.standard_normal(40), rng.standard_normal((40, 3)).astype(np.float32)
         _same(jit_once(static_pieces)(x, rows), static_pieces(x, rows))
+
+
+def gompertz(ages, mx):
+    m = mx > 0
+    y, x = np.log(mx[m]), ages[m]
+    design = np.vstack([np.ones_like(x), x]).T
+    coef, resids, rank, sv = np.linalg.lstsq(design, y, rcond=None)
+    columns = np.column_stack([x, np.full_like(x, 2.0), np.zeros_like(x, dtype=np.float32)])
+    return coef, resids, rank, sv, columns, np.stack([x, y], axis=1).max(axis=0)
+
+
+def test_least_squares_on_the_rows_a_filter_keeps():
+    ages = np.linspace(-1.0, 1.0, 10)
+    rates = np.linspace(1e-3, 5e-3, 10)
+    # every row, most, two (m == n: no residuals), one (rank 1, one singular value)
+    for kept in (10, 7, 2, 1):
+        mx = np.where(np.arange(10) % 10 < kept, rates, 0.0)[::-1].copy()
+        got, want = jit_once(gompertz)(ages, mx), gompertz(ages, mx)
+        for g, w in zip(got, want):
+            assert type(g) is type(w) and g.dtype == w.dtype and g.shape == w.shape, (g, w)
+        np.testing.assert_allclose(got[0], want[0], rtol=1e-12, atol=1e-12)  # SVD, not LAPACK's
+        np.testing.assert_allclose(got[1], want[1], rtol=1e-9, atol=1e-24)
+        np.testing.assert_allclose(got[3], want[3], rtol=1e-12)
+        assert got[2] == want[2]
+        _same(got[4:], want[4:])
