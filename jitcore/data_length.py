@@ -285,9 +285,24 @@ class KeptList:
         return self.made_of
 
     def length(self) -> Tracer:
-        """``len(out)``: a Python int, known when the function runs."""
+        """``len(out)``: a Python int, known when the function runs (as a shape, a refusal that
+        names the list and what compiles: ``Tracer.counts``)."""
         count = prims.reduction("sum", prims.convert(self.kept, np.dtype(np.int64)))
-        return fresh(count, scalar=True, weak=True)
+        out = fresh(count, scalar=True, weak=True)
+        out.counts = (f"the list '{self.name}' (at most {self.rows.shape[0]} items, the loop's bound)",
+                      f"Collect what you compute in a loop over it instead (G = 0.0; ret = []; for r "
+                      f"in reversed({self.name}): G = r + gamma * G; ret.append(G); then "
+                      f"np.array(ret[::-1])), or fill an array of the loop's bound and keep the "
+                      f"first len({self.name}) (ret = np.zeros({self.rows.shape[0]}); for k in "
+                      f"range(len({self.name}) - 1, -1, -1): ret[k] = ...; then ret[:len({self.name})])")
+        count.owner_trace.counted[id(out.value)] = (out.value, out.counts)
+        return out
+
+    def copied(self) -> KeptList:
+        """``list(out)``: the same items, a new list."""
+        out = KeptList(self.name, self.rows, self.kept, self.made_of, self.choice)
+        out.counted, out.depth, out.prefix = self.counted, self.depth, self.prefix
+        return out
 
     def item(self, index) -> Tracer:
         """``out[i]`` at an int ``i`` (a Python int or a traced one; negative from the end): the

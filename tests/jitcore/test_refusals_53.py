@@ -14,12 +14,18 @@ their Python types, dtypes, shapes and values.
    ``stack`` of 1-d selections by one mask, ``.T`` of the result and ``np.linalg.lstsq`` of it
    (rows left out zeroed; NumPy's m, its ``rcond`` and its residuals' rule, the kept count; the
    singular values ``min(count, n)`` of them).
+3. An episode's rewards, a list a guarded ``while`` with a ``break`` filled: ``list(reversed(
+   rewards))`` is a list of the same kind (``KeptList.copied``) that a loop computes the returns
+   over; ``np.zeros(len(rewards))`` is refused naming the list, its capacity and two rewrites
+   that compile (u1 R1).
 """
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
+import jitcore as jc
 from tests.jit_once import jit_once
 
 
@@ -110,3 +116,44 @@ def test_least_squares_on_the_rows_a_filter_keeps():
         np.testing.assert_allclose(got[3], want[3], rtol=1e-12)
         assert got[2] == want[2]
         _same(got[4:], want[4:])
+
+
+def discounted_returns(x, gamma, max_t):
+    """The RL returns of an episode the data ends, through list(reversed(rewards))."""
+    rewards, t = [], 0
+    while t < max_t:
+        r = x[t] * 2.0
+        rewards.append(r)
+        t += 1
+        if r < 0:
+            break
+    g, out = 0.0, []
+    for r in list(reversed(rewards)):
+        g = r + gamma * g
+        out.append(g)
+    return np.array(out[::-1]), len(rewards)
+
+
+def returns_into_zeros(x, gamma, max_t):
+    rewards, t = [], 0
+    while t < max_t:
+        rewards.append(x[t])
+        t += 1
+        if x[t] < 0:
+            break
+    ret = np.zeros(len(rewards))
+    for k in range(len(rewards)):
+        ret[k] = rewards[k] * gamma
+    return ret
+
+
+def test_returns_of_an_episode_the_data_ends():
+    rng = np.random.default_rng(1)
+    for stop in (0, 3, 11, None):  # the first step, later, the last, never
+        x = rng.random(12)
+        if stop is not None:
+            x[stop] = -1.0
+        _same(jit_once(discounted_returns)(x, 0.9, 12), discounted_returns(x, 0.9, 12))
+    with pytest.raises(jc.ConcretizationError, match=r"(?s)returns_into_zeros.*list 'rewards' \(at most 9 "
+                       r"items.*for r in reversed\(rewards\).*ret = np.zeros\(9\)"):
+        jc.jit(returns_into_zeros)(np.ones(10), 0.5, 9)
