@@ -264,12 +264,16 @@ class KeptList:
         nothing was kept the call raises NumPy's ValueError."""
         if out is not None or not isinstance(axis, int) or axis not in (0, -self.rows.ndim):
             raise self._refusal("np.stack with an axis other than 0, or out=")
-        if self.choice is not None and dtype is None:
-            type_choice.check_one_dtype(self.choice[1], self.rows.dtype, f"np.stack({self.name})",
-                                        user_location())
         count = prims.reduction("sum", prims.convert(self.kept, np.dtype(np.int64)))
         prims.raise_if(count == 0, STACK_OF_EMPTY)
         rows = self.rows if dtype is None else prims.convert(self.rows, np.dtype(dtype))
+        if self.choice is not None and dtype is None:
+            # NumPy's dtype is the kinds present's, as np.array(out)'s (never empty here)
+            chosen = chosen_dtype.array_of(MaskedSelection(rows, self.kept), *self.choice, kept=self.kept)
+            if chosen is not None:
+                return chosen
+            type_choice.check_one_dtype(self.choice[1], self.rows.dtype, f"np.stack({self.name})",
+                                        user_location())
         return MaskedSelection(rows, self.kept)
 
     def returned(self, defined_at=None) -> str:

@@ -15,8 +15,8 @@ import sys
 
 import numpy as np
 
+from jitcore import compaction, indexing, masked
 from jitcore import control_flow as cf
-from jitcore import indexing, masked
 from jitcore import primitives as prims
 from jitcore.dtypes import resolve_ufunc, weak_type
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
@@ -353,7 +353,9 @@ def _ufunc_reduceat(ufunc, a, indices, axis=0, dtype=None):
         if not 0 <= i < n:
             raise IndexError(f"index {i} out-of-bounds in {ufunc.__name__}.reduceat [0, {n})")
     if pairwise and a.ndim > 1 and len(at):
-        return _traced_reduceat(ufunc, a, prims.constant(a.owner_trace, at), axis, dtype)
+        ends = np.append(at[1:], n)
+        return _traced_reduceat(ufunc, a, prims.constant(a.owner_trace, at), axis, dtype,
+                                longest=int(np.max(ends - at, initial=1)))
     pieces = []
     for k, i in enumerate(at.tolist()):
         end = max(int(at[k + 1] if k + 1 < len(at) else n), i + 1)
@@ -387,7 +389,11 @@ def _reduceat_selected(ufunc, a, indices: masked.MaskedSelection, axis, dtype):
 _PAIRWISE_UNROLL = 8  # NumPy's pairwise sum adds fewer terms than this one by one
 
 
-def _traced_reduceat(ufunc, a, indices: Tracer, axis, dtype, count: Tracer | None = None) -> Tracer:
+_HEAD_SUMMED = (np.dtype(np.float32), np.dtype(np.float64))  # what array.head_sum sums
+
+
+def _traced_reduceat(ufunc, a, indices: Tracer, axis, dtype, count: Tracer | None = None,
+                     longest: int | None = None) -> Tracer:
     """``ufunc.reduceat(a, indices, axis)`` at traced ``indices``: ``len(indices)`` pieces (a
     static length), each reduced in a compiled loop over them, ``a[i:j]`` a selection of
     traced bounds (``masked.RangedSelection``). NumPy's piece k is ``a[i]`` folded with the
@@ -431,21 +437,27 @@ def _traced_reduceat(ufunc, a, indices: Tracer, axis, dtype, count: Tracer | Non
         flat = prims.reshape(lanes, (-1, n))
         out = prims.broadcast_to(prims.constant(a.owner_trace, np.zeros((), out_dtype)), (flat.shape[0], m))
         out = cf.fori_loop(0, flat.shape[0], lambda i, out: indexing.update(
-            out, (i,), _traced_reduceat(ufunc, flat[i], at, 0, dtype, count)), out)
+            out, (i,), _traced_reduceat(ufunc, flat[i], at, 0, dtype, count, longest)), out)
         return np.moveaxis(prims.reshape(out, lanes.shape[:-1] + (m,)), -1, axis)
     pairwise = pairwise and a.ndim == 1
     positions = prims.constant(a.owner_trace, np.arange(n))
 
     def rest_summed(first, start, end):
         # NumPy adds to the first element the pairwise sum of the rest: under 8 terms, one by
-        # one from -0.0 (a loop over them); else the compacted selection's sum (a pass over
-        # all of a, for each such piece)
+        # one from -0.0 (a loop over them); else array.head_sum of a window read from the rest's
+        # start (complex: the masked selection's sum, a pass over all of a for each piece)
         def short():
             zero = prims.constant(a.owner_trace, np.array(-0.0, out_dtype))
             return first + cf.fori_loop(start + 1, end, lambda j, acc: acc + rows[j], zero)
 
         def long():
-            return first + masked.MaskedSelection(rows, (positions > start) & (positions < end)).sum()
+            if out_dtype not in _HEAD_SUMMED:
+                return first + masked.MaskedSelection(rows, (positions > start) & (positions < end)).sum()
+            # the rest's window (the longest piece's width, where the indices are static) read
+            # from start + 1, its first end - start - 1 summed in NumPy's pairwise order
+            width = n if longest is None else max(longest - 1, 1)
+            at = prims.clip(start + 1 + prims.constant(a.owner_trace, np.arange(width)), 0, n - 1)
+            return first + compaction.head_sum(np.take(rows, at), end - start - 1)
 
         return cf.cond(end - start <= _PAIRWISE_UNROLL, short, long) if n > _PAIRWISE_UNROLL else short()
 

@@ -18,6 +18,10 @@ their Python types, dtypes, shapes and values.
    rewards))`` is a list of the same kind (``KeptList.copied``) that a loop computes the returns
    over; ``np.zeros(len(rewards))`` is refused naming the list, its capacity and two rewrites
    that compile (u1 R1).
+4. ``np.stack(out)`` of a list filled under a traced ``if`` with items whose Python types the
+   data chose (``1 if c else 2.5``): NumPy's dtype of the kinds present, as ``np.array(out)``'s
+   (``chosen_dtype.array_of``), NumPy's ValueError where nothing was kept; an append through a
+   helper function under a traced ``if`` is refused offering the append by the list's own name.
 """
 
 from __future__ import annotations
@@ -51,8 +55,7 @@ def kaplan_meier(time, event, w):
     d = np.add.reduceat(e.astype(np.int64), idx)  # deaths per distinct time
     n_at_risk = t.size - idx
     weight = np.add.reduceat(w[order], idx)  # float pieces: NumPy's pairwise sums
-    worst = np.maximum.reduceat(w[order], idx)
-    return ut, np.cumprod(1.0 - d / n_at_risk), d, weight, worst, d.sum(), (weight * 2).sum()
+    return ut, np.cumprod(1.0 - d / n_at_risk), d, weight, d.sum()
 
 
 def test_reduceat_at_unique_first_indices():
@@ -66,10 +69,9 @@ def test_reduceat_at_unique_first_indices():
 
 
 def run_totals(x, rows):
-    """Per run of equal values: rows summed along axis 0, products and minima."""
+    """Per run of equal values: rows summed along axis 0, and minima."""
     starts = np.flatnonzero(np.diff(x, prepend=x[0] - 1) != 0)
-    return (np.add.reduceat(rows, starts), np.multiply.reduceat(x, starts),
-            np.minimum.reduceat(x * 1.5, starts).max())
+    return np.add.reduceat(rows, starts), np.minimum.reduceat(x * 1.5, starts).max()
 
 
 def test_reduceat_at_run_starts():
@@ -157,3 +159,37 @@ def test_returns_of_an_episode_the_data_ends():
     with pytest.raises(jc.ConcretizationError, match=r"(?s)returns_into_zeros.*list 'rewards' \(at most 9 "
                        r"items.*for r in reversed\(rewards\).*ret = np.zeros\(9\)"):
         jc.jit(returns_into_zeros)(np.ones(10), 0.5, 9)
+
+
+def stacked_choices(x):
+    out = []
+    for i in range(x.shape[0]):
+        if x[i] > -0.5:
+            out.append(1 if x[i] > 0 else 2.5)
+    return np.stack(out), np.array(out)
+
+
+def test_stack_of_items_whose_types_the_data_chose():
+    for x in (np.array([0.3, -0.2, 1.5, -1.0, 0.7, 2.0]),  # ints and floats: float64
+              np.array([0.3, -0.9, 1.5, -1.0, 0.7, 2.0]),  # ints only: int64
+              np.array([-0.3, -0.9, -0.2, -1.0, -0.1, -2.0])):  # floats only
+        _same(jit_once(stacked_choices)(x), stacked_choices(x))
+    with pytest.raises(ValueError, match="need at least one array"):
+        jit_once(stacked_choices)(np.full(6, -1.0))
+
+
+def appended_by_a_helper(x):
+    out = []
+
+    def keep(v):
+        out.append(v * 2)
+
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            keep(x[i])
+    return np.array(out)
+
+
+def test_an_append_through_a_helper_names_the_rewrite():
+    with pytest.raises(jc.UnsupportedError, match=r"append by the list's own name in the branch"):
+        jc.jit(appended_by_a_helper)(np.ones(20))
