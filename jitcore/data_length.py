@@ -87,7 +87,9 @@ class ListSelection(MaskedSelection):
         self.empty = empty
 
     def _like(self, values: Tracer) -> MaskedSelection:
-        return MaskedSelection(values, self.mask, self.factors)
+        out = MaskedSelection(values, self.mask, self.factors)
+        out.described = self.described  # (its refusals still name np.array(out))
+        return out
 
 
 # The kind (``type_choice.kind_of``) of a row of a list made of Python numbers or NumPy scalars

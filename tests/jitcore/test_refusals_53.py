@@ -17,7 +17,8 @@ their Python types, dtypes, shapes and values.
 3. An episode's rewards, a list a guarded ``while`` with a ``break`` filled: ``list(reversed(
    rewards))`` is a list of the same kind (``KeptList.copied``) that a loop computes the returns
    over; ``np.zeros(len(rewards))`` is refused naming the list, its capacity and two rewrites
-   that compile (u1 R1).
+   that compile (u1 R1); ``np.zeros_like(np.array(rewards))`` written in a loop, refused naming
+   ``np.array(rewards)`` (no mask the user wrote) and the same rewrites.
 4. ``np.stack(out)`` of a list filled under a traced ``if`` with items whose Python types the
    data chose (``1 if c else 2.5``): NumPy's dtype of the kinds present, as ``np.array(out)``'s
    (``chosen_dtype.array_of``), NumPy's ValueError where nothing was kept; an append through a
@@ -149,6 +150,21 @@ def returns_into_zeros(x, gamma, max_t):
     return ret
 
 
+def returns_into_zeros_like(x, gamma, max_t):
+    rewards, t = [], 0
+    while t < max_t:
+        rewards.append(x[t])
+        t += 1
+        if x[t] < 0:
+            break
+    rw = np.array(rewards)
+    ret, g = np.zeros_like(rw), 0.0
+    for k in range(len(rewards) - 1, -1, -1):
+        g = rw[k] + gamma * g
+        ret[k] = g
+    return ret
+
+
 def test_returns_of_an_episode_the_data_ends():
     rng = np.random.default_rng(1)
     for stop in (0, 3, 11, None):  # the first step, later, the last, never
@@ -159,6 +175,9 @@ def test_returns_of_an_episode_the_data_ends():
     with pytest.raises(jc.ConcretizationError, match=r"(?s)returns_into_zeros.*list 'rewards' \(at most 9 "
                        r"items.*for r in reversed\(rewards\).*ret = np.zeros\(9\)"):
         jc.jit(returns_into_zeros)(np.ones(10), 0.5, 9)
+    with pytest.raises(jc.UnsupportedError, match=r"'ret' holds as many values as np.array\(rewards\).*"
+                       r"for r in reversed\(rewards\)"):
+        jc.jit(returns_into_zeros_like)(np.ones(10), 0.5, 9)
 
 
 def stacked_choices(x):
