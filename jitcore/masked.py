@@ -113,7 +113,8 @@ class MaskedSelection:
         """How many of the mask's positions are kept, a Python int as NumPy's len() (traced)."""
         kept = prims.reduction("sum", prims.convert(self.mask, np.dtype(np.int64)))
         out = fresh(kept, scalar=True, weak=True)
-        out.counts = (self.origin.format(values=self.values), self.advice, _filter_site(self.mask))
+        out.counts = (self.origin.format(values=self.values), self.advice, _filter_site(self.mask),
+                      int(np.prod(self.mask.shape, dtype=np.int64)))  # (the most it can be)
         kept.owner_trace.counted[id(out.value)] = (out.value, out.counts)
         return out
 

@@ -4,7 +4,9 @@ their Python types, dtypes, shapes and values.
 1. ``ufunc.reduceat`` at indices the data chose (``np.unique(t, return_index=True)[1]``, the
    starts of runs ``np.flatnonzero(...)``): the indices compacted, a piece per kept one, the
    result a selection of their count (``ufuncs._reduceat_selected``), which elementwise ops,
-   reductions, cumprod and returns take as any other. Along the way, a float ``np.add.reduceat``
+   reductions, cumprod and returns take as any other; ``np.bincount(inv, minlength=ut.size)``
+   (Nelson-Aalen) has as many bins as ``ut`` can hold and is the first ``max(ut.size,
+   inv.max() + 1)`` of them (``reductions._bincount_of_count``). Along the way, a float ``np.add.reduceat``
    of more than one lane (``rows`` of shape (n, 3) along axis 0) or at static indices summed a
    piece of 8 or more in another order than NumPy's (its first element plus the pairwise sum of
    the rest, lane by lane, in any layout); and a compacted result computed transposed came back
@@ -56,7 +58,11 @@ def kaplan_meier(time, event, w):
     d = np.add.reduceat(e.astype(np.int64), idx)  # deaths per distinct time
     n_at_risk = t.size - idx
     weight = np.add.reduceat(w[order], idx)  # float pieces: NumPy's pairwise sums
-    return ut, np.cumprod(1.0 - d / n_at_risk), d, weight, d.sum()
+    # Nelson-Aalen: bincount with minlength=ut.size, the number of distinct times
+    _, inv = np.unique(time, return_inverse=True)
+    deaths = np.bincount(inv, weights=event.astype(float), minlength=ut.size)
+    at_risk = np.cumsum(np.bincount(inv, minlength=ut.size)[::-1])[::-1]
+    return ut, np.cumprod(1.0 - d / n_at_risk), d, weight, d.sum(), np.cumsum(deaths / at_risk)
 
 
 def test_reduceat_at_unique_first_indices():
