@@ -1145,13 +1145,12 @@ def _stacked(func, items, axis) -> MaskedSelection:
     """``np.vstack([np.ones_like(x), x])`` of 1-d selections by one mask (a design matrix of
     the rows a filter keeps): their values side by side, a selection of rows (or, stacked as
     rows, of columns: the selected dim last)."""
-    items = list(items) if isinstance(items, (list, tuple)) else None
-    first = next((x for x in items or () if isinstance(x, MaskedSelection)), None)
-    if first is None or not all(isinstance(x, MaskedSelection) and type(x) is type(first) is MaskedSelection
-                                and x.ndim == 1 and x.mask.ndim == 1 and same_mask(x.mask, first.mask)
-                                for x in items):
-        raise (first or items[0])._refusal(f"numpy.{func.__name__} of it with arrays that are not "
-                                           "1-d selections by the same mask")
+    items = list(items) if isinstance(items, (list, tuple)) else [items]
+    first = next(x for x in items if isinstance(x, MaskedSelection))
+    if not all(isinstance(x, MaskedSelection) and type(x) is type(first) is MaskedSelection
+               and x.ndim == 1 and x.mask.ndim == 1 and same_mask(x.mask, first.mask) for x in items):
+        raise first._refusal(f"numpy.{func.__name__} of it with arrays that are not 1-d selections "
+                             "by the same mask (as many as it selects, whatever the data)")
     dtype = np.result_type(*(x.dtype for x in items))
     values = np.stack([prims.convert(x.values, dtype) for x in items], axis=-1)
     rows = func is np.vstack or (func is np.stack and axis in (0, -2))
