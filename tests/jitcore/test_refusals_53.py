@@ -91,8 +91,11 @@ def test_reduceat_at_run_starts():
 
 def static_pieces(x, rows):
     """Static indices: a 1-d piece of 30 and lanes of a 2-d array along axis 0 and axis 1."""
-    return (np.add.reduceat(x, [0, 3, 33]), np.add.reduceat(rows, [0, 2, 25]),
-            np.add.reduceat(rows.T, [5, 1, 30], axis=1))
+    return (
+        np.add.reduceat(x, [0, 3, 33]),
+        np.add.reduceat(rows, [0, 2, 25]),
+        np.add.reduceat(rows.T, [5, 1, 30], axis=1),
+    )
 
 
 def test_float_reduceat_sums_pieces_lane_by_lane_as_numpy():
@@ -178,11 +181,17 @@ def test_returns_of_an_episode_the_data_ends():
         if stop is not None:
             x[stop] = -1.0
         _same(jit_once(discounted_returns)(x, 0.9, 12), discounted_returns(x, 0.9, 12))
-    with pytest.raises(jc.ConcretizationError, match=r"(?s)returns_into_zeros.*list 'rewards' \(at most 9 "
-                       r"items.*for r in reversed\(rewards\).*ret = np.zeros\(9\)"):
+    with pytest.raises(
+        jc.ConcretizationError,
+        match=r"(?s)returns_into_zeros.*list 'rewards' \(at most 9 "
+        r"items.*for r in reversed\(rewards\).*ret = np.zeros\(9\)",
+    ):
         jc.jit(returns_into_zeros)(np.ones(10), 0.5, 9)
-    with pytest.raises(jc.UnsupportedError, match=r"'ret' holds as many values as np.array\(rewards\).*"
-                       r"for r in reversed\(rewards\)"):
+    with pytest.raises(
+        jc.UnsupportedError,
+        match=r"'ret' holds as many values as np.array\(rewards\).*"
+        r"for r in reversed\(rewards\)",
+    ):
         jc.jit(returns_into_zeros_like)(np.ones(10), 0.5, 9)
 
 
@@ -195,9 +204,11 @@ def stacked_choices(x):
 
 
 def test_stack_of_items_whose_types_the_data_chose():
-    for x in (np.array([0.3, -0.2, 1.5, -1.0, 0.7, 2.0]),  # ints and floats: float64
-              np.array([0.3, -0.9, 1.5, -1.0, 0.7, 2.0]),  # ints only: int64
-              np.array([-0.3, -0.9, -0.2, -1.0, -0.1, -2.0])):  # floats only
+    for x in (
+        np.array([0.3, -0.2, 1.5, -1.0, 0.7, 2.0]),  # ints and floats: float64
+        np.array([0.3, -0.9, 1.5, -1.0, 0.7, 2.0]),  # ints only: int64
+        np.array([-0.3, -0.9, -0.2, -1.0, -0.1, -2.0]),
+    ):  # floats only
         _same(jit_once(stacked_choices)(x), stacked_choices(x))
     with pytest.raises(ValueError, match="need at least one array"):
         jit_once(stacked_choices)(np.full(6, -1.0))
