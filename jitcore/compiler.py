@@ -289,8 +289,9 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
                 counts.setdefault(key, count)
                 counts[k] = counts[key]
         values, scalars, tags = [], [], []
-        transposed = tuple(isinstance(leaf, Tracer) and leaf.fortran and not any(leaf is a for a in tracers)
-                           for leaf in leaves)
+        # (a compacted result is its buffer's first rows, in C order: never returned transposed)
+        transposed = tuple(isinstance(leaf, Tracer) and leaf.fortran and k not in counts
+                           and not any(leaf is a for a in tracers) for k, leaf in enumerate(leaves))
         for k, (leaf, turn) in enumerate(zip(leaves, transposed)):
             if k in counts:
                 values.append(leaf.value)

@@ -87,7 +87,9 @@ class ListSelection(MaskedSelection):
         self.empty = empty
 
     def _like(self, values: Tracer) -> MaskedSelection:
-        return MaskedSelection(values, self.mask, self.factors)
+        out = MaskedSelection(values, self.mask, self.factors)
+        out.described = self.described  # (its refusals still name np.array(out))
+        return out
 
 
 # The kind (``type_choice.kind_of``) of a row of a list made of Python numbers or NumPy scalars
@@ -264,12 +266,16 @@ class KeptList:
         nothing was kept the call raises NumPy's ValueError."""
         if out is not None or not isinstance(axis, int) or axis not in (0, -self.rows.ndim):
             raise self._refusal("np.stack with an axis other than 0, or out=")
-        if self.choice is not None and dtype is None:
-            type_choice.check_one_dtype(self.choice[1], self.rows.dtype, f"np.stack({self.name})",
-                                        user_location())
         count = prims.reduction("sum", prims.convert(self.kept, np.dtype(np.int64)))
         prims.raise_if(count == 0, STACK_OF_EMPTY)
         rows = self.rows if dtype is None else prims.convert(self.rows, np.dtype(dtype))
+        if self.choice is not None and dtype is None:
+            # NumPy's dtype is the kinds present's, as np.array(out)'s (never empty here)
+            chosen = chosen_dtype.array_of(MaskedSelection(rows, self.kept), *self.choice, kept=self.kept)
+            if chosen is not None:
+                return chosen
+            type_choice.check_one_dtype(self.choice[1], self.rows.dtype, f"np.stack({self.name})",
+                                        user_location())
         return MaskedSelection(rows, self.kept)
 
     def returned(self, defined_at=None) -> str:
@@ -285,9 +291,24 @@ class KeptList:
         return self.made_of
 
     def length(self) -> Tracer:
-        """``len(out)``: a Python int, known when the function runs."""
+        """``len(out)``: a Python int, known when the function runs (as a shape, a refusal that
+        names the list and what compiles: ``Tracer.counts``)."""
         count = prims.reduction("sum", prims.convert(self.kept, np.dtype(np.int64)))
-        return fresh(count, scalar=True, weak=True)
+        out = fresh(count, scalar=True, weak=True)
+        out.counts = (f"the list '{self.name}' (at most {self.rows.shape[0]} items, the loop's bound)",
+                      f"Collect what you compute in a loop over it instead (G = 0.0; ret = []; for r "
+                      f"in reversed({self.name}): G = r + gamma * G; ret.append(G); then "
+                      f"np.array(ret[::-1])), or fill an array of the loop's bound and keep the "
+                      f"first len({self.name}) (ret = np.zeros({self.rows.shape[0]}); for k in "
+                      f"range(len({self.name}) - 1, -1, -1): ret[k] = ...; then ret[:len({self.name})])")
+        count.owner_trace.counted[id(out.value)] = (out.value, out.counts)
+        return out
+
+    def copied(self) -> KeptList:
+        """``list(out)``: the same items, a new list."""
+        out = KeptList(self.name, self.rows, self.kept, self.made_of, self.choice)
+        out.counted, out.depth, out.prefix = self.counted, self.depth, self.prefix
+        return out
 
     def item(self, index) -> Tracer:
         """``out[i]`` at an int ``i`` (a Python int or a traced one; negative from the end): the

@@ -113,7 +113,8 @@ class MaskedSelection:
         """How many of the mask's positions are kept, a Python int as NumPy's len() (traced)."""
         kept = prims.reduction("sum", prims.convert(self.mask, np.dtype(np.int64)))
         out = fresh(kept, scalar=True, weak=True)
-        out.counts = (self.origin.format(values=self.values), self.advice, _filter_site(self.mask))
+        out.counts = (self.origin.format(values=self.values), self.advice, _filter_site(self.mask),
+                      int(np.prod(self.mask.shape, dtype=np.int64)))  # (the most it can be)
         kept.owner_trace.counted[id(out.value)] = (out.value, out.counts)
         return out
 
@@ -196,6 +197,19 @@ class MaskedSelection:
         if method is not None:  # y.cumsum(): at the selection's length
             return lambda *args, **kwargs: method(self, *args, **kwargs)
         raise self._refusal(f".{name}")
+
+    @property
+    def T(self) -> MaskedSelection:  # noqa: N802  (NumPy's name)
+        """``x[m].T`` of a selection of rows (or of columns, ``np.vstack`` of selections): the
+        same values, the selected dim moved to the other end."""
+        if self.ndim == 1:
+            return self
+        if self.ndim != 2 or self.mask.ndim != 1 or type(self) not in (MaskedSelection, MovedSelection):
+            raise self._refusal(".T")
+        out = MovedSelection(self.values, self.mask) if self.position == 0 else \
+            MaskedSelection(self.values, self.mask)
+        out.described = self.described
+        return out
 
     def _like(self, values: Tracer) -> MaskedSelection:
         out = type(self)(values, self.mask, self.factors)
@@ -515,6 +529,14 @@ class MaskedSelection:
             return self._dot(func.__name__, a, b)
         if func in _ELEMENTWISE:
             return self._elementwise(func, args, kwargs)
+        if func in _STACKS and len(args) == 1 and not kwargs.keys() - {"axis"}:
+            return _stacked(func, args[0], kwargs.get("axis", 0))
+        if func is np.linalg.lstsq and args:
+            return SELECTION_STATISTICS["lstsq"](*args, **kwargs)
+        if func in _FILLED_LIKE and args and args[0] is self and kwargs.get("shape") is None:
+            # np.ones_like(x[m]): as many as it selects, each the fill (dtype= as asked)
+            kwargs.pop("shape", None)
+            return self._like(func(self.values, *args[1:], **kwargs))
         if func in _STATISTICS:
             if args[0] is not self:
                 raise self._refusal(f"numpy.{func.__name__} with it after the first argument")
@@ -1112,6 +1134,35 @@ _REDUCTIONS = {np.sum: MaskedSelection.sum, np.prod: MaskedSelection.prod, np.an
 _ELEMENTWISE = frozenset((np.round, np.around, np.clip, np.where, np.nan_to_num, np.fix,
                           np.real, np.imag, np.angle, np.sinc, np.i0, np.isclose, np.isreal,
                           np.iscomplex, np.isneginf, np.isposinf))
+
+
+# Stacks of 1-d selections by one mask: the rows (np.vstack, np.stack) or columns
+# (np.column_stack, np.stack(axis=1)) of a selection of vectors.
+_STACKS = frozenset((np.vstack, np.stack, np.column_stack))
+
+
+def _stacked(func, items, axis) -> MaskedSelection:
+    """``np.vstack([np.ones_like(x), x])`` of 1-d selections by one mask (a design matrix of
+    the rows a filter keeps): their values side by side, a selection of rows (or, stacked as
+    rows, of columns: the selected dim last)."""
+    items = list(items) if isinstance(items, (list, tuple)) else [items]
+    first = next(x for x in items if isinstance(x, MaskedSelection))
+    if not all(isinstance(x, MaskedSelection) and type(x) is type(first) is MaskedSelection
+               and x.ndim == 1 and x.mask.ndim == 1 and same_mask(x.mask, first.mask) for x in items):
+        raise first._refusal(f"numpy.{func.__name__} of it with arrays that are not 1-d selections "
+                             "by the same mask (as many as it selects, whatever the data)")
+    dtype = np.result_type(*(x.dtype for x in items))
+    values = np.stack([prims.convert(x.values, dtype) for x in items], axis=-1)
+    rows = func is np.vstack or (func is np.stack and axis in (0, -2))
+    if func is np.stack and axis not in (0, 1, -1, -2):
+        raise np.exceptions.AxisError(f"axis {axis} is out of bounds for array of dimension 2")
+    out = MovedSelection(values, first.mask) if rows else MaskedSelection(values, first.mask)
+    out.described = first.described
+    return out
+
+
+# Arrays of a selection's shape, each element a fill: a selection of the same mask.
+_FILLED_LIKE = frozenset((np.ones_like, np.zeros_like, np.full_like, np.empty_like))
 
 
 def _array_like(x) -> bool:

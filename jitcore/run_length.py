@@ -64,7 +64,7 @@ class Prefix(MaskedSelection):
 
     def count(self) -> Tracer:
         out = fresh(self.length, scalar=True, weak=True)
-        out.counts = (self.origin.format(values=self.values), self.advice)
+        out.counts = (self.origin.format(values=self.values), self.advice, "", self.values.shape[0])
         return out
 
     def _like(self, values: Tracer) -> Prefix:
@@ -494,4 +494,5 @@ _FUNCTIONS = {np.sort: sort, np.flip: flip, np.append: append, np.argsort: argso
 _METHODS = {"argsort": argsort, "cumsum": cumsum, "cumprod": cumprod, "ravel": ravel,
             "flatten": ravel, "sort": sort_in_place}
 
-masked.LENGTH_OPS.update(functions=_FUNCTIONS, methods=_METHODS, sliced=sliced, taken=taken)
+masked.LENGTH_OPS.update(functions=_FUNCTIONS, methods=_METHODS, sliced=sliced, taken=taken,
+                         as_prefix=as_prefix, prefix=Prefix)

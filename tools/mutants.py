@@ -2793,6 +2793,26 @@ MUTANTS = [
            "kernel.PARALLEL else False)",
            "a reversed argument's reduced axes read forwards (the memory order), where NumPy's "
            "reductions read them backwards", ("tests/codegen/test_reductions.py",)),
+    Mutant("reduceat-selected-last-piece-short", "jitcore/numpy/ufuncs.py",
+           "< count, ends, n)",
+           "< count, ends, ends)",
+           "ufunc.reduceat at a selection of indices: the last kept index's piece stops at the "
+           "next row of the buffer instead of running to the end", ("tests/jitcore/test_refusals_53.py",)),
+    Mutant("reduceat-lanes-folded", "jitcore/numpy/ufuncs.py",
+           "    if pairwise and a.ndim > 1:\n",
+           "    if pairwise and a.ndim > 1 and axis == a.ndim - 1:\n",
+           "a float add.reduceat along axis 0 of a 2-d array folds each piece row by row, where "
+           "NumPy sums each lane's rest pairwise", ("tests/jitcore/test_refusals_53.py",)),
+    Mutant("compacted-result-transposed-again", "jitcore/compiler.py",
+           "leaf.fortran and k not in counts",
+           "leaf.fortran and True",
+           "a compacted result computed transposed (np.add.reduceat(rows, starts) of 2-d rows) is "
+           "transposed once more on return", ("tests/jitcore/test_refusals_53.py",)),
+    Mutant("lstsq-selected-residuals-of-capacity", "jitcore/numpy/decompositions.py",
+           "        resids = masked.MaskedSelection(resids.values, resids.mask & (count > n))",
+           "        resids = masked.MaskedSelection(resids.values, resids.mask)",
+           "lstsq of selected rows gives residuals where NumPy's m (the kept count) is not above n",
+           ("tests/jitcore/test_refusals_53.py",)),
 ]
 
 

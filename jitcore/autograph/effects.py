@@ -186,8 +186,10 @@ def _refusal(what, at, obj, label, had) -> UnsupportedError:
     if what == "if":
         runs = "its branches are traced once, whatever the condition, so the change ran once " \
             "while compiling and would not run when the branch is taken"
-        instead = "write into an array made before it (out[n] = v; n += 1 with a fixed-size " \
-            "out), or use np.where"
+        instead = "append by the list's own name in the branch, in the function that made " \
+            "the list (for i in range(n): if x[i] > 0: out.append(f(x[i])) compiles as a loop " \
+            "that keeps the rows it appends), write into an array made before it (out[n] = v; " \
+            "n += 1 with a fixed-size out), or use np.where"
     else:
         runs = "its body is traced once, so the change ran once while compiling, whatever the " \
             "number of iterations"

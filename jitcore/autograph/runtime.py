@@ -328,6 +328,8 @@ def _list(iterable=()):
     """``list(map(f, x))`` (an ``Indexed``): a comprehension's list, one compiled loop where long."""
     if isinstance(iterable, expressions.Indexed) and current_trace() is not None:
         return comprehension(iterable, lambda item: item)
+    if isinstance(iterable, KeptList):  # list(reversed(rewards)) of a list the data filled
+        return iterable.copied()
     return list(iterable)
 
 

@@ -369,18 +369,23 @@ def _cannot_carry(name, value, what, line):
 def _cannot_carry_selection(name, leaf, what, line):
     """A value whose length the data chooses, assigned in a traced branch or loop: said in the
     user's terms (no class of jitcore's), with what to write."""
+    described = (isinstance(leaf, MaskedSelection) and not isinstance(leaf, Positions)
+                 and leaf.described is not None)
     held = ("indices from np.nonzero (or np.flatnonzero, np.argwhere)" if isinstance(leaf, Positions)
             else "a list appended to as the data chose" if isinstance(leaf, KeptList)
+            # (what the user wrote: np.array(rewards), np.zeros_like of it)
+            else f"as many values as {leaf.origin.format(values=leaf.values)}" if described
             else "the values a boolean mask selects (x[mask])")
+    instead = (leaf.advice if described and leaf.advice else
+               "Keep a fixed-capacity array and a count (pairs = np.zeros((capacity, 2), int), filled "
+               "with np.where, used with a mask of its first count rows); or work on the full mask "
+               "(np.where(mask, values, 0)) instead of its selected items")
     return UnsupportedError(
         f"'{name}' holds {held}, whose number the data chooses, and is assigned in the {what} at "
         f"{where(line)}, whose condition or bounds are traced: a value that changes there must "
         "keep one shape in every path, and this one's length is known only when it is made. "
         f"Build '{name}' once, before any traced if or loop that changes it, and only use it "
-        "there; or keep a "
-        "fixed-capacity array and a count (pairs = np.zeros((capacity, 2), int), filled with "
-        "np.where, used with a mask of its first count rows); or work on the full mask "
-        "(np.where(mask, values, 0)) instead of its selected items")
+        f"there. {instead}")
 
 
 def _keeping_containers(statement):

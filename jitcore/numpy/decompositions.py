@@ -346,6 +346,41 @@ def lstsq(a, b, rcond=None):
     return x, resids, prims.as_scalar(prims.convert(rank, np.dtype(np.int32))), s
 
 
+def _lstsq_of_selected_rows(a, b, rcond=None):
+    """``np.linalg.lstsq(A, y)`` of the rows a mask keeps (``A = np.vstack([np.ones_like(x),
+    x]).T`` with ``x = ages[mx > 0]``): the rows left out zeroed, which changes neither the
+    normal equations nor the singular values; ``rcond``'s default and the residuals' rule take
+    the kept count as NumPy's m."""
+    rows = next(x for x in (a, b) if isinstance(x, masked.MaskedSelection))
+    for x in (a, b):
+        if not (isinstance(x, masked.MaskedSelection) and x.position == 0 and x.mask.ndim == 1
+                and x.ndim in (1, 2) and masked.same_mask(x.mask, rows.mask)):
+            raise rows._refusal("np.linalg.lstsq of it with an operand that is not a selection of "
+                                "rows by the same mask")
+    if a.ndim != 2:
+        raise np.linalg.LinAlgError(f"{a.ndim}-dimensional array given. Array must be two-dimensional "
+                                    f"(at {user_location()})")
+    zeroed = [np.where(x._where(), x.values, prims.constant(x.values.owner_trace, np.zeros((), x.dtype)))
+              for x in (a, b)]
+    count = rows.count()
+    n = a.values.shape[1]
+    if rcond is None:  # (NumPy solves in double, whatever the inputs)
+        rcond = np.finfo(np.float64).eps * np.maximum(count, n)
+    x, resids, rank, s = lstsq(*zeroed, rcond)
+    if isinstance(resids, masked.MaskedSelection):  # (NumPy's m is the count)
+        resids = masked.MaskedSelection(resids.values, resids.mask & (count > n)).describe(*resids.described)
+    # min(count, n) singular values: the zeroed rows' are zeros, after them
+    kept = prims.constant(s.owner_trace, np.arange(s.shape[0])) < count
+    s = masked.MaskedSelection(s, kept).describe("np.linalg.lstsq(...)'s singular values", _SINGULAR)
+    return x, resids, rank, s
+
+
+_SINGULAR = ("Of the rows a mask keeps there are min(count, n): reduce them at once (s.max(), "
+             "s.min(), len(s)), or return them")
+
+
+masked.SELECTION_STATISTICS["lstsq"] = _lstsq_of_selected_rows
+
 _RESIDUALS = ("NumPy gives them only when a has full column rank (else an empty array). Reduce "
               "them at once (res.sum(), len(res) or res.size, np.sqrt(res)), return them, or "
               "compute ((b - a @ x) ** 2).sum(axis=0) for the sums whatever the rank")

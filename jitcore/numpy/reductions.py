@@ -19,7 +19,7 @@ import operator
 
 import numpy as np
 
-from jitcore import indexing
+from jitcore import indexing, masked
 from jitcore import primitives as prims
 from jitcore.dtypes import ir_type
 from jitcore.errors import (
@@ -665,7 +665,23 @@ def _traced_minlength(minlength: Tracer) -> str:
             f"the jitted function, or reduce them at once (.sum(), .max())")
 
 
-def bincount_of(x, weights, minlength, selected: Tracer | None = None):
+def _bincount_of_count(x: Tracer, weights, minlength: Tracer, selected: Tracer | None):
+    """``np.bincount(inv, minlength=len(u))`` with ``u`` a selection (``np.unique``'s values):
+    as many bins as ``u`` can hold, the result the first ``max(len(u), x.max() + 1)`` of them
+    (a ``run_length.Prefix``); a value at or past that capacity raises IndexError, as one past
+    a static minlength does (``np.unique``'s group numbers never are)."""
+    written, _, _, capacity = minlength.counts
+    told = f"minlength=len({written}), at most {capacity}"
+    bins = bincount_of(x, weights, builtins.max(capacity, 1), selected, told=told)
+    idx = prims.convert(x, np.dtype(np.int64))
+    if selected is not None:
+        idx = prims.where(selected, idx, -1)
+    top = prims.reduction("max", idx) + 1 if idx.size else 0
+    length = np.maximum(prims.convert(minlength, np.dtype(np.int64)), top)
+    return masked.LENGTH_OPS["prefix"](bins, length)
+
+
+def bincount_of(x, weights, minlength, selected: Tracer | None = None, told: str | None = None):
     """``bincount``'s traced body; ``selected`` (a boolean tracer of ``x``'s shape, from
     ``x[mask]``): only those elements are counted, the others add nothing."""
     trace = prims.find_trace(x, weights)
@@ -686,6 +702,8 @@ def bincount_of(x, weights, minlength, selected: Tracer | None = None):
     if x.dtype.kind not in "biu" or not np.can_cast(x.dtype, np.intp, "same_kind"):
         raise JitTypeError(f"Cannot cast array data from {x.dtype!r} to dtype('int64') according "
                            "to the rule 'safe'")
+    if isinstance(minlength, Tracer) and len(minlength.counts or ()) > 3:
+        return _bincount_of_count(x, weights, minlength, selected)
     if isinstance(minlength, Tracer):
         raise needs_static(ConcretizationError(_traced_minlength(minlength)), minlength)
     minlength = operator.index(minlength)
@@ -697,7 +715,7 @@ def bincount_of(x, weights, minlength, selected: Tracer | None = None):
             "result depends on the largest value otherwise, and a compiled function's shapes are "
             "fixed when it is traced. Values at or past minlength raise IndexError")
     idx = prims.convert(x, np.dtype(np.intp))
-    _raise_if_out_of_bins(idx, minlength, selected, user_location())
+    _raise_if_out_of_bins(idx, minlength, selected, user_location(), told)
     idx = prims.where(prims.ufunc(np.less, idx, 0), 0, prims.where(  # checked: counted nowhere
         prims.ufunc(np.less, idx, minlength), idx, 0))
     if selected is not None:  # left out: bin 0, adding 0 (a value out of range is not an error)
@@ -1030,7 +1048,7 @@ def _data_edges(trace, a: Tracer, bins, selected: Tracer | None = None):
 
 
 def _raise_if_out_of_bins(idx: Tracer, minlength: int, selected: Tracer | None,
-                          where: str) -> None:
+                          where: str, told: str | None = None) -> None:
     """bincount's errors, raised by the call: NumPy's ValueError for a negative value, and for
     one at or past ``minlength`` (NumPy would grow the result, whose length jit fixed) an
     IndexError that names both. Unselected elements (``x[mask]``) are not counted: no error."""
@@ -1041,6 +1059,10 @@ def _raise_if_out_of_bins(idx: Tracer, minlength: int, selected: Tracer | None,
         values = values if chosen is None else values[chosen]
         if (values < 0).any():
             raise JitValueError("'list' argument must have no negative elements")
+        if told is not None:  # (minlength a count the data sets: its bins, at most the capacity)
+            raise JitIndexError(
+                f"np.bincount(x, {told}) at {where} met the value {values.max()}, past the most "
+                f"bins compiled for it: write minlength=K with K a Python int larger than any value")
         raise JitIndexError(
             f"np.bincount(x, minlength={minlength}) at {where} met the value {values.max()}, "
             f"at or past minlength: under jit the result's length is minlength, fixed when the "

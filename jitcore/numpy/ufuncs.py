@@ -15,8 +15,8 @@ import sys
 
 import numpy as np
 
+from jitcore import compaction, indexing, masked
 from jitcore import control_flow as cf
-from jitcore import indexing, masked
 from jitcore import primitives as prims
 from jitcore.dtypes import resolve_ufunc, weak_type
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
@@ -332,6 +332,8 @@ def _ufunc_reduceat(ufunc, a, indices, axis=0, dtype=None):
     """``ufunc.reduceat(a, indices, axis)`` for static ``indices``: piece k is ``ufunc.reduce``
     of ``a[indices[k]:indices[k + 1]]`` along ``axis`` (to the end for the last), or
     ``a[indices[k]]`` where the next index is not larger; NumPy's result dtype."""
+    if isinstance(indices, masked.MaskedSelection) and not isinstance(a, masked.MaskedSelection):
+        return _reduceat_selected(ufunc, a, indices, axis, dtype)
     if isinstance(indices, Tracer) or prims.holds_tracer(indices):
         return _traced_reduceat(ufunc, a, prims.array_operand(indices), axis, dtype)
     a = prims.array_operand(a)
@@ -344,28 +346,60 @@ def _ufunc_reduceat(ufunc, a, indices, axis=0, dtype=None):
     (axis,) = prims.normalize_axes(axis, a.ndim, f"{ufunc.__name__}.reduceat")
     n = a.shape[axis]
     out_dtype = ufunc.reduceat(np.zeros(1, a.dtype), [0], dtype=dtype).dtype  # NumPy's
-    pieces = []
-    for k, i in enumerate(at.tolist()):
+    # NumPy's float add: each lane's first element plus the pairwise sum of the rest of its
+    # piece (the traced indices' loop over lanes, for more than one)
+    pairwise = ufunc is np.add and out_dtype.kind in "fc"
+    for i in at.tolist():
         if not 0 <= i < n:
             raise IndexError(f"index {i} out-of-bounds in {ufunc.__name__}.reduceat [0, {n})")
-        end = at[k + 1] if k + 1 < len(at) else n
+    if pairwise and a.ndim > 1 and len(at):
+        ends = np.append(at[1:], n)
+        return _traced_reduceat(ufunc, a, prims.constant(a.owner_trace, at), axis, dtype,
+                                longest=int(np.max(ends - at, initial=1)))
+    pieces = []
+    for k, i in enumerate(at.tolist()):
+        end = max(int(at[k + 1] if k + 1 < len(at) else n), i + 1)
+        if pairwise:
+            row = prims.convert(a, out_dtype)
+            pieces.append(row[i:i + 1] if end == i + 1 else row[i:i + 1] + np.sum(row[i + 1:end]))
+            continue
         cut = [slice(None)] * a.ndim
-        cut[axis] = slice(i, max(int(end), i + 1))
+        cut[axis] = slice(i, end)
         pieces.append(ufunc.reduce(a[tuple(cut)], axis=axis, dtype=out_dtype, keepdims=True))
     if not pieces:
         raise JitValueError(f"numpy.{ufunc.__name__}.reduceat of no indices (at {user_location()})")
     return pieces[0] if len(pieces) == 1 else prims.concatenate(pieces, axis)
 
 
+def _reduceat_selected(ufunc, a, indices: masked.MaskedSelection, axis, dtype):
+    """``ufunc.reduceat(a, idx)`` at indices the data chose (``np.unique(t,
+    return_index=True)[1]``, ``np.flatnonzero(starts)``): the indices compacted, a piece per
+    kept one (the loop runs to their count), a selection of that count along ``axis``."""
+    if indices.ndim != 1 or indices.dtype.kind not in "iu" or indices.position != 0:
+        raise indices._refusal(f"numpy.{ufunc.__name__}.reduceat with it as indices (a 1-d array "
+                               "of integers is compiled)")
+    ndim = np.ndim(a)
+    if ndim == 0 or prims.normalize_axes(axis, ndim, f"{ufunc.__name__}.reduceat") != (0,):
+        raise indices._refusal(f"numpy.{ufunc.__name__}.reduceat at them along axis {axis} "
+                               "(along axis 0 it is compiled: move that axis first)")
+    at = masked.LENGTH_OPS["as_prefix"](indices)
+    return at._like(_traced_reduceat(ufunc, a, at.values, 0, dtype, at.length))
+
+
 _PAIRWISE_UNROLL = 8  # NumPy's pairwise sum adds fewer terms than this one by one
 
 
-def _traced_reduceat(ufunc, a, indices: Tracer, axis, dtype) -> Tracer:
+_HEAD_SUMMED = (np.dtype(np.float32), np.dtype(np.float64))  # what array.head_sum sums
+
+
+def _traced_reduceat(ufunc, a, indices: Tracer, axis, dtype, count: Tracer | None = None,
+                     longest: int | None = None) -> Tracer:
     """``ufunc.reduceat(a, indices, axis)`` at traced ``indices``: ``len(indices)`` pieces (a
     static length), each reduced in a compiled loop over them, ``a[i:j]`` a selection of
     traced bounds (``masked.RangedSelection``). NumPy's piece k is ``a[i]`` folded with the
     reduction of ``a[i + 1:j]`` (its pairwise sum, for add), or ``a[i]`` alone where ``j <= i +
-    1``; an index out of ``[0, n)`` raises its IndexError, as the call runs."""
+    1``; an index out of ``[0, n)`` raises its IndexError, as the call runs. With ``count``
+    (traced), only the first ``count`` indices are pieces (a compacted selection's)."""
     name = ufunc.__name__
     if name not in kernel.REDUCEAT_INDEX:
         raise UnsupportedError(f"numpy.{name}.reduceat under jit takes static indices (at "
@@ -381,34 +415,49 @@ def _traced_reduceat(ufunc, a, indices: Tracer, axis, dtype) -> Tracer:
         raise JitTypeError(f"numpy.{name}.reduceat of a 0-d array (at {user_location()})")
     (axis,) = prims.normalize_axes(axis, a.ndim, f"{name}.reduceat")
     n, m = a.shape[axis], indices.shape[0]
-    if m == 0:
+    if m == 0 and count is None:
         raise JitValueError(f"numpy.{name}.reduceat of no indices (at {user_location()})")
     out_dtype = ufunc.reduceat(np.zeros(1, a.dtype), [0], dtype=dtype).dtype  # NumPy's
+    if m == 0:  # (a selection of nothing: no pieces)
+        return prims.constant(a.owner_trace, np.zeros((0,) + a.shape[:axis] + a.shape[axis + 1:], out_dtype))
     at = prims.convert(indices, np.dtype(np.int64))
-    prims.RAISE_AT_FIRST((at < 0) | (at >= n), at, kernel.REDUCEAT_INDEX[name], (0, n))
+    bad = (at < 0) | (at >= n)
+    if count is not None:  # (the rows past the count are not indices)
+        bad = bad & (prims.constant(a.owner_trace, np.arange(m)) < count)
+    prims.RAISE_AT_FIRST(bad, at, kernel.REDUCEAT_INDEX[name], (0, n))
     rows = prims.convert(np.moveaxis(a, axis, 0), out_dtype)  # the pieces along the first axis
     ends = np.concatenate([at[1:], np.full(1, n, np.int64)])
+    if count is not None:  # the last kept index's piece runs to the end
+        ends = np.where(prims.constant(a.owner_trace, np.arange(1, m + 1)) < count, ends, n)
     pairwise = name == "add" and out_dtype.kind in "fc"
-    if pairwise and a.ndim > 1 and axis == a.ndim - 1:
-        # NumPy sums each row's pieces pairwise, as a 1-d array's: one row at a time
-        flat = prims.reshape(a, (-1, n))
+    if pairwise and a.ndim > 1:
+        # NumPy sums each lane's pieces pairwise, as a 1-d array's, along any axis and in any
+        # layout: one lane at a time
+        lanes = np.moveaxis(a, axis, -1)
+        flat = prims.reshape(lanes, (-1, n))
         out = prims.broadcast_to(prims.constant(a.owner_trace, np.zeros((), out_dtype)), (flat.shape[0], m))
         out = cf.fori_loop(0, flat.shape[0], lambda i, out: indexing.update(
-            out, (i,), _traced_reduceat(ufunc, flat[i], at, 0, dtype)), out)
-        return prims.reshape(out, a.shape[:-1] + (m,))
+            out, (i,), _traced_reduceat(ufunc, flat[i], at, 0, dtype, count, longest)), out)
+        return np.moveaxis(prims.reshape(out, lanes.shape[:-1] + (m,)), -1, axis)
     pairwise = pairwise and a.ndim == 1
     positions = prims.constant(a.owner_trace, np.arange(n))
 
     def rest_summed(first, start, end):
         # NumPy adds to the first element the pairwise sum of the rest: under 8 terms, one by
-        # one from -0.0 (a loop over them); else the compacted selection's sum (a pass over
-        # all of a, for each such piece)
+        # one from -0.0 (a loop over them); else array.head_sum of a window read from the rest's
+        # start (complex: the masked selection's sum, a pass over all of a for each piece)
         def short():
             zero = prims.constant(a.owner_trace, np.array(-0.0, out_dtype))
             return first + cf.fori_loop(start + 1, end, lambda j, acc: acc + rows[j], zero)
 
         def long():
-            return first + masked.MaskedSelection(rows, (positions > start) & (positions < end)).sum()
+            if out_dtype not in _HEAD_SUMMED:
+                return first + masked.MaskedSelection(rows, (positions > start) & (positions < end)).sum()
+            # the rest's window (the longest piece's width, where the indices are static) read
+            # from start + 1, its first end - start - 1 summed in NumPy's pairwise order
+            width = n if longest is None else max(longest - 1, 1)
+            at = prims.clip(start + 1 + prims.constant(a.owner_trace, np.arange(width)), 0, n - 1)
+            return first + compaction.head_sum(np.take(rows, at), end - start - 1)
 
         return cf.cond(end - start <= _PAIRWISE_UNROLL, short, long) if n > _PAIRWISE_UNROLL else short()
 
@@ -423,7 +472,7 @@ def _traced_reduceat(ufunc, a, indices: Tracer, axis, dtype) -> Tracer:
         return indexing.update(out, (k,), value)
 
     out = prims.broadcast_to(prims.constant(a.owner_trace, np.zeros((), out_dtype)), (m,) + rows.shape[1:])
-    return np.moveaxis(cf.fori_loop(0, m, piece, out), 0, axis)
+    return np.moveaxis(cf.fori_loop(0, m if count is None else count, piece, out), 0, axis)
 
 
 def _loop_inputs(ufunc, inputs, dtype: np.dtype) -> tuple:
