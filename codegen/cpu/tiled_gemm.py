@@ -835,6 +835,18 @@ class _Gemm:
             self.store_vector(value, self.at(dst, b.mul(kk, self.const(kstep))))
 
         line = 64 // self.itemsize  # values of k in a cache line
+        lanes = self.tile.lanes
+
+        def transposed_square(x0, kk0):
+            # ``lanes`` rows' next ``lanes`` values of k, transposed in registers and stored as
+            # ``lanes`` vectors, one per k: a value stored alone per element cost 1.1 ms per
+            # million values (a@b.T float32 of 64x1024x1024: 0.54x NumPy; docs/performance.md,
+            # "Session 53: a transposed operand on Intel")
+            starts = (b.add(b.mul(b.add(x0, self.const(i)), xstride), kk0) for i in range(lanes))
+            rows = [self.load_vector(self.at(src, start), lanes) for start in starts]
+            for i, vector in enumerate(_transposed(b, rows)):
+                at = b.add(b.mul(b.add(kk0, self.const(i)), self.const(kstep)), x0)
+                self.store_vector(vector, self.at(dst, at))
 
         def transposed_lines(kk0):
             # each row's next cache line of k as one vector, its values stored a panel row
@@ -857,8 +869,15 @@ class _Gemm:
             with other:
                 with b.if_else(b.and_(full, unit_along)) as (transposed, elements):
                     with transposed:
-                        lines = b.mul(b.udiv(kc, self.const(line)), self.const(line))
-                        _for(b, zero, lines, line, transposed_lines)
+                        if lanes > 1 and width % lanes == 0:  # a panel of whole vectors
+                            # squares ``lanes`` rows at a time, each row's k in order: as many
+                            # streams as lanes (a panel's 64 rows at once measured slower)
+                            lines = b.mul(b.udiv(kc, self.const(lanes)), self.const(lanes))
+                            _for(b, zero, size, lanes, lambda x0: _for(
+                                b, zero, lines, lanes, lambda kk0: transposed_square(x0, kk0)))
+                        else:
+                            lines = b.mul(b.udiv(kc, self.const(line)), self.const(line))
+                            _for(b, zero, lines, line, transposed_lines)
                         _for(b, zero, size, 1, lambda x: _for(b, lines, kc, 1, lambda kk: move(kk, x)))
                     with elements:
                         with b.if_else(unit_across) as (across_inner, k_inner):
@@ -920,6 +939,23 @@ class _Gemm:
 
         _for(b, row_range[0], row_range[1], 1,
              lambda i: _for(b, col_range[0], col_range[1], 1, lambda j: element(i, j)))
+
+
+def _transposed(b: ll.IRBuilder, rows: list[ll.Value]) -> list[ll.Value]:
+    """The columns of the square whose rows are ``rows`` (as many vectors as each has lanes, a
+    power of two): at each step ``d`` (half the width, then half again, down to 1) every
+    ``2d x 2d`` block swaps its off-diagonal ``d x d`` blocks, two shuffles per pair of rows."""
+    lanes = len(rows)
+    d = lanes // 2
+    while d:
+        for i in (i for i in range(lanes) if not i & d):
+            low = [j if not j & d else lanes + j - d for j in range(lanes)]
+            high = [j + d if not j & d else lanes + j for j in range(lanes)]
+            x, y = rows[i], rows[i + d]
+            rows[i] = b.shuffle_vector(x, y, ll.Constant(ll.VectorType(I32, lanes), low))
+            rows[i + d] = b.shuffle_vector(x, y, ll.Constant(ll.VectorType(I32, lanes), high))
+        d //= 2
+    return rows
 
 
 def _aligned(b: ll.IRBuilder, raw: ll.Value) -> ll.Value:
