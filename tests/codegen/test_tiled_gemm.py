@@ -236,6 +236,24 @@ def test_whole_panels_in_every_layout_take_the_fast_packing_and_match_numpy(tile
         check(np.where(finite, got, 0), a0, b0, masked)
 
 
+def test_a_transposed_b_of_a_reversed_view_packs_its_squares_where_it_lies(tiled, monkeypatch):
+    """A transposed B packed by squares (``lanes`` rows of k transposed in registers) reads
+    each row at its own stride: here rows of a wider array, in reverse; whole squares of k and
+    a tail, over two blocks of k."""
+    monkeypatch.setattr(tiled_gemm, "KC_BYTES", 160)  # 40 values of k (80 where A's rows are unit)
+    rng = np.random.default_rng(53)
+    for dtype in (np.float32, np.float64):
+        tile = tiled_gemm.host_tile_shape(np.dtype(dtype).itemsize * 8)
+        m, k, n = 2 * tile.mr + 1, 2 * tiled_gemm.kc_values(True) + tile.lanes + 3, tile.nr + 1
+        a = rng.standard_normal((m, k)).astype(dtype)
+        w = rng.standard_normal((n, k + 7)).astype(dtype)
+
+        def product(a, w, k=k):
+            return a @ w[::-1, 5:5 + k].T
+
+        check(compiled(product, a, w)(a, w), a, w, product)
+
+
 def _where_finite(finite, product, x, y):
     return np.where(finite, product(x, y), 0)
 
