@@ -78,8 +78,10 @@ def main() -> None:
                 assert error < n * np.finfo(dtype).eps, (form, n, dtype, error)
                 jc_ms, np_ms = time_pair(jitted, fn, a, b, clock)
                 rows.append({"form": form, "dtype": dtype, "n": n, "jc": jc_ms, "np": np_ms})
-                print(f"{form:8} {dtype:8} {n:5} jc {jc_ms:9.4f} np {np_ms:9.4f} np/jc {np_ms / jc_ms:5.2f}",
-                      flush=True)
+                print(
+                    f"{form:8} {dtype:8} {n:5} jc {jc_ms:9.4f} np {np_ms:9.4f} np/jc {np_ms / jc_ms:5.2f}",
+                    flush=True,
+                )
     if args.json:
         with open(args.json, "w") as out:
             json.dump(rows, out)
