@@ -15,7 +15,7 @@ micro-kernel of explicit vector multiply-adds (the BLIS scheme), emitted as LLVM
   lie ``PANEL_GAP`` bytes apart (a multiple of 4 KiB apart, stores into all panels at once
   fell into one cache set).
 - **A in place.** Where A's rows have unit stride, or its columns do in short rows (on some
-  CPUs also a short span of a block of k: ``DIRECT_SPAN_BYTES_FOR_CPU``), or the product has
+  CPUs also a short span of a block of k: ``DIRECT_SPAN_BYTES``), or the product has
   a single panel of columns, the micro-kernel reads A through its strides instead of a packed
   copy (``_Gemm.reads_a_in_place``): measured faster, and nothing of A is copied.
 - **Micro-kernel.** An ``MR x NR`` tile of C is ``MR * NV`` vector accumulators (``NR = NV``
@@ -166,15 +166,21 @@ DIRECT_ROW_BYTES = 4096  # the longest rows a transposed A is read in place from
 # "Matrix products on Zen 4"). So no limit there: packing a transposed A cost more than it saved.
 DIRECT_ROW_BYTES_FOR_CPU = {"znver4": 1 << 40}
 # The most bytes one block of k of a transposed A read in place spans (``kc`` rows of k, a row's
-# stride apart: ``reads_a_in_place``), per CPU; no limit elsewhere. Intel Emerald Rapids (48 KiB
-# L1, 2 MiB L2 per core), one thread, CPU time, in place against packed, ms (docs/performance.md,
+# stride apart: ``reads_a_in_place``); past it A is packed. Intel Emerald Rapids (48 KiB L1, 2
+# MiB L2 per core), one thread, CPU time, in place against packed, ms (docs/performance.md,
 # "Matrix products on an Intel AVX-512 host"): float32 1024^2 (4 KiB rows, 2 MiB a block) 42.2
 # against 22.2, 512^2 (1 MiB) 3.15 against 2.71, 512x4096x512 (1 MiB) 17.3 against 15.3;
 # float64 512^2 (2 MiB) 10.7 against 5.4, 384^2 (1.1 MiB) 2.82 against 2.53, 256x10000x256 (1
 # MiB) 38.2 against 28.8; and in place ahead or even up to 512 KiB: float64 128^2 (128 KiB) 0.068
 # against 0.087, 256^2 (512 KiB) 0.477 against 0.501, float32 256^2 and 256x10000x256 (256 and
-# 512 KiB) even. (320^2 float64, 800 KiB: 0.93 against 0.97.)
-DIRECT_SPAN_BYTES_FOR_CPU = {"emeraldrapids": 512 << 10}
+# 512 KiB) even. (320^2 float64, 800 KiB: 0.93 against 0.97.) The same Xeon, reported by its
+# hypervisor as LLVM's ``rocketlake`` in session 53, measured the same: float32 1024^2 26.3
+# against 13.3 ms (docs/performance.md, "Session 53: a transposed operand on Intel"). So the limit is the
+# default, on any CPU, and only CPUs measured otherwise go without it.
+DIRECT_SPAN_BYTES = 512 << 10
+# CPUs (LLVM's names) where a transposed A read in place measured faster than packed at every
+# span: AMD Zen 4 and Zen 5, one thread, from 200^2 to 1024^2 (the module's measurements above).
+UNLIMITED_SPAN_CPUS = frozenset({"znver4", "znver5"})
 
 
 @dataclass(frozen=True)
@@ -230,8 +236,8 @@ def direct_row_bytes() -> int:
 
 
 def direct_span_bytes() -> int:
-    """``DIRECT_SPAN_BYTES_FOR_CPU`` for the host CPU (no limit where it names none)."""
-    return DIRECT_SPAN_BYTES_FOR_CPU.get(target.magic()[1], 1 << 62)
+    """``DIRECT_SPAN_BYTES`` for the host CPU: no limit on one of ``UNLIMITED_SPAN_CPUS``."""
+    return 1 << 62 if target.magic()[1] in UNLIMITED_SPAN_CPUS else DIRECT_SPAN_BYTES
 
 
 def host_tile_shape(element_bits: int) -> TileShape:
@@ -626,7 +632,7 @@ class _Gemm:
         k, each k a row further: beyond, the block's rows share too few cache sets) whose
         block of ``kc`` rows of k spans at most ``direct_span_bytes()``. Measured faster than
         packing at every size from 200 to 1024 on Zen 4 and 5, one thread; on Intel Emerald
-        Rapids only up to blocks of 512 KiB (``DIRECT_SPAN_BYTES_FOR_CPU``)."""
+        Rapids only up to blocks of 512 KiB (``DIRECT_SPAN_BYTES``, any CPU but Zen 4 and 5)."""
         b = self.b
         if not READ_A_IN_PLACE:
             return ll.Constant(I1, 0)
@@ -829,6 +835,18 @@ class _Gemm:
             self.store_vector(value, self.at(dst, b.mul(kk, self.const(kstep))))
 
         line = 64 // self.itemsize  # values of k in a cache line
+        lanes = self.tile.lanes
+
+        def transposed_square(x0, kk0):
+            # ``lanes`` rows' next ``lanes`` values of k, transposed in registers and stored as
+            # ``lanes`` vectors, one per k: a value stored alone per element cost 1.1 ms per
+            # million values (a@b.T float32 of 64x1024x1024: 0.54x NumPy; docs/performance.md,
+            # "Session 53: a transposed operand on Intel")
+            starts = (b.add(b.mul(b.add(x0, self.const(i)), xstride), kk0) for i in range(lanes))
+            rows = [self.load_vector(self.at(src, start), lanes) for start in starts]
+            for i, vector in enumerate(_transposed(b, rows)):
+                at = b.add(b.mul(b.add(kk0, self.const(i)), self.const(kstep)), x0)
+                self.store_vector(vector, self.at(dst, at))
 
         def transposed_lines(kk0):
             # each row's next cache line of k as one vector, its values stored a panel row
@@ -851,8 +869,15 @@ class _Gemm:
             with other:
                 with b.if_else(b.and_(full, unit_along)) as (transposed, elements):
                     with transposed:
-                        lines = b.mul(b.udiv(kc, self.const(line)), self.const(line))
-                        _for(b, zero, lines, line, transposed_lines)
+                        if lanes > 1 and width % lanes == 0:  # a panel of whole vectors
+                            # squares ``lanes`` rows at a time, each row's k in order: as many
+                            # streams as lanes (a panel's 64 rows at once measured slower)
+                            lines = b.mul(b.udiv(kc, self.const(lanes)), self.const(lanes))
+                            _for(b, zero, size, lanes, lambda x0: _for(
+                                b, zero, lines, lanes, lambda kk0: transposed_square(x0, kk0)))
+                        else:
+                            lines = b.mul(b.udiv(kc, self.const(line)), self.const(line))
+                            _for(b, zero, lines, line, transposed_lines)
                         _for(b, zero, size, 1, lambda x: _for(b, lines, kc, 1, lambda kk: move(kk, x)))
                     with elements:
                         with b.if_else(unit_across) as (across_inner, k_inner):
@@ -914,6 +939,23 @@ class _Gemm:
 
         _for(b, row_range[0], row_range[1], 1,
              lambda i: _for(b, col_range[0], col_range[1], 1, lambda j: element(i, j)))
+
+
+def _transposed(b: ll.IRBuilder, rows: list[ll.Value]) -> list[ll.Value]:
+    """The columns of the square whose rows are ``rows`` (as many vectors as each has lanes, a
+    power of two): at each step ``d`` (half the width, then half again, down to 1) every
+    ``2d x 2d`` block swaps its off-diagonal ``d x d`` blocks, two shuffles per pair of rows."""
+    lanes = len(rows)
+    d = lanes // 2
+    while d:
+        for i in (i for i in range(lanes) if not i & d):
+            low = [j if not j & d else lanes + j - d for j in range(lanes)]
+            high = [j + d if not j & d else lanes + j for j in range(lanes)]
+            x, y = rows[i], rows[i + d]
+            rows[i] = b.shuffle_vector(x, y, ll.Constant(ll.VectorType(I32, lanes), low))
+            rows[i + d] = b.shuffle_vector(x, y, ll.Constant(ll.VectorType(I32, lanes), high))
+        d //= 2
+    return rows
 
 
 def _aligned(b: ll.IRBuilder, raw: ll.Value) -> ll.Value:
