@@ -72,7 +72,7 @@ def _binary(ufunc, a, b):
         b = _as_numpy_bool(b) if numpy_a and python_bool(b) else b
     python_arithmetic.check_division(ufunc, a, b)
     python_arithmetic.check_int_overflow(ufunc, a, b)
-    out = prims.ufunc(ufunc, a, b)
+    out = python_arithmetic.python_ufunc(ufunc, a, b)
     if ufunc in (np.add, np.subtract, np.multiply):
         if isinstance(out, Tracer) and out.ndim == 0 and out.dtype.kind in "iu":
             form = index_forms.combine(ufunc, a, b)  # i + 1 is still i, shifted
@@ -148,6 +148,7 @@ def _reflected(ufunc, name: str):
 
 def _unary(ufunc, name: str):
     def unary(self):
+        python_arithmetic.check_int_negation(ufunc, self)
         out = prims.ufunc(ufunc, self)
         form = index_forms.form_of(self)
         if form is not None and ufunc in (np.negative, np.positive) and isinstance(out, Tracer) \
@@ -171,9 +172,10 @@ def in_place_operator(x: Tracer, ufunc, other):
     if ufunc is np.power:
         new = power(x, other)
     else:
-        python_arithmetic.check_division(ufunc, *_python_operands(ufunc, x, other))
-        python_arithmetic.check_int_overflow(ufunc, *_python_operands(ufunc, x, other))
-        new = prims.ufunc(ufunc, x, other)
+        operands = _python_operands(ufunc, x, other)
+        python_arithmetic.check_division(ufunc, *operands)
+        python_arithmetic.check_int_overflow(ufunc, *operands)
+        new = python_arithmetic.python_ufunc(ufunc, *operands)
     if x.scalar:
         return new
     prims.assign(x, new, "same_kind", f"ufunc '{ufunc.__name__}'")
@@ -199,12 +201,14 @@ def reflected_power(self, other):
 def divmod_(self, other):
     python_arithmetic.check_division(np.floor_divide, *_python_operands(np.floor_divide, self, other),
                                      divmod_=True)
+    python_arithmetic.check_int_overflow(np.floor_divide, *_python_operands(np.floor_divide, self, other))
     return prims.ufunc(np.floor_divide, self, other), prims.ufunc(np.remainder, self, other)
 
 
 def reflected_divmod(self, other):
     python_arithmetic.check_division(np.floor_divide, *_python_operands(np.floor_divide, other, self),
                                      divmod_=True)
+    python_arithmetic.check_int_overflow(np.floor_divide, *_python_operands(np.floor_divide, other, self))
     return prims.ufunc(np.floor_divide, other, self), prims.ufunc(np.remainder, other, self)
 
 
