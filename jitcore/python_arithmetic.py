@@ -28,7 +28,7 @@ from jitcore.errors import JitIndexError, JitOverflowError, JitTypeError, JitVal
 from jitcore.ir.dialects import kernel
 from jitcore.ir.dialects.kernel import PYTHON_ERRORS
 from jitcore.python_division import int_true_divide
-from jitcore.tracer import Tracer, fresh, user_location
+from jitcore.tracer import Tracer, fresh, user_frame, user_location
 
 _DIVISIONS = (np.true_divide, np.floor_divide, np.remainder)
 _INT64_LIMIT = 2.0 ** 63
@@ -63,7 +63,13 @@ def error(code: int, index: int = 0, axis: int = 0, size: int = 0) -> Exception:
     Python's, with Python's message, filled in from the status words after the code."""
     name, message = PYTHON_ERRORS[code]
     as_float = float(np.int64(index).view(np.float64))
-    return _EXCEPTIONS[name](message.format(index=index, axis=axis, size=size, float=as_float))
+    message = message.format(index=index, axis=axis, size=size, float=as_float)
+    if code in _ARITHMETIC and index > 0:  # ``_raise_when``'s word: the user's line
+        message = f"{message} (at line {index} of the jitted function's file)"
+    return _EXCEPTIONS[name](message)
+
+
+_ARITHMETIC = range(kernel.DIVISION_BY_ZERO, kernel.POWER_OVERFLOW + 1)  # messages without words
 
 
 def raise_when(bad: Tracer, code: int) -> None:
@@ -81,7 +87,8 @@ def _raise_when(bad: Tracer, code: int) -> None:
     prims.refuse_caught(trace, getattr(builtins, name), [bad],
                         f"an operation at {user_location()} may raise {name}",
                         "Test the value first (if d != 0: ...)")
-    prims.raise_if(bad, code)
+    frame = user_frame()
+    prims.raise_if(bad, code, (frame.f_lineno,) if code in _ARITHMETIC and frame is not None else ())
 
 
 # -- division -----------------------------------------------------------------------------

@@ -335,3 +335,59 @@ def test_operators_on_a_traced_python_bool_as_python_and_numpy_give_them():
         for g, w in zip(got, want, strict=True):
             np.testing.assert_array_equal(g, w)
             assert np.asarray(g).dtype == np.asarray(w).dtype, (k, got, want)
+
+
+BITWISE_UFUNCS = (np.bitwise_and, np.bitwise_or, np.bitwise_xor)
+
+
+def _bitwise_scans(a):
+    return [u.accumulate(a, axis=k) for u in BITWISE_UFUNCS for k in (0, 1, -1)]
+
+
+@pytest.mark.parametrize("dtype, layout", [(np.bool_, "C"), (np.int8, "C"), (np.uint8, "reversed"),
+                                           (np.int32, "F"), (np.int64, "strided"), (np.uint64, "C")])
+def test_bitwise_accumulates_as_numpy(dtype, layout):
+    """Prefix and/or/xor (session 53) along each axis: NumPy's dtype (no promotion: int8 stays
+    int8, bool stays bool) and values, edge values of the dtype included, one compile per case."""
+    rng = np.random.default_rng(53)
+    info = np.iinfo(dtype) if np.dtype(dtype).kind != "b" else None
+    values = rng.random((4, 6)) < 0.5 if info is None else rng.integers(info.min, info.max, (4, 6),
+                                                                       dtype=dtype, endpoint=True)
+    if info is not None:
+        values[0, :2], values[1, 0] = (info.min, info.max), -1 if info.min else info.max
+    x = relayout(values, layout)
+    for got, want in zip(jc.jit(_bitwise_scans)(x), _bitwise_scans(x)):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
+def test_bitwise_accumulate_options_and_refusals_as_numpy():
+    gray = np.array([0, 1, 3, 2, 6, 7, 5, 2**32 - 1], np.uint32)
+    f = jc.jit(lambda g, e: (np.bitwise_xor.accumulate(g), np.bitwise_or.accumulate(g, axis=None),
+                             np.bitwise_and.accumulate(g, dtype=np.int64), np.bitwise_xor.accumulate(e)))
+    empty = np.zeros((0, 3), np.int16)
+    for got, want in zip(f(gray, empty), (np.bitwise_xor.accumulate(gray), np.bitwise_or.accumulate(gray),
+                                          np.bitwise_and.accumulate(gray, dtype=np.int64), empty)):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+    with pytest.raises(ValueError, match="multiple axes"):
+        jc.jit(lambda a: np.bitwise_xor.accumulate(a, axis=None))(np.ones((2, 2), np.int64))
+    with pytest.raises(TypeError, match="not supported for the input types"):
+        jc.jit(lambda a: np.bitwise_or.accumulate(a))(np.ones(3))
+    with pytest.raises(TypeError, match="cannot accumulate on a scalar"):
+        jc.jit(lambda a: np.bitwise_and.accumulate(a))(np.array(3))
+
+
+@pytest.mark.parametrize("bitorder", ["big", "little"])
+def test_unpackbits_and_packbits_of_0d_as_numpy(bitorder):
+    """NumPy reads a 0-d array (or NumPy scalar) as 1-d for any axis of packbits/unpackbits."""
+    f = jc.jit(lambda b, m: (np.unpackbits(b, bitorder=bitorder), np.unpackbits(b, axis=0, count=3),
+                             np.unpackbits(b, axis=-1, count=-3), np.packbits(m, axis=0, bitorder=bitorder)))
+    g = lambda b, m: (np.unpackbits(b, bitorder=bitorder), np.unpackbits(b, axis=0, count=3),  # noqa: E731
+                      np.unpackbits(b, axis=-1, count=-3), np.packbits(m, axis=0, bitorder=bitorder))
+    for b, m in ((np.uint8(5), np.array(True)), (np.array(200, np.uint8), np.int64(0))):
+        for got, want in zip(f(b, m), g(b, m)):
+            assert got.dtype == want.dtype and got.shape == want.shape
+            np.testing.assert_array_equal(got, want)
+    with pytest.raises(np.exceptions.AxisError, match="axis 1 is out of bounds"):
+        jc.jit(lambda b: np.unpackbits(b, axis=1))(np.uint8(5))
