@@ -24,17 +24,19 @@ def int_true_divide(a, b, choose):
     """``a / b`` of int64 values as Python gives it (a float64); ``b`` is not zero (the caller
     raises Python's ZeroDivisionError). ``choose(pred, slow, fast)`` calls one of the functions
     (``jc.cond`` when traced: the exact path runs only where an operand passes 2**53)."""
-    magnitude_a, magnitude_b = _magnitude(a), _magnitude(b)
-    exact = ((magnitude_a <= _EXACT) & (magnitude_b <= _EXACT)) | (magnitude_a == 0)
-
-    def fast():
-        return a.astype(np.float64) / b.astype(np.float64)
+    exact = _within_float(a) & _within_float(b)
+    fast = a.astype(np.float64) / b.astype(np.float64)
 
     def slow():
-        out = nearest_quotient(magnitude_a, np.maximum(magnitude_b, np.uint64(1)))
-        return np.where((a < 0) != (b < 0), -out, out)
+        out = nearest_quotient(_magnitude(a), np.maximum(_magnitude(b), np.uint64(1)))
+        return np.where(exact | (a == 0), fast, np.where((a < 0) != (b < 0), -out, out))
 
-    return choose(~exact, slow, fast)
+    return choose(~exact, slow, lambda: fast)
+
+
+def _within_float(x):
+    """|x| <= 2**53 for int64 ``x``: one add and one unsigned compare."""
+    return x.astype(np.uint64) + np.uint64(_EXACT) <= np.uint64(2 * _EXACT)
 
 
 def _magnitude(x):
