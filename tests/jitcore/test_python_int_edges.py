@@ -126,3 +126,25 @@ def test_correctly_rounded_quotient_in_numpy():
     want = np.array([int(x) / int(y) for x, y in zip(a, b)])
     bad = np.flatnonzero((got != want) | (np.signbit(got) != np.signbit(want)))
     assert bad.size == 0, [(int(a[i]), int(b[i]), got[i], want[i]) for i in bad[:5]]
+
+
+def test_a_64_bit_constant_says_to_use_uint64_and_that_works():
+    """FNV-1a 64 with its offset as a Python int: refused with the way forward, which compiles
+    and matches Python's exact ints masked to 64 bits."""
+    def fnv_python(b):
+        h = 14695981039346656037
+        for i in range(b.shape[0]):
+            h = ((h ^ int(b[i])) * 1099511628211) & (2**64 - 1)
+        return h
+
+    def fnv_uint64(b):
+        h = np.uint64(14695981039346656037)
+        for i in range(b.shape[0]):
+            h = (h ^ np.uint64(b[i])) * np.uint64(1099511628211)
+        return h
+
+    data = np.frombuffer(b"jitcore hashes", np.uint8)
+    with pytest.raises(JitOverflowError, match=r"np\.uint64\(14695981039346656037\)"):
+        jc.jit(fnv_python)(data)
+    with np.errstate(over="ignore"):
+        assert int(jc.jit(fnv_uint64)(data)) == fnv_python(data) == int(fnv_uint64(data))
