@@ -444,6 +444,30 @@ def partition_in_place(self, kth, axis=-1, kind="introselect", order=None):
     prims.assign(self, registry.apply_function(np.partition, (self, kth, axis, kind, order), {}))
 
 
+def byteswap(self, inplace=False):
+    """``x.byteswap()``: each element's bytes in reverse order (shifts and masks on its bits as
+    an unsigned int); ``inplace=True`` writes them into ``x`` and returns it, as NumPy."""
+    if self.dtype.kind not in "biuf":
+        raise UnsupportedError(f"ndarray.byteswap() of {self.dtype} is not supported under jit (at "
+                               f"{user_location()}); it takes integers, floats and bools")
+    size = self.dtype.itemsize
+    bits = np.dtype(f"u{size}")
+    word = prims.bitcast(self, bits) if self.dtype.kind != "b" else self
+    swapped = word
+    if size > 1:
+        mask = bits.type(0xFF)
+        swapped = None
+        for k in range(size):  # byte k moves to byte size - 1 - k
+            byte = prims.ufunc(np.bitwise_and, prims.ufunc(np.right_shift, word, bits.type(8 * k)), mask)
+            moved = prims.ufunc(np.left_shift, byte, bits.type(8 * (size - 1 - k)))
+            swapped = moved if swapped is None else prims.ufunc(np.bitwise_or, swapped, moved)
+        swapped = prims.bitcast(swapped, self.dtype)
+    if inplace:
+        prims.assign(self, swapped)
+        return self
+    return fresh(swapped if size > 1 else prims.convert(swapped, self.dtype), self.scalar)
+
+
 def view(self, dtype=None, type=None):
     """``x.view()``: a new array sharing ``x``'s data. ``x.view(dtype)`` of another dtype of the
     same size (floats, integers) reads each element's bits as ``dtype``: a new array, not a
@@ -618,7 +642,8 @@ _METHODS = {
                     "take", "trace")},
     "compress": _method(compress, "compress"),
     **{name: _not_compiled(name)
-       for name in ("byteswap", "getfield", "resize", "setfield", "setflags", "to_device")},
+       for name in ("getfield", "resize", "setfield", "setflags", "to_device")},
+    "byteswap": _method(byteswap, "byteswap"),
     "item": _method(item, "item"), "tolist": _method(tolist, "tolist"),
     **{name: _needs_data(name) for name in ("tobytes", "tofile", "dump", "dumps")},
 }

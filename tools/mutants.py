@@ -1944,6 +1944,11 @@ MUTANTS = [
            'BITWISE_SCANS = {np.bitwise_and: "bitand", np.bitwise_or: "bitor", np.bitwise_xor: "bitor"}',
            "np.bitwise_xor.accumulate computes a prefix or",
            ("tests/jitcore/test_ufunc_methods.py",)),
+    Mutant("byteswap-keeps-byte-order", "jitcore/array_methods.py",
+           "            moved = prims.ufunc(np.left_shift, byte, bits.type(8 * (size - 1 - k)))",
+           "            moved = prims.ufunc(np.left_shift, byte, bits.type(8 * k))",
+           "x.byteswap() returns the bytes in their own order",
+           ("tests/jitcore/test_ufunc_methods.py",)),
     # session 46
     Mutant("seed-argument-read-once", "jitcore/random.py",
            "        return a.item() if a.ndim == 0 else a",

@@ -391,3 +391,24 @@ def test_unpackbits_and_packbits_of_0d_as_numpy(bitorder):
             np.testing.assert_array_equal(got, want)
     with pytest.raises(np.exceptions.AxisError, match="axis 1 is out of bounds"):
         jc.jit(lambda b: np.unpackbits(b, axis=1))(np.uint8(5))
+
+
+def test_byteswap_as_numpy():
+    """``x.byteswap()`` (session 53): a new array of each element's bytes reversed, every
+    integer and float size and bool; ``inplace=True`` writes a strided argument and returns it."""
+    def swaps(a, b, c, d, e, f):
+        return tuple(v.byteswap() for v in (a, b, c, d, e, f)) + (a[1].byteswap(),)
+
+    def in_place(w):
+        return w.byteswap(inplace=True) + 0
+
+    rng = np.random.default_rng(5)
+    args = [rng.integers(0, 2**63, 7, dtype=np.uint64).view(dt)[: 7 * 8 // np.dtype(dt).itemsize]
+            for dt in (np.int16, np.uint32, np.int64, np.float32, np.float64)] + [np.arange(4) % 3 == 0]
+    args[3] = relayout(args[3], "reversed")
+    for got, want in zip(jc.jit(swaps)(*args), swaps(*args)):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(np.atleast_1d(got).view(np.uint8), np.atleast_1d(want).view(np.uint8))
+    mine, numpy_own = (relayout(np.arange(1, 9, dtype=np.uint32) * 0x01020304, "strided") for _ in range(2))
+    np.testing.assert_array_equal(jc.jit(in_place)(mine), in_place(numpy_own))
+    np.testing.assert_array_equal(mine, numpy_own)
