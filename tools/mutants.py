@@ -1949,6 +1949,11 @@ MUTANTS = [
            "            moved = prims.ufunc(np.left_shift, byte, bits.type(8 * k))",
            "x.byteswap() returns the bytes in their own order",
            ("tests/jitcore/test_ufunc_methods.py",)),
+    Mutant("resized-view-big-endian", "jitcore/array_methods.py",
+           "            part = prims.ufunc(np.left_shift, part, new_bits.type(step * k))",
+           "            part = prims.ufunc(np.left_shift, part, new_bits.type(step * (count - 1 - k)))",
+           "bytes.view(np.uint32) joins the bytes in big-endian order",
+           ("tests/jitcore/test_ufunc_methods.py",)),
     # session 46
     Mutant("seed-argument-read-once", "jitcore/random.py",
            "        return a.item() if a.ndim == 0 else a",

@@ -412,3 +412,24 @@ def test_byteswap_as_numpy():
     mine, numpy_own = (relayout(np.arange(1, 9, dtype=np.uint32) * 0x01020304, "strided") for _ in range(2))
     np.testing.assert_array_equal(jc.jit(in_place)(mine), in_place(numpy_own))
     np.testing.assert_array_equal(mine, numpy_own)
+
+
+def test_views_of_another_item_size_as_numpy():
+    """``words.view(np.uint8)`` and ``bytes.view(np.uint32)`` (session 53): the last axis's
+    little-endian bytes, every integer and float size both ways, a view of a view; NumPy's
+    ValueError where its rules refuse (a strided last axis, 0-d, a partial word)."""
+    def views(w, b, d):
+        return (w.view(np.uint8), w.view(np.uint16), w[:, ::-1].copy().view(np.int64), b.view(np.uint32),
+                b.view(np.float64), d.view(np.int8), d[1:].view(np.uint32))
+
+    rng = np.random.default_rng(9)
+    w = rng.integers(0, 2**32, (3, 4), dtype=np.uint32)
+    w[0, :3] = (0, 2**32 - 1, 0x01020304)
+    b, d = rng.integers(0, 256, (2, 16), dtype=np.uint8), rng.standard_normal((2, 2))
+    for got, want in zip(jc.jit(views)(w, b, d), views(w, b, d)):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+    for x in (w[:, ::2], np.uint32(5), np.ones(3, np.uint8)):
+        with pytest.raises(ValueError, match="dtype|contiguous") as raised:
+            jc.jit(lambda a: a.view(np.uint16))(x)
+        assert isinstance(raised.value, jc.JitcoreError)
