@@ -468,17 +468,22 @@ def byteswap(self, inplace=False):
     return fresh(swapped if size > 1 else prims.convert(swapped, self.dtype), self.scalar)
 
 
-def _resized_view(x, new: np.dtype):
-    """``x.view(np.uint8)`` of wider integers or floats, or bytes read as words: the last axis's
-    elements split into (or joined from) the little-endian bytes of the new size, a new array
-    as the same-size views are. NumPy's own rules (a 0-d array, a last axis that is not
-    contiguous or not a whole number of words) are asked of ``x``'s stride model."""
+def _check_resized_view(x, new: np.dtype) -> None:
+    """NumPy's own rules for a view of another item size (a 0-d array, a last axis that is not
+    contiguous or not a whole number of words), asked of ``x``'s stride model."""
     m = view_layout.model(x)
     if m is not None or x.ndim == 0:
         try:
             (m if m is not None else np.zeros((), x.dtype)).view(new)
         except ValueError as e:
             raise JitValueError(f"{e} (ndarray.view at {user_location()})") from None
+
+
+def _reinterpreted(x, new: np.dtype):
+    """``x``'s bytes read as ``new`` (integers and floats, little-endian): each element's bits
+    of the same size, else the last axis's elements split into (or joined from) their bytes."""
+    if new.itemsize == x.dtype.itemsize:
+        return prims.bitcast(x, new)
     old_bits, new_bits = (np.dtype(f"u{d.itemsize}") for d in (x.dtype, new))
     words = prims.bitcast(x, old_bits)
     if x.dtype.itemsize > new.itemsize:  # split each element into its parts, low bytes first
@@ -495,21 +500,25 @@ def _resized_view(x, new: np.dtype):
             part = prims.convert(runs[..., k], new_bits)
             part = prims.ufunc(np.left_shift, part, new_bits.type(step * k))
             out = part if out is None else prims.ufunc(np.bitwise_or, out, part)
-    return fresh(prims.bitcast(out, new))
+    return prims.bitcast(out, new)
 
 
 def view(self, dtype=None, type=None):
     """``x.view()``: a new array sharing ``x``'s data. ``x.view(dtype)`` of another dtype of the
     same size (floats, integers) reads each element's bits as ``dtype``; of another size
     (session 53: ``words.view(np.uint8)``, ``bytes.view(np.uint32)``) the last axis's bytes
-    (``_resized_view``): a new array, not a view (writes to it do not reach ``x``); other
-    reinterpretations are not compiled."""
+    (``_reinterpreted``). Since session 53 a view: writes to it reach ``x`` (the bytes joined
+    back); other reinterpretations are not compiled."""
     if type is None and dtype is not None and np.dtype(dtype) != self.dtype:
         new = np.dtype(dtype)
-        if new.itemsize == self.dtype.itemsize and {new.kind, self.dtype.kind} <= set("iuf"):
+        same_size = new.itemsize == self.dtype.itemsize
+        if same_size and self.scalar and {new.kind, self.dtype.kind} <= set("iuf"):
             return fresh(prims.bitcast(self, new), self.scalar)  # a NumPy scalar's view is one
         if {new.kind, self.dtype.kind} <= set("iuf") and np.little_endian and new.isnative:
-            return _resized_view(self, new)
+            if not same_size:
+                _check_resized_view(self, new)
+            return make_view(self, lambda base: _reinterpreted(base, new),
+                             lambda base, v: _reinterpreted(v, base.dtype), model=lambda m: m.view(new))
     if type is not None or (dtype is not None and np.dtype(dtype) != self.dtype):
         raise UnsupportedError(
             f"{self!r}.view({dtype!r}) reinterprets the array's bytes, which jitcore compiles "

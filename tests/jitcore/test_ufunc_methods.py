@@ -433,3 +433,23 @@ def test_views_of_another_item_size_as_numpy():
         with pytest.raises(ValueError, match="dtype|contiguous") as raised:
             jc.jit(lambda a: a.view(np.uint16))(x)
         assert isinstance(raised.value, jc.JitcoreError)
+
+
+def test_views_of_other_dtypes_share_the_array():
+    """A write to ``x.view(np.uint8)`` (or to ``x.view(np.int64)`` of floats) reaches ``x``, and
+    one to ``x`` reaches the view, as in NumPy (before session 53 the view was a copy)."""
+    def through_bytes(x):
+        b = x.view(np.uint8)
+        b[1] = 7
+        x[1] = 0x01020304
+        return x.copy(), b.copy()
+
+    def through_bits(d):
+        bits = d.view(np.int64)
+        bits[0] = bits[0] ^ np.int64(-2**63)  # the sign bit flipped
+        return d.copy()
+
+    x, d = np.zeros(3, np.uint32), np.array([1.5, -2.0])
+    for got, want in zip(jc.jit(through_bytes)(x.copy()), through_bytes(x.copy())):
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(jc.jit(through_bits)(d.copy()), through_bits(d.copy()))
