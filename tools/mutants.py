@@ -1954,6 +1954,11 @@ MUTANTS = [
            "            part = prims.ufunc(np.left_shift, part, new_bits.type(step * (count - 1 - k)))",
            "bytes.view(np.uint32) joins the bytes in big-endian order",
            ("tests/jitcore/test_ufunc_methods.py",)),
+    Mutant("dtype-view-writes-lost", "jitcore/array_methods.py",
+           "lambda base, v: _reinterpreted(v, base.dtype), model",
+           "lambda base, v: base, model",
+           "a write through x.view(np.uint8) never reaches x (the view a copy)",
+           ("tests/jitcore/test_ufunc_methods.py",)),
     # session 46
     Mutant("seed-argument-read-once", "jitcore/random.py",
            "        return a.item() if a.ndim == 0 else a",
