@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jitcore import index_forms, indexing, masked, python_arithmetic
+from jitcore import index_forms, indexing, masked, python_arithmetic, view_layout
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.numpy import manipulation, reductions, registry, selection, sorting, ufuncs
@@ -72,7 +72,7 @@ def _binary(ufunc, a, b):
         b = _as_numpy_bool(b) if numpy_a and python_bool(b) else b
     python_arithmetic.check_division(ufunc, a, b)
     python_arithmetic.check_int_overflow(ufunc, a, b)
-    out = prims.ufunc(ufunc, a, b)
+    out = python_arithmetic.python_ufunc(ufunc, a, b)
     if ufunc in (np.add, np.subtract, np.multiply):
         if isinstance(out, Tracer) and out.ndim == 0 and out.dtype.kind in "iu":
             form = index_forms.combine(ufunc, a, b)  # i + 1 is still i, shifted
@@ -148,6 +148,7 @@ def _reflected(ufunc, name: str):
 
 def _unary(ufunc, name: str):
     def unary(self):
+        python_arithmetic.check_int_negation(ufunc, self)
         out = prims.ufunc(ufunc, self)
         form = index_forms.form_of(self)
         if form is not None and ufunc in (np.negative, np.positive) and isinstance(out, Tracer) \
@@ -171,9 +172,10 @@ def in_place_operator(x: Tracer, ufunc, other):
     if ufunc is np.power:
         new = power(x, other)
     else:
-        python_arithmetic.check_division(ufunc, *_python_operands(ufunc, x, other))
-        python_arithmetic.check_int_overflow(ufunc, *_python_operands(ufunc, x, other))
-        new = prims.ufunc(ufunc, x, other)
+        operands = _python_operands(ufunc, x, other)
+        python_arithmetic.check_division(ufunc, *operands)
+        python_arithmetic.check_int_overflow(ufunc, *operands)
+        new = python_arithmetic.python_ufunc(ufunc, *operands)
     if x.scalar:
         return new
     prims.assign(x, new, "same_kind", f"ufunc '{ufunc.__name__}'")
@@ -199,12 +201,14 @@ def reflected_power(self, other):
 def divmod_(self, other):
     python_arithmetic.check_division(np.floor_divide, *_python_operands(np.floor_divide, self, other),
                                      divmod_=True)
+    python_arithmetic.check_int_overflow(np.floor_divide, *_python_operands(np.floor_divide, self, other))
     return prims.ufunc(np.floor_divide, self, other), prims.ufunc(np.remainder, self, other)
 
 
 def reflected_divmod(self, other):
     python_arithmetic.check_division(np.floor_divide, *_python_operands(np.floor_divide, other, self),
                                      divmod_=True)
+    python_arithmetic.check_int_overflow(np.floor_divide, *_python_operands(np.floor_divide, other, self))
     return prims.ufunc(np.floor_divide, other, self), prims.ufunc(np.remainder, other, self)
 
 
@@ -440,14 +444,81 @@ def partition_in_place(self, kth, axis=-1, kind="introselect", order=None):
     prims.assign(self, registry.apply_function(np.partition, (self, kth, axis, kind, order), {}))
 
 
+def byteswap(self, inplace=False):
+    """``x.byteswap()``: each element's bytes in reverse order (shifts and masks on its bits as
+    an unsigned int); ``inplace=True`` writes them into ``x`` and returns it, as NumPy."""
+    if self.dtype.kind not in "biuf":
+        raise UnsupportedError(f"ndarray.byteswap() of {self.dtype} is not supported under jit (at "
+                               f"{user_location()}); it takes integers, floats and bools")
+    size = self.dtype.itemsize
+    bits = np.dtype(f"u{size}")
+    word = prims.bitcast(self, bits) if self.dtype.kind != "b" else self
+    swapped = word
+    if size > 1:
+        mask = bits.type(0xFF)
+        swapped = None
+        for k in range(size):  # byte k moves to byte size - 1 - k
+            byte = prims.ufunc(np.bitwise_and, prims.ufunc(np.right_shift, word, bits.type(8 * k)), mask)
+            moved = prims.ufunc(np.left_shift, byte, bits.type(8 * (size - 1 - k)))
+            swapped = moved if swapped is None else prims.ufunc(np.bitwise_or, swapped, moved)
+        swapped = prims.bitcast(swapped, self.dtype)
+    if inplace:
+        prims.assign(self, swapped)
+        return self
+    return fresh(swapped if size > 1 else prims.convert(swapped, self.dtype), self.scalar)
+
+
+def _check_resized_view(x, new: np.dtype) -> None:
+    """NumPy's own rules for a view of another item size (a 0-d array, a last axis that is not
+    contiguous or not a whole number of words), asked of ``x``'s stride model."""
+    m = view_layout.model(x)
+    if m is not None or x.ndim == 0:
+        try:
+            (m if m is not None else np.zeros((), x.dtype)).view(new)
+        except ValueError as e:
+            raise JitValueError(f"{e} (ndarray.view at {user_location()})") from None
+
+
+def _reinterpreted(x, new: np.dtype):
+    """``x``'s bytes read as ``new`` (integers and floats, little-endian): each element's bits
+    of the same size, else the last axis's elements split into (or joined from) their bytes."""
+    if new.itemsize == x.dtype.itemsize:
+        return prims.bitcast(x, new)
+    old_bits, new_bits = (np.dtype(f"u{d.itemsize}") for d in (x.dtype, new))
+    words = prims.bitcast(x, old_bits)
+    if x.dtype.itemsize > new.itemsize:  # split each element into its parts, low bytes first
+        count, step = x.dtype.itemsize // new.itemsize, 8 * new.itemsize
+        mask = old_bits.type(2**step - 1)
+        shifted = (prims.ufunc(np.right_shift, words, old_bits.type(step * k)) for k in range(count))
+        parts = [prims.convert(prims.ufunc(np.bitwise_and, part, mask), new_bits) for part in shifted]
+        out = np.reshape(np.stack(parts, axis=-1), x.shape[:-1] + (x.shape[-1] * count,))
+    else:  # join each run of parts into one element
+        count, step = new.itemsize // x.dtype.itemsize, 8 * x.dtype.itemsize
+        runs = np.reshape(words, x.shape[:-1] + (x.shape[-1] // count, count))
+        out = None
+        for k in range(count):
+            part = prims.convert(runs[..., k], new_bits)
+            part = prims.ufunc(np.left_shift, part, new_bits.type(step * k))
+            out = part if out is None else prims.ufunc(np.bitwise_or, out, part)
+    return prims.bitcast(out, new)
+
+
 def view(self, dtype=None, type=None):
     """``x.view()``: a new array sharing ``x``'s data. ``x.view(dtype)`` of another dtype of the
-    same size (floats, integers) reads each element's bits as ``dtype``: a new array, not a
-    view (writes to it do not reach ``x``); other reinterpretations are not compiled."""
+    same size (floats, integers) reads each element's bits as ``dtype``; of another size
+    (session 53: ``words.view(np.uint8)``, ``bytes.view(np.uint32)``) the last axis's bytes
+    (``_reinterpreted``). Since session 53 a view: writes to it reach ``x`` (the bytes joined
+    back); other reinterpretations are not compiled."""
     if type is None and dtype is not None and np.dtype(dtype) != self.dtype:
         new = np.dtype(dtype)
-        if new.itemsize == self.dtype.itemsize and {new.kind, self.dtype.kind} <= set("iuf"):
+        same_size = new.itemsize == self.dtype.itemsize
+        if same_size and self.scalar and {new.kind, self.dtype.kind} <= set("iuf"):
             return fresh(prims.bitcast(self, new), self.scalar)  # a NumPy scalar's view is one
+        if {new.kind, self.dtype.kind} <= set("iuf") and np.little_endian and new.isnative:
+            if not same_size:
+                _check_resized_view(self, new)
+            return make_view(self, lambda base: _reinterpreted(base, new),
+                             lambda base, v: _reinterpreted(v, base.dtype), model=lambda m: m.view(new))
     if type is not None or (dtype is not None and np.dtype(dtype) != self.dtype):
         raise UnsupportedError(
             f"{self!r}.view({dtype!r}) reinterprets the array's bytes, which jitcore compiles "
@@ -614,7 +685,8 @@ _METHODS = {
                     "take", "trace")},
     "compress": _method(compress, "compress"),
     **{name: _not_compiled(name)
-       for name in ("byteswap", "getfield", "resize", "setfield", "setflags", "to_device")},
+       for name in ("getfield", "resize", "setfield", "setflags", "to_device")},
+    "byteswap": _method(byteswap, "byteswap"),
     "item": _method(item, "item"), "tolist": _method(tolist, "tolist"),
     **{name: _needs_data(name) for name in ("tobytes", "tofile", "dump", "dumps")},
 }

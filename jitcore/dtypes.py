@@ -85,4 +85,18 @@ def scalar_to_dtype(value, dtype: np.dtype):
     try:
         return np.asarray(value, dtype=dtype)[()]
     except OverflowError as e:
-        raise JitOverflowError(f"Python scalar {value!r} does not fit in {dtype}: {e}") from None
+        hint = _wide_int_hint(value, dtype)
+        raise JitOverflowError(f"Python scalar {value!r} does not fit in {dtype}: {e}{hint}") from None
+
+
+def _wide_int_hint(value, dtype: np.dtype) -> str:
+    """What to write for a 64-bit constant (an FNV offset, ``% 2**64``) that meets a traced
+    Python int: compiled Python ints are int64, and uint64 arithmetic wraps modulo 2**64."""
+    if type(value) is not int or dtype != np.int64 or value < 2**63:
+        return ""
+    if value < 2**64:
+        return (f". Compiled Python ints are int64; for 64-bit unsigned arithmetic (hashes, "
+                f"LCGs) write the constant as np.uint64({value}) and the values it meets as "
+                "np.uint64(...): uint64 arithmetic wraps modulo 2**64")
+    return (". Compiled Python ints are int64; a mask or modulus of 2**64 is what uint64 "
+            "arithmetic does already: compute in np.uint64 and leave out the % 2**64 (& 2**64 - 1)")

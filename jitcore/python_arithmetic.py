@@ -27,7 +27,8 @@ from jitcore import tracer as tracer_module
 from jitcore.errors import JitIndexError, JitOverflowError, JitTypeError, JitValueError, JitZeroDivisionError
 from jitcore.ir.dialects import kernel
 from jitcore.ir.dialects.kernel import PYTHON_ERRORS
-from jitcore.tracer import Tracer, fresh, user_location
+from jitcore.python_division import int_true_divide
+from jitcore.tracer import Tracer, fresh, user_frame, user_location
 
 _DIVISIONS = (np.true_divide, np.floor_divide, np.remainder)
 _INT64_LIMIT = 2.0 ** 63
@@ -62,7 +63,13 @@ def error(code: int, index: int = 0, axis: int = 0, size: int = 0) -> Exception:
     Python's, with Python's message, filled in from the status words after the code."""
     name, message = PYTHON_ERRORS[code]
     as_float = float(np.int64(index).view(np.float64))
-    return _EXCEPTIONS[name](message.format(index=index, axis=axis, size=size, float=as_float))
+    message = message.format(index=index, axis=axis, size=size, float=as_float)
+    if code in _ARITHMETIC and index > 0:  # ``_raise_when``'s word: the user's line
+        message = f"{message} (at line {index} of the jitted function's file)"
+    return _EXCEPTIONS[name](message)
+
+
+_ARITHMETIC = range(kernel.DIVISION_BY_ZERO, kernel.POWER_OVERFLOW + 1)  # messages without words
 
 
 def raise_when(bad: Tracer, code: int) -> None:
@@ -80,7 +87,8 @@ def _raise_when(bad: Tracer, code: int) -> None:
     prims.refuse_caught(trace, getattr(builtins, name), [bad],
                         f"an operation at {user_location()} may raise {name}",
                         "Test the value first (if d != 0: ...)")
-    prims.raise_if(bad, code)
+    frame = user_frame()
+    prims.raise_if(bad, code, (frame.f_lineno,) if code in _ARITHMETIC and frame is not None else ())
 
 
 # -- division -----------------------------------------------------------------------------
@@ -114,6 +122,21 @@ def check_division(ufunc, a, b, divmod_: bool = False) -> None:
         return
     divisor = _traced(b, a, b)
     _raise_when(prims.ufunc(np.equal, divisor, 0), _division_code(ufunc, kinds, divmod_))
+
+
+def python_ufunc(ufunc, a, b):
+    """``ufunc(a, b)`` for an operator on ``a`` and ``b``: NumPy's, but ``a / b`` of Python ints
+    (one traced) is Python's correctly rounded quotient (``python_division``), where a
+    float64 division of the converted ints would round twice past 2**53."""
+    if ufunc is not np.true_divide or not _traced_python(a, b) or _kind(a) + _kind(b) != "ii" \
+            or all(bounds is not None and -2**53 <= bounds[0] and bounds[1] <= 2**53
+                   for bounds in (_bounds(a), _bounds(b))):
+        return prims.ufunc(ufunc, a, b)
+    from jitcore.control_flow import cond  # here: control flow loads after the primitives
+
+    a, b = (prims.convert(_traced(v, a, b), np.dtype(np.int64)) for v in (a, b))
+    out = int_true_divide(a, b, lambda pred, slow, fast: cond(np.any(pred), slow, fast))
+    return fresh(out, scalar=True, weak=True)
 
 
 # -- int() of a float -----------------------------------------------------------------------
@@ -190,22 +213,27 @@ def _fits(a, b, combine) -> bool:
 
 
 def check_int_overflow(ufunc, a, b) -> None:
-    """Python's exact ints where ``a + b``, ``a - b``, ``a * b`` or ``a << b`` of Python ints
-    (one traced) leaves int64: a JitOverflowError from the call, not a number that wrapped
-    around. Operands with bounds known while tracing (constants, loop indices) that cannot
-    overflow pay nothing, and a sum with a constant is not checked (``_check_sum``)."""
+    """Python's exact ints where ``a + b``, ``a - b``, ``a * b``, ``a << b`` or ``a // b`` of
+    Python ints (one traced) leaves int64: a JitOverflowError from the call, not a number that
+    wrapped around; and Python's ValueError for a negative count of ``<<`` and ``>>``.
+    Operands with bounds known while tracing (constants, loop indices) that cannot overflow pay
+    nothing, and a sum with a constant is not checked (``_check_sum``)."""
     if ufunc not in _CHECKED or not _traced_python(a, b) or _kind(a) + _kind(b) != "ii":
         return
     if ufunc in (np.add, np.subtract):
         _check_sum(ufunc, a, b)
-        return
-    if ufunc is np.multiply:
-        if _fits(a, b, lambda x, y: x * y) or any(type(v) is int and v in (0, 1) for v in (a, b)):
-            return
-        wide = prims.ufunc(np.multiply, *(prims.convert(_traced(v, a, b), np.dtype(np.float64))
-                                          for v in (a, b)))
-        _raise_when(prims.ufunc(np.absolute, wide) >= _INT64_LIMIT, kernel.INT_OVERFLOW)
-        return
+    elif ufunc is np.multiply:
+        _check_product(a, b)
+    elif ufunc is np.floor_divide:
+        _check_quotient(a, b)
+    elif ufunc is np.right_shift:
+        if _bounds(b) is None or _bounds(b)[0] < 0:  # a count past 63 is Python's 0 or -1 already
+            _raise_when(prims.ufunc(np.less, _traced(b, a, b), 0), kernel.NEGATIVE_SHIFT)
+    else:
+        _check_left_shift(a, b)
+
+
+def _check_left_shift(a, b) -> None:
     if _fits(a, b, lambda x, y: x << y if y >= 0 else 0) and _bounds(b)[0] >= 0:
         return
     a, b = _traced(a, a, b), _traced(b, a, b)
@@ -216,7 +244,55 @@ def check_int_overflow(ufunc, a, b) -> None:
     _raise_when(lost, kernel.INT_OVERFLOW)
 
 
-_CHECKED = (np.add, np.subtract, np.multiply, np.left_shift)
+_INT64_MIN = -2**63
+_NEAR_LIMIT = 2.0 ** 63 * (1 - 2.0 ** -50)  # past the float product's rounding error
+
+
+def _check_product(a, b) -> None:
+    """``a * b`` past int64. The float64 product is a cheap filter (one multiply and a
+    compare); near the limit, where its rounding could go either way (``1 * (2**63 - 1)``,
+    ``2 * -2**62`` fit), the wrapped product divided back decides exactly, off the common path."""
+    if _fits(a, b, lambda x, y: x * y) or any(type(v) is int and v in (0, 1) for v in (a, b)):
+        return
+    from jitcore.control_flow import cond  # here: control flow loads after the primitives
+
+    a, b = _traced(a, a, b), _traced(b, a, b)
+    wide = prims.ufunc(np.multiply, *(prims.convert(v, np.dtype(np.float64)) for v in (a, b)))
+    near = prims.ufunc(np.absolute, wide) >= _NEAR_LIMIT
+
+    def exact():
+        wrapped = prims.ufunc(np.multiply, a, b)
+        minus_one, smallest = (prims.ufunc(np.equal, a, -1), prims.ufunc(np.equal, b, _INT64_MIN))
+        divisor = prims.where(prims.ufunc(np.equal, a, 0) | minus_one, 1, a)
+        back = prims.ufunc(np.floor_divide, wrapped, divisor)  # b again where nothing wrapped
+        lost = (minus_one & smallest) | (~minus_one & prims.ufunc(np.not_equal, back, b)
+                                         & prims.ufunc(np.not_equal, a, 0))
+        _raise_when(lost, kernel.INT_OVERFLOW)
+
+    cond(np.any(near), exact, lambda: None)
+
+
+def _check_quotient(a, b) -> None:
+    """``-2**63 // -1`` (and ``divmod``) is 2**63, past int64."""
+    if any(bounds is not None and (bounds[0] > lim or bounds[1] < lim)
+           for bounds, lim in ((_bounds(a), _INT64_MIN), (_bounds(b), -1))):
+        return
+    a, b = _traced(a, a, b), _traced(b, a, b)
+    _raise_when(prims.ufunc(np.equal, a, _INT64_MIN) & prims.ufunc(np.equal, b, -1), kernel.INT_OVERFLOW)
+
+
+def check_int_negation(ufunc, x) -> None:
+    """``-n`` and ``abs(n)`` of a traced Python int: Python's 2**63 for -2**63 does not fit."""
+    if ufunc not in (np.negative, np.absolute) or not (isinstance(x, Tracer) and x.weak) \
+            or x.dtype != np.int64:
+        return
+    bounds = _bounds(x)
+    if bounds is not None and bounds[0] > _INT64_MIN:
+        return
+    _raise_when(prims.ufunc(np.equal, x, _INT64_MIN), kernel.INT_OVERFLOW)
+
+
+_CHECKED = (np.add, np.subtract, np.multiply, np.left_shift, np.right_shift, np.floor_divide)
 
 
 def _check_sum(ufunc, a, b) -> None:
@@ -241,15 +317,23 @@ def check_int_power(base, exponent) -> None:
     """``base ** exponent`` of Python ints, the exponent not negative: JitOverflowError from the
     call where the power leaves int64."""
     if type(exponent) is int:
-        if _bounds(base) is not None and max(abs(v) for v in _bounds(base)) ** exponent < 2**63:
+        if exponent <= 1 or (_bounds(base) is not None
+                             and all(-2**63 <= v ** exponent < 2**63 for v in _bounds(base))):
             return
-        limit = _int_root(exponent)  # the largest |base| whose power fits
+        high, low = _int_root(exponent), _negative_root(exponent)  # the bases whose power fits
         base = _traced(base, base, exponent)
-        _raise_when(prims.ufunc(np.absolute, base) > limit, kernel.INT_OVERFLOW)
+        _raise_when((base > high) | (base < low), kernel.INT_OVERFLOW)
         return
-    wide = prims.ufunc(np.power, *(prims.convert(_traced(v, base, exponent), np.dtype(np.float64))
-                                   for v in (base, exponent)), scalar_math=True)
-    _raise_when(prims.ufunc(np.absolute, wide) >= _INT64_LIMIT, kernel.INT_OVERFLOW)
+    base, exponent = _traced(base, base, exponent), _traced(exponent, base, exponent)
+    wide = prims.ufunc(np.power, *(prims.convert(v, np.dtype(np.float64)) for v in (base, exponent)),
+                       scalar_math=True)
+    # n ** 1 is n (its float rounds up to 2**63 from 2**63 - 1); (-2) ** 63 is -2**63, which fits:
+    # there the wrapped power agrees. No other power of an int lies within the float's error of
+    # the limit.
+    smallest = prims.ufunc(np.equal, wide, float(_INT64_MIN)) \
+        & prims.ufunc(np.equal, prims.ufunc(np.power, base, exponent), _INT64_MIN)
+    _raise_when((prims.ufunc(np.absolute, wide) >= _INT64_LIMIT) & ~smallest
+                & prims.ufunc(np.greater, exponent, 1), kernel.INT_OVERFLOW)
 
 
 def _int_root(exponent: int) -> int:
@@ -261,6 +345,14 @@ def _int_root(exponent: int) -> int:
     while (root + 1) ** exponent < 2**63:
         root += 1
     return root
+
+
+def _negative_root(exponent: int) -> int:
+    """The most negative base whose power fits: ``-2**21`` for cubes ((-2**21) ** 3 = -2**63)."""
+    if exponent % 2 == 0:
+        return -_int_root(exponent)
+    root = -_int_root(exponent)
+    return root - 1 if (root - 1) ** exponent >= -2**63 else root
 
 
 def _traced(v, a, b) -> Tracer:

@@ -482,8 +482,8 @@ PYTHON_ERRORS = {
          "compiled code's are int64. Keep the number a float, or compute it outside the jitted "
          "function"),
     INT_OVERFLOW: ("OverflowError", "a Python int past int64's range: Python's ints have no limit, "
-         "compiled code's are int64, and this product, power or shift does not fit (it would "
-         "wrap around). Compute with floats (float(n) * m), mask as you go "
+         "compiled code's are int64, and this result (a product, power, shift, negation or "
+         "quotient) does not fit (it would wrap around). Compute with floats (float(n) * m), mask as you go "
          "(h = (h * 31 + c) & 0xFFFFFFFF), or compute it outside the jitted function"),
     NEGATIVE_SHIFT: ("ValueError", "negative shift count"),
     NEGATIVE_INT_EXPONENT: ("ValueError", "a Python int raised to a negative int is a float in "

@@ -9,6 +9,7 @@ import operator
 
 import numpy as np
 
+from jitcore.errors import JitAxisError, JitTypeError, JitValueError
 from jitcore.numpy.registry import implements, traced
 from jitcore.tracer import refuse_traced, user_location
 
@@ -19,7 +20,7 @@ _BIG = np.array([128, 64, 32, 16, 8, 4, 2, 1], dtype=np.uint8)
 
 def _order(bitorder) -> np.ndarray:
     if bitorder not in ("big", "little"):
-        raise ValueError("'order' must be either 'little' or 'big'")
+        raise JitValueError(f"'order' must be either 'little' or 'big' (at {user_location()})")
     return _BIG if bitorder == "big" else _BIG[::-1]
 
 
@@ -27,8 +28,12 @@ def _axis(a, axis):
     """The array and axis to work along: flattened for ``axis=None``, as NumPy."""
     if axis is None:
         return np.reshape(a, (-1,)), 0
-    (axis,) = np.lib.array_utils.normalize_axis_tuple(operator.index(axis), a.ndim)
-    return a, axis
+    axis = operator.index(axis)
+    if not -a.ndim <= axis < a.ndim:
+        raise JitAxisError(
+            f"axis {axis} is out of bounds for array of dimension {a.ndim} (at {user_location()})"
+        )
+    return a, axis % a.ndim
 
 
 @implements(np.packbits)
@@ -37,7 +42,7 @@ def packbits(a, /, axis=None, bitorder="big"):
         return np.packbits(a, axis=axis, bitorder=bitorder)
     refuse_traced(axis, "the axis of numpy.packbits")
     if a.dtype.kind not in "biu":
-        raise TypeError("Expected an input array of integer or boolean data type")
+        raise JitTypeError(f"Expected an input array of integer or boolean data type (at {user_location()})")
     weights = _order(bitorder)
     a, axis = _axis(a if a.ndim else np.reshape(a, (1,)), axis)
     n = a.shape[axis]
@@ -55,18 +60,15 @@ def unpackbits(a, /, axis=None, count=None, bitorder="big"):
     for v, what in ((axis, "axis"), (count, "count")):
         refuse_traced(v, f"the {what} of numpy.unpackbits")
     if a.dtype != np.uint8:
-        raise TypeError("Expected an input array of unsigned byte data type")
+        raise JitTypeError(f"Expected an input array of unsigned byte data type (at {user_location()})")
     shifts = np.log2(_order(bitorder)).astype(np.uint8)
-    if a.ndim == 0:
-        raise ValueError(f"axis 0 is out of bounds for array of dimension 0 (numpy.unpackbits at "
-                         f"{user_location()})")
-    a, axis = _axis(a, axis)
+    a, axis = _axis(a if a.ndim else np.reshape(a, (1,)), axis)  # NumPy reads a 0-d array as 1-d
     moved = np.moveaxis(a, axis, -1)
     bits = np.reshape((moved[..., None] >> shifts) & np.uint8(1), moved.shape[:-1] + (8 * moved.shape[-1],))
     total = bits.shape[-1]
     keep = total if count is None else operator.index(count)
     if keep < -total:
-        raise ValueError("-count larger than number of elements")
+        raise JitValueError(f"-count larger than number of elements (at {user_location()})")
     keep = total + keep if keep < 0 else keep
     if keep > total:
         bits = np.concatenate([bits, np.zeros(bits.shape[:-1] + (keep - total,), np.uint8)], axis=-1)

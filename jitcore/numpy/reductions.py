@@ -360,7 +360,8 @@ def argmin(a, axis=None, out=None, *, keepdims=False):
 
 
 _NUMPY_SCANS = {"sum": np.cumsum, "prod": np.cumprod, "max": np.maximum.accumulate,
-               "min": np.minimum.accumulate}
+               "min": np.minimum.accumulate, "bitand": np.bitwise_and.accumulate,
+               "bitor": np.bitwise_or.accumulate, "bitxor": np.bitwise_xor.accumulate}
 
 
 def _scan(kind: str, a: Tracer, axis=None, dtype=None, out=None, name: str = "") -> Tracer:
@@ -389,6 +390,24 @@ def running_extreme(kind: str, a: Tracer, axis, dtype) -> Tracer:
         raise JitValueError(f"numpy.{ufunc}.accumulate needs an axis for a {a.ndim}-d array (NumPy raises "
                             f"the same ValueError), at {user_location()}: pass axis=0, say")
     return _scan(kind, a, axis, dtype, None, f"numpy.{ufunc}.accumulate")
+
+
+BITWISE_SCANS = {np.bitwise_and: "bitand", np.bitwise_or: "bitor", np.bitwise_xor: "bitxor"}
+
+
+def running_bitwise(ufunc: np.ufunc, a: Tracer, axis, dtype) -> Tracer:
+    """``np.bitwise_xor.accumulate`` (``and``, ``or``): prefix xor (Gray decoding, parity scans)
+    as one ``array.scan`` in the input's integer or bool dtype (or ``dtype``), as NumPy."""
+    name = f"numpy.{ufunc.__name__}.accumulate"
+    if axis is None and a.ndim > 1:
+        raise JitValueError(f"accumulate does not allow multiple axes (NumPy raises the same "
+                            f"ValueError for {name} of a {a.ndim}-d array), at {user_location()}: "
+                            "pass axis=0, say")
+    if np.dtype(dtype if dtype is not None else a.dtype).kind not in "biu" or a.dtype.kind not in "biu":
+        raise JitTypeError(f"ufunc '{ufunc.__name__}' not supported for the input types "
+                           f"({a.dtype}; NumPy raises the same TypeError), at {user_location()}: "
+                           "bitwise operations take integers or bools")
+    return _scan(BITWISE_SCANS[ufunc], a, axis, dtype, None, name)
 
 
 @implements(np.cumsum)

@@ -317,6 +317,8 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
             return reductions.running_extreme(_RUNNING_EXTREMES[ufunc], a, axis, dtype)
         if ufunc in _NAN_SKIPPING_EXTREMES:
             return _running_nan_skipping_extreme(ufunc, a, axis, dtype)
+        if ufunc in reductions.BITWISE_SCANS:
+            return reductions.running_bitwise(ufunc, a, axis, dtype)
         return HANDLED_FUNCTIONS[_UFUNC_ACCUMULATIONS[ufunc]](a, axis=axis, dtype=dtype)
     if method == "outer" and ufunc in UFUNCS and ufunc.nin == 2 and ufunc.signature is None:
         return _ufunc_outer(ufunc, *inputs)
@@ -829,7 +831,8 @@ def _is_default_ufunc_kwarg(key: str, value) -> bool:
 
 
 _UFUNC_ACCUMULATIONS = {np.add: np.cumsum, np.multiply: np.cumprod, np.maximum: None, np.minimum: None,
-                        np.fmax: None, np.fmin: None}
+                        np.fmax: None, np.fmin: None, np.bitwise_and: None, np.bitwise_or: None,
+                        np.bitwise_xor: None}
 _RUNNING_EXTREMES = {np.maximum: "max", np.minimum: "min"}  # array.scan kinds of their own
 _NAN_SKIPPING_EXTREMES = {np.fmax: "max", np.fmin: "min"}
 

@@ -263,7 +263,8 @@ NOTES = {
     "np.mean(x, axis, keepdims)": "float16 accumulates in float32, as in NumPy",
     "np.var(x, axis, keepdims, ddof)": "float16 computed in float32 (NumPy: in float16, which can overflow)",
     "np.std(x, axis, keepdims, ddof)": "float16 computed in float32 (NumPy: in float16, which can overflow)",
-    "np.add.accumulate(x, axis)": "accumulate: add, multiply, maximum, minimum (others: UnsupportedError)",
+    "np.add.accumulate(x, axis)": ("accumulate: add, multiply, maximum, minimum, fmax, fmin, logical and "
+                                   "bitwise and/or/xor (others: UnsupportedError)"),
     "np.nanmax(x, axis, keepdims)": "complex not yet",
     "np.nanmin(x, axis, keepdims)": "complex not yet",
     "np.nanargmax(x, axis, keepdims)": "a slice of NaNs only raises NumPy's ValueError "

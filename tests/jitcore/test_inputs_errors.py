@@ -325,9 +325,9 @@ def test_view_as_another_dtype_of_one_size_reads_the_bits():
     np.testing.assert_array_equal(got.view(np.uint16), (h.view(np.float16) * 2).view(np.uint16))
 
 
-def test_view_as_another_dtype_size_is_refused():
-    with pytest.raises(jc.UnsupportedError, match="astype"):
-        jc.jit(lambda x: x.view(np.int32))(np.ones(3))
+def test_view_as_complex_is_refused():
+    # another size of integer or float compiles since session 53 (the last axis's bytes)
+    np.testing.assert_array_equal(jc.jit(lambda x: x.view(np.int32))(np.ones(3)), np.ones(3).view(np.int32))
     with pytest.raises(jc.UnsupportedError, match="astype"):
         jc.jit(lambda x: x.view(np.complex64))(np.ones(3))
 

@@ -335,3 +335,121 @@ def test_operators_on_a_traced_python_bool_as_python_and_numpy_give_them():
         for g, w in zip(got, want, strict=True):
             np.testing.assert_array_equal(g, w)
             assert np.asarray(g).dtype == np.asarray(w).dtype, (k, got, want)
+
+
+BITWISE_UFUNCS = (np.bitwise_and, np.bitwise_or, np.bitwise_xor)
+
+
+def _bitwise_scans(a):
+    return [u.accumulate(a, axis=k) for u in BITWISE_UFUNCS for k in (0, 1, -1)]
+
+
+@pytest.mark.parametrize("dtype, layout", [(np.bool_, "C"), (np.int8, "C"), (np.uint8, "reversed"),
+                                           (np.int32, "F"), (np.int64, "strided"), (np.uint64, "C")])
+def test_bitwise_accumulates_as_numpy(dtype, layout):
+    """Prefix and/or/xor (session 53) along each axis: NumPy's dtype (no promotion: int8 stays
+    int8, bool stays bool) and values, edge values of the dtype included, one compile per case."""
+    rng = np.random.default_rng(53)
+    info = np.iinfo(dtype) if np.dtype(dtype).kind != "b" else None
+    values = rng.random((4, 6)) < 0.5 if info is None else rng.integers(info.min, info.max, (4, 6),
+                                                                       dtype=dtype, endpoint=True)
+    if info is not None:
+        values[0, :2], values[1, 0] = (info.min, info.max), -1 if info.min else info.max
+    x = relayout(values, layout)
+    for got, want in zip(jc.jit(_bitwise_scans)(x), _bitwise_scans(x)):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
+def test_bitwise_accumulate_options_and_refusals_as_numpy():
+    gray = np.array([0, 1, 3, 2, 6, 7, 5, 2**32 - 1], np.uint32)
+    f = jc.jit(lambda g, e: (np.bitwise_xor.accumulate(g), np.bitwise_or.accumulate(g, axis=None),
+                             np.bitwise_and.accumulate(g, dtype=np.int64), np.bitwise_xor.accumulate(e)))
+    empty = np.zeros((0, 3), np.int16)
+    for got, want in zip(f(gray, empty), (np.bitwise_xor.accumulate(gray), np.bitwise_or.accumulate(gray),
+                                          np.bitwise_and.accumulate(gray, dtype=np.int64), empty)):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+    with pytest.raises(ValueError, match="multiple axes"):
+        jc.jit(lambda a: np.bitwise_xor.accumulate(a, axis=None))(np.ones((2, 2), np.int64))
+    with pytest.raises(TypeError, match="not supported for the input types"):
+        jc.jit(lambda a: np.bitwise_or.accumulate(a))(np.ones(3))
+    with pytest.raises(TypeError, match="cannot accumulate on a scalar"):
+        jc.jit(lambda a: np.bitwise_and.accumulate(a))(np.array(3))
+
+
+@pytest.mark.parametrize("bitorder", ["big", "little"])
+def test_unpackbits_and_packbits_of_0d_as_numpy(bitorder):
+    """NumPy reads a 0-d array (or NumPy scalar) as 1-d for any axis of packbits/unpackbits."""
+    f = jc.jit(lambda b, m: (np.unpackbits(b, bitorder=bitorder), np.unpackbits(b, axis=0, count=3),
+                             np.unpackbits(b, axis=-1, count=-3), np.packbits(m, axis=0, bitorder=bitorder)))
+    g = lambda b, m: (np.unpackbits(b, bitorder=bitorder), np.unpackbits(b, axis=0, count=3),  # noqa: E731
+                      np.unpackbits(b, axis=-1, count=-3), np.packbits(m, axis=0, bitorder=bitorder))
+    for b, m in ((np.uint8(5), np.array(True)), (np.array(200, np.uint8), np.int64(0))):
+        for got, want in zip(f(b, m), g(b, m)):
+            assert got.dtype == want.dtype and got.shape == want.shape
+            np.testing.assert_array_equal(got, want)
+    with pytest.raises(np.exceptions.AxisError, match="axis 1 is out of bounds"):
+        jc.jit(lambda b: np.unpackbits(b, axis=1))(np.uint8(5))
+
+
+def test_byteswap_as_numpy():
+    """``x.byteswap()`` (session 53): a new array of each element's bytes reversed, every
+    integer and float size and bool; ``inplace=True`` writes a strided argument and returns it."""
+    def swaps(a, b, c, d, e, f):
+        return tuple(v.byteswap() for v in (a, b, c, d, e, f)) + (a[1].byteswap(),)
+
+    def in_place(w):
+        return w.byteswap(inplace=True) + 0
+
+    rng = np.random.default_rng(5)
+    args = [rng.integers(0, 2**63, 7, dtype=np.uint64).view(dt)[: 7 * 8 // np.dtype(dt).itemsize]
+            for dt in (np.int16, np.uint32, np.int64, np.float32, np.float64)] + [np.arange(4) % 3 == 0]
+    args[3] = relayout(args[3], "reversed")
+    for got, want in zip(jc.jit(swaps)(*args), swaps(*args)):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(np.atleast_1d(got).view(np.uint8), np.atleast_1d(want).view(np.uint8))
+    mine, numpy_own = (relayout(np.arange(1, 9, dtype=np.uint32) * 0x01020304, "strided") for _ in range(2))
+    np.testing.assert_array_equal(jc.jit(in_place)(mine), in_place(numpy_own))
+    np.testing.assert_array_equal(mine, numpy_own)
+
+
+def test_views_of_another_item_size_as_numpy():
+    """``words.view(np.uint8)`` and ``bytes.view(np.uint32)`` (session 53): the last axis's
+    little-endian bytes, every integer and float size both ways, a view of a view; NumPy's
+    ValueError where its rules refuse (a strided last axis, 0-d, a partial word)."""
+    def views(w, b, d):
+        return (w.view(np.uint8), w.view(np.uint16), w[:, ::-1].copy().view(np.int64), b.view(np.uint32),
+                b.view(np.float64), d.view(np.int8), d[1:].view(np.uint32))
+
+    rng = np.random.default_rng(9)
+    w = rng.integers(0, 2**32, (3, 4), dtype=np.uint32)
+    w[0, :3] = (0, 2**32 - 1, 0x01020304)
+    b, d = rng.integers(0, 256, (2, 16), dtype=np.uint8), rng.standard_normal((2, 2))
+    for got, want in zip(jc.jit(views)(w, b, d), views(w, b, d)):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+    for x in (w[:, ::2], np.uint32(5), np.ones(3, np.uint8)):
+        with pytest.raises(ValueError, match="dtype|contiguous") as raised:
+            jc.jit(lambda a: a.view(np.uint16))(x)
+        assert isinstance(raised.value, jc.JitcoreError)
+
+
+def test_views_of_other_dtypes_share_the_array():
+    """A write to ``x.view(np.uint8)`` (or to ``x.view(np.int64)`` of floats) reaches ``x``, and
+    one to ``x`` reaches the view, as in NumPy (before session 53 the view was a copy)."""
+    def through_bytes(x):
+        b = x.view(np.uint8)
+        b[1] = 7
+        x[1] = 0x01020304
+        return x.copy(), b.copy()
+
+    def through_bits(d):
+        bits = d.view(np.int64)
+        bits[0] = bits[0] ^ np.int64(-2**63)  # the sign bit flipped
+        return d.copy()
+
+    x, d = np.zeros(3, np.uint32), np.array([1.5, -2.0])
+    for got, want in zip(jc.jit(through_bytes)(x.copy()), through_bytes(x.copy())):
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(jc.jit(through_bits)(d.copy()), through_bits(d.copy()))

@@ -31,7 +31,8 @@ REDUCE = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minim
 # np.bitwise_and.reduce and friends, on integers and bools ("and"/"or" above are logical).
 REDUCE.update({"bitand": np.bitwise_and, "bitor": np.bitwise_or, "bitxor": np.bitwise_xor})
 ARGREDUCE = {"max": np.argmax, "min": np.argmin}
-SCAN = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum}
+SCAN = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum,
+        "bitand": np.bitwise_and, "bitor": np.bitwise_or, "bitxor": np.bitwise_xor}
 
 
 class _AxisOp(ArrayOp):
@@ -81,8 +82,9 @@ class ArgReduceOp(_AxisOp):
 
 
 class ScanOp(_AxisOp):
-    """Inclusive prefix ``sum``, ``prod``, ``max`` or ``min`` along ``axis``, in the operand's
-    type (``max``/``min``: ``np.maximum.accumulate``'s rule, NaN kept once met)."""
+    """Inclusive prefix ``sum``, ``prod``, ``max``, ``min`` or bitwise ``bitand``/``bitor``/
+    ``bitxor`` along ``axis``, in the operand's type (``max``/``min``:
+    ``np.maximum.accumulate``'s rule, NaN kept once met)."""
 
     name = "array.scan"
     traits = frozenset({PURE})
