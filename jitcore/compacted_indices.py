@@ -79,7 +79,9 @@ def _indices(x, sel) -> tuple:
     cap = sel.values.shape[0]
     bits = None if isinstance(sel, Prefix) else kept_bits(sel.mask)
     ramp = position_ramp(idx.value) if idx.ndim == 1 and not isinstance(sel, Prefix) else None
-    if bits is None or not _checked_closed(sel, idx, bits, n):
+    if isinstance(sel, Prefix):
+        raise_first_kept(indexing._out_of_range(idx, n), idx, sel.length, (0, n))
+    elif bits is None or not _checked_closed(sel, idx, bits, n):
         if ramp is None or not _checked_from_positions(sel, idx, ramp, n):
             prims.RAISE_AT_FIRST(sel.mask & indexing._out_of_range(idx, n), idx, INDEX_OUT_OF_BOUNDS, (0, n))
     if bits is not None:
@@ -101,6 +103,24 @@ def _indices(x, sel) -> tuple:
         mask = None
     wrapped = np.clip(wrapped, 0, n - 1)
     return length, mask, lambda rows: wrapped if rows is None else np.take(wrapped, rows, mode="clip")
+
+
+def raise_first_kept(bad, idx, length, words) -> None:
+    """NumPy's IndexError for the first of the first ``length`` rows of ``idx`` (1-d, a
+    compacted selection's) where ``bad`` holds: its row is the least ``j < length`` with
+    ``bad``, a min whose terms past ``length`` are its start (``codegen/masked_rows.py`` runs
+    it over ``[0, length)`` alone: nothing past the count is computed or read)."""
+    trace, cap = idx.owner_trace, idx.shape[0]
+    if cap == 0:
+        return
+    never = prims.constant(trace, np.int64(np.iinfo(np.int64).max))
+    j = positions(trace, (cap,), 0)
+    row = np.min(np.where(j < length, np.where(bad, j, never), never))
+    first = row < length
+    value = np.take(idx, np.reshape(np.minimum(row, cap - 1), (1,)))[0]
+    prims.refuse_caught(trace, IndexError, [first], f"a check at {user_location()} may raise IndexError",
+                        "Test the value first")
+    prims.raise_if(first, INDEX_OUT_OF_BOUNDS, (value, *words))
 
 
 def _checked_from_positions(sel, idx, ramp, n: int) -> bool:
