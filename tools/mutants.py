@@ -2793,6 +2793,30 @@ MUTANTS = [
            "kernel.PARALLEL else False)",
            "a reversed argument's reduced axes read forwards (the memory order), where NumPy's "
            "reductions read them backwards", ("tests/codegen/test_reductions.py",)),
+    Mutant("masked-row-extreme-of-any-start", "codegen/masked_rows.py",
+           "        if name in _EXTREMES and value == init:",
+           "        if name in _EXTREMES:",
+           "a min or max whose terms past a run-time bound are any constant, not its start, run "
+           "over the window alone: the constant (np.min(np.where(j < k, x, 5))) never counted",
+           ("tests/jitcore/test_compacted_consumers_53.py",)),
+    Mutant("positions-recomputed-one-short", "jitcore/compaction.py",
+           "                return bounded(recomputed, count), count",
+           "                return bounded(recomputed, count - 1), count",
+           "np.flatnonzero(m) + 1 compacted as positions: its values recomputed over one row "
+           "fewer than the count, the last kept one left unspecified",
+           ("tests/jitcore/test_compacted_consumers_53.py",)),
+    Mutant("joined-piece-starts-one-late", "jitcore/run_length.py",
+           "here = prims.reshape(j >= start,",
+           "here = prims.reshape(j > start,",
+           "np.concatenate(([0], c, [n])): each piece after a run-time length read from one row "
+           "after its start, its first row the previous piece's past its end",
+           ("tests/jitcore/test_compacted_consumers_53.py",)),
+    Mutant("prefix-index-check-misses-last", "jitcore/compacted_indices.py",
+           "    first = row < length\n",
+           "    first = row < length - 1\n",
+           "x[np.concatenate((c, [n]))]: the index check of a compacted index array stops one row "
+           "short, the last index past the end read clipped instead of NumPy's IndexError",
+           ("tests/jitcore/test_compacted_consumers_53.py",)),
 ]
 
 
