@@ -2817,6 +2817,12 @@ MUTANTS = [
            "x[np.concatenate((c, [n]))]: the index check of a compacted index array stops one row "
            "short, the last index past the end read clipped instead of NumPy's IndexError",
            ("tests/jitcore/test_compacted_consumers_53.py",)),
+    Mutant("loop-in-place-over-a-live-input", "codegen/host.py",
+           "            if all(top is not None and id(top) not in later\n",
+           "            if all(top is not None\n",
+           "an elementwise kernel in a loop's body writes over an input the body still reads "
+           "after it (t = s >> 1; ...; out + (s - t)): the later read sees the new values",
+           ("tests/jitcore/test_loop_in_place_53.py",)),
 ]
 
 
