@@ -301,6 +301,8 @@ class _Planner:
         loop = block.parent.parent if block.parent is not None else None
         if self.plan.target != "cpu" or not isinstance(loop, (scf.WhileOp, scf.ForOp)):
             return None
+        if block is not loop.body:
+            return None  # (a while's condition block: its arguments are the body's too)
         if op.copy_inputs[k] >= 0 or op.scan_dim is not None or op.indexed or op.clamped \
                 or any(kind != kernel.PARALLEL for kind in op.iterator_types) \
                 or any(name in op.attributes for name in _OWN_CODE) or not op.output_maps[k].is_identity:
@@ -315,8 +317,10 @@ class _Planner:
             if value.type != result.type or not amap.is_identity or storage.kind != "buffer" \
                     or storage in taken or sum(self.of(v) == storage for v in op.operands) != 1:
                 continue
-            if not _defined_in(_viewed(value), block):
-                continue
+            if not _defined_in(_viewed(value), block) or not all(
+                    _carried_by(shared, loop) or _in_block(_definer(shared), block) is not None
+                    for shared in self.sharing.get(storage, ())):
+                continue  # (a buffer an if's result shares with a value from outside the loop)
             if all(top is not None and id(top) not in later
                    for shared in self.sharing.get(storage, ()) if _defined_in(shared, block)
                    for user, _ in shared.uses for top in [_in_block(user, block)]):
@@ -555,6 +559,20 @@ def _viewed(value):
 def _defined_in(value, block) -> bool:
     owner = value.block if isinstance(value, BlockArgument) else value.owner.parent
     return owner is block
+
+
+def _definer(value) -> Operation | None:
+    """The op whose region or result defines ``value`` (a block argument's region's op)."""
+    if isinstance(value, BlockArgument):
+        return value.block.parent.parent if value.block.parent is not None else None
+    return value.owner
+
+
+def _carried_by(value, loop: Operation) -> bool:
+    """Whether ``value`` is one of ``loop``'s carried values: a result, an argument of its blocks."""
+    if isinstance(value, BlockArgument):
+        return value.block.parent is not None and value.block.parent.parent is loop
+    return value.owner is loop
 
 
 def _in_block(op: Operation, block) -> Operation | None:

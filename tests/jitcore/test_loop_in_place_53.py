@@ -27,7 +27,13 @@ def _loops(x, steps):
     s, inv, out = x.copy(), x * 0, x * 0
     a, b = x.copy(), x + 1
     y, z = x.copy(), x * 3
-    for _ in range(steps):
+    w, acc = x * 5, x * 0
+    for i in range(steps):
+        if i % 2 == 0:  # a traced if whose arms pass on w, an array from outside the loop
+            v = w
+        else:
+            v = w.reshape(w.shape)
+        acc = v * 2 + acc  # (v's buffer is w's: never written over)
         t = s >> 1  # s read after t is made: t needs a buffer of its own
         inv ^= s
         out = out + (s - t)
@@ -35,7 +41,7 @@ def _loops(x, steps):
         a, b = b, a + b  # a swap: b's old value carried on as a
         y = y * 2
         z = z + y  # the new y read after it is made
-    return s, inv, out, a, b, y, z
+    return s, inv, out, a, b, y, z, acc, w
 
 
 @pytest.mark.parametrize("n", [0, 1, 1000])
