@@ -569,7 +569,11 @@ def _definer(value) -> Operation | None:
 
 
 def _carried_by(value, loop: Operation) -> bool:
-    """Whether ``value`` is one of ``loop``'s carried values: a result, an argument of its blocks."""
+    """Whether ``value`` is one of ``loop``'s carried values: a result, an argument of its
+    blocks, or an init whose buffer the loop carries it in (``_dies_into``: read by nothing
+    after the loop)."""
+    if any(v is value for v in loop.operands):
+        return True
     if isinstance(value, BlockArgument):
         return value.block.parent is not None and value.block.parent.parent is loop
     return value.owner is loop
