@@ -57,6 +57,7 @@ Affine = tuple[dict, int]
 _AT_LEAST_ZERO = {"sge": (1, 0), "sgt": (1, -1), "sle": (-1, 0), "slt": (-1, -1)}
 _NEGATED = {"sge": "slt", "sgt": "sle", "sle": "sgt", "slt": "sge"}
 _INTEGER_IDENTITY = {"arith.addi": 0, "arith.ori": 0, "arith.xori": 0, "arith.muli": 1}
+_EXTREMES = ("arith.minsi", "arith.maxsi", "arith.minui", "arith.maxui")
 
 
 @dataclass(frozen=True)
@@ -147,6 +148,8 @@ def _is_identity(combine: Operation, value, init) -> bool:
         return (name in ("arith.ori", "arith.xori", "arith.addi") and value is False) or \
             (name in ("arith.andi", "arith.muli") and value is True)
     if isinstance(value, int):
+        if name in _EXTREMES and value == init:  # (a row's min only falls from its start)
+            return True
         return name in _INTEGER_IDENTITY and value == _INTEGER_IDENTITY[name]
     if not isinstance(value, float):
         return False

@@ -9,8 +9,8 @@ first, their count a run-time value), checked and wrapped before (under the mask
 bounds of ``idx & s == 0`` decide the check away), and the gather or scatter runs over the
 count alone: ``array.head_gather`` / ``array.head_scatter``, whose kernels' dim 0 is bounded by
 the count (``kernel.HEAD``, as a window update's loop is by its bounds). The gather is a
-``run_length.Prefix`` (``HeadRows``: the arithmetic on it is bounded by the count too, through
-``array.head_rows``), so its rows pair one for one with the other gathers through the same
+``run_length.Prefix`` (the arithmetic on it is bounded by the count too, through
+``array.head_rows``, as on every prefix), so its rows pair one for one with the other gathers through the same
 compacted positions, and a scatter of them writes them as they are.
 
 Which form: ``compacts`` (the measured rule, docs/performance.md "Index arrays compacted at
@@ -24,11 +24,10 @@ import numpy as np
 from jitcore import indexing, masked
 from jitcore import primitives as prims
 from jitcore.bit_positions import kept_bits, values_at
-from jitcore.compaction import _count
+from jitcore.compaction import kept_positions, position_ramp
 from jitcore.data_length import positions
-from jitcore.ir.dialects.array import CompactOp, HeadGatherOp, HeadRowsOp, HeadScatterOp
+from jitcore.ir.dialects.array import HeadGatherOp, HeadScatterOp
 from jitcore.ir.dialects.kernel import INDEX_OUT_OF_BOUNDS
-from jitcore.ir.types import TensorType, i64
 from jitcore.masked import MaskedSelection
 from jitcore.run_length import Prefix, _plain, as_prefix
 from jitcore.tracer import user_location
@@ -58,19 +57,6 @@ def compacts(x, sel, write: bool = False) -> bool:
             and not (write and sel.values.shape[0] > SCATTER_COMPACT_MAX))
 
 
-class HeadRows(Prefix):
-    """A ``Prefix`` of rows gathered through compacted indices: the ops that keep it one
-    (``U * psi[lo] + V * psi[hi]``) are computed over the count only (``array.head_rows``)."""
-
-    __slots__ = ()
-
-    def _like(self, values):
-        rows = prims._emit(values.owner_trace, HeadRowsOp, [values, self.length], values.value.type)
-        out = HeadRows(rows, self.length, self.mask)
-        out.described = self.described
-        return out
-
-
 def _positions(x, sel) -> Prefix:
     """``sel``'s kept indices into dim 0 of ``x``, checked (NumPy's IndexError for the first
     kept one out of range) and wrapped, at the kept positions compacted: the compaction writes
@@ -92,8 +78,12 @@ def _indices(x, sel) -> tuple:
     wrapped = np.where(idx < 0, idx + n, idx)
     cap = sel.values.shape[0]
     bits = None if isinstance(sel, Prefix) else kept_bits(sel.mask)
-    if bits is None or not _checked_closed(sel, idx, bits, n):
-        prims.RAISE_AT_FIRST(sel.mask & indexing._out_of_range(idx, n), idx, INDEX_OUT_OF_BOUNDS, (0, n))
+    ramp = position_ramp(idx.value) if idx.ndim == 1 and not isinstance(sel, Prefix) else None
+    if isinstance(sel, Prefix):
+        raise_first_kept(indexing._out_of_range(idx, n), idx, sel.length, (0, n))
+    elif bits is None or not _checked_closed(sel, idx, bits, n):
+        if ramp is None or not _checked_from_positions(sel, idx, ramp, n):
+            prims.RAISE_AT_FIRST(sel.mask & indexing._out_of_range(idx, n), idx, INDEX_OUT_OF_BOUNDS, (0, n))
     if bits is not None:
         def closed(rows):
             k = rows if rows is not None else bits.rows()
@@ -106,10 +96,49 @@ def _indices(x, sel) -> tuple:
     if isinstance(sel, Prefix):
         length, mask = sel.length, sel.mask
     else:
-        at, length = _kept_positions(sel.mask)
-        wrapped, mask = np.take(wrapped, np.clip(at, 0, cap - 1), mode="clip"), None
+        at, length = kept_positions(sel.mask)
+        recomputed = values_at(wrapped, ramp, at) if ramp is not None else None
+        # (``np.flatnonzero(m) + 1``: computed from each kept position where it is read)
+        wrapped = np.take(wrapped, np.clip(at, 0, cap - 1), mode="clip") if recomputed is None else recomputed
+        mask = None
     wrapped = np.clip(wrapped, 0, n - 1)
     return length, mask, lambda rows: wrapped if rows is None else np.take(wrapped, rows, mode="clip")
+
+
+def raise_first_kept(bad, idx, length, words) -> None:
+    """NumPy's IndexError for the first of the first ``length`` rows of ``idx`` (1-d, a
+    compacted selection's) where ``bad`` holds: its row is the least ``j < length`` with
+    ``bad``, a min whose terms past ``length`` are its start (``codegen/masked_rows.py`` runs
+    it over ``[0, length)`` alone: nothing past the count is computed or read)."""
+    trace, cap = idx.owner_trace, idx.shape[0]
+    if cap == 0:
+        return
+    never = prims.constant(trace, np.int64(np.iinfo(np.int64).max))
+    j = positions(trace, (cap,), 0)
+    row = np.min(np.where(j < length, np.where(bad, j, never), never))
+    first = row < length
+    value = np.take(idx, np.reshape(np.minimum(row, cap - 1), (1,)))[0]
+    prims.refuse_caught(trace, IndexError, [first], f"a check at {user_location()} may raise IndexError",
+                        "Test the value first")
+    prims.raise_if(first, INDEX_OUT_OF_BOUNDS, (value, *words))
+
+
+def _checked_from_positions(sel, idx, ramp, n: int) -> bool:
+    """NumPy's IndexError for the first kept index out of range, where the indices are computed
+    elementwise from each element's position (``np.flatnonzero(m) + 1``): the argmax computes
+    the test where it reads it, and the index is recomputed at the first bad row, so no array
+    of every position's index is written. False where it cannot be recomputed."""
+    trace = idx.owner_trace
+    first_row = np.reshape(np.argmax(sel.mask & indexing._out_of_range(idx, n)), (1,))
+    value = values_at(idx, ramp, first_row)
+    if value is None:
+        return False
+    value = value[0]
+    first = np.take(sel.mask, first_row)[0] & indexing._out_of_range(value, n)
+    prims.refuse_caught(trace, IndexError, [first], f"a check at {user_location()} may raise IndexError",
+                        "Test the value first")
+    prims.raise_if(first, INDEX_OUT_OF_BOUNDS, (value, 0, n))
+    return True
 
 
 def _checked_closed(sel, idx, bits, n: int) -> bool:
@@ -139,20 +168,13 @@ def _checked_closed(sel, idx, bits, n: int) -> bool:
     return True
 
 
-def _kept_positions(mask) -> tuple:
-    """The positions where the 1-d ``mask`` holds, first in a buffer of its length (int64),
-    and their count (``np.flatnonzero``'s compaction)."""
-    count = _count(mask, mask.shape[0])
-    return prims._emit(mask.owner_trace, CompactOp, [mask, count], TensorType(mask.shape, i64)), count
-
-
 def gather(x, sel) -> Prefix:
     """``x[sel]``: the rows at the kept indices, over the count only."""
     p = _positions(x, sel)
     shape = (p.values.shape[0], *x.shape[1:])
     values = prims._emit(x.owner_trace, HeadGatherOp, [x, p.values, p.length],
                          x.value.type.with_shape(shape))
-    out = HeadRows(values, p.length, p.mask)
+    out = Prefix(values, p.length, p.mask)
     out.described = sel.described
     return out
 

@@ -8,7 +8,9 @@ from __future__ import annotations
 import numpy as np
 
 from jitcore import primitives as prims
-from jitcore.ir.dialects.array import CompactOp, HeadSumOp
+from jitcore.bit_positions import values_at
+from jitcore.ir.core import ELEMENTWISE, OpResult, Value
+from jitcore.ir.dialects.array import CompactOp, HeadRowsOp, HeadSumOp
 from jitcore.ir.types import TensorType, i64
 from jitcore.tracer import Tracer, as_scalar
 
@@ -21,6 +23,13 @@ def compaction(selection) -> tuple[Tracer, Tracer]:
     values, mask = selection.values, selection.mask
     if selection.length is not None:  # compacted already (run_length.Prefix)
         return values, selection.length
+    if selection.at in (None, 0) and mask.ndim == 1 == values.ndim:
+        ramp = position_ramp(values.value)
+        if ramp is not None:  # (``np.flatnonzero(m) + 1``: the positions alone compacted)
+            at, count = kept_positions(mask)
+            recomputed = values_at(values, ramp, at)
+            if recomputed is not None:
+                return bounded(recomputed, count), count
     trace = values.owner_trace
     k = mask.ndim
     n = int(np.prod(values.shape[:k], dtype=np.int64))
@@ -35,6 +44,58 @@ def compaction(selection) -> tuple[Tracer, Tracer]:
     indices = [_unravel(flat, mask.shape, d) for d in dims]
     result = np.stack(indices, axis=-1) if at == ROWS else indices[0]
     return prims.convert(result, values.dtype), count
+
+
+def kept_positions(mask: Tracer) -> tuple[Tracer, Tracer]:
+    """The positions where the 1-d ``mask`` holds, first in a buffer of its length (int64),
+    and their count (``np.flatnonzero``'s compaction: only the first ``count`` rows are
+    written, the rest unspecified)."""
+    count = _count(mask, mask.shape[0])
+    return prims._emit(mask.owner_trace, CompactOp, [mask, count], TensorType(mask.shape, i64)), count
+
+
+def bounded(values: Tracer, length: Tracer) -> Tracer:
+    """``values`` with the rows from ``length`` on unspecified (``array.head_rows``): the
+    kernel that computes them, and what fusion puts in it, runs over ``length`` rows only, so
+    the ops on a compacted selection cost its count, as NumPy's, not its capacity."""
+    return prims._emit(values.owner_trace, HeadRowsOp, [values, length], values.value.type)
+
+
+def is_positions(v: Value) -> bool:
+    """Whether ``v`` is ``data_length.positions`` of a 1-d shape: ``cumsum(ones) - 1``."""
+    sub = _op(v, "array.sub")
+    if sub is None or v.type.rank != 1 or not _splat_one(sub.operands[1]):
+        return False
+    scan = _op(sub.operands[0], "array.scan")
+    return scan is not None and scan.attributes.get("kind") == "sum" and _splat_one(scan.operands[0])
+
+
+def position_ramp(v: Value, depth: int = 16) -> Value | None:
+    """The ``data_length.positions`` ramp that ``v`` is computed from through elementwise ops
+    (the first found), or None: ``values_at`` then recomputes ``v`` at given positions."""
+    if is_positions(v):
+        return v
+    op = v.op if isinstance(v, OpResult) else None
+    if depth == 0 or op is None or not op.has_trait(ELEMENTWISE) or op.regions:
+        return None
+    for u in op.operands:
+        found = position_ramp(u, depth - 1)
+        if found is not None:
+            return found
+    return None
+
+
+def _op(v: Value, name: str):
+    op = v.op if isinstance(v, OpResult) else None
+    return op if op is not None and op.op_name == name else None
+
+
+def _splat_one(v: Value) -> bool:
+    """Whether ``v`` is a constant 1 broadcast."""
+    b = _op(v, "array.broadcast_in_dim")
+    c = _op(b.operands[0], "array.constant") if b is not None else None
+    value = c.attributes["value"] if c is not None else None
+    return value is not None and value.is_splat and value.array.reshape(-1)[0] == 1
 
 
 def kept_terms(selection) -> tuple[Tracer, Tracer]:

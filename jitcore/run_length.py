@@ -37,7 +37,7 @@ import numpy as np
 
 from jitcore import indexing, masked
 from jitcore import primitives as prims
-from jitcore.compaction import compaction
+from jitcore.compaction import bounded, compaction
 from jitcore.data_length import Positions, positions
 from jitcore.errors import JitTypeError
 from jitcore.ir.dialects.kernel import INDEX_OUT_OF_BOUNDS
@@ -68,7 +68,8 @@ class Prefix(MaskedSelection):
         return out
 
     def _like(self, values: Tracer) -> Prefix:
-        out = Prefix(values, self.length, self.mask)
+        """An op on the rows (elementwise, per row): computed over the first ``length`` only."""
+        out = Prefix(bounded(values, self.length), self.length, self.mask)
         out.described = self.described
         return out
 
@@ -270,7 +271,8 @@ def diff(a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
         a = concatenate(pieces, axis=0)
     p = as_prefix(a)
     values = np.diff(p.values, n, axis=0)
-    out = Prefix(values, np.maximum(p.length - n, 0))
+    length = np.maximum(p.length - n, 0)
+    out = Prefix(bounded(values, length) if values.shape[0] else values, length)
     out.described = p.described
     return out
 
@@ -415,20 +417,35 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
                                  f"{v.ndim} dimension(s)")
             pieces.append((v, v.shape[0]))
     kind = np.result_type(*(v.dtype for v, _ in pieces)) if dtype is None else np.dtype(dtype)
-    rows = prims.concatenate([prims.convert(v, kind) for v, _ in pieces], 0)
     total = functools.reduce(operator.add, (c for _, c in pieces))
-    # a piece needs moving where a run-time length comes before it
-    run, base, at = 0, 0, None
-    j = positions(trace, (rows.shape[0],), 0) if rows.shape[0] else None
-    for v, c in pieces:
-        if j is not None and isinstance(run, Tracer):
-            shifted = j - run + base
-            at = prims.where(j >= run, shifted, j if at is None else at)
-        run, base = run + c, base + v.shape[0]
-    if at is not None:
-        rows = np.take(rows, prims.clip(at, 0, rows.shape[0] - 1), axis=0)
     total = total if isinstance(total, Tracer) else prims.constant(trace, np.int64(total))
-    return Prefix(rows, prims.convert(total, _I64))
+    total = prims.convert(total, _I64)
+    rows = _joined([(prims.convert(v, kind), c) for v, c in pieces], trace)
+    return Prefix(bounded(rows, total) if rows.shape[0] else rows, total)
+
+
+def _joined(pieces: list, trace) -> Tracer:
+    """The rows of ``pieces`` (values, length: an int, or traced where only the first
+    ``length`` rows count) one after another: output row ``j`` is read from the last piece
+    that starts at or before it, at ``j`` less that start. No buffer of the pieces side by
+    side is written, and each piece is read only where the output's rows are computed (its
+    kernel's rows past the total are unspecified, ``bounded``)."""
+    capacity = sum(v.shape[0] for v, _ in pieces)
+    row_dims = pieces[0][0].shape[1:]
+    if capacity == 0:
+        return prims.convert(prims.concatenate([v for v, _ in pieces], 0), pieces[0][0].dtype)
+    j = positions(trace, (capacity,), 0)
+    out, start = None, 0
+    for v, c in pieces:
+        if v.shape[0]:
+            rows = np.take(v, prims.clip(j - start, 0, v.shape[0] - 1), axis=0)
+            if out is None:
+                out = rows
+            else:
+                here = prims.reshape(j >= start, (capacity,) + (1,) * len(row_dims))
+                out = prims.where(here, rows, out)
+        start = start + c
+    return out
 
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,

@@ -2889,6 +2889,36 @@ MUTANTS = [
            "        resids = masked.MaskedSelection(resids.values, resids.mask)",
            "lstsq of selected rows gives residuals where NumPy's m (the kept count) is not above n",
            ("tests/jitcore/test_refusals_53.py",)),
+    Mutant("masked-row-extreme-of-any-start", "codegen/masked_rows.py",
+           "        if name in _EXTREMES and value == init:",
+           "        if name in _EXTREMES:",
+           "a min or max whose terms past a run-time bound are any constant, not its start, run "
+           "over the window alone: the constant (np.min(np.where(j < k, x, 5))) never counted",
+           ("tests/jitcore/test_compacted_consumers_53.py",)),
+    Mutant("positions-recomputed-one-short", "jitcore/compaction.py",
+           "                return bounded(recomputed, count), count",
+           "                return bounded(recomputed, count - 1), count",
+           "np.flatnonzero(m) + 1 compacted as positions: its values recomputed over one row "
+           "fewer than the count, the last kept one left unspecified",
+           ("tests/jitcore/test_compacted_consumers_53.py",)),
+    Mutant("joined-piece-starts-one-late", "jitcore/run_length.py",
+           "here = prims.reshape(j >= start,",
+           "here = prims.reshape(j > start,",
+           "np.concatenate(([0], c, [n])): each piece after a run-time length read from one row "
+           "after its start, its first row the previous piece's past its end",
+           ("tests/jitcore/test_compacted_consumers_53.py",)),
+    Mutant("prefix-index-check-misses-last", "jitcore/compacted_indices.py",
+           "    first = row < length\n",
+           "    first = row < length - 1\n",
+           "x[np.concatenate((c, [n]))]: the index check of a compacted index array stops one row "
+           "short, the last index past the end read clipped instead of NumPy's IndexError",
+           ("tests/jitcore/test_compacted_consumers_53.py",)),
+    Mutant("loop-in-place-over-a-live-input", "codegen/host.py",
+           "            if all(top is not None and id(top) not in later\n",
+           "            if all(top is not None\n",
+           "an elementwise kernel in a loop's body writes over an input the body still reads "
+           "after it (t = s >> 1; ...; out + (s - t)): the later read sees the new values",
+           ("tests/jitcore/test_loop_in_place_53.py",)),
 ]
 
 
