@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import jitcore as jc
+from tests.jit_once import jit_once
 
 FLOATS = st.floats(-100, 100, allow_nan=False, width=64)
 
@@ -56,7 +57,7 @@ def test_fori_loop_traced_bounds_any_step_and_zero_trips(x, lo, hi, step):
     total, count = 0.0, 0
     for i in range(lo, hi, step):
         total, count = total + x[i % x.shape[0]] * (i + 1), count + 1
-    got = jc.jit(f)(x, np.int64(lo), np.int64(hi))
+    got = jit_once(f)(x, np.int64(lo), np.int64(hi))
     np.testing.assert_allclose(got[0], total, rtol=1e-12, atol=1e-12)
     assert int(got[1]) == count
 
@@ -73,7 +74,7 @@ def test_fori_loop_writes_elements_of_a_carried_array(x):
     out = np.zeros_like(x)
     for i in range(x.shape[0]):
         out[i] = x[x.shape[0] - 1 - i] * 2 + out[i - 1]
-    np.testing.assert_allclose(jc.jit(f)(x), out, rtol=1e-12)
+    np.testing.assert_allclose(jit_once(f)(x), out, rtol=1e-12)
 
 
 def test_a_million_iterations():
@@ -130,7 +131,7 @@ def test_cond_on_a_traced_predicate(x, threshold):
 
     args = (x, np.float64(threshold))
     assert_has(f, args, "scf.if")
-    got = jc.jit(f)(*args)
+    got = jit_once(f)(*args)
     expected = (x * 2, x.max()) if x.sum() > threshold else (x - 1, x.min())
     np.testing.assert_allclose(got[0], expected[0])
     assert got[1] == expected[1]
@@ -144,7 +145,7 @@ def test_switch_clamps_the_index(x, k):
     def f(x, k):
         return jc.switch(k, branches, x)
 
-    got = jc.jit(f)(x, np.int32(k))
+    got = jit_once(f)(x, np.int32(k))
     np.testing.assert_allclose(got, branches[min(max(k, 0), 3)](x))
 
 
@@ -156,7 +157,7 @@ def test_scan_cumulative_sum(x):
         return jc.scan(lambda c, v: (c + v, c + v), 0.0, xs)
 
     assert_has(f, (x,), "scf.for", "array.scatter_nd")
-    total, ys = jc.jit(f)(x)
+    total, ys = jit_once(f)(x)
     np.testing.assert_allclose(ys, np.cumsum(x), rtol=1e-12, atol=1e-9)
     assert total == pytest.approx(float(np.sum(x)), rel=1e-12, abs=1e-9)
     assert ys.shape == x.shape
@@ -175,7 +176,7 @@ def test_scan_linear_recurrence_with_pytree_carry(x, a, b):
     for v in x:
         h = a * h + b * v
         rows.append((h, h * h))
-    carry, (hs, sq) = jc.jit(f)(x, np.float64(a), np.float64(b))
+    carry, (hs, sq) = jit_once(f)(x, np.float64(a), np.float64(b))
     assert carry["h"] == pytest.approx(h, abs=1e-12) and int(carry["n"]) == len(x)
     np.testing.assert_allclose(hs, [r[0] for r in rows] if rows else np.zeros(0), atol=1e-12)
     np.testing.assert_allclose(sq, [r[1] for r in rows] if rows else np.zeros(0), atol=1e-12)
@@ -203,7 +204,7 @@ def test_nested_loops_and_branches(x):
         return jc.fori_loop(0, n, outer, np.zeros(n, np.int64))
 
     ranks = np.array([sum(1 for v in x if v > u) for u in x], np.int64)
-    np.testing.assert_array_equal(jc.jit(f)(x), ranks)
+    np.testing.assert_array_equal(jit_once(f)(x), ranks)
 
 
 @settings(max_examples=20)
@@ -221,7 +222,7 @@ def test_a_while_inside_a_scan(x):
         while w < v:
             w = w * 2 + 1
         ys.append(w)
-    total, got = jc.jit(f)(x)
+    total, got = jit_once(f)(x)
     np.testing.assert_array_equal(got, np.array(ys).reshape(len(x)))
     assert total == sum(ys)
 
@@ -236,7 +237,7 @@ def test_scan_in_reverse(x):
     for i in reversed(range(len(x))):
         rows[i] = c
         c = c * 0.5 + x[i]
-    carry, ys = jc.jit(f)(x)
+    carry, ys = jit_once(f)(x)
     assert carry == pytest.approx(c, abs=1e-12)
     np.testing.assert_allclose(ys, np.array(rows).reshape(len(x)), atol=1e-12)
 
@@ -284,7 +285,7 @@ def test_scan_over_rows_of_a_matrix(x):
     for row in x:
         dots.append((c * row).sum())
         c = c + row
-    carry, ys = jc.jit(f)(x)
+    carry, ys = jit_once(f)(x)
     np.testing.assert_allclose(carry, c, rtol=1e-12, atol=1e-9)
     np.testing.assert_allclose(ys, dots, rtol=1e-12, atol=1e-9)
 
@@ -299,7 +300,7 @@ def test_a_weak_init_takes_the_body_dtype_when_compiled(x, n):
     expected = np.float32(0)
     for i in range(n):
         expected = expected + x[i % x.shape[0]]
-    got = jc.jit(f)(x, np.int64(n))
+    got = jit_once(f)(x, np.int64(n))
     assert got.dtype == np.float32
     np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-5)
 
@@ -311,7 +312,7 @@ def test_a_while_loop_that_runs_zero_times_returns_its_init(x, start):
         return jc.while_loop(lambda c: c["t"] < s, lambda c: {"t": c["t"] + 1, "x": c["x"] * 2},
                              {"t": s, "x": x})
 
-    got = jc.jit(f)(x, np.float64(start))
+    got = jit_once(f)(x, np.float64(start))
     assert got["t"] == start
     np.testing.assert_array_equal(got["x"], x)
 
@@ -336,7 +337,7 @@ def test_branches_on_pytrees_of_mixed_dtypes(x, k, p):
         branch = 0 if p else 1
     expected = ({"sum": x.sum(), "n": k + 1, "flag": p} if branch == 0
                 else {"sum": x.max(), "n": k * 3, "flag": not p})
-    got = jc.jit(f)(x, np.int32(k), np.bool_(p))
+    got = jit_once(f)(x, np.int32(k), np.bool_(p))
     assert got["sum"] == pytest.approx(expected["sum"], rel=1e-12, abs=1e-12)
     assert int(got["n"]) == expected["n"] and got["n"].dtype == np.int32
     assert bool(got["flag"]) == expected["flag"]
@@ -359,7 +360,7 @@ def test_negative_step_writes_in_reverse(x):
     for i in range(len(x) - 1, -1, -1):
         acc = acc + x[i]
         out[i] = acc
-    got_out, got_acc = jc.jit(f)(x)
+    got_out, got_acc = jit_once(f)(x)
     np.testing.assert_allclose(got_out, out, rtol=1e-12, atol=1e-12)
     assert got_acc == pytest.approx(acc, rel=1e-12, abs=1e-12)
 
@@ -377,7 +378,7 @@ def test_views_read_in_bodies_and_carried(x):
     expected_x = x.copy()
     expected = f(expected_x)  # eager: NumPy views, a Python loop
     got_x = x.copy()
-    got = jc.jit(f)(got_x)
+    got = jit_once(f)(got_x)
     assert got[0] == pytest.approx(expected[0], rel=1e-12)
     np.testing.assert_array_equal(got[1], expected[1])
     np.testing.assert_array_equal(got_x, expected_x)  # the write reached the caller's array

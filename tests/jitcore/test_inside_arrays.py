@@ -14,6 +14,7 @@ from hypothesis.extra import numpy as hnp
 
 import jitcore as jc
 from tests.budget import examples
+from tests.jit_once import jit_once
 
 FLOATS = st.one_of(st.floats(-1e3, 1e3), st.sampled_from([np.nan, np.inf, -np.inf, -0.0, 0.5]))
 FINITE = st.floats(-100, 100, allow_nan=False, allow_infinity=False)
@@ -38,9 +39,9 @@ def same(fn, *args, rtol=0.0, atol=0.0, **jit_kwargs):
             want = fn(*(a.copy() if isinstance(a, np.ndarray) else a for a in args))
         except (ValueError, TypeError, IndexError) as e:
             with pytest.raises(type(e)):
-                jc.jit(fn, **jit_kwargs)(*args)
+                jit_once(fn, **jit_kwargs)(*args)
             return
-        got = jc.jit(fn, **jit_kwargs)(*args)
+        got = jit_once(fn, **jit_kwargs)(*args)
     for g, w in zip(*(r if isinstance(r, tuple) else (r,) for r in (got, want))):
         assert type(g) is type(w) or isinstance(g, np.ndarray) == isinstance(w, np.ndarray), (g, w)
         g, w = np.asarray(g), np.asarray(w)

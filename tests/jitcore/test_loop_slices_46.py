@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import jitcore as jc
 from jitcore.errors import JitcoreError
+from tests.jit_once import jit_once
 
 
 def traced(f, *args):
@@ -109,7 +110,7 @@ def test_shifted_products_any_length(values):
         for k in range(n + 1):  # length n - k: from n down to 0
             out[k] = np.sum(x[k:] * x[:n - k]) + np.dot(x[:n - k], x[k:])
         return out
-    same(jc.jit(f)(x), f(x))
+    same(jit_once(f)(x), f(x))
 
 
 def test_slices_of_other_lengths_are_still_refused_or_unrolled():
@@ -157,7 +158,7 @@ def test_selection_sort_is_a_loop_and_numpys(dtype):
 @given(st.lists(st.sampled_from([0.0, 1.0, -1.0, np.inf, -np.inf, np.nan]), min_size=1, max_size=10))
 def test_argmin_argmax_first_occurrence_and_nan(values):
     x = np.array(values)
-    same(jc.jit(arg_positions)(x), arg_positions(x))
+    same(jit_once(arg_positions)(x), arg_positions(x))
 
 
 def test_argmin_of_an_empty_slice_raises_numpys_error():
