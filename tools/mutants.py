@@ -2620,8 +2620,8 @@ MUTANTS = [
            "lanes over the whole row, not NumPy's tree, and other bits than NumPy's",
            ("tests/jitcore/test_compile_time_53.py",)),
     Mutant("row-lanes-without-blocks-at-any-size", "codegen/cpu/schedule.py",
-           "                self.b, self.op, self.body, merging, trip_count, ivs, below_a_block=self.tiny).emit())",
-           "                self.b, self.op, self.body, merging, trip_count, ivs, below_a_block=True).emit())",
+           "merging, trip_count, ivs, below_a_block=self.tiny).emit())",
+           "merging, trip_count, ivs, below_a_block=True).emit())",
            "every row reduced in lanes without blocks, also where it holds several: a product's "
            "lanes run the whole row, not the documented blocks and cascade, and round otherwise",
            ("tests/jitcore/test_compile_time_53.py",)),

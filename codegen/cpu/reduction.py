@@ -643,11 +643,11 @@ class RowReduction(_Cascade):
         self.width = ll.Constant(I64, lanes)
         self.block_size = ll.Constant(I64, lanes * STEPS)
         known = static_value(trip_count)
-        if known is None and below_a_block:
+        if known is None and below_a_block:  # no block: the tail is the whole row
             self.blocks = self.start = extent(0)
             self.groups = b.udiv(trip_count, self.width)
             self.rest = b.mul(self.groups, self.width)
-            self.leftover = b.sub(trip_count, self.rest)
+            self.leftover = b.urem(trip_count, self.width)
         elif known is not None:
             self.blocks = extent(known // (lanes * STEPS))
             self.start = extent(known // (lanes * STEPS) * lanes * STEPS)
