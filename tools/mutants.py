@@ -2689,6 +2689,18 @@ MUTANTS = [
            "(idx & s) != 0, idx + s is taken as idx | s, the check of x[lo + s] = v folds away "
            "and the clipped scatter writes instead of raising IndexError",
            ("tests/jitcore/test_gather_scatter_speed_51.py",)),
+    Mutant("pairwise-one-leaf-at-any-size", "codegen/cpu/schedule.py",
+           "                         tiny=not unrolled)",
+           "                         tiny=True)",
+           "every float sum summed as one pairwise leaf, also where its rows pass 128 elements: "
+           "lanes over the whole row, not NumPy's tree, and other bits than NumPy's",
+           ("tests/jitcore/test_compile_time_53.py",)),
+    Mutant("row-lanes-without-blocks-at-any-size", "codegen/cpu/schedule.py",
+           "merging, trip_count, ivs, below_a_block=self.tiny).emit())",
+           "merging, trip_count, ivs, below_a_block=True).emit())",
+           "every row reduced in lanes without blocks, also where it holds several: a product's "
+           "lanes run the whole row, not the documented blocks and cascade, and round otherwise",
+           ("tests/jitcore/test_compile_time_53.py",)),
     Mutant("merged-dims-ignore-operand-extent", "codegen/cpu/schedule.py",
            "            if v.type.shape[after[0]] != domain[d + 1]:",
            "            if False:",

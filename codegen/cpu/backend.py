@@ -31,6 +31,7 @@ from jitcore.codegen.cpu import (
     heap_scratch,
     lapack,
     producer_folds,
+    reduction,
     rowwise,
     runtime,
     shared_kernels,
@@ -69,6 +70,10 @@ _UNHASHED = "0" * 16  # stands for the hash while the IR that it hashes is emitt
 # A kernel of at most this many iteration points is tiny: it is emitted unsplit and without
 # the emitter's unrolled variants, and a function of tiny kernels alone has code of its own.
 TINY_WORK = 64
+# A tiny function's float sums are one pairwise leaf each, its other reductions in lanes
+# without blocks (``schedule._Schedule.tiny``): its rows must fit in one leaf and fall short
+# of one block (of the fewest lanes) at every size its code runs at.
+assert TINY_WORK <= reduction.PAIRWISE_BLOCK and TINY_WORK < 8 * reduction.STEPS
 
 # When no kernel has more iteration points than this, O3 runs without the loop unroller. Short
 # loops are vectorized by the loop vectorizer in a step or two either way; with the unroller

@@ -526,6 +526,10 @@ class _Cascade:
     def _ordered_lanes(self) -> None:
         """The lanes in the documented order: ``self.blocks`` blocks into the cascade, then the
         tail, then the stack onto the tail."""
+        if static_value(self.blocks) == 0:  # no block, an empty stack: the tail alone
+            self.reset_lanes()
+            self._tail()
+            return
         self._emit_blocks()
         self.reset_lanes()
         self._tail()
@@ -626,10 +630,12 @@ class _Cascade:
 class RowReduction(_Cascade):
     """A reduction along the innermost dim at outer point ``ivs``: lane ``l`` adds elements
     ``l, l + LANES, ...`` of each block; the lanes are combined pairwise at the end. With
-    ``first``, the row is elements ``first .. first + trip_count - 1`` of the dim (a piece)."""
+    ``first``, the row is elements ``first .. first + trip_count - 1`` of the dim (a piece).
+    ``below_a_block``: the row is shorter than a block at every size the code runs at (a tiny
+    function's: ``backend.TINY_WORK``), so the blocks and their cascade are left out."""
 
     def __init__(self, b, op, body, merging, trip_count: ll.Value, ivs: list,
-                 first: ll.Value | None = None):
+                 first: ll.Value | None = None, below_a_block: bool = False):
         super().__init__(b, op, body, merging, self.lanes_count(op))
         self.ivs, self.first, self.trip_count = ivs, first, trip_count
         self.strided = StridedCopy(b, op, body, len(ivs), self.lanes * STEPS, self.lanes)
@@ -637,7 +643,12 @@ class RowReduction(_Cascade):
         self.width = ll.Constant(I64, lanes)
         self.block_size = ll.Constant(I64, lanes * STEPS)
         known = static_value(trip_count)
-        if known is not None:
+        if known is None and below_a_block:  # no block: the tail is the whole row
+            self.blocks = self.start = extent(0)
+            self.groups = b.udiv(trip_count, self.width)
+            self.rest = b.mul(self.groups, self.width)
+            self.leftover = b.urem(trip_count, self.width)
+        elif known is not None:
             self.blocks = extent(known // (lanes * STEPS))
             self.start = extent(known // (lanes * STEPS) * lanes * STEPS)
             self.groups = extent(known % (lanes * STEPS) // lanes)
@@ -1267,6 +1278,14 @@ class PairwiseRow(RowReduction):
     above holds its left half add that on the left and pop, else park the sum there and
     descend into its right half. A leaf's 8 lanes are one vector (two on AVX2 hosts)."""
 
+    def __init__(self, b, op, body, merging, trip_count: ll.Value, ivs: list,
+                 first: ll.Value | None = None, short: bool = False):
+        """``short``: the row has at most ``PAIRWISE_BLOCK`` elements at every size the code
+        runs at (a tiny function's: ``backend.TINY_WORK``), so it is one leaf."""
+        super().__init__(b, op, body, merging, trip_count, ivs, first)
+        known = static_value(trip_count)
+        self.short = short or (known is not None and known <= PAIRWISE_BLOCK)
+
     @staticmethod
     def lanes_count(op) -> int:
         return PAIRWISE_LANES
@@ -1275,6 +1294,14 @@ class PairwiseRow(RowReduction):
         """The row's total added to the result; with ``keep``, ``keep(k, total)`` instead (a
         subtree of a row cut into pieces: ``pairwise_pieces.py``)."""
         b, types = self.b, self.types
+        if self.short:
+            # one leaf is the whole tree: its nodes, side-by-side subtrees and stack would
+            # never run, and were most of a small sum's emission and of LLVM's work on it
+            with b.goto_entry_block():
+                self.totals = [b.alloca(t) for t in types]
+            self._leaf(extent(0), self.trip_count)
+            self._done(keep)
+            return
         with b.goto_entry_block():
             pos, cur, depth = (b.alloca(I64) for _ in range(3))
             rights, parked = b.alloca(I64, size=LEVELS), b.alloca(I8, size=LEVELS)
@@ -1340,11 +1367,15 @@ class PairwiseRow(RowReduction):
         b.branch(descend)
 
         b.position_at_end(done)
+        self._done(keep)
+
+    def _done(self, keep) -> None:
+        """The row's total (``self.totals``) into the result, or to ``keep`` (``emit``)."""
         if keep is None:
             self.finish()
             return
-        for k, (total, t) in enumerate(zip(self.totals, types)):
-            keep(k, b.load(total, typ=t))
+        for k, (total, t) in enumerate(zip(self.totals, self.types)):
+            keep(k, self.b.load(total, typ=t))
 
     def _side_by_side_leaves(self, c: ll.Value, pos: ll.Value, split, ascend) -> None:
         """A node of ``c > 128`` elements whose subtree is ``2**levels`` leaves (levels 2,

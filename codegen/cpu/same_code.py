@@ -28,6 +28,9 @@ class SameCode:
         # comes, as printing is most of the check's cost and most kernels have no twin
         self._by_shape: dict[tuple, list[list]] = {}
         self.reused = 0  # launches that call an earlier launch's function
+        # each numbered metadata node's text by its name, added as the module gains nodes (they
+        # never change once made): spelling all of them per check was quadratic in the kernels
+        self._nodes: dict[str, str] = {}
 
     def names(self) -> set[str]:
         """The module's global names now: pass them to ``earlier_or`` after the next kernel."""
@@ -45,10 +48,11 @@ class SameCode:
         if not group:
             group.append([fn, new, None])
             return fn
+        nodes = self._metadata_nodes()
         for entry in group:
             if entry[2] is None:
-                entry[2] = _blanked(self.module, entry[1])
-        key = _blanked(self.module, new)
+                entry[2] = _blanked(nodes, entry[1])
+        key = _blanked(nodes, new)
         earlier = next((f for f, _, text in group if text == key), None)
         if earlier is None:
             group.append([fn, new, key])
@@ -60,15 +64,21 @@ class SameCode:
         self.reused += 1
         return earlier
 
+    def _metadata_nodes(self) -> dict[str, str]:
+        """The module's numbered metadata nodes' texts by name, those made since the last call added."""
+        metadata = self.module.metadata
+        for md in metadata[len(self._nodes):]:
+            self._nodes[md.name] = str(md).split(" = ", 1)[1]
+        return self._nodes
 
-def _blanked(module: ll.Module, functions: list[ll.Function]) -> tuple[str, ...]:
+
+def _blanked(nodes: dict[str, str], functions: list[ll.Function]) -> tuple[str, ...]:
     """The text of the functions defined (a declaration says what it is by its name, which
     the definitions' text holds), each of their names replaced by its position (the longest
     first, so that ``k1`` is not replaced inside ``k12``), and each numbered metadata node
-    (``!llvm.loop !4``) by what it holds, its number being the module's count so far."""
+    (``!llvm.loop !4``) by what it holds (``nodes``), its number being the module's count so far."""
     defined = [g for g in functions if not g.is_declaration]
     names = sorted((g.name for g in defined), key=len, reverse=True)
-    nodes = {md.name: str(md).split(" = ", 1)[1] for md in module.metadata}
     texts = []
     for g in defined:
         text = function_text(g)

@@ -127,7 +127,8 @@ def emit_kernel(module: ll.Module, name: str, op: kernel.GenericOp, strided: lis
                 wrapper = _dense_call(module, name, op, strided, dense.function, orders, sizes.unbound(),
                                       general_extent is not None)
                 return wrapper, general_extent, 0, op_twin
-    schedule = _Schedule(module, name, op, strided, fastmath, split, sizes, producer=producer)
+    schedule = _Schedule(module, name, op, strided, fastmath, split, sizes, producer=producer,
+                         tiny=not unrolled)
     partials = 0 if schedule.pieces is None else schedule.pieces.scratch_bytes
     return schedule.function, schedule.split_extent, partials, op
 
@@ -312,9 +313,13 @@ def splits_rows(op: kernel.GenericOp, strided: list[bool]) -> bool:
 class _Schedule:
     def __init__(self, module: ll.Module, name: str, op: kernel.GenericOp, strided: list[bool],
                  fastmath: bool, split: bool = False, sizes: Sizes | None = None, cut: bool = True,
-                 producer=None):
+                 producer=None, tiny: bool = False):
         self.op = op
         self.fastmath = fastmath
+        # a tiny function's kernel (``backend.TINY_WORK``: its IR is emitted, and so runs,
+        # only at sizes where each kernel has at most that many points): a float sum's row
+        # is one pairwise leaf, another reduction's row shorter than one block of lanes
+        self.tiny = tiny
         self.sizes = sizes = sizes if sizes is not None else Sizes()
         shaped = [*op.operands, *op.results]
         checks = kernel.checks_indices(op)
@@ -841,12 +846,13 @@ class _Schedule:
         trip_count = self.domain[depth]
         merging = self._reassociation(-1) if depth == len(self.domain) - 1 else None
         if merging and reduction.numpy_pairwise(merging, self.op):  # NumPy's order, any length
-            reduction.PairwiseRow(self.b, self.op, self.body, merging, trip_count, ivs).emit()
+            reduction.PairwiseRow(self.b, self.op, self.body, merging, trip_count, ivs,
+                                  short=self.tiny).emit()
             return
         if merging and self._worth_blocking(trip_count):
             least = 2 * reduction.lanes_for(self.op.results[-1].type.element)
             self._blocked_unless_short(depth, ivs, least, lambda: reduction.RowReduction(
-                self.b, self.op, self.body, merging, trip_count, ivs).emit())
+                self.b, self.op, self.body, merging, trip_count, ivs, below_a_block=self.tiny).emit())
             return
         merging = self._reassociation(-2) if depth == len(self.domain) - 2 else None
         if merging and merging.rounds and not _adds_rows_in_order(merging, self.op) \
@@ -886,14 +892,16 @@ class _Schedule:
         if merging is None:
             in_order()
         elif reduction.numpy_pairwise(merging, self.op):  # NumPy's tree over the window alone
-            reduction.PairwiseRow(b, self.op, self.body, merging, count, ivs, first=lo).emit()
+            reduction.PairwiseRow(b, self.op, self.body, merging, count, ivs, first=lo,
+                                  short=self.tiny).emit()
         else:
             least = extent(2 * reduction.lanes_for(self.op.results[-1].type.element))
             with b.if_else(b.icmp_signed("<", count, least), likely=False) as (short, long):
                 with short:
                     in_order()
                 with long:
-                    reduction.RowReduction(b, self.op, self.body, merging, count, ivs, first=lo).emit()
+                    reduction.RowReduction(b, self.op, self.body, merging, count, ivs, first=lo,
+                                           below_a_block=self.tiny).emit()
         del self.body.assumed[id(row.test)]
 
     def _blocked_unless_short(self, depth: int, ivs: list, least: int, blocked) -> None:
