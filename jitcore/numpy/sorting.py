@@ -67,6 +67,8 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     if not traced(a):
         return np.argsort(a, axis=axis, kind=kind, order=order, stable=stable)
     x, ax = _lane_axis(_positions_of_0d(a), axis, "argsort", kind, order)
+    if isinstance(a, Tracer) and a.ndim == 0:
+        return _first_position(x)
     if x.dtype.kind == "c":
         return _complex_order(x, ax)
     return prims.argsort(x, ax)
@@ -77,6 +79,11 @@ def _positions_of_0d(a):
     array (or scalar) order it as that (``array([0])``; axis -1, 0 or None), where sort and
     partition raise AxisError."""
     return prims.reshape(a, (1,)) if isinstance(a, Tracer) and a.ndim == 0 else a
+
+
+def _first_position(x: Tracer) -> Tracer:
+    """The order of one element (a 0-d array's, checked as one of one element): [0]."""
+    return prims.constant(x.owner_trace, np.zeros(1, np.intp))
 
 
 def _complex_order(z: Tracer, axis: int) -> Tracer:
@@ -684,4 +691,6 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None):
     if not traced(a, kth):
         return np.argpartition(a, kth, axis=axis, kind=kind, order=order)
     x, ax, ranks = _partition_axis(_positions_of_0d(a), kth, axis, kind, order, "argpartition")
+    if isinstance(a, Tracer) and a.ndim == 0:
+        return _first_position(x)
     return prims.argpartition(x, ax, ranks)
