@@ -63,16 +63,30 @@ def test_unrolling_warning_names_the_statements_cause():
 def test_argsort_argpartition_lexsort_of_0d_match_numpy():
     def f(x, y):
         s = x[1]  # a traced 0-d scalar
-        return (np.argsort(y), np.argsort(s), np.argsort(y, axis=None), np.argsort(y, axis=0),
-                y.argsort(), np.argpartition(y, 0), np.argpartition(y, -1), y.argpartition(0),
-                np.argsort(y, kind="stable"), np.lexsort([y]), np.lexsort((y, s)))
+        return (
+            np.argsort(y),
+            np.argsort(s),
+            np.argsort(y, axis=None),
+            np.argsort(y, axis=0),
+            y.argsort(),
+            np.argpartition(y, 0),
+            np.argpartition(y, -1),
+            y.argpartition(0),
+            np.argsort(y, kind="stable"),
+            np.lexsort([y]),
+            np.lexsort((y, s)),
+        )
 
     x, y = np.array([1.0, 2.0]), np.array(3.0)
     for want, got in zip(f(x, y), jc.jit(f)(x, y), strict=True):
         assert type(got) is type(want) and got.dtype == want.dtype and np.shape(got) == np.shape(want)
         np.testing.assert_array_equal(got, want)
-    for g in (lambda v: np.argsort(v, axis=1), lambda v: np.argpartition(v, 1),
-              lambda v: np.sort(v), lambda v: np.lexsort([v], axis=1)):
+    for g in (
+        lambda v: np.argsort(v, axis=1),
+        lambda v: np.argpartition(v, 1),
+        lambda v: np.sort(v),
+        lambda v: np.lexsort([v], axis=1),
+    ):
         try:
             g(y)
         except (ValueError, np.exceptions.AxisError) as e:
