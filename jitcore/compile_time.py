@@ -111,11 +111,13 @@ def unroll_warnings() -> Iterator[None]:
         _UNROLLED.early = False
 
 
-def warn_unrolling(where: str, ops: int, done: int, trips: int, changes: str | None) -> None:
+def warn_unrolling(where: str, ops: int, done: int, trips: int, changes: str | None,
+                   reason: str | None = None) -> None:
     """Warn, once per trace, that the loop at ``where`` (the user's file and line) is being
     unrolled and its copies hold ``ops`` ops after ``done`` of its ``trips`` steps: why it
     ran unrolled (``changes``, the Python object its body changes, or what ``note_unrolled``
-    recorded) and what compiles as one loop instead."""
+    recorded, or ``reason``, what its statement shows: a try, a state it cannot carry) and
+    what compiles as one loop instead."""
     if getattr(_UNROLLED, "early", False) is not None:  # outside a trace, or warned already
         return
     _UNROLLED.early = True
@@ -129,10 +131,12 @@ def warn_unrolling(where: str, ops: int, done: int, trips: int, changes: str | N
         why = (f"its body needs the loop's index as a Python int: {_UNROLLED.why} Computing that "
                "value element-wise (a window x[i:i + w], np.arange(i - w, i + w + 1), np.where) "
                "keeps the loop one loop")
+    elif reason:
+        why = reason
     else:
-        why = ("its state holds Python objects other than arrays and numbers (in tuples, lists "
-               "or dicts), or it runs inside a try, or its trip count is short and each step "
-               "cheap on its own. A loop over range(n) whose state is arrays and numbers, or "
+        why = ("its trip count is short and each step cheap on its own, or its body refused a "
+               "compiled loop at its first step (a value of a type a loop cannot carry, made in "
+               "its body). A loop over range(n) whose state is arrays and numbers, or "
                "jitcore.fori_loop, compiles its body once")
     steps = f"{done} of its {trips} steps" if trips > 1 else f"{done} steps"
     warnings.warn(CompileTimeWarning(

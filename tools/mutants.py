@@ -2931,6 +2931,29 @@ MUTANTS = [
            "an elementwise kernel in a loop's body writes over an input the body still reads "
            "after it (t = s >> 1; ...; out + (s - t)): the later read sees the new values",
            ("tests/jitcore/test_loop_in_place_53.py",)),
+    Mutant("attribute-array-loop-unrolled", "jitcore/autograph/statements.py",
+           "        writes_outside = done >= 1 and ops_per_step > 0",
+           "        writes_outside = False",
+           "a range loop whose state holds no array but whose body writes self.P[u[t]] in place "
+           "(an SGD epoch as a method) runs unrolled, one copy of its body per step",
+           ("tests/jitcore/test_recsys_53.py",)),
+    Mutant("zero-d-argsort-axis-error", "jitcore/numpy/sorting.py",
+           "    return prims.reshape(a, (1,)) if isinstance(a, Tracer) and a.ndim == 0 else a",
+           "    return a",
+           "np.argsort of a 0-d array raises AxisError where NumPy gives array([0])",
+           ("tests/jitcore/test_recsys_53.py",)),
+    Mutant("splat-fill-value-lost", "codegen/cpu/schedule.py",
+           "    return constant(element, first.item(), memory=True)",
+           "    return constant(element, 0, memory=True)",
+           "a scatter starting from np.full(n, 2.5) starts from zeros (the constant's fill value "
+           "lost where the copy became a fill)",
+           ("tests/jitcore/test_recsys_53.py",)),
+    Mutant("stepped-at-in-target-dtype", "jitcore/numpy/ufuncs.py",
+           "        _stepped_at(ufunc, x, indices, v, ct, tuple(target))",
+           "        _stepped_at(ufunc, x, indices, v, x.dtype, tuple(target))",
+           "np.add.at of float64 values into float32 with repeats rounds each value to float32 "
+           "before adding, where NumPy adds in float64 and rounds the sum",
+           ("tests/jitcore/test_ufunc_methods.py",)),
 ]
 
 

@@ -1430,8 +1430,10 @@ def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targe
                 raise  # (short, a loop only for its length: unrolled below, as before)
     # A long static range becomes a loop once its state holds an array (at once, or after the
     # first iterations ran in Python); a loop computing only Python numbers stays Python.
+    # (A state of no arrays, or none at all, whose body still traces ops: it writes in place an
+    # array reached through an attribute or a closure, self.P[u[t]] += g; _python_for sees it.)
     long_range = isinstance(iterable, (range, tables.Table)) and len(iterable) > 1 and not in_try \
-        and not effects and names and current_trace() is not None
+        and not effects and current_trace() is not None
     return _python_for(iterable, extra_test, body_fn, values, names, line, targets, effects,
                        in_try, long_range, len(iterable) if sized else 1, shaped, scratch, changes)
 
@@ -1554,6 +1556,7 @@ def _python_for(iterable, extra_test, body_fn, values, names, line, targets, eff
     trace = current_trace()
     ops_before = len(trace.builder.block.ops) if trace is not None else 0
     peeled = 0  # steps run in Python after the traced loop failed, as many kept for the end
+    refused = None  # why the traced loop was refused, where its error left it unrolled
     for done, item in enumerate(iterator):
         if long_range and done == 1:
             per_step = _kernel_ends() - per_step
@@ -1561,7 +1564,11 @@ def _python_for(iterable, extra_test, body_fn, values, names, line, targets, eff
         left = (trips - done) * _copies()
         short = left <= UNROLL_LIMIT and left * per_step <= UNROLL_KERNELS \
             and left * ops_per_step <= UNROLL_OPS  # (else a loop for its bounds)
-        if long_range and (not short or shaped) and _holds_arrays(values) and _all_carriable(values):
+        # (a state without arrays, whose first step traced ops all the same: it wrote an array
+        # the state does not hold, self.P[u[t]] += g, which the traced loop carries)
+        writes_outside = done >= 1 and ops_per_step > 0
+        if long_range and (not short or shaped) and (_holds_arrays(values) or writes_outside) \
+                and _all_carriable(values):
             tail = peeled if extra_test is None else 0  # a break would skip the last steps
             try:
                 # (the whole range as given: a slice would round its stop, n - 1 to n at even n)
@@ -1600,6 +1607,7 @@ def _python_for(iterable, extra_test, body_fn, values, names, line, targets, eff
                     raise
                 else:
                     long_range = False  # (a Python list that grows): unrolled, as before
+                    refused = e
             else:
                 with _unrolling(trips):
                     for last in iterable[trips - tail:]:
@@ -1631,8 +1639,35 @@ def _python_for(iterable, extra_test, body_fn, values, names, line, targets, eff
             values = tuple(body_fn(item, *values))
         made = len(trace.builder.block.ops) - ops_before if trace is not None else 0
         if made > compile_time.UNROLL_WARN_OPS:  # (the compile's minutes are still to come)
-            compile_time.warn_unrolling(where(line), made, done + 1, trips, changes)
+            compile_time.warn_unrolling(where(line), made, done + 1, trips, changes,
+                                        _why_python(iterable, values, names, effects, in_try,
+                                                    refused))
     return values
+
+
+def _why_python(iterable, values, names, effects, in_try, refused=None) -> str | None:
+    """Why the loop runs in Python, as far as its own statement shows (for the unrolling
+    warning): ``refused``, the error that the traced loop's body gave; None where nothing
+    here does (then it is short)."""
+    if in_try:
+        return ("it runs inside a try, whose handler Python must be able to run at any step: "
+                "move the loop out of the try")
+    if effects:
+        return ("its body calls a method that changes a Python object (a list's append or "
+                "extend, a dict's update, a set's add), which a compiled loop, its body traced "
+                "once, would call once: write into an array made before the loop instead")
+    if not isinstance(iterable, (range, tables.Table)):
+        return (f"it iterates over a Python {type(iterable).__name__}, one copy of its body per "
+                "item: iterate over range(len(...)) of an array instead")
+    for name, v in zip(names, values):
+        if not (_carriable(v) or isinstance(v, Undefined)):
+            return (f"its state holds '{name}', a {type(v).__name__}, which a compiled loop "
+                    "cannot carry (it carries arrays and numbers, and tuples, lists and dicts of "
+                    "them): keep that value out of the loop, or make it an array")
+    if refused is not None:
+        first = next((ln.strip() for ln in str(refused).split("\n") if ln.strip()), "")
+        return f"its body, traced as a compiled loop, was refused: {first.rstrip('.')}"
+    return None
 
 
 def _numbers_become_arrays(body_fn, item, values) -> bool:

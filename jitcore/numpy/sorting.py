@@ -66,10 +66,24 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     """``numpy.argsort``: int64 positions in stable order (ties keep their input order)."""
     if not traced(a):
         return np.argsort(a, axis=axis, kind=kind, order=order, stable=stable)
-    x, ax = _lane_axis(a, axis, "argsort", kind, order)
+    x, ax = _lane_axis(_positions_of_0d(a), axis, "argsort", kind, order)
+    if isinstance(a, Tracer) and a.ndim == 0:
+        return _first_position(x)
     if x.dtype.kind == "c":
         return _complex_order(x, ax)
     return prims.argsort(x, ax)
+
+
+def _positions_of_0d(a):
+    """``a``, a 0-d array as one of one element: NumPy's argsort and argpartition of a 0-d
+    array (or scalar) order it as that (``array([0])``; axis -1, 0 or None), where sort and
+    partition raise AxisError."""
+    return prims.reshape(a, (1,)) if isinstance(a, Tracer) and a.ndim == 0 else a
+
+
+def _first_position(x: Tracer) -> Tracer:
+    """The order of one element (a 0-d array's, checked as one of one element): [0]."""
+    return prims.constant(x.owner_trace, np.zeros(1, np.intp))
 
 
 def _complex_order(z: Tracer, axis: int) -> Tracer:
@@ -100,8 +114,10 @@ def lexsort(keys, axis=-1):
     rows = [_as_traced(trace, k) for k in rows]
     if len({k.shape for k in rows}) > 1:
         raise ValueError("all keys need to be the same shape")
-    if rows[0].ndim == 0:
-        raise np.exceptions.AxisError(operator.index(axis), 0)
+    if rows[0].ndim == 0:  # NumPy: the position of the one element, for axis -1 or 0
+        if operator.index(axis) not in (-1, 0):
+            raise np.exceptions.AxisError(operator.index(axis), 0)
+        return np.int64(0)
     order = None
     for k in rows:
         if order is not None:
@@ -674,5 +690,7 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None):
     """``numpy.argpartition``: the positions that ``partition``'s selection moves (see there)."""
     if not traced(a, kth):
         return np.argpartition(a, kth, axis=axis, kind=kind, order=order)
-    x, ax, ranks = _partition_axis(a, kth, axis, kind, order, "argpartition")
+    x, ax, ranks = _partition_axis(_positions_of_0d(a), kth, axis, kind, order, "argpartition")
+    if isinstance(a, Tracer) and a.ndim == 0:
+        return _first_position(x)
     return prims.argpartition(x, ax, ranks)

@@ -759,14 +759,45 @@ def _ufunc_at(ufunc, x, indices, b=None):
         prims.assign(x, indexing.update(x, indices, prims.convert(UFUNCS[ufunc](*args), x.dtype)))
         return None
     if not scatter:
-        why = (f"numpy.{ufunc.__name__}.at" if mode is None else
-               f"numpy.{ufunc.__name__}.at of {v.dtype} values into a {x.dtype} array (NumPy "
-               f"computes each step in {ct} and casts it back)")
-        raise UnsupportedError(
-            f"{why} with traced or repeated indices is not supported under jit yet (at "
-            f"{user_location()}); np.add/subtract/multiply/maximum/minimum/bitwise_*.at are")
+        _stepped_at(ufunc, x, indices, v, ct, tuple(target))
+        return None
     prims.assign(x, indexing.scatter(x, indices, v, mode, dtype=x.dtype))
     return None
+
+
+def _stepped_at(ufunc, x: Tracer, indices, v, ct: np.dtype, target: tuple) -> None:
+    """``ufunc.at`` as NumPy's unbuffered loop runs it, where one scatter cannot: a loop
+    dtype ``ct`` wider than ``x``'s (float64 updates into float32: each step rounds to float32
+    before the next reads it; int += 1.5, cast unsafely at each step), or a ufunc without a
+    scatter mode (``np.divide.at``). A compiled loop over the selected elements in C order
+    (NumPy's order, which repeated indices follow): read the element, compute in ``ct``, cast
+    back, write. The positions come from the user's key applied to each element's flat
+    position, so NumPy's index checks and negative indices are the key's own."""
+    trace = x.owner_trace
+    flat_at = None  # each element's flat position: sums of small aranges, broadcast
+    stride = 1
+    for d in reversed(range(x.ndim)):
+        along = prims.constant(trace, np.arange(x.shape[d], dtype=np.int64) * stride)
+        dims = (x.ndim - 1 - d) * (1,)
+        along = prims.broadcast_to(prims.reshape(along, (x.shape[d], *dims)), x.shape)
+        flat_at = along if flat_at is None else prims.ufunc(np.add, flat_at, along)
+        stride *= x.shape[d]
+    if flat_at is None:  # a 0-d x: its one element
+        flat_at = prims.constant(trace, np.array(0, np.int64))
+    positions = prims.ravel(indexing.getitem(flat_at, indices))
+    count = int(np.prod(target, dtype=np.int64))
+    values = None if v is None else prims.ravel(prims.broadcast_to(prims.as_tracer(trace, v, ct), target))
+    step = UFUNCS[ufunc]
+
+    def body(k, flat):
+        p = indexing.getitem(positions, k)
+        old = prims.convert(indexing.getitem(flat, p), ct)
+        new = step(old) if values is None else step(old, indexing.getitem(values, k))
+        return indexing.update(flat, p, prims.convert(new, x.dtype))
+
+    if count:
+        flat = cf.fori_loop(0, count, body, prims.ravel(x))
+        prims.assign(x, prims.reshape(flat, x.shape))
 
 
 def _at_exact_in(dtype, ct, mode: str, v) -> bool:

@@ -92,11 +92,19 @@ def test_ufunc_at_mixed_dtypes_cast_after_every_step():
         _check_at(np.subtract, np.arange(4, dtype=np.uint8), [1, 1, 2], 3)
         _check_at(np.bitwise_or, np.arange(4, dtype=np.uint8), [1, 1], np.array([2, 300]))
         _check_at(np.multiply, np.array([3, 4]), [1, 0], 1.5, traced_index=False)  # no repeats:
-    # ... a repeat with a float64 loop into int64 casts after each step: refused, not wrong
-    with pytest.raises(jc.UnsupportedError, match="casts it back"):
-        jc.jit(lambda y: np.multiply.at(y, [0, 0], 1.5))(np.array([3, 4]))
-    with pytest.raises(jc.UnsupportedError, match="casts it back"):  # traced float64 into float32
-        jc.jit(lambda y, i, v: np.add.at(y, i, v))(np.ones(3, np.float32), np.array([0, 0]), 0.1)
+    # ... a repeat with a float64 loop into int64 casts after each step (a loop over the steps)
+    _check_at(np.multiply, np.array([3, 4]), [0, 0], 1.5, traced_index=False)
+    _check_at(np.add, np.array([3, 4]), [0, 0, 1, 0], 1.5)
+    # traced float64 values into float32: each step rounds to float32 before the next
+    rng = np.random.default_rng(53)
+    for x, v in [(np.ones((5, 3), np.float32), rng.normal(size=(40, 3))),
+                 (np.zeros((5, 3), np.float16), rng.normal(size=(40, 3)).astype(np.float32)),
+                 (np.zeros((5, 3), np.complex64), rng.normal(size=(40, 3)) * (1 + 0.5j))]:
+        idx = rng.integers(-5, 5, 40)
+        want, got = x.copy(), x.copy()
+        np.add.at(want, idx, v)
+        jc.jit(lambda y, i, w: np.add.at(y, i, w))(got, idx, v)
+        assert _same(got, want), (x.dtype, want, got)
 
 
 def test_ufunc_at_keys_and_shapes():
@@ -130,10 +138,13 @@ def test_ufunc_at_other_ufuncs_need_unique_constant_indices():
         got = x.copy()
         jc.jit(lambda y, u=ufunc, a=args: u.at(y, [0, 3, -1], *a))(got)
         assert _same(got, want), ufunc
-    with pytest.raises(jc.UnsupportedError, match="power.at"):
-        jc.jit(lambda y: np.power.at(y, [0, 0], 2.0))(x.copy())
-    with pytest.raises(jc.UnsupportedError, match="power.at"):
-        jc.jit(lambda y, i: np.power.at(y, i, 2.0))(x.copy(), np.array([0, 1]))
+    # repeated or traced indices: a loop over the steps, as NumPy's
+    _check_at(np.power, x, [0, 0, -1], 2.0, traced_index=False)
+    _check_at(np.true_divide, x, [0, 1, 0, 4, 0], 3.0)
+    want, got = x.copy(), x.copy()
+    np.negative.at(want, [0, 0, 3])
+    jc.jit(lambda y, i: np.negative.at(y, i))(got, np.array([0, 0, 3]))
+    assert _same(got, want)
     with pytest.raises(ValueError, match="second operand needed"):
         jc.jit(lambda y: np.add.at(y, [0]))(x.copy())
     with pytest.raises(TypeError, match="boolean subtract"):
