@@ -2813,6 +2813,16 @@ MUTANTS = [
            "        resids = masked.MaskedSelection(resids.values, resids.mask)",
            "lstsq of selected rows gives residuals where NumPy's m (the kept count) is not above n",
            ("tests/jitcore/test_refusals_53.py",)),
+    Mutant("new-size-table-membership-kept-not-dropped", "jitcore/new_size.py",
+           "        candidates = candidates[~held]",
+           "        candidates = candidates[held]",
+           "the size guard takes a number of the optimized program for the trace's where a constant "
+           "table of the trace does not hold it", ("tests/jitcore/test_neuro_53.py",)),
+    Mutant("slow-compile-warning-blames-a-loop-under-library-ops", "jitcore/compile_time.py",
+           "    elif traced_ops > UNROLLED_OPS and library is not None and",
+           "    elif False and library is not None and",
+           "a long compile with no loop unrolled blames a Python loop instead of the NumPy calls "
+           "that traced the ops", ("tests/jitcore/test_neuro_53.py",)),
 ]
 
 
