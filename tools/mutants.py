@@ -2823,6 +2823,12 @@ MUTANTS = [
            "    elif False and library is not None and",
            "a long compile with no loop unrolled blames a Python loop instead of the NumPy calls "
            "that traced the ops", ("tests/jitcore/test_neuro_53.py",)),
+    Mutant("histogram-guessed-bin-not-moved-down", "jitcore/numpy/reductions.py",
+           "    below = prims.ufunc(np.less, x, indexing.take(e, idx, 0))\n"
+           "    idx = prims.where(below, prims.ufunc(np.subtract, idx, 1), idx)\n",
+           "    below = prims.ufunc(np.less, x, indexing.take(e, idx, 0))\n",
+           "a value just below an edge of nearly even histogram edges stays in the bin its distance "
+           "guessed, one too high", ("tests/jitcore/test_neuro_53.py",)),
 ]
 
 

@@ -63,3 +63,43 @@ def test_a_long_program_of_an_unrolled_loop_still_blames_the_loop(always_warn):
     (message,) = [str(w.message) for w in caught if issubclass(w.category, CompileTimeWarning)]
     assert "no loop ran unrolled" not in message and "unrolled" in message
     np.testing.assert_allclose(got, unrolled(x), rtol=0, atol=1e-12)
+
+
+def _histogram_cases():
+    """41 edges evenly spaced (np.arange, np.linspace, one a little off its place) and not, and
+    values on every edge, one ulp either side, outside, NaN and inf (one shape: one compile)."""
+    rng = np.random.default_rng(3)
+    nudged = np.linspace(-1.0, 3.0, 41)
+    nudged[7] += 0.024  # within a quarter bin (0.025) of its place: still guessed
+    skewed = np.linspace(-1.0, 3.0, 41)
+    skewed[7] += 0.03  # past it: the sorting path
+    uneven = np.sort(rng.uniform(-50, 50, 41))
+    for edges in (np.arange(-10.0, 10.25, 0.5), np.linspace(0.1, 0.7, 41), nudged, skewed, uneven):
+        on = np.concatenate([edges, np.nextafter(edges, -np.inf), np.nextafter(edges, np.inf)])
+        data = np.concatenate([rng.uniform(edges[0] - 1, edges[-1] + 1, 3000), on,
+                               [np.nan, np.inf, -np.inf]])
+        yield data, edges
+
+
+def test_histograms_of_many_edges_match_numpy_bin_for_bin():
+    f = jc.jit(lambda d, e: np.histogram(d, bins=e)[0])
+    weighted = jc.jit(lambda d, e, w: np.histogram(d, bins=e, weights=w)[0])
+    for data, edges in _histogram_cases():
+        np.testing.assert_array_equal(f(data, edges), np.histogram(data, bins=edges)[0])
+        w = np.linspace(0.5, 2.0, data.size)
+        # (NumPy sums each bin's weights in sorted order: the sums agree to rounding)
+        np.testing.assert_allclose(weighted(data, edges, w), np.histogram(data, edges, weights=w)[0],
+                                   rtol=1e-12)
+    # int values on int edges, float32 values on float64 edges: weights of one count exactly
+    for data, edges in ((np.arange(-60, 61), np.arange(-50, 51)),
+                        (np.linspace(-2, 2, 999, dtype=np.float32), np.linspace(-1, 1, 33))):
+        got = weighted(data, edges, np.ones(data.size))
+        np.testing.assert_array_equal(got, np.histogram(data, edges)[0])
+
+
+def test_a_histogram_of_edges_made_in_the_function_matches_numpy():
+    def counts(d):
+        return np.histogram(d, bins=np.arange(-5.0, 5.01, 0.25))[0]
+
+    data = np.concatenate([np.arange(-6.0, 6.0, 0.125), np.random.default_rng(4).normal(0, 3, 5000)])
+    np.testing.assert_array_equal(jc.jit(counts)(data), counts(data))
