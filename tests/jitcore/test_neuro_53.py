@@ -76,8 +76,7 @@ def _histogram_cases():
     uneven = np.sort(rng.uniform(-50, 50, 41))
     for edges in (np.arange(-10.0, 10.25, 0.5), np.linspace(0.1, 0.7, 41), nudged, skewed, uneven):
         on = np.concatenate([edges, np.nextafter(edges, -np.inf), np.nextafter(edges, np.inf)])
-        data = np.concatenate([rng.uniform(edges[0] - 1, edges[-1] + 1, 3000), on,
-                               [np.nan, np.inf, -np.inf]])
+        data = np.concatenate([rng.uniform(edges[0] - 1, edges[-1] + 1, 3000), on, [np.nan, np.inf, -np.inf]])
         yield data, edges
 
 
@@ -88,11 +87,14 @@ def test_histograms_of_many_edges_match_numpy_bin_for_bin():
         np.testing.assert_array_equal(f(data, edges), np.histogram(data, bins=edges)[0])
         w = np.linspace(0.5, 2.0, data.size)
         # (NumPy sums each bin's weights in sorted order: the sums agree to rounding)
-        np.testing.assert_allclose(weighted(data, edges, w), np.histogram(data, edges, weights=w)[0],
-                                   rtol=1e-12)
+        np.testing.assert_allclose(
+            weighted(data, edges, w), np.histogram(data, edges, weights=w)[0], rtol=1e-12
+        )
     # int values on int edges, float32 values on float64 edges: weights of one count exactly
-    for data, edges in ((np.arange(-60, 61), np.arange(-50, 51)),
-                        (np.linspace(-2, 2, 999, dtype=np.float32), np.linspace(-1, 1, 33))):
+    for data, edges in (
+        (np.arange(-60, 61), np.arange(-50, 51)),
+        (np.linspace(-2, 2, 999, dtype=np.float32), np.linspace(-1, 1, 33)),
+    ):
         got = weighted(data, edges, np.ones(data.size))
         np.testing.assert_array_equal(got, np.histogram(data, edges)[0])
 
