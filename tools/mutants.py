@@ -2829,6 +2829,11 @@ MUTANTS = [
            "    below = prims.ufunc(np.less, x, indexing.take(e, idx, 0))\n",
            "a value just below an edge of nearly even histogram edges stays in the bin its distance "
            "guessed, one too high", ("tests/jitcore/test_neuro_53.py",)),
+    Mutant("nonzero-bincount-sums-the-wrong-dims", "jitcore/data_length.py",
+           "        others = tuple(d for d in range(self.values.ndim) if d != self.at)",
+           "        others = tuple(d for d in range(self.values.ndim) if d != 0)",
+           "np.bincount of np.nonzero(m)[d] counts along the first dim whatever d is",
+           ("tests/jitcore/test_neuro_53.py",)),
 ]
 
 

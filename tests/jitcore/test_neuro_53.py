@@ -105,3 +105,24 @@ def test_a_histogram_of_edges_made_in_the_function_matches_numpy():
 
     data = np.concatenate([np.arange(-6.0, 6.0, 0.125), np.random.default_rng(4).normal(0, 3, 5000)])
     np.testing.assert_array_equal(jc.jit(counts)(data), counts(data))
+
+
+def test_bincounts_of_nonzeros_positions_match_numpy():
+    def counts(m):
+        nz = np.nonzero(m)
+        return (
+            np.bincount(nz[0], minlength=m.shape[0]),
+            np.bincount(nz[1], minlength=m.shape[1] + 3),
+            np.bincount(nz[2], minlength=m.shape[2]),
+            np.bincount(np.flatnonzero(m), minlength=m.size),
+            np.bincount(nz[1], minlength=2),  # shorter than the dim: counted as a selection
+        )
+
+    f = jc.jit(counts)
+    rng = np.random.default_rng(6)
+    for m in (rng.random((7, 5, 9)) < 0.3, np.zeros((7, 5, 9), bool), np.ones((7, 5, 9), bool)):
+        m = m.copy()
+        m[:, 2:, :] = False  # (so that minlength=2 holds every value)
+        for got, want in zip(f(m), counts(m)):
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)
