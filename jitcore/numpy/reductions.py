@@ -847,13 +847,7 @@ def _guessed_bins(a: Tracer, keep: Tracer, edges: Tracer, n: int) -> Tracer:
     x = prims.where(keep, prims.convert(a, dtype), e[0])
     e64, x64 = prims.convert(e, np.dtype(np.float64)), prims.convert(x, np.dtype(np.float64))
     scaled = (x64 - e64[0]) / (e64[-1] - e64[0]) * float(n)
-    idx = prims.clip(prims.convert(scaled, np.dtype(np.intp)), 0, n - 1)
-    below = prims.ufunc(np.less, x, indexing.take(e, idx, 0))
-    idx = prims.where(below, prims.ufunc(np.subtract, idx, 1), idx)
-    past = prims.ufunc(np.bitwise_and, prims.ufunc(
-        np.greater_equal, x, indexing.take(e, prims.ufunc(np.add, idx, 1), 0)),
-        prims.ufunc(np.not_equal, idx, n - 1))
-    return prims.where(past, prims.ufunc(np.add, idx, 1), idx)
+    return _moved_to_its_bin(x, e, prims.clip(prims.convert(scaled, np.dtype(np.intp)), 0, n - 1), n)
 
 
 def _counts_by_sorting(a: Tracer, edges: Tracer) -> Tracer:
@@ -1053,6 +1047,13 @@ def _equal_bins(trace, a: Tracer, keep: Tracer, edges: Tracer, first, last, n: i
     # NumPy moves an index of n (a value on the last edge) to n - 1; the clip does that and
     # bounds the index, so the two reads of the edges below need no check (effects._bounds).
     idx = prims.clip(prims.convert(scaled, np.dtype(np.intp)), 0, n - 1)
+    return _moved_to_its_bin(x, edges, idx, n)
+
+
+def _moved_to_its_bin(x: Tracer, edges: Tracer, idx: Tracer, n: int) -> Tracer:
+    """``idx`` (a bin in ``[0, n)`` at most one off) moved down where ``x`` lies below its
+    bin's first edge and up where it reaches the next (not past the last bin, which holds its
+    last edge)."""
     below = prims.ufunc(np.less, x, indexing.take(edges, idx, 0))
     idx = prims.where(below, prims.ufunc(np.subtract, idx, 1), idx)
     past = prims.ufunc(np.bitwise_and, prims.ufunc(
