@@ -1088,7 +1088,7 @@ class JitFunction:
             executable = kind(plan, out_tree.tree, out_tree.mutated, out_tree.scalars,
                               out_tree.owners, out_tree.arguments, out_tree.transposed)
         warn_if_slow(self, self.__name__, clock, sum(1 for _ in module.walk()), *unrolled[:1],
-                     early=unrolled.early)
+                     early=unrolled.early, library=None if unrolled.steps else unrolled.library)
         if log is not None:
             compile_log.log_compile(self.__name__, *log, clock, from_disk)
         return executable, out_tree.inputs

@@ -32,7 +32,9 @@ UNROLL_WARN_OPS = 2000
 
 _UNROLLED = threading.local()  # .why: why a long loop of the trace being made ran unrolled;
 # .early: None within a trace not yet warned about by ``warn_unrolling``, True once warned,
-# False (or unset) outside a trace
+# False (or unset) outside a trace; .steps: the loop steps the trace ran unrolled; .library:
+# the ops each NumPy function traced (its outermost calls), None outside a trace; .depth: the
+# NumPy functions being traced now, one within another
 _warned: weakref.WeakSet = weakref.WeakSet()  # the jitted functions warned about already
 
 
@@ -75,18 +77,55 @@ def note_unrolled(error: Exception) -> None:
         _UNROLLED.why = lines[0] if len(lines) < 2 else f"{lines[0].rstrip('.')} ({lines[1]})."
 
 
+def note_unrolled_step() -> None:
+    """Count one step of a loop the trace runs unrolled (a copy of its body)."""
+    _UNROLLED.steps = getattr(_UNROLLED, "steps", 0) + 1
+
+
+@contextmanager
+def library_call(name: str, size) -> Iterator[None]:
+    """Within the block, NumPy function ``name`` is traced: where it is the outermost such call
+    of a trace, the ops it adds (``size()``: the ops of the block being traced) count as its.
+    A long compile with no loop unrolled then names the calls whose ops make the program long
+    (``warn_if_slow``), where it blamed a loop that was not there (neuro53: an FFT)."""
+    counts = getattr(_UNROLLED, "library", None)
+    depth = getattr(_UNROLLED, "depth", 0)
+    if counts is None or depth:
+        _UNROLLED.depth = depth + 1
+        try:
+            yield
+        finally:
+            _UNROLLED.depth = depth
+        return
+    before = size()
+    _UNROLLED.depth = 1
+    try:
+        yield
+    finally:
+        _UNROLLED.depth = 0
+        calls, ops = counts.get(name, (0, 0))
+        counts[name] = (calls + 1, ops + max(size() - before, 0))
+
+
 class Unrolled(list):
     """Why a loop of a trace ran unrolled (its first reason, if any), and ``early``: whether
-    ``warn_unrolling`` warned while tracing (``warn_if_slow`` then says nothing more)."""
+    ``warn_unrolling`` warned while tracing (``warn_if_slow`` then says nothing more);
+    ``steps``, the loop steps it ran unrolled, and ``library``, the ops and calls of each
+    NumPy function it traced, by name (``library_call``)."""
 
     early = False
+    steps = 0
+    library: dict = {}
 
 
 @contextmanager
 def unrolled_reason() -> Iterator[Unrolled]:
     """Within the block (a trace), ``note_unrolled`` records; the list holds its reason after."""
-    before = getattr(_UNROLLED, "why", ""), getattr(_UNROLLED, "early", False)
-    _UNROLLED.why, _UNROLLED.early = None, None
+    before = (getattr(_UNROLLED, "why", ""), getattr(_UNROLLED, "early", False),
+              getattr(_UNROLLED, "steps", 0), getattr(_UNROLLED, "library", None),
+              getattr(_UNROLLED, "depth", 0))
+    _UNROLLED.why, _UNROLLED.early, _UNROLLED.steps, _UNROLLED.library, _UNROLLED.depth = \
+        None, None, 0, {}, 0
     found = Unrolled()
     try:
         yield found
@@ -94,7 +133,8 @@ def unrolled_reason() -> Iterator[Unrolled]:
         if _UNROLLED.why:
             found.append(_UNROLLED.why)
         found.early = bool(_UNROLLED.early)
-        _UNROLLED.why, _UNROLLED.early = before
+        found.steps, found.library = _UNROLLED.steps, _UNROLLED.library
+        _UNROLLED.why, _UNROLLED.early, _UNROLLED.steps, _UNROLLED.library, _UNROLLED.depth = before
 
 
 @contextmanager
@@ -147,10 +187,12 @@ def warn_unrolling(where: str, ops: int, done: int, trips: int, changes: str | N
 
 
 def warn_if_slow(owner: object, name: str, clock: CompileClock, traced_ops: int,
-                 unrolled: str | None = None, early: bool = False) -> None:
+                 unrolled: str | None = None, early: bool = False, library: dict | None = None) -> None:
     """Warn if ``clock``'s compile of ``name`` took over ``WARN_AFTER_SECONDS``, unless this
     ``owner`` (the jitted function) was warned about before. ``traced_ops``: the size of the
-    traced program, which tells an unrolled loop from a small program with costly kernels."""
+    traced program, which tells an unrolled loop from a small program with costly kernels.
+    ``library``: where no loop ran unrolled, the calls and ops of each NumPy function traced
+    (``library_call``), which name what made a long program instead."""
     total = clock.total
     if total <= WARN_AFTER_SECONDS or owner in _warned:
         return
@@ -164,6 +206,9 @@ def warn_if_slow(owner: object, name: str, clock: CompileClock, traced_ops: int,
                f"step, because its body needs the loop's index as a Python int: {unrolled} "
                "Computing that value element-wise (a window x[i:i + w], np.arange(i - w, i + w "
                "+ 1), np.where) keeps the loop one loop (docs/control-flow.md).")
+    elif traced_ops > UNROLLED_OPS and library is not None and \
+            2 * sum(ops for _, ops in library.values()) >= traced_ops:
+        why = _library_ops(traced_ops, library)
     elif traced_ops > UNROLLED_OPS:
         why = (f"The traced program holds {traced_ops} operations, and compile time grows with "
                "it: a Python loop over a list or tuple (or a range jitcore cannot keep as a loop) is "
@@ -176,6 +221,21 @@ def warn_if_slow(owner: object, name: str, clock: CompileClock, traced_ops: int,
     warnings.warn(CompileTimeWarning(
         f"compiling {name}() took {total:.1f} s, most of it in {stage} ({seconds:.1f} s). {why}"),
         stacklevel=user_stacklevel())
+
+
+def _library_ops(traced_ops: int, library: dict) -> str:
+    """Why a program with no unrolled loop is long: the NumPy functions whose traced
+    implementations made most of its ops, largest first."""
+    largest = sorted(library.items(), key=lambda item: -item[1][1])[:3]
+    named = " and ".join(f"{fn} ({calls} call{'s' if calls > 1 else ''}, {ops} operations)"
+                         for fn, (calls, ops) in largest)
+    fft = any(fn.startswith("np.fft.") for fn, _ in largest)
+    return (f"The traced program holds {traced_ops} operations and no loop ran unrolled: most "
+            f"were traced by {named}, whose implementations are programs of many operations "
+            + ("(a transform is a kernel per stage, a stage per factor of its padded length: "
+               "longer transforms trace more) " if fft else "")
+            + "compiled once per signature and kept by the disk cache (unless cache=False), so "
+            "later calls and sessions do not pay it again.")
 
 
 def user_stacklevel() -> int:

@@ -67,6 +67,22 @@ class Positions(MaskedSelection):
         super().__init__(values, mask, factors)
         self.at = at
 
+    def _bincount(self, weights=None, minlength=0):
+        """``np.bincount(np.nonzero(m)[d], minlength=k)`` for ``k`` at least ``m.shape[d]``: how
+        many elements ``m`` keeps at each index along ``d``, its sum over the other dims,
+        zeros past ``m.shape[d]`` (no value reaches them). Counted as a selection, each
+        element's index went through a scatter-add: 2e5 x 50 raster, bincount of the neuron
+        ids 150 ms after nonzero's 120, NumPy's 5 (neuro53)."""
+        length = self.values.shape[self.at] if isinstance(self.at, int) else None
+        if weights is not None or length is None or type(minlength) is not int or minlength < length:
+            return super()._bincount(weights, minlength)
+        others = tuple(d for d in range(self.values.ndim) if d != self.at)
+        counts = prims.reduction("sum", self._where(), others, False, np.intp)
+        if minlength > length:
+            zeros = prims.constant(current_trace(), np.zeros(minlength - length, np.intp))
+            counts = prims.concatenate([counts, zeros])
+        return counts
+
 
 def positions(trace, shape: tuple[int, ...], axis: int) -> Tracer:
     """Each element's index along ``axis``, an intp array of ``shape``: a sum of ones along it

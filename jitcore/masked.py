@@ -1175,7 +1175,7 @@ _STATISTICS = {
     **{f: (lambda self, *a, _n=f.__name__, **k: self._median(_n, *a, **k))
        for f in (np.median, np.nanmedian)},
     np.histogram: MaskedSelection._histogram,
-    np.bincount: MaskedSelection._bincount,
+    np.bincount: lambda self, *a, **k: self._bincount(*a, **k),  # (Positions: its own)
 }
 
 

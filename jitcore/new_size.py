@@ -36,7 +36,6 @@ docs/performance.md.
 
 from __future__ import annotations
 
-import math
 from collections import OrderedDict
 
 import numpy as np
@@ -63,6 +62,7 @@ _POSITIONS = frozenset({"indexed", "fills", "result"})
 _BOUNDS = frozenset(float(v) for t in ("i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8")
                     for v in (np.iinfo(t).min, np.iinfo(t).max)) | frozenset(
     float(s * np.finfo(t).max) for t in ("f2", "f4", "f8") for s in (1, -1))
+_BOUND_VALUES = np.array(sorted(_BOUNDS))
 
 
 def symbols_of(module) -> tuple[int, ...] | None:
@@ -136,39 +136,60 @@ def _slot(n, slots):
     return n
 
 
-def _numbers(value, into: set) -> None:
+class _Numbers:
+    """A program's numbers: ``scalars`` (a set of floats: dims, attributes' numbers) and
+    ``tables``, the values of each constant of several elements as a float64 array.
+    A table stays an array: its values added one by one as Python floats took seconds where
+    a program holds large constants (an FFT's tables of 2^19 roots: 4.5 s of a 10 s compile,
+    neuro53), and the check against them is a vectorized membership test."""
+
+    def __init__(self):
+        self.scalars: set = set()
+        self.tables: list = []
+        self.arrays: set = set()  # ids of the constants' arrays whose values ``tables`` holds
+
+
+def _numbers(value, into: _Numbers) -> None:
     """Add the numbers ``value`` holds (dims, attributes' numbers) to ``into``."""
     if isinstance(value, bool) or value is None or isinstance(value, (str, SymbolRef)):
         return
     if isinstance(value, _NUMBERS):
-        into.add(float(value))
+        into.scalars.add(float(value))
     elif isinstance(value, TensorType):
-        into.update(float(d) for d in value.shape)
+        into.scalars.update(float(d) for d in value.shape)
     elif isinstance(value, (tuple, list)):
         for v in value:
             _numbers(v, into)
     elif isinstance(value, ScalarAttr):
         v = value.value
-        into.add(float(v.real) if isinstance(v, complex) else float(v))
+        into.scalars.add(float(v.real) if isinstance(v, complex) else float(v))
         if isinstance(v, complex):
-            into.add(float(v.imag))
+            into.scalars.add(float(v.imag))
     elif isinstance(value, DenseAttr):
         _numbers(value.type, into)
         flat = value.array.reshape(-1)[:1] if value.is_splat else value.array.reshape(-1)
         if flat.dtype.kind == "c":
             flat = np.concatenate([flat.real, flat.imag])
-        into.update(float(v) for v in np.unique(flat.astype(np.float64)))
+        flat = flat.astype(np.float64)
+        if flat.size == 1:
+            into.scalars.add(float(flat[0]))
+        elif id(value.array) not in into.arrays:  # (the passes keep most constants as they were)
+            into.arrays.add(id(value.array))
+            into.tables.append(flat)
     elif isinstance(value, AffineMap):
         for e in value.exprs:
-            into.update((float(e.scale), float(e.offset)))
+            into.scalars.update((float(e.scale), float(e.offset)))
     elif isinstance(value, FunctionType):
         for t in (*value.inputs, *value.results):
             _numbers(t, into)
 
 
-def numbers_of(module) -> set:
-    """Every number of ``module``'s types and attributes, as floats."""
-    into: set = set()
+def numbers_of(module, known: _Numbers | None = None) -> _Numbers:
+    """Every number of ``module``'s types and attributes, as floats; less the tables of the
+    constants whose arrays ``known`` (another module's numbers) holds already."""
+    into = _Numbers()
+    if known is not None:
+        into.arrays = set(known.arrays)
     for op in module.walk():
         for t in op.result_types:
             _numbers(t, into)
@@ -181,16 +202,35 @@ def numbers_of(module) -> set:
     return into
 
 
+def _new_numbers(traced: _Numbers, optimized: _Numbers, symbols) -> np.ndarray:
+    """The numbers of ``optimized`` that neither ``traced`` nor ``symbols`` holds. Most often
+    a few scalars are left to look up in the trace's tables: compared one by one, a pass over
+    each table, where sorting the tables took longer than the rest of the check."""
+    known_scalars = traced.scalars | {float(s) for s in symbols}
+    scalars = optimized.scalars - known_scalars
+    candidates = np.unique(np.concatenate([np.fromiter(scalars, np.float64, len(scalars)),
+                                           *optimized.tables]))
+    candidates = candidates[~np.isin(candidates, np.fromiter(known_scalars, np.float64,
+                                                             len(known_scalars)))]
+    for table in traced.tables:
+        if not candidates.size:
+            break
+        if candidates.size <= 16:
+            held = np.array([(table == c).any() for c in candidates], dtype=bool)
+        else:
+            held = np.isin(candidates, table)
+        candidates = candidates[~held]
+    return candidates
+
+
 def resizable(traced, optimized, symbols: tuple[int, ...]) -> bool:
     """Whether ``optimized`` holds no number the passes could have computed from a size: each
     of its numbers is a symbol, the trace's own, small, not finite, or a dtype's bound; and no
     operand position equals a symbol."""
-    known = numbers_of(traced) | {float(s) for s in symbols}
-    for v in numbers_of(optimized) - known:
-        if isinstance(v, complex) or math.isnan(v) or math.isinf(v) or abs(v) <= MIN_SYMBOL:
-            continue
-        if v in _BOUNDS:
-            continue
+    held = numbers_of(traced)
+    new = _new_numbers(held, numbers_of(optimized, held), symbols)
+    new = new[np.isfinite(new) & (np.abs(new) > MIN_SYMBOL)]
+    if new.size and not np.isin(new, _BOUND_VALUES).all():
         return False
     chosen = set(symbols)
     for op in optimized.walk():

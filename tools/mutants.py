@@ -2585,7 +2585,7 @@ MUTANTS = [
            "",
            "a histogram's equal bins trust the arithmetic: a value one ulp below an edge lands in "
            "the bin above (NumPy moves it down)",
-           ("tests/jitcore/test_histogram_bins_50.py",)),
+           ("tests/jitcore/test_histogram_bins_50.py", "tests/jitcore/test_neuro_53.py")),
     Mutant("side-by-side-search-skips-last-probe", "passes/kernelize/sort.py",
            "    return [e.op(\"arith.addi\", b, e.op(\"arith.extui\", "
            "_goes_right(e, table, element, x, side, b),\n"
@@ -2954,6 +2954,26 @@ MUTANTS = [
            "np.add.at of float64 values into float32 with repeats rounds each value to float32 "
            "before adding, where NumPy adds in float64 and rounds the sum",
            ("tests/jitcore/test_ufunc_methods.py",)),
+    Mutant("new-size-table-membership-kept-not-dropped", "jitcore/new_size.py",
+           "        candidates = candidates[~held]",
+           "        candidates = candidates[held]",
+           "the size guard takes a number of the optimized program for the trace's where a constant "
+           "table of the trace does not hold it", ("tests/jitcore/test_neuro_53.py",)),
+    Mutant("slow-compile-warning-blames-a-loop-under-library-ops", "jitcore/compile_time.py",
+           "    elif traced_ops > UNROLLED_OPS and library is not None and",
+           "    elif False and library is not None and",
+           "a long compile with no loop unrolled blames a Python loop instead of the NumPy calls "
+           "that traced the ops", ("tests/jitcore/test_neuro_53.py",)),
+    Mutant("histogram-any-edges-taken-as-even", "jitcore/numpy/reductions.py",
+           "    return np.all(np.abs(e - line) <= 0.25 * width) & wide\n",
+           "    return wide\n",
+           "np.histogram bins values by their distance to the first edge among uneven edges (a "
+           "guess off by more than one bin)", ("tests/jitcore/test_neuro_53.py",)),
+    Mutant("nonzero-bincount-sums-the-wrong-dims", "jitcore/data_length.py",
+           "        others = tuple(d for d in range(self.values.ndim) if d != self.at)",
+           "        others = tuple(d for d in range(self.values.ndim) if d != 0)",
+           "np.bincount of np.nonzero(m)[d] counts along the first dim whatever d is",
+           ("tests/jitcore/test_neuro_53.py",)),
 ]
 
 

@@ -1329,6 +1329,7 @@ def _copies() -> int:
 def _unrolling(times: int):
     before = _copies()
     _UNROLLING.copies = before * max(times, 1)
+    compile_time.note_unrolled_step()
     try:
         yield
     finally:

@@ -797,6 +797,7 @@ def histogram_of(a, bins, range, density, weights, selected: Tracer | None = Non
     if a.dtype.kind == "b":  # NumPy converts booleans to uint8 (with a warning)
         a = prims.convert(a, np.dtype(np.uint8))
     uniform = np.ndim(bins) == 0 and not isinstance(bins, (str, Tracer))  # NumPy's equal bins
+    static = None  # the edges, where they are known while tracing
     if range is None and uniform:
         edges, first, last = _data_edges(trace, a, bins, selected)
         n = edges.shape[0] - 1
@@ -806,13 +807,14 @@ def histogram_of(a, bins, range, density, weights, selected: Tracer | None = Non
     else:
         edges, first, last = _histogram_edges(a, bins, range)
         n = len(edges) - 1
+        static = edges
         edges = prims.constant(trace, edges)
     keep = prims.ufunc(np.bitwise_and, prims.ufunc(np.greater_equal, a, first),
                        prims.ufunc(np.less_equal, a, last))
     if selected is not None:
         keep = prims.ufunc(np.bitwise_and, keep, selected)
-    if not uniform and weights is None and selected is None and n - 1 > _COUNTED_EDGES:
-        hist = _counts_by_sorting(a, edges)
+    if not uniform and n - 1 > _COUNTED_EDGES:
+        hist = _counts_of_many_edges(trace, a, keep, edges, n, weights, selected, static)
     else:
         hist = _counts_by_bin(trace, a, keep, edges, first, last, n, uniform, weights)
     if density:
@@ -820,6 +822,56 @@ def histogram_of(a, bins, range, density, weights, selected: Tracer | None = Non
         hist = prims.ufunc(np.true_divide, prims.ufunc(np.true_divide, hist, widths),
                            prims.reduction("sum", hist))
     return hist, edges
+
+
+def _counts_of_many_edges(trace, a: Tracer, keep: Tracer, edges: Tracer, n: int, weights,
+                          selected: Tracer | None, static: np.ndarray | None) -> Tracer:
+    """The counts for more than ``_COUNTED_EDGES`` inner edges: where the edges are evenly
+    spaced to within a quarter bin (``_nearly_even``: np.arange's, linspace's), each value's bin
+    guessed from its distance to the first edge and corrected by one against the edges
+    (``_guessed_bins``), one pass; else by sorting (or a search per value with weights or a
+    mask's selection). Edges the function receives or computes are tested when it runs, static
+    ones (``static``) while tracing: one path compiled. np.arange's 101 edges, 3e5 values:
+    5-13 ms sorting (NumPy 1.5 ms), neuro53."""
+    from jitcore.control_flow import cond  # here: jitcore.numpy loads before control flow
+
+    def uneven():
+        if weights is None and selected is None:
+            return _counts_by_sorting(a, edges)
+        return _counts_by_bin(trace, a, keep, edges, edges[0], edges[-1], n, False, weights)
+
+    def even():
+        return _counts_by_bin(trace, a, keep, edges, edges[0], edges[-1], n, False, weights, guessed=True)
+
+    return cond(_nearly_even(edges if static is None else static), even, uneven)
+
+
+def _nearly_even(edges):
+    """Whether every edge lies within a quarter bin of its place on the line from the first edge
+    to the last (in float64), the bins' width well above the edges' rounding (2^-40 of their
+    magnitude): then a value's bin computed from its distance to the first edge is off by at
+    most one (``_guessed_bins``). NaN or inf edges are not. ``edges``: traced (a traced bool)
+    or static (a NumPy bool)."""
+    static = isinstance(edges, np.ndarray)
+    e = np.asarray(edges, np.float64) if static else prims.convert(edges, np.dtype(np.float64))
+    n = e.shape[0] - 1
+    width = (e[-1] - e[0]) / n
+    line = e[0] + np.arange(n + 1, dtype=np.float64) * width
+    wide = width > 2.0**-40 * np.maximum(np.abs(e[0]), np.abs(e[-1]))
+    return np.all(np.abs(e - line) <= 0.25 * width) & wide
+
+
+def _guessed_bins(a: Tracer, keep: Tracer, edges: Tracer, n: int) -> Tracer:
+    """Each value's bin among ``_nearly_even`` edges: guessed from its distance to the first
+    edge (float64), then moved by one where the guess lands on the wrong side of an edge,
+    compared in the values' and edges' common dtype, so a value on an edge is binned as NumPy's
+    search puts it (the last edge in the last bin). Values outside ``keep`` get bin 0."""
+    dtype = np.result_type(a.dtype, edges.dtype)
+    e = prims.convert(edges, dtype)
+    x = prims.where(keep, prims.convert(a, dtype), e[0])
+    e64, x64 = prims.convert(e, np.dtype(np.float64)), prims.convert(x, np.dtype(np.float64))
+    scaled = (x64 - e64[0]) / (e64[-1] - e64[0]) * float(n)
+    return _moved_to_its_bin(x, e, prims.clip(prims.convert(scaled, np.dtype(np.intp)), 0, n - 1), n)
 
 
 def _counts_by_sorting(a: Tracer, edges: Tracer) -> Tracer:
@@ -836,11 +888,14 @@ def _counts_by_sorting(a: Tracer, edges: Tracer) -> Tracer:
 
 
 def _counts_by_bin(trace, a: Tracer, keep: Tracer, edges: Tracer, first, last, n: int,
-                   uniform: bool, weights) -> Tracer:
+                   uniform: bool, weights, guessed: bool = False) -> Tracer:
     """The counts (or summed weights) of ``a``'s values in ``keep``, each value's bin found on
-    its own: by NumPy's arithmetic for equal bins, else by counting or searching the edges."""
+    its own: by NumPy's arithmetic for equal bins, else by counting or searching the edges
+    (``guessed``: nearly even edges, ``_guessed_bins``)."""
     if n == 1:
         idx = prims.constant(trace, np.zeros(a.shape, np.intp))
+    elif guessed:
+        idx = _guessed_bins(a, keep, edges, n)
     elif uniform:
         idx = _equal_bins(trace, a, keep, edges, first, last, n)
     else:  # the last edge belongs to the last bin: a value's bin is how many inner edges it reaches
@@ -1016,6 +1071,13 @@ def _equal_bins(trace, a: Tracer, keep: Tracer, edges: Tracer, first, last, n: i
     # NumPy moves an index of n (a value on the last edge) to n - 1; the clip does that and
     # bounds the index, so the two reads of the edges below need no check (effects._bounds).
     idx = prims.clip(prims.convert(scaled, np.dtype(np.intp)), 0, n - 1)
+    return _moved_to_its_bin(x, edges, idx, n)
+
+
+def _moved_to_its_bin(x: Tracer, edges: Tracer, idx: Tracer, n: int) -> Tracer:
+    """``idx`` (a bin in ``[0, n)`` at most one off) moved down where ``x`` lies below its
+    bin's first edge and up where it reaches the next (not past the last bin, which holds its
+    last edge)."""
     below = prims.ufunc(np.less, x, indexing.take(edges, idx, 0))
     idx = prims.where(below, prims.ufunc(np.subtract, idx, 1), idx)
     past = prims.ufunc(np.bitwise_and, prims.ufunc(

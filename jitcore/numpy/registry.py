@@ -8,8 +8,9 @@ Each family module registers its entries on import (``@implements(np.f)``), and
 
 from __future__ import annotations
 
+from jitcore.compile_time import library_call
 from jitcore.errors import UnsupportedError
-from jitcore.tracer import Tracer, fresh, user_location
+from jitcore.tracer import Tracer, current_trace, fresh, user_location
 
 HANDLED_FUNCTIONS: dict = {}  # numpy function -> implementation taking the same arguments
 UFUNCS: dict = {}  # numpy ufunc -> implementation of its __call__
@@ -51,8 +52,22 @@ def apply_function(func, args, kwargs):
         own = getattr(type(a), "__jitcore_function__", None)  # it stands (weights=np.repeat(...))
         if own is not None:
             return own(a, func, args, kwargs)
-    result = impl(*args, **kwargs)
+    with library_call(_numpy_name(func), _block_ops):
+        result = impl(*args, **kwargs)
     return result if impl in PYTHON_BOOL_RESULTS else strong_results(result)
+
+
+def _numpy_name(func) -> str:
+    """``np.fft.rfft`` for ``numpy.fft.rfft``, ``np.sort`` for ``numpy.sort``."""
+    module = getattr(func, "__module__", None) or "numpy"
+    sub = module.removeprefix("numpy").lstrip(".")
+    return f"np.{sub + '.' if sub else ''}{getattr(func, '__name__', '?')}"
+
+
+def _block_ops() -> int:
+    """The ops of the block being traced (``compile_time.library_call``'s measure)."""
+    trace = current_trace()
+    return len(trace.builder.block.ops) if trace is not None else 0
 
 
 def python_bool(fn):
