@@ -161,19 +161,37 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
                            "jitted function")
     flat = prims.ravel(ar)
     n = flat.shape[0]
-    perm = np.argsort(flat, kind="stable")
-    s = np.take(flat, perm)
     trace = ar.owner_trace
+    perm = None
+    if return_index or return_inverse:  # the stable order: each value's first index first
+        perm = np.argsort(flat, kind="stable")
+        s = np.take(flat, perm)
+    else:  # the values alone: any sort gives them (of -0.0 and 0.0 one, as NumPy's quicksort)
+        s = np.sort(flat)
     first = first_occurrences(s, equal_nan)
     results = [MaskedSelection(s, first).describe("np.unique(...)", _UNIQUE)]
     if return_index:
         results.append(MaskedSelection(perm, first).describe("np.unique(...)'s first indices", _UNIQUE))
-    group = np.cumsum(prims.convert(first, _INTP)) - 1  # each sorted element's value's number
     if return_inverse:
+        group = np.cumsum(prims.convert(first, _INTP)) - 1  # each sorted element's value's number
         inverse = indexing.scatter(prims.constant(trace, np.zeros(n, _INTP)), perm, group)
         results.append(prims.reshape(inverse, ar.shape))
     if return_counts:
-        counts = indexing.scatter(prims.constant(trace, np.zeros(n, _INTP)), group, 1, mode="add")
-        results.append(MaskedSelection(np.take(counts, group), first).describe(
+        results.append(MaskedSelection(run_lengths(first), first).describe(
             "np.unique(...)'s counts", _UNIQUE))
     return results[0] if len(results) == 1 else tuple(results)
+
+
+def run_lengths(first: Tracer) -> Tracer:
+    """At each row where a run of the 1-d ``first`` starts, the run's length: the next start
+    (the end where none) less the row, by one scan from the end. Streams, where a count by
+    each row's run number would scatter-add and gather with index checks."""
+    n = first.shape[0]
+    if n == 0:
+        return prims.constant(first.owner_trace, np.zeros(0, _INTP))
+    rows = positions(first.owner_trace, (n,), 0)
+    end = np.full((), n, _INTP)
+    starts = np.where(first, rows, end)
+    next_start = np.minimum.accumulate(starts[::-1])[::-1]  # the first start at or after a row
+    after = prims.concatenate([next_start[1:], prims.constant(first.owner_trace, np.full(1, n, _INTP))])
+    return after - rows
