@@ -2691,8 +2691,8 @@ MUTANTS = [
            "at a run's last row leaves out the row itself",
            ("tests/jitcore/test_unique_counts_53.py",)),
     Mutant("unique-keeps-no-last-run", "jitcore/numpy/data_length.py",
-           "    return prims.concatenate([first[1:], prims.constant(first.owner_trace, np.ones(1, np.bool_))])\n",
-           "    return prims.concatenate([first[1:], prims.constant(first.owner_trace, np.zeros(1, np.bool_))])\n",
+           "    last_row = prims.constant(first.owner_trace, np.ones(1, np.bool_))\n",
+           "    last_row = prims.constant(first.owner_trace, np.zeros(1, np.bool_))\n",
            "np.unique without return_index drops the largest value (its run ends at the last row, "
            "which no next start marks)",
            ("tests/jitcore/test_unique_counts_53.py",)),

@@ -190,7 +190,8 @@ def run_ends(first: Tracer) -> Tracer:
     and the last row."""
     if first.shape[0] == 0:
         return first
-    return prims.concatenate([first[1:], prims.constant(first.owner_trace, np.ones(1, np.bool_))])
+    last_row = prims.constant(first.owner_trace, np.ones(1, np.bool_))
+    return prims.concatenate([first[1:], last_row])
 
 
 def lengths_so_far(first: Tracer) -> Tracer:
