@@ -2696,6 +2696,12 @@ MUTANTS = [
            "np.unique without return_index drops the largest value (its run ends at the last row, "
            "which no next start marks)",
            ("tests/jitcore/test_unique_counts_53.py",)),
+    Mutant("unique-of-selection-last-run-past-count", "jitcore/run_length.py",
+           "        keep = (ends | (j == count - 1)) & inside\n",
+           "        keep = ends & inside\n",
+           "np.unique(x[m], return_counts=True) drops the largest kept value: its run ends at the "
+           "count, which no next start marks",
+           ("tests/jitcore/test_unique_counts_53.py",)),
     Mutant("flat-call-skips-chosen-types", "jitcore/dispatch.py",
            "                or self._trimmed or self._chosen or not (leaf or flat_tuple)):",
            "                or self._trimmed or not (leaf or flat_tuple)):",

@@ -60,3 +60,25 @@ def test_unique_counts_of_a_long_lane_of_repeats():
     rng = np.random.default_rng(5)
     for x in (rng.integers(0, 1000, 40000), np.sort(rng.integers(0, 9, 40000)), np.zeros(40000, np.int64)):
         _same(_counts(x), np.unique(x, return_counts=True))
+
+
+_sel_counts = jc.jit(lambda x, m: np.unique(x[m], return_counts=True))
+_sel_index_counts = jc.jit(lambda x, m: np.unique(x[m], return_index=True, return_counts=True))
+
+
+def test_unique_counts_of_a_selection_at_its_count():
+    # the selection's last run ends at its count, also where kept values equal the filler past
+    # it (an int's largest, +inf)
+    rng = np.random.default_rng(7)
+    big = np.iinfo(np.int64).max
+    n = 50
+    lanes = (
+        rng.integers(0, 4, n),
+        np.where(rng.random(n) < 0.5, big, 1),
+        np.where(rng.random(n) < 0.3, np.inf, rng.integers(0, 3, n) * 1.0),
+        np.full(n, np.nan),
+    )
+    for x in lanes:
+        for m in (rng.random(n) < 0.5, np.ones(n, bool), np.zeros(n, bool), np.arange(n) < 3):
+            _same(_sel_counts(x, m), np.unique(x[m], return_counts=True))
+            _same(_sel_index_counts(x, m), np.unique(x[m], return_index=True, return_counts=True))
