@@ -2682,8 +2682,9 @@ MUTANTS = [
            "    first = first_occurrences(values, equal_nan) & inside\n",
            "    first = first_occurrences(values, equal_nan) | ~inside\n",
            "np.unique(x[m]) takes the filler past the selection's count for values: a +inf (or an "
-           "int's largest) that no kept element holds",
-           ("tests/jitcore/test_selection_lengths_51.py",)),
+           "int's largest) that no kept element holds (with return_index; without, the values are "
+           "kept at run ends below the count, session 53)",
+           ("tests/jitcore/test_unique_counts_53.py",)),
     Mutant("unique-counts-scan-from-the-row-before", "jitcore/numpy/data_length.py",
            "    return rows - start + 1\n",
            "    return rows - start\n",
