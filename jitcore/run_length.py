@@ -43,7 +43,7 @@ from jitcore.errors import JitTypeError
 from jitcore.ir.dialects.kernel import INDEX_OUT_OF_BOUNDS
 from jitcore.masked import MaskedSelection
 from jitcore.numpy import creation
-from jitcore.numpy.data_length import first_occurrences
+from jitcore.numpy.data_length import first_occurrences, lengths_so_far, run_lengths
 from jitcore.tracer import Tracer, as_scalar, fresh, user_location
 
 _I64 = np.dtype(np.int64)
@@ -470,21 +470,27 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     j = positions(trace, (n,), 0)
     inside = j < count
     first = first_occurrences(values, equal_nan) & inside
-    results = [MaskedSelection(values, first).describe("np.unique(...)", ar.advice)]
+    # without first indices each value is kept at its run's last row below the count (where a
+    # forward scan of the starts has the run's length); with them at its first row
+    keep = first
+    if not return_index and n:
+        ends = prims.concatenate([first[1:], np.zeros(1, np.bool_)])
+        keep = (ends | (j == count - 1)) & inside
+    results = [MaskedSelection(values, keep).describe("np.unique(...)", ar.advice)]
     if return_index:
         results.append(MaskedSelection(order, first).describe("np.unique(...)'s first indices",
                                                               ar.advice))
-    group = np.maximum(np.cumsum(prims.convert(first, _I64)) - 1, 0)  # each row's value's number
     if return_inverse:  # rows past the count written where nothing is read (their own row)
+        group = np.maximum(np.cumsum(prims.convert(first, _I64)) - 1, 0)  # each row's value's number
         inverse = indexing.scatter(prims.constant(trace, np.zeros(n, _I64)),
                                    np.where(inside, order, j), group)
         p = as_prefix(ar)
         rows = prims.reshape(inverse, p.values.shape) if p.values.ndim != 1 else inverse
         results.append(p._like(rows))
     if return_counts:
-        counts = indexing.scatter(prims.constant(trace, np.zeros(n, _I64)), group,
-                                  prims.convert(inside, _I64), mode="add")
-        results.append(MaskedSelection(np.take(counts, group), first).describe(
+        # the last run ends at the count: the next start after it is the count at most
+        counts = np.minimum(run_lengths(first), count - j) if return_index else lengths_so_far(first)
+        results.append(MaskedSelection(prims.convert(counts, _I64), keep).describe(
             "np.unique(...)'s counts", ar.advice))
     return results[0] if len(results) == 1 else tuple(results)
 

@@ -2760,8 +2760,27 @@ MUTANTS = [
            "    first = first_occurrences(values, equal_nan) & inside\n",
            "    first = first_occurrences(values, equal_nan) | ~inside\n",
            "np.unique(x[m]) takes the filler past the selection's count for values: a +inf (or an "
-           "int's largest) that no kept element holds",
-           ("tests/jitcore/test_selection_lengths_51.py",)),
+           "int's largest) that no kept element holds (with return_index; without, the values are "
+           "kept at run ends below the count, session 53)",
+           ("tests/jitcore/test_unique_counts_53.py",)),
+    Mutant("unique-counts-scan-from-the-row-before", "jitcore/numpy/data_length.py",
+           "    return rows - start + 1\n",
+           "    return rows - start\n",
+           "np.unique(x, return_counts=True) counts each run one short: the forward scan's length "
+           "at a run's last row leaves out the row itself",
+           ("tests/jitcore/test_unique_counts_53.py",)),
+    Mutant("unique-keeps-no-last-run", "jitcore/numpy/data_length.py",
+           "    last_row = prims.constant(first.owner_trace, np.ones(1, np.bool_))\n",
+           "    last_row = prims.constant(first.owner_trace, np.zeros(1, np.bool_))\n",
+           "np.unique without return_index drops the largest value (its run ends at the last row, "
+           "which no next start marks)",
+           ("tests/jitcore/test_unique_counts_53.py",)),
+    Mutant("unique-of-selection-last-run-past-count", "jitcore/run_length.py",
+           "        keep = (ends | (j == count - 1)) & inside\n",
+           "        keep = ends & inside\n",
+           "np.unique(x[m], return_counts=True) drops the largest kept value: its run ends at the "
+           "count, which no next start marks",
+           ("tests/jitcore/test_unique_counts_53.py",)),
     Mutant("flat-call-skips-chosen-types", "jitcore/dispatch.py",
            "                or self._trimmed or self._chosen or not (leaf or flat_tuple)):",
            "                or self._trimmed or not (leaf or flat_tuple)):",

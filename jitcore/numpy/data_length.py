@@ -161,19 +161,58 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
                            "jitted function")
     flat = prims.ravel(ar)
     n = flat.shape[0]
-    perm = np.argsort(flat, kind="stable")
-    s = np.take(flat, perm)
     trace = ar.owner_trace
+    perm = None
+    if return_index or return_inverse:  # the stable order: each value's first index first
+        perm = np.argsort(flat, kind="stable")
+        s = np.take(flat, perm)
+    else:  # the values alone: any sort gives them (of -0.0 and 0.0 one, as NumPy's quicksort)
+        s = np.sort(flat)
     first = first_occurrences(s, equal_nan)
-    results = [MaskedSelection(s, first).describe("np.unique(...)", _UNIQUE)]
+    # Without first indices each value is kept at its run's last row, where a forward scan of
+    # the run starts has its count; with them, at its first row (a scan from the end).
+    keep = first if return_index else run_ends(first)
+    results = [MaskedSelection(s, keep).describe("np.unique(...)", _UNIQUE)]
     if return_index:
         results.append(MaskedSelection(perm, first).describe("np.unique(...)'s first indices", _UNIQUE))
-    group = np.cumsum(prims.convert(first, _INTP)) - 1  # each sorted element's value's number
     if return_inverse:
+        group = np.cumsum(prims.convert(first, _INTP)) - 1  # each sorted element's value's number
         inverse = indexing.scatter(prims.constant(trace, np.zeros(n, _INTP)), perm, group)
         results.append(prims.reshape(inverse, ar.shape))
     if return_counts:
-        counts = indexing.scatter(prims.constant(trace, np.zeros(n, _INTP)), group, 1, mode="add")
-        results.append(MaskedSelection(np.take(counts, group), first).describe(
-            "np.unique(...)'s counts", _UNIQUE))
+        counts = run_lengths(first) if return_index else lengths_so_far(first)
+        results.append(MaskedSelection(counts, keep).describe("np.unique(...)'s counts", _UNIQUE))
     return results[0] if len(results) == 1 else tuple(results)
+
+
+def run_ends(first: Tracer) -> Tracer:
+    """Where each run of the 1-d ``first`` (its starts) ends: the row before the next start,
+    and the last row."""
+    if first.shape[0] == 0:
+        return first
+    last_row = prims.constant(first.owner_trace, np.ones(1, np.bool_))
+    return prims.concatenate([first[1:], last_row])
+
+
+def lengths_so_far(first: Tracer) -> Tracer:
+    """At each row, the rows of its run up to it (its start's ``first``): the run's length at
+    its last row, by one forward scan of the starts."""
+    n = first.shape[0]
+    if n == 0:
+        return prims.constant(first.owner_trace, np.zeros(0, _INTP))
+    rows = positions(first.owner_trace, (n,), 0)
+    start = np.maximum.accumulate(np.where(first, rows, np.zeros((), _INTP)))
+    return rows - start + 1
+
+
+def run_lengths(first: Tracer) -> Tracer:
+    """At each row where a run of the 1-d ``first`` starts, the run's length: the next start
+    (the end where none) less the row, by one scan from the end."""
+    n = first.shape[0]
+    if n == 0:
+        return prims.constant(first.owner_trace, np.zeros(0, _INTP))
+    rows = positions(first.owner_trace, (n,), 0)
+    end = np.full((), n, _INTP)
+    next_start = np.minimum.accumulate(np.where(first, rows, end)[::-1])[::-1]  # first at or after
+    after = prims.concatenate([next_start[1:], prims.constant(first.owner_trace, np.full(1, n, _INTP))])
+    return after - rows
