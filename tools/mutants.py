@@ -2793,6 +2793,21 @@ MUTANTS = [
            "kernel.PARALLEL else False)",
            "a reversed argument's reduced axes read forwards (the memory order), where NumPy's "
            "reductions read them backwards", ("tests/codegen/test_reductions.py",)),
+    Mutant("deviation-twin-refused", "codegen/cpu/schedule.py",
+           "        if not s:  # a buffer of the function's own, C-contiguous: its map says how it is read\n"
+           "            dense.append(None)",
+           "        if not s:  # a buffer of the function's own, C-contiguous: its map says how it is read\n"
+           "            if any(e.dim is not None for e in m.exprs):\n"
+           "                return None\n"
+           "            dense.append(None)",
+           "a Fortran argument's var along an axis summed in C order (its mean, a buffer read per row, "
+           "refused the dense twin), where NumPy sums its K-ordered deviations in memory order",
+           ("tests/jitcore/test_variance_layouts.py",)),
+    Mutant("axis-order-of-longest-input", "ir/dialects/kernel.py",
+           "    return sorted(live, key=lambda d: -abs(out.strides[d]))",
+           "    return max(orders, key=len)",
+           "inputs read in different orders reduced in the longest one's order, not NumPy's "
+           "iterator's vote", ("tests/jitcore/test_variance_layouts.py",)),
 ]
 
 
