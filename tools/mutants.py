@@ -2808,6 +2808,16 @@ MUTANTS = [
            "    return max(orders, key=len)",
            "inputs read in different orders reduced in the longest one's order, not NumPy's "
            "iterator's vote", ("tests/jitcore/test_variance_layouts.py",)),
+    Mutant("chosen-kind-dropped-in-arithmetic", "jitcore/chosen_kind_arithmetic.py",
+           "    if not chosen:\n        return None\n    trace",
+           "    if chosen or not chosen:\n        return None\n    trace",
+           "arithmetic on a value whose type a traced condition chose takes the promoted type "
+           "(np.float64 where Python gives a float)", ("tests/jitcore/test_chosen_kind_arithmetic.py",)),
+    Mutant("chosen-kind-checks-on-every-path", "jitcore/python_arithmetic.py",
+           "    for taken in _ONLY_WHERE:\n        bad = prims.ufunc(np.bitwise_and, bad, taken)\n",
+           "",
+           "Python's ZeroDivisionError of a chosen value raised on the NumPy path too",
+           ("tests/jitcore/test_chosen_kind_arithmetic.py",)),
 ]
 
 
