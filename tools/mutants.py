@@ -2818,6 +2818,11 @@ MUTANTS = [
            "",
            "Python's ZeroDivisionError of a chosen value raised on the NumPy path too",
            ("tests/jitcore/test_chosen_kind_arithmetic.py",)),
+    Mutant("buffered-sum-one-buffer", "jitcore/buffered_sum.py",
+           "    per = max(1, BUFFER // length)  # rows a buffer holds",
+           "    per = rows  # rows a buffer holds",
+           "a full sum of a view NumPy reads through its 8192-element buffer summed pairwise as one "
+           "run, not buffer by buffer", ("tests/jitcore/test_buffered_full_sums.py",)),
 ]
 
 
