@@ -34,8 +34,10 @@ def _value(which, x64, x32, i64):
 
 def program(c, x64, x32, i64, n, t, first, second):
     k = _value(first, x64, x32, i64) if c > 0 else _value(second, x64, x32, i64)
+    s = k
+    s += 2
     return (k + 1, 1.5 * k, k - n, k * t, k / 4, n / (n + k), -k, abs(k), k ** 2, k // 2, k % 3,
-            k + x32, x64 * k, k + i64, k > 1, k * k)
+            k + x32, x64 * k, k + i64, k > 1, k * k, s)
 
 
 _program = jc.jit(program, static_argnames=("first", "second"))
