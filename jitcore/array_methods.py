@@ -11,9 +11,11 @@ casting and rebind the tracer (see ``Tracer.rebind``).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-from jitcore import index_forms, indexing, masked, python_arithmetic, view_layout
+from jitcore import chosen_kind_arithmetic, index_forms, indexing, masked, python_arithmetic, view_layout
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.numpy import manipulation, reductions, registry, selection, sorting, ufuncs
@@ -60,7 +62,11 @@ def _python_operands(ufunc, a, b):
 def _binary(ufunc, a, b):
     """``a OP b`` as Python and NumPy give it where a traced Python bool takes part: with a NumPy
     value (an array, a NumPy scalar) it is ``np.bool_`` (``bool_array + (k > 2)`` stays bool);
-    between Python bools ``&``, ``|``, ``^`` give a Python bool, the rest Python's ints."""
+    between Python bools ``&``, ``|``, ``^`` give a Python bool, the rest Python's ints. A value
+    whose type the data chose keeps the choice (``chosen_kind_arithmetic``)."""
+    chosen = chosen_kind_arithmetic.apply(functools.partial(_binary, ufunc), a, b)
+    if chosen is not None:
+        return chosen
     a, b = _python_operands(ufunc, a, b)
     if python_bool(a) or python_bool(b):
         if ufunc in _BITWISE and python_bool(a) and python_bool(b):
@@ -148,6 +154,9 @@ def _reflected(ufunc, name: str):
 
 def _unary(ufunc, name: str):
     def unary(self):
+        chosen = chosen_kind_arithmetic.apply(unary, self)
+        if chosen is not None:
+            return chosen
         python_arithmetic.check_int_negation(ufunc, self)
         out = prims.ufunc(ufunc, self)
         form = index_forms.form_of(self)
@@ -169,6 +178,8 @@ def _in_place(ufunc, name: str):
 def in_place_operator(x: Tracer, ufunc, other):
     """``x OP= other`` with NumPy's semantics: ``x`` is written with ``same_kind`` casting; a
     NumPy scalar is immutable, so there ``s += y`` rebinds ``s`` to ``s + y``."""
+    if x.scalar and chosen_kind_arithmetic.chosen(x, other):
+        return power(x, other) if ufunc is np.power else _binary(ufunc, x, other)
     if ufunc is np.power:
         new = power(x, other)
     else:
@@ -184,12 +195,18 @@ def in_place_operator(x: Tracer, ufunc, other):
 
 # -- operators that are not one ufunc ------------------------------------------------------
 def power(self, other):
+    chosen = chosen_kind_arithmetic.apply(power, self, other)
+    if chosen is not None:
+        return chosen
     self, other = _python_operands(np.power, self, other)
     python = python_arithmetic.python_power(self, other)
     return prims.power_operator(self, other) if python is None else python
 
 
 def reflected_power(self, other):
+    chosen = chosen_kind_arithmetic.apply(reflected_power, self, other)
+    if chosen is not None:
+        return chosen
     other, exponent = _python_operands(np.power, other, self)
     python = python_arithmetic.python_power(other, exponent)
     if python is not None:

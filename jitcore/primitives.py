@@ -841,6 +841,12 @@ def reduction(kind: str, x: Tracer, axis=None, keepdims=False, dtype=None) -> Tr
     if np.dtype(dtype) == np.float16 and kind in ("sum", "prod"):
         # NumPy accumulates float16 sums and products in float32 and rounds once.
         return convert(reduction(kind, convert(x, np.dtype(np.float32)), axis, keepdims), np.dtype(dtype))
+    if kind == "sum" and len(axes) == x.ndim and x.dtype == np.dtype(dtype) and not keepdims:
+        from jitcore import buffered_sum  # (it builds on this module)
+
+        plan = buffered_sum.planned(x)
+        if plan is not None:  # a view NumPy reads through its buffer (``a[:, ::-1].sum()``)
+            return buffered_sum.total(x, plan)
     x = convert(x, np.dtype(dtype))
     kept = tuple(d for i, d in enumerate(x.shape) if i not in axes)
     out = _emit(x.owner_trace, array.ReduceOp, [x], x.value.type.with_shape(kept),

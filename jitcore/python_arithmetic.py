@@ -19,6 +19,7 @@ NumPy scalars (``x[0]``, ``x.sum()``) and arrays keep NumPy's semantics: nothing
 from __future__ import annotations
 
 import builtins
+import contextlib
 
 import numpy as np
 
@@ -78,10 +79,27 @@ def raise_when(bad: Tracer, code: int) -> None:
     _raise_when(bad, code)
 
 
+# While one combination of kinds a traced condition chose is computed
+# (``chosen_kind_arithmetic``): the 0-d test that the data took it, which every check needs too.
+_ONLY_WHERE: list[Tracer] = []
+
+
+@contextlib.contextmanager
+def only_where(taken: Tracer):
+    """The checks made inside raise only where ``taken`` holds."""
+    _ONLY_WHERE.append(taken)
+    try:
+        yield
+    finally:
+        _ONLY_WHERE.pop()
+
+
 def _raise_when(bad: Tracer, code: int) -> None:
     """``array.raise_if``: the call raises ``error(code)`` where ``bad`` holds (any element)."""
     if bad.ndim:
         bad = np.any(bad)
+    for taken in _ONLY_WHERE:
+        bad = prims.ufunc(np.bitwise_and, bad, taken)
     trace = bad.owner_trace
     name, message = PYTHON_ERRORS[code]
     prims.refuse_caught(trace, getattr(builtins, name), [bad],

@@ -8,9 +8,9 @@ a Python type (``int``, ``float``, ``bool``, ``complex``) or a NumPy scalar's dt
 merge (``x if c else y``, ``and``/``or``, ``max``/``min``, a traced ``if``, a loop carry), so
 code without such merges carries nothing. Branches and loops carry the tag as one more output
 or carry (``control_flow``); the function's results and printed values are converted to the
-chosen kind when the code runs (``convert``). Arithmetic on such a value gives a new tracer of
-the promoted type, as before: only a value that reaches a result or a print unchanged keeps
-the kind of its path. The run-time conversion is ``kind_conversion.py`` (it needs no tracer).
+chosen kind when the code runs (``convert``). An operator on such a value is computed for each
+combination of its operands' kinds and keeps the choice (``chosen_kind_arithmetic.py``). The
+run-time conversion is ``kind_conversion.py`` (it needs no tracer).
 """
 
 from __future__ import annotations

@@ -16,15 +16,18 @@ unit stride) keep their order, unless it walks less than a cache line and a tied
 A kernel whose dims are all parallel is reordered that way. Reordering it changes no value:
 each point runs the same body once, and ``kernel.index`` follows its dim.
 
-A reduction is read in its operands' memory order, as NumPy's iterator reads it: where every
-input that reads the kernel's dims reads them in one order (an input's order: the dims of its
-map's exprs, outermost first), the dims take that order; a dim read backwards (scale -1, a
-reversed view) stays backwards, as NumPy's reductions never turn a negative stride around
-(session 52). So ``(a.T * 2).sum()`` reads ``a`` through an identity map, and the code
-generator merges the reduced dims into one contiguous row (``codegen/cpu/schedule.py``) as for
-``a.sum()`` (``a[::-1, ::-1].sum()``: one row read backwards);
+A reduction is read in its operands' memory order, as NumPy's iterator reads it: where an
+input reads every dim of the kernel, the dims take the order NumPy's iterator gives the inputs
+(an input's order: the dims of its map's exprs, outermost first; inputs that disagree vote as
+in NumPy's ``npyiter_find_best_axis_ordering``, asked of NumPy, ``kernel.numpy_axis_order``),
+the order in which NumPy lays out the materialised operand (``var``'s ``x - mean``); a dim
+read backwards (scale -1, a reversed view) stays backwards, as NumPy's reductions never turn
+a negative stride around (session 52). So ``(a.T * 2).sum()`` reads ``a`` through an identity
+map, and the code generator merges the reduced dims into one contiguous row
+(``codegen/cpu/schedule.py``) as for ``a.sum()`` (``a[::-1, ::-1].sum()``: one row read backwards);
 ``(a.T * 2).sum(axis=0)`` reduces along ``a``'s rows and ``(a.T * 2).sum(axis=1)`` down its
-columns, vectorized across them. Inputs that disagree (``(a * a.T).sum()``) keep the C order.
+columns, vectorized across them. Inputs that disagree (``(a + a.T).sum()``) keep the C order, as
+in NumPy.
 Dims of extent 1 keep their places (they run once). This does change a float sum's or product's
 bits: the fixed order of ``codegen/cpu/reduction.py`` is taken in memory order, not in C order
 of the logical values (docs/numpy_support.md). Only sums and products: a max or min keeps C

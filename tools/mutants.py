@@ -2993,6 +2993,36 @@ MUTANTS = [
            "        others = tuple(d for d in range(self.values.ndim) if d != 0)",
            "np.bincount of np.nonzero(m)[d] counts along the first dim whatever d is",
            ("tests/jitcore/test_neuro_53.py",)),
+    Mutant("deviation-twin-refused", "codegen/cpu/schedule.py",
+           "        if not s:  # a buffer of the function's own, C-contiguous: its map says how it is read\n"
+           "            dense.append(None)",
+           "        if not s:  # a buffer of the function's own, C-contiguous: its map says how it is read\n"
+           "            if any(e.dim is not None for e in m.exprs):\n"
+           "                return None\n"
+           "            dense.append(None)",
+           "a Fortran argument's var along an axis summed in C order (its mean, a buffer read per row, "
+           "refused the dense twin), where NumPy sums its K-ordered deviations in memory order",
+           ("tests/jitcore/test_variance_layouts.py",)),
+    Mutant("axis-order-of-longest-input", "ir/dialects/kernel.py",
+           "    return sorted(live, key=lambda d: -abs(out.strides[d]))",
+           "    return max(orders, key=len)",
+           "inputs read in different orders reduced in the longest one's order, not NumPy's "
+           "iterator's vote", ("tests/jitcore/test_variance_layouts.py",)),
+    Mutant("chosen-kind-dropped-in-arithmetic", "jitcore/chosen_kind_arithmetic.py",
+           "    if not chosen:\n        return None\n    trace",
+           "    if chosen or not chosen:\n        return None\n    trace",
+           "arithmetic on a value whose type a traced condition chose takes the promoted type "
+           "(np.float64 where Python gives a float)", ("tests/jitcore/test_chosen_kind_arithmetic.py",)),
+    Mutant("chosen-kind-checks-on-every-path", "jitcore/python_arithmetic.py",
+           "    for taken in _ONLY_WHERE:\n        bad = prims.ufunc(np.bitwise_and, bad, taken)\n",
+           "",
+           "Python's ZeroDivisionError of a chosen value raised on the NumPy path too",
+           ("tests/jitcore/test_chosen_kind_arithmetic.py",)),
+    Mutant("buffered-sum-one-buffer", "jitcore/buffered_sum.py",
+           "    per = max(1, BUFFER // length)  # rows a buffer holds",
+           "    per = rows  # rows a buffer holds",
+           "a full sum of a view NumPy reads through its 8192-element buffer summed pairwise as one "
+           "run, not buffer by buffer", ("tests/jitcore/test_buffered_full_sums.py",)),
 ]
 
 

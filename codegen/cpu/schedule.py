@@ -143,8 +143,10 @@ def _dense_twin(op: kernel.GenericOp, strided: list[bool], layouts: Sequence[str
     arrays of their axes in that order, its dims in memory order (``kernel.memory_order``,
     NumPy's rule, as ``interchange`` orders a view's): so a Fortran-ordered ``a.sum()`` is one
     contiguous row, its ``sum(axis=1)`` a column sum. Only where each such argument is read
-    whole through a permutation of the dims, every other input is one element, and the twin
-    keeps the parallel dims in their order (a split kernel's ranges are of the same dim). The
+    whole through a permutation of the dims (any other input is a C-contiguous buffer of the
+    function's own, as ``var``'s mean, whose map stays; the order then is NumPy's for the
+    inputs together, ``kernel.numpy_axis_order``), and the twin keeps the parallel dims in
+    their order (a split kernel's ranges are of the same dim). The
     first of the two that applies, as (twin, per operand its axes outermost first or None: not
     strided), or None."""
     if (not any(strided) or not op.has_reduction or not kernel.reads_in_memory_order(op)
@@ -153,9 +155,7 @@ def _dense_twin(op: kernel.GenericOp, strided: list[bool], layouts: Sequence[str
     domain = op.domain()
     dense = []  # per operand: (orders it is dense in, axes it lies backwards along), or None
     for v, m, s, layout in zip(op.operands, op.input_maps, strided, layouts):
-        if not s:
-            if not _one_element(m):
-                return None
+        if not s:  # a buffer of the function's own, C-contiguous: its map says how it is read
             dense.append(None)
             continue
         dims = [e.dim for e in m.exprs]

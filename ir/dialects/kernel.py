@@ -54,6 +54,8 @@ Gauss–Seidel sweep). The indexed ops may sit anywhere inside the body's nested
 
 from __future__ import annotations
 
+import numpy as np
+
 from jitcore.ir.attributes import AffineExpr, AffineMap, ScalarAttr
 from jitcore.ir.core import PURE, TERMINATOR, Operation
 from jitcore.ir.opdef import Kind, attr, of, one_of, tuple_of
@@ -635,10 +637,30 @@ def _read_order(amap: AffineMap, live: set[int]) -> list[int] | None:
     return dims
 
 
+def numpy_axis_order(orders: list[list[int]], backwards: list[set[int]], n: int) -> list[int]:
+    """The dims (of ``orders``' union), outermost first, in which NumPy's iterator lays out
+    the result of an elementwise op on inputs that read them in ``orders`` (each outermost
+    first, the dims in ``backwards`` read with a negative stride; a dim an input does not
+    read is a broadcast, stride 0): ``var``'s ``x - mean`` of a Fortran-ordered ``x``. Asked
+    of NumPy itself, on arrays of two elements per dim with those strides."""
+    live = sorted({d for o in orders for d in o})
+    shape = tuple(2 if d in live else 1 for d in range(n))
+    models = []
+    for order, flipped in zip(orders, backwards):
+        base = np.zeros((2,) * len(order))
+        base = base[tuple(slice(None, None, -1) if d in flipped else slice(None) for d in order)]
+        strides = tuple(base.strides[order.index(d)] if d in order else 0 for d in range(n))
+        models.append(np.lib.stride_tricks.as_strided(base, shape, strides, writeable=False))
+    it = np.nditer([*models, None], op_flags=[["readonly"]] * len(models) + [["writeonly", "allocate"]])
+    out = it.operands[-1]
+    return sorted(live, key=lambda d: -abs(out.strides[d]))
+
+
 def memory_order(op: GenericOp) -> bool:
     """Reorder a reduction so that its inputs are read in memory order of their dims (NumPy's
-    rule, ``passes/interchange.py``; a dim read backwards stays backwards), in place; False
-    when they already are or disagree. The CPU's code generator also applies it to a twin of
+    rule, ``passes/interchange.py``; inputs that disagree in NumPy's iterator's order,
+    ``numpy_axis_order``; a dim read backwards stays backwards), in place; False when they
+    already are in that order. The CPU's code generator also applies it to a twin of
     a kernel whose strided argument's layout class says it is dense in another order
     (``codegen/cpu/schedule.py``)."""
     domain = op.domain()
@@ -647,12 +669,11 @@ def memory_order(op: GenericOp) -> bool:
     orders = [_read_order(m, live) for m in op.input_maps if any(e.dim is not None for e in m.exprs)]
     if not orders or any(o is None for o in orders):
         return False
-    lead = max(orders, key=len)
-    if set(lead) != live:
+    if set(max(orders, key=len)) != live:
         return False  # no input reads every dim: no order to follow
-    rank = {d: k for k, d in enumerate(lead)}
-    if any([rank[d] for d in o] != sorted(rank[d] for d in o) for o in orders):
-        return False  # the inputs disagree on the order
+    backwards = [{e.dim for e in m.exprs if e.dim in live and e.scale < 0}
+                 for m in op.input_maps if any(e.dim is not None for e in m.exprs)]
+    lead = numpy_axis_order(orders, backwards, n)
     slots = sorted(live)  # the live dims take the lead's order; dims of extent 1 stay put
     order = list(range(n))  # new position -> old dim
     for slot, d in zip(slots, lead):

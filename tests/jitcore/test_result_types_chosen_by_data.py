@@ -251,9 +251,9 @@ def big_int_or_float(n, x):
 
 
 def test_documented_limits():
-    # arithmetic on the chosen value: the promoted type, as before (Python: the int 2)
-    got = jc.jit(twice)(POSITIVE)
-    assert got == 2 and type(got) is np.float64
+    # arithmetic on the chosen value keeps the choice (chosen_kind_arithmetic.py): Python's int 2
+    same(twice, POSITIVE)
+    same(twice, NEGATIVE)
     # an int past 2**53 held in a float64 is not known exactly: the promoted type
     got = jc.jit(big_int_or_float)(2 ** 60, POSITIVE)
     assert type(got) is np.float64 and got == float(2 ** 60)
