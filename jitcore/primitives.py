@@ -826,6 +826,11 @@ def bitwise_reduction(fn: np.ufunc, x: Tracer, axis=0, keepdims=False, dtype=Non
     return reduction(BITWISE_REDUCTIONS[fn], x, axis, keepdims)
 
 
+# A whole sum whose order NumPy's iterator decides (``buffered_sum`` installs itself here: it
+# builds on this module, which so imports nothing above it).
+FULL_SUM_ORDERS: list = []
+
+
 @numpy_scalar
 def reduction(kind: str, x: Tracer, axis=None, keepdims=False, dtype=None) -> Tracer:
     """``x.sum()`` and friends: NumPy's accumulator dtype, axes as int/tuple/None, keepdims."""
@@ -842,11 +847,10 @@ def reduction(kind: str, x: Tracer, axis=None, keepdims=False, dtype=None) -> Tr
         # NumPy accumulates float16 sums and products in float32 and rounds once.
         return convert(reduction(kind, convert(x, np.dtype(np.float32)), axis, keepdims), np.dtype(dtype))
     if kind == "sum" and len(axes) == x.ndim and x.dtype == np.dtype(dtype) and not keepdims:
-        from jitcore import buffered_sum  # (it builds on this module)
-
-        plan = buffered_sum.planned(x)
-        if plan is not None:  # a view NumPy reads through its buffer (``a[:, ::-1].sum()``)
-            return buffered_sum.total(x, plan)
+        for buffered in FULL_SUM_ORDERS:  # a view NumPy reads through its buffer (``a[:, ::-1].sum()``)
+            out = buffered(x)
+            if out is not None:
+                return out
     x = convert(x, np.dtype(dtype))
     kept = tuple(d for i, d in enumerate(x.shape) if i not in axes)
     out = _emit(x.owner_trace, array.ReduceOp, [x], x.value.type.with_shape(kept),
