@@ -2919,6 +2919,12 @@ MUTANTS = [
            "an elementwise kernel in a loop's body writes over an input the body still reads "
            "after it (t = s >> 1; ...; out + (s - t)): the later read sees the new values",
            ("tests/jitcore/test_loop_in_place_53.py",)),
+    Mutant("median-nan-made-fresh", "jitcore/numpy/sorting.py",
+           "    return np.where(np.isnan(last), prims.convert(last, value.dtype), value)",
+           "    return np.where(np.isnan(last), np.array(np.nan, value.dtype), value)",
+           "np.median/quantile of a lane holding -NaN (or a payload NaN) give a fresh +NaN where "
+           "NumPy copies the lane's own NaN over the result",
+           ("tests/jitcore/test_nan_bits_53.py",)),
 ]
 
 
