@@ -1593,8 +1593,8 @@ MUTANTS = [
            "order statistics of x[mask] count the left-out elements too",
            ("tests/programs/test_new_user_programs_16.py",)),
     Mutant("selection-median-nan-ignored", "jitcore/numpy/selection_statistics.py",
-           "        none = none | np.isnan(sorting._at(s, count - 1))",
-           "        none = none",
+           "        nan = kept_lanes & np.isnan(lanes)",
+           "        nan = kept_lanes & ~kept_lanes",
            "np.median(x[mask]) skips a selected NaN, as nanmedian does, where NumPy's is NaN",
            ("tests/programs/test_new_user_programs_16.py",)),
     Mutant("quantile-nan-check-at-lane-end", "jitcore/numpy/sorting.py",
@@ -3023,6 +3023,18 @@ MUTANTS = [
            "    per = rows  # rows a buffer holds",
            "a full sum of a view NumPy reads through its 8192-element buffer summed pairwise as one "
            "run, not buffer by buffer", ("tests/jitcore/test_buffered_full_sums.py",)),
+    Mutant("median-nan-made-fresh", "jitcore/numpy/sorting.py",
+           "    return np.where(np.isnan(last), prims.convert(last, value.dtype), value)",
+           "    return np.where(np.isnan(last), np.array(np.nan, value.dtype), value)",
+           "np.median/quantile of a lane holding -NaN (or a payload NaN) give a fresh +NaN where "
+           "NumPy copies the lane's own NaN over the result",
+           ("tests/jitcore/test_nan_bits_53.py",)),
+    Mutant("selection-median-nan-made-fresh", "jitcore/numpy/selection_statistics.py",
+           "        value = np.where(np.any(nan, axis=-1), first, value)",
+           "        value = np.where(np.any(nan, axis=-1), np.array(np.nan, x.dtype), value)",
+           "np.median(x[mask]) of a selection holding -NaN gives a fresh +NaN where NumPy gives "
+           "the selected NaN",
+           ("tests/jitcore/test_nan_bits_53.py",)),
 ]
 
 

@@ -101,11 +101,15 @@ def median(values: Tracer, where: Tracer, axes: tuple, kept, name: str):
     two = np.array(2, wide)
     mean = prims.convert((prims.convert(low, wide) + prims.convert(high, wide)) / two, x.dtype)
     value = np.where(count % 2 == 1, high, mean)
-    none = count == 0
-    if name == "median":
-        none = none | np.isnan(sorting._at(s, count - 1))
+    value = np.where(count == 0, np.array(np.nan, x.dtype), value)
+    if name == "median":  # NumPy copies its partition's last value, a selected NaN, over it
+        lanes, _ = sorting._lanes_last(values, axes, name)
+        kept_lanes, _ = sorting._lanes_last(where, axes, name)
+        nan = kept_lanes & np.isnan(lanes)  # (the left-out fill is a NaN of its own bits)
+        first = np.take_along_axis(lanes, np.argmax(nan, axis=-1)[..., None], axis=-1)[..., 0]
+        value = np.where(np.any(nan, axis=-1), first, value)
     # + 0.0 as NumPy's mean of the middle values: -0.0 is +0.0
-    value = np.where(none, np.array(np.nan, x.dtype), value) + np.zeros((), x.dtype)
+    value = value + np.zeros((), x.dtype)
     return prims.reshape(value, kept) if kept is not None else as_scalar(value)
 
 

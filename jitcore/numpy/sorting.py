@@ -183,12 +183,13 @@ def _selected(x: Tracer, ranks) -> Tracer:
 
 
 def _nan_where_any(sorted_lanes: Tracer, value: Tracer) -> Tracer:
-    """``value`` where the lane holds no NaN (NaN sorts last), else NaN, as NumPy's order
-    statistics give."""
+    """``value`` where the lane holds no NaN (NaN sorts last), else the lane's last value, the
+    NaN from the data with its sign and payload: NumPy's ``_median_nancheck`` and
+    ``_quantile`` copy ``part[..., -1]`` there, not a fresh NaN."""
     if sorted_lanes.dtype.kind != "f":
         return value
     last = sorted_lanes[..., -1]
-    return np.where(np.isnan(last), np.array(np.nan, value.dtype), value)
+    return np.where(np.isnan(last), prims.convert(last, value.dtype), value)
 
 
 _METHODS = ("linear", "lower", "higher", "nearest", "midpoint")

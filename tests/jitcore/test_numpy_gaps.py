@@ -14,17 +14,25 @@ from hypothesis.extra import numpy as hnp
 
 import jitcore as jc
 from tests.budget import examples
+from tests.jit_once import jit_once
 
 INDEX_MODES = ["edge", "reflect", "symmetric", "wrap"]
 EXTREME_MODES = ["maximum", "minimum"]
 DTYPES = [np.float64, np.float32, np.int8, np.uint16, np.int64, np.bool_, np.complex128]
 
 
-def assert_same(got, want):
-    """Equal values, bits, dtype and shape; ``got`` a new array like NumPy's."""
+def assert_same(got, want, nan_bits=True):
+    """Equal values, bits, dtype and shape; ``got`` a new array like NumPy's. ``nan_bits``
+    False: NaN where NumPy has NaN, of any sign and payload (NumPy's contiguous max/min
+    reductions give a fresh +NaN for a NaN in their first element or SIMD body, the NaN itself
+    in their scalar tail: how long the body is depends on the CPU's vector width)."""
     assert type(got) is type(want)
     assert got.dtype == want.dtype and got.shape == want.shape
-    assert np.asarray(got).tobytes() == np.asarray(want).tobytes()
+    got, want = np.asarray(got), np.asarray(want)
+    if not nan_bits and got.dtype.kind == "f":
+        assert np.array_equal(np.isnan(got), np.isnan(want))
+        got, want = np.where(np.isnan(got), np.nan, got), np.where(np.isnan(want), np.nan, want)
+    assert got.tobytes() == want.tobytes()
 
 
 def _arrays(min_side=1):
@@ -45,14 +53,20 @@ def pad_widths(draw, ndim):
 @given(data=st.data(), x=_arrays(min_side=0), mode=st.sampled_from(INDEX_MODES + EXTREME_MODES))
 def test_pad_index_modes_match_numpy(data, x, mode):
     width = data.draw(pad_widths(x.ndim))
-    fn = lambda v: np.pad(v, width, mode=mode)  # noqa: E731
+    # One jit for the test's examples, the width and mode static (a lambda closing over them
+    # was traced anew every example: 80 front ends for 26 modules).
+    jitted = jit_once(_pad, static_argnums=(1, 2))
     try:
-        want = fn(x)
+        want = _pad(x, width, mode)
     except ValueError as e:  # padding an empty axis: the same refusal
         with pytest.raises(ValueError, match=re.escape(str(e))):
-            jc.jit(fn)(x)
+            jitted(x, width, mode)
     else:
-        assert_same(jc.jit(fn)(x), want)
+        assert_same(jitted(x, width, mode), want, nan_bits=mode not in EXTREME_MODES)
+
+
+def _pad(v, width, mode):
+    return np.pad(v, width, mode=mode)
 
 
 @pytest.mark.parametrize("mode", INDEX_MODES)
