@@ -94,7 +94,7 @@ def verify_error(text: str) -> str:
     ("array.argreduce", "tensor<2x3xf32>", "tensor<2xi64>", 'axis = 0, kind = "min"', "must return tensor<3xi64>"),
     ("array.argreduce", "tensor<2x0xf32>", "tensor<2xi64>", 'axis = 1, kind = "max"', "cannot take the argmax of an empty axis 1"),
     ("array.scan", "tensor<2x3xf32>", "tensor<2x3xf32>", 'axis = 0, kind = "and"',
-     "needs 'kind' in ['max', 'min', 'prod', 'sum']"),
+     "needs 'kind' in ['bitand', 'bitor', 'bitxor', 'max', 'min', 'prod', 'sum']"),
     ("array.scan", "tensor<2x3xf32>", "tensor<2x3xf32>", 'axis = 3, kind = "sum"', "needs an 'axis' in 0..1 (the operand has rank 2)"),
     ("array.scan", "tensor<2x3xi8>", "tensor<2x3xi64>", 'axis = 0, kind = "sum"', "must return tensor<2x3xi8>"),
 ])
