@@ -47,8 +47,7 @@ class OpResult(Value):
     __slots__ = ("op", "index")
 
     def __init__(self, type: Type, op: Operation, index: int):
-        self.type = type  # Value.__init__, inline: every op makes its results
-        self.uses = {}
+        super().__init__(type)
         self.op = op
         self.index = index
 
@@ -208,20 +207,12 @@ class Operation:
         self.drop_operands()
 
     def walk(self) -> Iterator[Operation]:
-        """This op and every op nested in it, in pre-order.
-
-        A stack of each open op's children instead of one generator per nesting level that
-        every op passes through (``yield from``); the same order, and as lazy: an op's regions
-        are read after it was yielded, a block's ops listed when the walk reaches the block."""
+        """This op and every op nested in it, in pre-order."""
         yield self
-        stack = [_children(self)]
-        while stack:
-            for op in stack[-1]:
-                yield op
-                stack.append(_children(op))
-                break
-            else:
-                stack.pop()
+        for region in self.regions:
+            for block in region.blocks:
+                for op in list(block.ops):
+                    yield from op.walk()
 
     def clone(self, mapping: dict[Value, Value]) -> Operation:
         """A detached copy; operands are looked up in ``mapping`` (kept as they are if absent),
@@ -354,11 +345,3 @@ class Region:
     def block(self) -> Block:
         """The entry block; most regions here have exactly one."""
         return self.blocks[0]
-
-
-def _children(op: Operation) -> Iterator[Operation]:
-    """``op``'s direct children, for ``Operation.walk``: each block's ops as they are when the
-    walk reaches that block."""
-    for region in op.regions:
-        for block in region.blocks:
-            yield from list(block.ops)

@@ -18,24 +18,21 @@ def _verify(op: Operation, visible: set[int]) -> None:
         op.fail("is not registered by any dialect")
     op.verify_declared()
     op.verify_op()
-    if op.regions:
-        outer = set() if ISOLATED in op.traits else visible
-        for region in op.regions:
-            for block in region.blocks:
-                _verify_block(op, block, outer)
+    for region in op.regions:
+        outer = set() if op.has_trait(ISOLATED) else visible
+        for block in region.blocks:
+            _verify_block(op, block, outer)
 
 
 def _verify_block(parent: Operation, block, defined: set[int]) -> None:
-    # The hottest loop of a compile's verification: traits read as sets, operands from the
-    # op's own list (``operands`` copies it), the last op's index once.
     mine = [id(a) for a in block.args]
     defined.update(mine)
-    ops = block.ops
-    last = len(ops) - 1
-    for i, op in enumerate(ops):
-        if TERMINATOR in op.traits and i != last:
+    needs_terminator = not parent.has_trait(NO_TERMINATOR)
+    for i, op in enumerate(block.ops):
+        is_last = i == len(block.ops) - 1
+        if op.has_trait(TERMINATOR) and not is_last:
             op.fail("is a terminator but is not the last op of its block")
-        for n, v in enumerate(op._operands):
+        for n, v in enumerate(op.operands):
             if id(v) not in defined:
                 op.fail(
                     f"operand #{n} does not dominate this use "
@@ -46,5 +43,5 @@ def _verify_block(parent: Operation, block, defined: set[int]) -> None:
         defined.update(ids)
         mine += ids
     defined.difference_update(mine)
-    if NO_TERMINATOR not in parent.traits and (not ops or TERMINATOR not in ops[-1].traits):
+    if needs_terminator and (not block.ops or not block.ops[-1].has_trait(TERMINATOR)):
         parent.fail("has a block that does not end with a terminator")
