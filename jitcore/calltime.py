@@ -361,6 +361,7 @@ def _names(code) -> frozenset[str]:
 _ATTRIBUTE_OPS = frozenset({"LOAD_ATTR", "LOAD_METHOD", "STORE_ATTR"})
 
 
+@functools.lru_cache(maxsize=1024)  # as ``_names``: a function of the code object's contents
 def _attribute_names(code) -> frozenset[str]:
     """The attribute names a code object and the code nested in it load or store, and its
     string constants (the keys it may look up: ``PARAMS["w"]``)."""
