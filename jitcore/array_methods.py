@@ -539,7 +539,7 @@ def view(self, dtype=None, type=None):
     if type is not None or (dtype is not None and np.dtype(dtype) != self.dtype):
         raise UnsupportedError(
             f"{self!r}.view({dtype!r}) reinterprets the array's bytes, which jitcore compiles "
-            f"only between integer and float dtypes of one size (at {user_location()}); use "
+            f"only between integer and float dtypes (at {user_location()}); use "
             ".astype() to convert the values")
     return make_view(self, lambda base: base, lambda base, new: new, model=lambda m: m)
 

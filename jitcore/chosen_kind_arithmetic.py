@@ -60,7 +60,7 @@ def apply(compute, *operands):
     for tag, among in zip(tags, kinds):
         tag = prims.convert(tag, np.dtype(np.int64))
         index = tag if index is None else prims.ufunc(np.add, index * len(among), tag)
-    results, keys = [], []
+    results, keys, converted = [], [], []
     for n, combination in enumerate(itertools.product(*kinds)):
         args = list(operands)
         for i, kind in zip(chosen, combination):
@@ -70,14 +70,18 @@ def apply(compute, *operands):
         if not isinstance(out, Tracer) or out.ndim or type_choice.kind_of(out) is None:
             return None
         results.append(out)
-        # the same operands' values in the same dtype: the same number (only the kind differs)
-        keys.append((tuple(id(args[i].value) for i in chosen), out.dtype))
+        # the same operands' values in the same dtype: the same number (only the kind differs).
+        # An int or bool held in a float computed in that float is its held value back (it was
+        # exact there), so ``s = 0`` then ``s + x[i]`` computes one sum, not one per kind.
+        keys.append((tuple(id(_same_number(operands[i], args[i], out).value) for i in chosen), out.dtype))
+        converted.append(any(args[i].value is not operands[i].value for i in chosen))
     among = tuple(dict.fromkeys(type_choice.kind_of(r) for r in results))
     dtype = np.result_type(*(r.dtype for r in results))
     groups = dict.fromkeys(keys)  # first-seen order; each key's first result is its value
     value = None
     for key in reversed(list(groups)):
-        first = keys.index(key)
+        members = [n for n, k in enumerate(keys) if k == key]
+        first = next((n for n in members if not converted[n]), members[0])  # fewest conversions
         held = prims.convert(results[first], dtype) if results[first].dtype != dtype else results[first]
         if value is None:
             value = held
@@ -98,3 +102,11 @@ def _any(tests: list) -> Tracer:
     for t in tests[1:]:
         out = prims.ufunc(np.bitwise_or, out, t)
     return out
+
+
+def _same_number(held: Tracer, taken: Tracer, out: Tracer) -> Tracer:
+    """``held`` where computing with ``taken`` (``held`` as a kind) gives the number computing
+    with ``held`` does: an integer or bool kind held exactly in a float, the result that float."""
+    if taken.value is held.value or held.dtype.kind != "f" or taken.dtype.kind not in "biu":
+        return taken
+    return held if out.dtype == held.dtype else taken

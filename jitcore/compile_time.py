@@ -20,7 +20,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from jitcore.errors import CompileTimeWarning
-from jitcore.passes.manager import recording_times
 
 WARN_AFTER_SECONDS = 5.0
 UNROLLED_OPS = 300  # a traced program larger than this is most often a loop Python unrolled
@@ -48,6 +47,9 @@ class CompileClock:
     def stage(self, name: str) -> Iterator[None]:
         """Time the ``with`` block as stage ``name``, less the passes that run in it, which are
         stages of their own (``pass 'fuse'``; ``verifier``)."""
+        from jitcore.passes.manager import recording_times  # (not at import: tracing, which
+        # imports this module, must not load the passes; test_namespace)
+
         start = time.perf_counter()
         with recording_times() as passes:
             yield

@@ -27,7 +27,7 @@ from jitcore import calltime, index_forms, pytree, raise_state, type_choice
 from jitcore import primitives as prims
 from jitcore.dtypes import ir_type
 from jitcore.errors import JitTypeError, LoopCarryShapeError
-from jitcore.ir.core import Block, Region
+from jitcore.ir.core import PURE, Block, Region
 from jitcore.ir.dialects import scf
 from jitcore.ir.types import TensorType
 from jitcore.tracer import Trace, Tracer, current_trace, fresh, needs_static, user_location
@@ -500,6 +500,16 @@ def _fixed_kind(leaf, among: tuple) -> int | None:
     return among.index(kind)
 
 
+def _read(value, depth: int = 8) -> bool:
+    """Whether anything reads ``value``: an op that is not pure, or one whose results are read.
+    (Chosen-kind arithmetic asks a tag which combination ran even where every combination
+    computed the same number: those pure ops feed nothing.)"""
+    if depth == 0:
+        return True
+    return any(not op.has_trait(PURE) or op.regions or any(_read(r, depth - 1) for r in op.results)
+               for op, _ in value.uses)
+
+
 @dataclass
 class _LoopTags:
     """A loop's tags (``type_choice``): per carry leaf its kinds, and the body's tags (in the
@@ -517,7 +527,7 @@ class _LoopTags:
         unused and go (``canonicalize``), and the loop (``s = 0; s += x[i]``) vectorizes as
         before."""
         return [prims.where(ran, prims.constant(ran.owner_trace, fixed, type_choice.TAG), init)
-                if fixed is not None and not arg.uses else result
+                if fixed is not None and not _read(arg) else result
                 for result, init, fixed, arg in zip(results, init_tags, self.fixed, self.args)]
 
     @property

@@ -29,7 +29,7 @@
 // -----
 // A scan of a kind that has none.
 // RUN: kernelize,fuse
-// CHECK-ERROR: 'array.scan' op needs 'kind' in ['max', 'min', 'prod', 'sum']
+// CHECK-ERROR: 'array.scan' op needs 'kind' in ['bitand', 'bitor', 'bitxor', 'max', 'min', 'prod', 'sum']
 "func.func"() ({
 ^bb0(%arg0: tensor<6xi16>):
   %0 = "array.scan"(%arg0) {axis = 0, kind = "and"} : (tensor<6xi16>) -> tensor<6xi16>

@@ -519,7 +519,7 @@ def katz_centrality(A, alpha):
 # ---------------------------------------------------------------------------- data wrangling
 def _group_stats_by_unique(keys, values):
     """The user's groupby: ``unique`` with inverse and counts, sums by ``bincount``, the
-    variance by a second pass (refused: as many groups as the data holds)."""
+    variance by a second pass (as many groups as the data holds: a selection of their count)."""
     u, inv, counts = np.unique(keys, return_inverse=True, return_counts=True)
     sums = np.bincount(inv, weights=values, minlength=u.size)
     means = sums / counts
@@ -1216,7 +1216,21 @@ def _out_part_of_another_dtype(x):
 
 
 # The functions this round compiled, at their edges: (function, arguments, tolerance).
+def _merge_by_fmin_at(gid, s):
+    out = np.full(s.size, np.nan)
+    np.fmin.at(out, gid, s)
+    return out
+
+
 EDGES = {
+    # refused until session 53: u.size, a traced count, as bincount's minlength (refuse53); fmin.at
+    # at traced indices, a compiled loop over the steps (recsys53)
+    "np.unique with return_inverse and return_counts, bincount by the groups": (
+        _group_stats_by_unique, (np.array([7, 3, 7, 1, 3]), normal(5)), EXACT,
+    ),
+    "np.fmin.at at traced indices, NaN first and last": (
+        _merge_by_fmin_at, (np.array([0, 0, 1, 2, 2]), np.array([np.nan, 1.0, 2.0, 3.0, np.nan])), EXACT,
+    ),
     "np.roll by traced shifts: negative, past the length, per axis, flattened, empty, int8 of 300": (
         lambda x, s, t: (np.roll(x, s, 1), np.roll(x, -s, 0), np.roll(x, s * 7), np.roll(x, (s, t), (0, 1)),
                          np.roll(x, (s, t), 1), np.roll(x[:, :0], s, 1), np.roll(x[0], t),
@@ -1271,12 +1285,6 @@ def _groups_from_the_data(keys):
     return np.zeros(keys.max() + 1, dtype=np.int64)
 
 
-def _merge_by_fmin_at(gid, s):
-    out = np.full(s.size, np.nan)
-    np.fmin.at(out, gid, s)
-    return out
-
-
 def _peaks_by_list_append(x):
     peaks = []
     for i in range(1, x.size - 1):
@@ -1288,11 +1296,6 @@ def _peaks_by_list_append(x):
 # What jitcore refuses on purpose: (function, arguments, error, words the message must hold).
 REFUSED = {
     # list.append in a branch of a traced if: compiled since session 47 (below)
-    # (its u.size is the number of groups: still refused, though np.unique itself compiles;
-    # since session 47 u.size is a traced count, refused where minlength= needs it)
-    "np.unique with return_inverse and return_counts (as many groups as the data holds)": (
-        _group_stats_by_unique, (np.array([7, 3, 7, 1]), normal(4)), jc.ConcretizationError,
-        "length of np.unique"),
     # compress with a traced condition: returned, compiled since dynlen46
     # (tests/test_data_dependent_length.py)
     "the set functions (union1d)": (
@@ -1307,8 +1310,6 @@ REFUSED = {
         _groups_from_the_data, (np.array([2, 0, 4]),), jc.ConcretizationError, "shape of numpy.zeros"),
     "out= a part of an int array for a float result (NumPy: a casting error)": (
         _out_part_of_another_dtype, (np.arange(4.0),), jc.UnsupportedError, "out= into a part"),
-    "np.fmin.at at traced indices (no NaN-ignoring scatter)": (
-        _merge_by_fmin_at, (np.array([0, 0, 1]), normal(3)), jc.UnsupportedError, "fmin.at"),
 }
 
 
