@@ -54,3 +54,25 @@ def test_loop_bodies_in_place_match_numpy(n):
         for expected, got in zip(_loops(x, steps), loops(x, steps), strict=True):
             assert got.dtype == expected.dtype
             np.testing.assert_array_equal(got, expected)
+
+
+def _aliased_inits(x, steps):
+    y = x * 1.0
+    z = y  # the for loop's first y is z's buffer too: never written over
+    a = x * 1.0
+    b = a  # the same for the while loop's a
+    for _ in range(steps):
+        y = y * 2 + 1
+    k = 0
+    while k < steps:
+        a = np.sqrt(a + 1.0)
+        k += 1
+    return y, z, a, b, b * 2
+
+
+def test_a_loop_never_writes_over_its_first_value_named_outside():
+    x = np.random.default_rng(7).random(1000)
+    jitted = jc.jit(_aliased_inits)
+    for steps in (0, 1, 5):
+        for expected, got in zip(_aliased_inits(x, steps), jitted(x, steps), strict=True):
+            np.testing.assert_array_equal(got, expected)
