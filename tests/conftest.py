@@ -49,12 +49,23 @@ from jitcore.codegen.cpu import backend as _cpu_backend  # noqa: E402  (after JI
 
 _cpu_backend.MEMO_BYTES = 32 * 1024 * 1024
 
+# The run's cache is emptied before every test, so almost nothing stored is read back: its
+# entries are kept in this process's memory instead of in files (``disk_cache.keep_in_memory``:
+# every plan is still encoded, digested and, on a hit within a test, read back through the same
+# checks; a file made, written and renamed per compile was about 2.5% of a compile-heavy file's
+# CPU). tests/jitcore/test_disk_cache.py points the cache at folders of its own, on disk, and
+# the tests' subprocesses use the folder on disk.
+from jitcore import disk_cache as _disk_cache  # noqa: E402
+
+_IN_MEMORY = _disk_cache.keep_in_memory(CACHE_DIR)
+
 
 @pytest.fixture(autouse=True)
 def _empty_disk_cache():
     from tests import jit_once
 
     jit_once.forget()  # the tests' shared jitted functions, like the disk cache: per test
+    _IN_MEMORY.clear()
     os.makedirs(CACHE_DIR, mode=0o700, exist_ok=True)
     with os.scandir(CACHE_DIR) as found:
         for item in found:

@@ -285,3 +285,27 @@ def assert_prints_as_numpy(capsys, fn, jitted, calls) -> None:
         want = capsys.readouterr().out
         jitted(*args)
         assert capsys.readouterr().out == want, args
+
+
+def assert_same_tree(got, want, where: str = "result") -> None:
+    """``got`` is ``want`` exactly, node by node: the same Python type everywhere (a tuple is not
+    a list, a Python int not a NumPy one, a bool not an int); tuples, lists and dicts element by
+    element (dicts by the same keys); arrays and NumPy scalars of the same dtype, shape and
+    values; anything else equal, NaN matching NaN. (The shared form of the test files' own
+    ``_same`` helpers, each as strict as this.)"""
+    assert type(got) is type(want), (
+        f"{where}: {type(got).__name__} != expected {type(want).__name__} ({got!r}, {want!r})")
+    if isinstance(want, (tuple, list)):
+        assert len(got) == len(want), f"{where}: length {len(got)} != {len(want)} ({got!r}, {want!r})"
+        for i, (g, w) in enumerate(zip(got, want)):
+            assert_same_tree(g, w, f"{where}[{i}]")
+    elif isinstance(want, dict):
+        assert got.keys() == want.keys(), f"{where}: keys {list(got)} != {list(want)}"
+        for key in want:
+            assert_same_tree(got[key], want[key], f"{where}[{key!r}]")
+    elif isinstance(want, (np.ndarray, np.generic)):
+        assert (got.dtype, got.shape) == (want.dtype, want.shape), (
+            f"{where}: {got.dtype}{list(got.shape)} != expected {want.dtype}{list(want.shape)}")
+        np.testing.assert_array_equal(got, want, err_msg=where)
+    else:
+        assert got == want or (got != got and want != want), f"{where}: {got!r} != {want!r}"

@@ -27,7 +27,7 @@ from tests.coverage.compare import (
     ulp,
 )
 from tests.coverage.harness import Case, run_case
-from tests.oracle import ORDER_BOUNDS, ULP_BOUNDS, assert_matches, ulp_bound
+from tests.oracle import ORDER_BOUNDS, ULP_BOUNDS, assert_matches, assert_same_tree, ulp_bound
 
 FLOATS = (np.float16, np.float32, np.float64)
 
@@ -316,3 +316,26 @@ def test_exact_and_ulp_keep_specials(tol):
         wrong = want.copy()
         wrong[i] = v
         assert not accepts(tol, fn, [x], wrong), name
+
+
+def test_assert_same_tree_rejects_every_difference():
+    """The shared ``_same`` (tests/oracle.py): a Python type, dtype, shape, value, length or key
+    apart is rejected; NaN matches NaN."""
+    a = np.arange(3.0)
+    want = (a, [np.float32(1.5), 2, True], {"k": np.int64(3)}, math.nan)
+    assert_same_tree((a.copy(), [np.float32(1.5), 2, True], {"k": np.int64(3)}, math.nan), want)
+    wrong = [
+        (a.astype(np.float32), [np.float32(1.5), 2, True], {"k": np.int64(3)}, math.nan),  # dtype
+        (a[None], [np.float32(1.5), 2, True], {"k": np.int64(3)}, math.nan),  # shape
+        (a + 1, [np.float32(1.5), 2, True], {"k": np.int64(3)}, math.nan),  # values
+        (a, (np.float32(1.5), 2, True), {"k": np.int64(3)}, math.nan),  # a tuple for a list
+        (a, [np.float64(1.5), 2, True], {"k": np.int64(3)}, math.nan),  # NumPy scalar's dtype
+        (a, [np.float32(1.5), 2, 1], {"k": np.int64(3)}, math.nan),  # an int for a bool
+        (a, [np.float32(1.5), np.int64(2), True], {"k": np.int64(3)}, math.nan),  # NumPy int for int
+        (a, [np.float32(1.5), 2], {"k": np.int64(3)}, math.nan),  # length
+        (a, [np.float32(1.5), 2, True], {"j": np.int64(3)}, math.nan),  # key
+        (a, [np.float32(1.5), 2, True], {"k": np.int64(3)}, 0.0),  # a number for NaN
+    ]
+    for got in wrong:
+        with pytest.raises(AssertionError):
+            assert_same_tree(got, want)

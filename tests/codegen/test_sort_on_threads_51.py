@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jitcore as jc
+from jitcore.codegen.backend import backend_for
 from jitcore.codegen.cpu import runtime, sort_quick, target
 from tests.budget import examples
 
@@ -107,17 +108,16 @@ _modules = {}
 
 
 def _kernels(width: int, lanes: int):
+    """The process's own copies (``sort_quick.load_shared``, as a jitted sort loads them)."""
     if (width, lanes) not in _modules:
-        runtime.load_run_chunks(lambda ir, symbol: target.compile_module(ir, [symbol])[1][symbol])
-        module = sort_quick._QuickKernel(width, lanes).module
         symbols = [sort_quick.shared_symbol(width, lanes), sort_quick.select_symbol(width, lanes, True)]
-        ref, addresses = target.compile_module(str(module), symbols)
+        sort_quick.load_shared(symbols[0], backend_for("cpu")._compile_and_load)
         sort = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
-                                ctypes.c_int64)(addresses[symbols[0]])
+                                ctypes.c_int64)(sort_quick._loaded[symbols[0]])
         select = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
-                                  ctypes.c_int64, ctypes.c_void_p)(addresses[symbols[1]])
-        _modules[width, lanes] = (ref, sort, select)
-    return _modules[width, lanes][1:]
+                                  ctypes.c_int64, ctypes.c_void_p)(sort_quick._loaded[symbols[1]])
+        _modules[width, lanes] = (sort, select)
+    return _modules[width, lanes]
 
 
 @pytest.mark.parametrize("width", [32, 64])

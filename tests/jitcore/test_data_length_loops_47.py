@@ -17,34 +17,19 @@ from hypothesis.extra import numpy as hnp
 import jitcore as jc
 from jitcore.autograph.statements import UNROLL_LIMIT
 from tests.budget import examples
+from tests.oracle import assert_same_tree
 
 # trip counts below and above the unroll limit (a loop run in Python, and a compiled loop)
 SIZES = (0, 1, 7, UNROLL_LIMIT - 1, UNROLL_LIMIT + 1, 3 * UNROLL_LIMIT)
 
 
-def _same(got, want):
-    """The same pytree of results: types, dtypes, shapes and values."""
-    assert type(got) is type(want), (type(got), type(want))
-    if isinstance(want, (tuple, list)):
-        assert len(got) == len(want)
-        for a, b in zip(got, want):
-            _same(a, b)
-    elif isinstance(want, dict):
-        assert got.keys() == want.keys()
-        for key in want:
-            _same(got[key], want[key])
-    elif isinstance(want, np.ndarray):
-        assert (got.dtype, got.shape) == (want.dtype, want.shape)
-        np.testing.assert_array_equal(got, want)
-    else:
-        assert got == want or (got != got and want != want), (got, want)
 
 
 def _check(fn, *args):
     given_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     want = fn(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
     got = jc.jit(fn)(*given_args)
-    _same(got, want)
+    assert_same_tree(got, want)
     for a, b in zip(given_args, args):  # the arguments after the call: untouched, as NumPy's
         if isinstance(b, np.ndarray):
             np.testing.assert_array_equal(a, b)
@@ -274,7 +259,7 @@ def test_the_list_is_one_compiled_loop():
     f = jc.jit(doubled_positives)
     for n in (200, 20000):
         _check(doubled_positives, _data(n))
-    _same(f(_data(20000)), doubled_positives(_data(20000)))
+    assert_same_tree(f(_data(20000)), doubled_positives(_data(20000)))
 
 
 @settings(max_examples=examples(40, 15), deadline=None)
@@ -301,7 +286,7 @@ def test_on_the_emulated_gpu(monkeypatch, n):
             got, want = (got,), (want,)
         for g, w in zip(got, want):
             if isinstance(w, list):
-                _same(g, w)
+                assert_same_tree(g, w)
             else:
                 g = np.asarray(g.to_numpy() if hasattr(g, "to_numpy") else g)
                 assert g.dtype == np.asarray(w).dtype and g.shape == np.shape(w)
@@ -353,7 +338,7 @@ def test_printed_text(capsys, n):
     x = _data(n)
     want = printing(x)
     expected = capsys.readouterr().out
-    _same(jc.jit(printing)(x), want)
+    assert_same_tree(jc.jit(printing)(x), want)
     assert capsys.readouterr().out == expected
 
 

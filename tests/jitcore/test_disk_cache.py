@@ -125,6 +125,26 @@ def test_a_hit_in_this_process_counts_from_disk_and_computes_the_same(cache_dir)
     assert "from_disk=1" in repr(second)
 
 
+def test_a_folder_kept_in_memory_makes_no_file_and_hits_through_the_same_checks(cache_dir, monkeypatch):
+    """``keep_in_memory`` (the test suite's own cache): no file, a hit in this process is read
+    back and checked as from disk, a damaged entry is rebuilt, the cap and the commands apply."""
+    memory = disk_cache.keep_in_memory(cache_dir)
+    try:
+        assert fresh_call(cache_dir).from_disk == 0 and entries(cache_dir) == []
+        (path,) = [p for p in memory if p.endswith(disk_cache.SUFFIX)]
+        assert disk_cache.info().entries == 1
+        assert fresh_call(cache_dir).from_disk == 1
+        memory[path] = memory[path][:-1] + bytes([memory[path][-1] ^ 1])  # one bit flipped
+        assert fresh_call(cache_dir).from_disk == 0  # the digest caught it: compiled and stored anew
+        assert fresh_call(cache_dir).from_disk == 1
+        monkeypatch.setattr(config, "cache_max_bytes", len(memory[path]) * 3 // 2)
+        fresh_call(cache_dir, fn=lambda x, y: jnp.tanh(y + x * 2))  # another plan
+        assert path not in memory and disk_cache.info().entries == 1  # the oldest went
+        assert disk_cache.cache_clear() == 1 and memory == {} and entries(cache_dir) == []
+    finally:
+        disk_cache._in_memory.pop(os.path.abspath(cache_dir), None)
+
+
 # -- the stored plan --------------------------------------------------------------------------
 def _plans():
     """Plans of several shapes: loops, a callback, a BLAS call, constants of many dtypes, a

@@ -17,7 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import jitcore as jc
-from jitcore.codegen.cpu import runtime, sort_quick, target
+from jitcore.codegen.backend import backend_for
+from jitcore.codegen.cpu import sort_quick, target
 
 FLOATS = ["float64", "float32"]
 AVX512 = "avx512" in target.kernel_isa()
@@ -134,20 +135,18 @@ def test_route_is_the_quicksort(dt):
 
 
 # The kernel alone, at every vector width: the keys hold no NaN (sort.py moves them out first).
+# Each is the process's own copy (``sort_quick.load_shared``, as a jitted sort loads it): a width
+# that another test of this process sorted at is not compiled again (2-3 s of LLVM a module).
 _kernels = {}
 
 
 def _kernel(width: int, lanes: int):
     if (width, lanes) not in _kernels:
-        # the kernel's threaded sort (sort51) calls the pool's run_chunks
-        runtime.load_run_chunks(lambda ir, symbol: target.compile_module(ir, [symbol])[1][symbol])
-        module = sort_quick._QuickKernel(width, lanes).module
         symbol = sort_quick.shared_symbol(width, lanes)
-        ref, addresses = target.compile_module(str(module), [symbol])
-        fn = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
-                              ctypes.c_int64)(addresses[symbol])
-        _kernels[width, lanes] = (ref, fn)
-    return _kernels[width, lanes][1]
+        sort_quick.load_shared(symbol, backend_for("cpu")._compile_and_load)
+        _kernels[width, lanes] = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
+                                                  ctypes.c_int64)(sort_quick._loaded[symbol])
+    return _kernels[width, lanes]
 
 
 def _sorted_by_kernel(x: np.ndarray, lanes: int, depth=None):

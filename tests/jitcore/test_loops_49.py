@@ -22,22 +22,7 @@ from hypothesis import strategies as st
 
 import jitcore as jc
 from tests.budget import examples
-
-
-def _same(got, want):
-    """The same pytree of results: types, dtypes, shapes and values."""
-    assert type(got) is type(want), (type(got), type(want), got, want)
-    if isinstance(want, (tuple, list)):
-        assert len(got) == len(want), (got, want)
-        for a, b in zip(got, want):
-            _same(a, b)
-    elif isinstance(want, np.ndarray):
-        assert (got.dtype, got.shape) == (want.dtype, want.shape), (got, want)
-        np.testing.assert_array_equal(got, want)
-    elif isinstance(want, np.generic):
-        assert got.dtype == want.dtype and got == want, (got, want)
-    else:
-        assert got == want, (got, want)
+from tests.oracle import assert_same_tree
 
 
 def _outcome(fn, args):
@@ -55,7 +40,7 @@ def _check(jitted, fn, *args):
     if want[0] == "raised":
         assert got[1] == want[1], (got[1], want[1])
     else:
-        _same(got[1], want[1])
+        assert_same_tree(got[1], want[1])
     for a, b in zip(got[2], want[2]):  # the arguments after the call, as Python leaves them
         if isinstance(b, np.ndarray):
             np.testing.assert_array_equal(a, b)

@@ -9,21 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jitcore as jc
+from tests.oracle import assert_same_tree
 
 STEPS = 300  # a loop this long is compiled, not unrolled
 
 
-def _same(got, want):
-    """Equal values, dtypes and Python types, recursively through tuples."""
-    if isinstance(want, tuple):
-        assert isinstance(got, tuple) and len(got) == len(want)
-        for g, w in zip(got, want):
-            _same(g, w)
-        return
-    assert type(got) is type(want), (type(got), type(want))
-    if isinstance(want, np.ndarray):
-        assert got.dtype == want.dtype and got.shape == want.shape
-    np.testing.assert_array_equal(got, want)
 
 
 def _check(fn, seed, *args, kind=np.random.default_rng):
@@ -33,7 +23,7 @@ def _check(fn, seed, *args, kind=np.random.default_rng):
     copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     want = fn(r2, *copies)
     got = jc.jit(fn)(r1, *args)
-    _same(got, want)
+    assert_same_tree(got, want)
     for a, c in zip(args, copies):
         if isinstance(a, np.ndarray):
             np.testing.assert_array_equal(a, c)  # arguments untouched
@@ -247,13 +237,13 @@ def test_loop_draws_keep_numpys_order_per_generator(fn, kind):
         pytest.skip("RandomState.standard_normal takes no dtype")
     for seed in (0, 5):
         r1, r2, o1, o2 = kind(seed), kind(seed), kind(seed + 1), kind(seed + 1)
-        _same(jc.jit(fn)(r1, o1, np.zeros(2)), fn(r2, o2, np.zeros(2)))
+        assert_same_tree(jc.jit(fn)(r1, o1, np.zeros(2)), fn(r2, o2, np.zeros(2)))
         assert r1.random() == r2.random() and o1.random() == o2.random()
 
 
 def test_one_generator_passed_twice_draws_in_program_order():
     r1, r2 = np.random.default_rng(9), np.random.default_rng(9)
-    _same(jc.jit(_many_sites)(r1, r1, np.zeros(2)), _many_sites(r2, r2, np.zeros(2)))
+    assert_same_tree(jc.jit(_many_sites)(r1, r1, np.zeros(2)), _many_sites(r2, r2, np.zeros(2)))
     assert r1.random() == r2.random()
 
 
@@ -359,7 +349,7 @@ def test_one_generator_passed_at_two_places_keeps_numpys_order():
         return out, acc
 
     r1, r2 = np.random.default_rng(0), np.random.default_rng(0)
-    _same(jc.jit(f)(r1, r1, np.ones(3)), f(r2, r2, np.ones(3)))
+    assert_same_tree(jc.jit(f)(r1, r1, np.ones(3)), f(r2, r2, np.ones(3)))
     assert r1.random() == r2.random()
     _check(lambda r, x: f(r, np.random.default_rng(1), x), 0, np.ones(3))
 

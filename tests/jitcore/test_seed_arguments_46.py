@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import jitcore as jc
 from jitcore.errors import JitcoreError, UnsupportedError
 from tests.budget import examples
+from tests.oracle import assert_same_tree
 
 SEEDS = [0, 1, 2, 12345, 2**31 - 1, 2**32 + 5, 2**62, 2**63 - 1]
 
@@ -26,20 +27,9 @@ def _check(f, fun, *args):
             f(*args)
         assert str(got.value) == str(e)
         return
-    _same(f(*args), want)
+    assert_same_tree(f(*args), want)
 
 
-def _same(got, want):
-    """Equal values, dtypes and Python types, through tuples."""
-    if isinstance(want, tuple):
-        assert type(got) is tuple and len(got) == len(want)
-        for g, w in zip(got, want):
-            _same(g, w)
-        return
-    assert type(got) is type(want), (type(got), type(want))
-    if isinstance(want, np.ndarray):
-        assert got.dtype == want.dtype and got.shape == want.shape
-    np.testing.assert_array_equal(got, want)
 
 
 def mc_default_rng(seed, x):
@@ -129,7 +119,7 @@ def test_two_seeded_generators_in_program_order():
     f = jc.jit(mc_two_generators)
     x = np.zeros(3)
     for seed, other in [(0, 1), (5, 5), (6, 9), (2**40, 3)]:
-        _same(f(seed, other, x), mc_two_generators(seed, other, x))
+        assert_same_tree(f(seed, other, x), mc_two_generators(seed, other, x))
     assert f.cache_info().traces <= 2
 
 
@@ -144,10 +134,10 @@ def test_global_seed_leaves_the_global_generator_as_numpy_does():
 def test_a_numpy_int_seed_and_a_seed_array():
     f = jc.jit(mc_default_rng)
     x = np.ones(2)
-    _same(f(np.int64(9), x), mc_default_rng(np.int64(9), x))
-    _same(f(np.uint32(9), x), mc_default_rng(np.uint32(9), x))
+    assert_same_tree(f(np.int64(9), x), mc_default_rng(np.int64(9), x))
+    assert_same_tree(f(np.uint32(9), x), mc_default_rng(np.uint32(9), x))
     seeds = np.array([1, 2, 3])
-    _same(f(seeds, x), mc_default_rng(seeds, x))
+    assert_same_tree(f(seeds, x), mc_default_rng(seeds, x))
 
 
 def test_a_negative_seed_raises_numpys_error():
@@ -157,7 +147,7 @@ def test_a_negative_seed_raises_numpys_error():
     with pytest.raises(ValueError) as got:
         f(-1, np.ones(2))
     assert str(got.value) == str(want.value)
-    _same(f(4, np.ones(2)), mc_default_rng(4, np.ones(2)))
+    assert_same_tree(f(4, np.ones(2)), mc_default_rng(4, np.ones(2)))
 
 
 def test_a_seed_computed_from_data_is_refused_clearly():
@@ -176,7 +166,7 @@ def test_a_seed_computed_in_the_function_is_static_on_demand_and_right():
 
     f = jc.jit(derived)
     for seed in (0, 3):
-        _same(f(seed, np.zeros(2)), derived(seed, np.zeros(2)))
+        assert_same_tree(f(seed, np.zeros(2)), derived(seed, np.zeros(2)))
 
 
 def test_a_generator_made_from_a_traced_seed_in_a_compiled_loop_is_refused():
@@ -261,7 +251,7 @@ def test_program_order_with_the_global_generator_and_a_generator_argument():
         after_numpy = np.random.rand()
         np.random.seed(100 + seed)
         got = f(seed, np.random.default_rng(seed + 5), x)
-        _same(got, want)
+        assert_same_tree(got, want)
         assert np.random.rand() == after_numpy  # the global generator left as NumPy leaves it
     assert f.cache_info().traces <= 2
 

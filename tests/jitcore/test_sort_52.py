@@ -19,7 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import jitcore as jc
-from jitcore.codegen.cpu import runtime, sort_ints, sort_quick, target
+from jitcore.codegen.backend import backend_for
+from jitcore.codegen.cpu import sort_ints, sort_quick
 
 FLOATS = ["float64", "float32"]
 
@@ -109,19 +110,14 @@ _kernels = {}
 
 
 def _kernel(width: int, lanes: int):
-    """The sort's entry: the target's own widths as the jitted sorts loaded them, others
-    compiled here (LLVM's generic lowering of the same IR)."""
+    """The sort's entry, the process's own copy (``sort_quick.load_shared``, as a jitted sort
+    loads it; compiled once a process, shared with tests/jitcore/test_float_sort_49.py)."""
     if (width, lanes) not in _kernels:
         symbol = sort_quick.shared_symbol(width, lanes)
-        ref, address = None, sort_quick._loaded.get(symbol)
-        if address is None:
-            runtime.load_run_chunks(lambda ir, name: target.compile_module(ir, [name])[1][name])
-            module = sort_quick._QuickKernel(width, lanes).module
-            ref, addresses = target.compile_module(str(module), [symbol])
-            address = addresses[symbol]
-        fn = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)(address)
-        _kernels[width, lanes] = (ref, fn)
-    return _kernels[width, lanes][1]
+        sort_quick.load_shared(symbol, backend_for("cpu")._compile_and_load)
+        _kernels[width, lanes] = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
+                                                  ctypes.c_int64)(sort_quick._loaded[symbol])
+    return _kernels[width, lanes]
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -11,22 +11,7 @@ import numpy as np
 import pytest
 
 import jitcore as jc
-
-
-def _same(got, want):
-    """Equal values of the same types, element by element through tuples."""
-    if isinstance(want, tuple):
-        assert isinstance(got, tuple) and len(got) == len(want)
-        for g, w in zip(got, want):
-            _same(g, w)
-        return
-    assert type(got) is type(want), (got, want)
-    if isinstance(want, np.ndarray):
-        assert got.dtype == want.dtype
-        np.testing.assert_array_equal(got, want)
-    else:
-        assert got == want or (got != got and want != want), (got, want)
-
+from tests.oracle import assert_same_tree
 
 # -- math.isnan, isinf, isfinite, isclose, fsum -------------------------------------------------
 
@@ -62,12 +47,12 @@ def _isclose(x, y):
     (_isclose, (np.array([1.0, 1.0, 0.0, np.inf, 1.0]), np.array([1.1, 1.2, 2e-3, -np.inf, np.inf]))),
 ], ids=["count-nans", "predicates", "predicates-2", "isclose", "isclose-2"])
 def test_math_predicates_of_traced_numbers_are_pythons(fn, args):
-    _same(jc.jit(fn)(*args), fn(*args))
+    assert_same_tree(jc.jit(fn)(*args), fn(*args))
 
 
 def test_isclose_of_a_traced_number_and_an_int():
     fn = lambda x, n: math.isclose(x.sum(), n) and math.isclose(n, 6)  # noqa: E731
-    _same(jc.jit(fn)(np.arange(4.0), 6), fn(np.arange(4.0), 6))
+    assert_same_tree(jc.jit(fn)(np.arange(4.0), 6), fn(np.arange(4.0), 6))
 
 
 def test_isclose_with_a_negative_tolerance_raises_pythons_error():
@@ -94,13 +79,13 @@ _RNG_F = np.random.default_rng(7)
         "big-int", "below-half", "large"])
 def test_fsum_of_traced_numbers_is_pythons_exactly_rounded_sum(x):
     got, want = jc.jit(lambda x: math.fsum(x))(x), math.fsum(x)
-    _same(got, want)
+    assert_same_tree(got, want)
     assert math.copysign(1.0, got) == math.copysign(1.0, want)
 
 
 def test_fsum_of_a_list_of_traced_numbers():
     fn = lambda x: math.fsum([x[0], 1.0, x[1], x.sum()])  # noqa: E731
-    _same(jc.jit(fn)(np.array([1e16, -1e16])), fn(np.array([1e16, -1e16])))
+    assert_same_tree(jc.jit(fn)(np.array([1e16, -1e16])), fn(np.array([1e16, -1e16])))
 
 
 @pytest.mark.parametrize("x, error, words", [
@@ -141,7 +126,7 @@ X4 = np.array([0.9, 1.1, 1.0, 3.0])
 ], ids=["floats", "tuple", "ints", "bools", "negative", "float32", "numpy-scalars", "constant",
         "array-arguments", "traced-arrays"])
 def test_a_list_read_at_a_traced_position_is_pythons_item(fn, args):
-    _same(jc.jit(fn)(*args), fn(*args))
+    assert_same_tree(jc.jit(fn)(*args), fn(*args))
 
 
 def _weighted(x, ws):
@@ -153,7 +138,7 @@ def _weighted(x, ws):
 
 def test_a_list_read_at_a_static_loops_index_is_read_item_by_item():
     ws = [np.full(3, float(i)) for i in range(70)]
-    _same(jc.jit(_weighted)(np.ones(3), ws), _weighted(np.ones(3), ws))
+    assert_same_tree(jc.jit(_weighted)(np.ones(3), ws), _weighted(np.ones(3), ws))
     assert '"scf.for"' not in jc.jit(_weighted).lower(np.ones(3), ws).as_text("traced")
 
 
@@ -225,13 +210,13 @@ def _positives_in_rows(x):
         "rows", "log-where-kept", "in-a-loop"])
 def test_filtered_generator_reductions_are_pythons(fn):
     x = X3.reshape(2, 3) if fn is _positives_in_rows else X3
-    _same(jc.jit(fn)(x), fn(x))
+    assert_same_tree(jc.jit(fn)(x), fn(x))
 
 
 def test_max_of_a_filtered_generator_follows_pythons_nan_rule():
     fn = lambda x: max(v for v in x if v > 0 or v != v)  # noqa: E731
     for x in (np.array([np.nan, 1.0, 2.0]), np.array([1.0, np.nan, 2.0])):
-        _same(jc.jit(fn)(x), fn(x))
+        assert_same_tree(jc.jit(fn)(x), fn(x))
 
 
 def _constant_test(x, keep):
@@ -241,7 +226,7 @@ def _constant_test(x, keep):
 def test_a_test_that_does_not_depend_on_the_item_is_pythons():
     for keep in (True, False):  # False: no item's value computed (log of a negative would raise)
         x = np.abs(X3) if keep else X3
-        _same(jc.jit(_constant_test, static_argnames="keep")(x, keep), _constant_test(x, keep))
+        assert_same_tree(jc.jit(_constant_test, static_argnames="keep")(x, keep), _constant_test(x, keep))
 
 
 def test_an_empty_filtered_max_raises_pythons_error():
