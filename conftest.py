@@ -44,65 +44,6 @@ def _draw_independent_of_imported_modules():
 _draw_independent_of_imported_modules()
 
 
-def _digest_each_test_source_once():
-    """Hypothesis keys a test's random generator (derandomized: the ``ci`` and ``full``
-    profiles) and its database entry by ``function_digest``: a hash of the test's source, read
-    from its file and tokenized anew, its signature, and, for a parametrized test, the case's
-    id. It ran twice for every case (about 0.4 ms each: 1.5% of the NumPy coverage table's
-    CPU). Here the hash of the source and signature is taken once per test function and the
-    case's id added to a copy: the same bytes, so the same draws. Where Hypothesis computes the
-    digest otherwise (checked on each function's first digest against its own), its own is
-    used."""
-    import hashlib
-    import inspect
-
-    try:
-        from hypothesis import core
-        from hypothesis.internal import reflection
-    except ImportError:
-        return
-    original = getattr(core, "function_digest", None)
-    if original is None or not hasattr(reflection, "_clean_source"):
-        return
-    sources: dict = {}  # test function -> sha384 of its source and signature, or None
-
-    def source_hash(function):
-        hasher = hashlib.sha384()
-        try:
-            hasher.update(reflection._clean_source(inspect.getsource(function)))
-        except (OSError, TypeError):
-            hasher.update(function.__name__.encode())
-        hasher.update(repr(reflection.get_signature(function)).encode())
-        return hasher
-
-    def with_case(hasher, function):
-        hasher = hasher.copy()
-        case = getattr(function, "_hypothesis_internal_add_digest", None)
-        if case is not None:
-            hasher.update(case)
-        return hasher.digest()
-
-    def function_digest(function):
-        try:
-            hasher = sources[function]
-        except KeyError:
-            try:
-                hasher = source_hash(function)
-                if with_case(hasher, function) != original(function):
-                    hasher = None
-            except Exception:  # noqa: BLE001  (anything unusual: Hypothesis's own, always)
-                hasher = None
-            sources[function] = hasher
-        except TypeError:  # unhashable
-            hasher = None
-        return original(function) if hasher is None else with_case(hasher, function)
-
-    core.function_digest = function_digest
-
-
-_digest_each_test_source_once()
-
-
 def pytest_addoption(parser):
     parser.addoption("--run-long", action="store_true", default=False,
                      help="also run tests marked `long` (long random-program runs)")
