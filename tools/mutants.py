@@ -3035,6 +3035,13 @@ MUTANTS = [
            "np.median(x[mask]) of a selection holding -NaN gives a fresh +NaN where NumPy gives "
            "the selected NaN",
            ("tests/jitcore/test_nan_bits_53.py",)),
+    Mutant("if-result-first-branch-unset-refused", "jitcore/autograph/statements.py",
+           "                    raise _FirstLeftUnset(i)",
+           "                    pass",
+           "a return under a traced if whose first-traced branch leaves the result unset on the "
+           "path Python took (if sgn == 0: sgn = s elif s != sgn: return False) is refused with "
+           "the internal name __ag_retval",
+           ("tests/jitcore/test_early_returns_54.py",)),
 ]
 
 
