@@ -3042,6 +3042,12 @@ MUTANTS = [
            "path Python took (if sgn == 0: sgn = s elif s != sgn: return False) is refused with "
            "the internal name __ag_retval",
            ("tests/jitcore/test_early_returns_54.py",)),
+    Mutant("loop-carries-int-arguments", "jitcore/autograph/statements.py",
+           "    return type(value) in _UNCHANGED or isinstance(value, np.generic) or (",
+           "    return type(value) in _UNCHANGED or (False and",
+           "an int argument a compiled loop only reads (rng.integers(0, q)) is carried by it, and "
+           "after it depends on the loop's data, so bincount(minlength=q) is refused",
+           ("tests/jitcore/test_loop_arguments_54.py",)),
 ]
 
 

@@ -756,7 +756,7 @@ def _in_user_terms():
 @_keeping_containers
 def while_stmt(test_fn, body_fn, *, after=None, rebinds=None, holders=(), refreshed=(), **site):
     held = [i for i, name in enumerate(site["names"])
-            if name in refreshed and type(site["init"][i]) in _UNCHANGED]
+            if name in refreshed and _unchanged(site["init"][i])]
     if held:  # levels, only read again after rec(u, levels): it stays the static int it is
         return _holding_while(held, test_fn, body_fn, after, rebinds, holders, site)
     if holders:
@@ -1370,7 +1370,7 @@ def _unrolling(times: int):
 def for_stmt(iterable, extra_test, body_fn, *, after=None, rebinds=None, holders=(), refreshed=(),
              **site):
     held = [i for i, name in enumerate(site["names"])
-            if name in refreshed and type(site["init"][i]) in _UNCHANGED]
+            if name in refreshed and _unchanged(site["init"][i])]
     if held:  # n, only read again after rng.random(n): a Python number stays itself (and static)
         return _holding(held, iterable, extra_test, body_fn, after, rebinds, holders, site)
     if holders:
@@ -1384,6 +1384,15 @@ def for_stmt(iterable, extra_test, body_fn, *, after=None, rebinds=None, holders
 
 
 _UNCHANGED = (bool, int, float, complex, str, type(None))  # what refreshed() gives back as is
+
+
+def _unchanged(value) -> bool:
+    """What ``refreshed()`` gives back as it is and no call can write: a Python number or
+    string, a NumPy scalar, and a traced number (a Python int argument), held by the loop as
+    it is rather than carried, so that it keeps its sources (``q`` of ``rng.integers(0, q)``
+    in a loop is still the argument after it: ``np.bincount(s, minlength=q)`` makes it static)."""
+    return type(value) in _UNCHANGED or isinstance(value, np.generic) or (
+        isinstance(value, Tracer) and value.ndim == 0 and (value.scalar or value.weak))
 
 
 def _holding(held, iterable, extra_test, body_fn, after, rebinds, holders, site):
