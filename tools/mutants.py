@@ -3048,6 +3048,23 @@ MUTANTS = [
            "an int argument a compiled loop only reads (rng.integers(0, q)) is carried by it, and "
            "after it depends on the loop's data, so bincount(minlength=q) is refused",
            ("tests/jitcore/test_loop_arguments_54.py",)),
+    Mutant("local-copy-drops-fortran", "jitcore/autograph/local_arrays.py",
+           "        copy.fortran = _fortran(owner)",
+           "        copy.fortran = False",
+           "the traced copy of a Fortran-ordered local array written with traced values is taken "
+           "for C-ordered, so its ravel is a view and a write through it reaches the array",
+           ("tests/jitcore/test_view_method_writes_54.py",)),
+    Mutant("loop-carry-drops-fortran", "jitcore/control_flow.py",
+           "        t.fortran = _is_fortran(leaf)  # (a view method copies where NumPy's does: ravel)",
+           "        t.fortran = False  # (a view method copies where NumPy's does: ravel)",
+           "a Fortran-ordered array carried by a compiled loop is taken for C-ordered, so its ravel "
+           "is a view and a write through it reaches the array, where NumPy's copies",
+           ("tests/jitcore/test_view_method_writes_54.py",)),
+    Mutant("view-method-write-not-converted", "jitcore/autograph/transform.py",
+           "        if view:  # g.ravel()[k] = v -> g = view_setitem(g, \"ravel\", (), {}, k, v)",
+           "        if False:  # g.ravel()[k] = v -> g = view_setitem(g, \"ravel\", (), {}, k, v)",
+           "g.ravel()[k] = v at a traced k in a loop (Eden growth) asks NumPy for the index's data: "
+           "TracerConversionError", ("tests/jitcore/test_view_method_writes_54.py",)),
 ]
 
 
