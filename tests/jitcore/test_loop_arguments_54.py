@@ -40,3 +40,18 @@ def test_int_read_in_loop_stays_static(q):
             for a, b in zip(expected, got, strict=True):
                 assert a.dtype == b.dtype and a.shape == b.shape
                 np.testing.assert_array_equal(b, a)
+
+
+def _mask(width):
+    return np.uint64((1 << width) - 1)
+
+
+def test_wide_mask_of_traced_width_says_make_it_static():
+    """u2 R3: Python's (1 << 64) - 1 fits uint64 but not int64, in which a traced width computes
+    it: the error says to make the width static, which then gives NumPy's exact mask."""
+    traced = jc.jit(_mask)
+    assert traced(32) == _mask(32) and type(traced(32)) is np.uint64
+    with pytest.raises(OverflowError, match=r"static_argnames=\('width',\)"):
+        traced(64)
+    static = jc.jit(_mask, static_argnames=("width",))
+    assert static(64) == _mask(64) == np.uint64(2**64 - 1) and type(static(64)) is np.uint64
