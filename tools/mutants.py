@@ -3048,6 +3048,11 @@ MUTANTS = [
            "an int argument a compiled loop only reads (rng.integers(0, q)) is carried by it, and "
            "after it depends on the loop's data, so bincount(minlength=q) is refused",
            ("tests/jitcore/test_loop_arguments_54.py",)),
+    Mutant("list-of-arrays-write-refused", "jitcore/autograph/sequence_items.py",
+           "    if kind is None or kind == (\"python\", None) or _kind(value) != kind \\",
+           "    if kind is None or kind[0] == \"array\" or _kind(value) != kind \\",
+           "de Boor's d[j] = ... on a list of arrays at a compiled loop's position is refused",
+           ("tests/jitcore/test_list_of_arrays_writes_54.py",)),
     Mutant("local-copy-drops-fortran", "jitcore/autograph/local_arrays.py",
            "        copy.fortran = _fortran(owner)",
            "        copy.fortran = False",
