@@ -246,6 +246,14 @@ def _results(trace: Trace, op, avals: list[Aval], sources: frozenset, scalars) -
     return out
 
 
+def _is_fortran(leaf) -> bool:
+    """Laid out in Fortran order (and not C's too), as NumPy would hold it."""
+    if isinstance(leaf, Tracer):
+        return leaf.fortran
+    return (isinstance(leaf, np.ndarray) and leaf.ndim > 1 and leaf.flags.f_contiguous
+            and not leaf.flags.c_contiguous)
+
+
 def _carry_tracers(trace: Trace, args, avals: list[Aval], sources: frozenset, init_leaves) -> list[Tracer]:
     """A loop region's carries; a NumPy scalar's carry is one, so the body's ``n += 1`` rebinds
     ``n`` as Python does, rather than writing into a 0-d array."""
@@ -253,6 +261,7 @@ def _carry_tracers(trace: Trace, args, avals: list[Aval], sources: frozenset, in
     for arg, a, leaf in zip(args, avals, init_leaves):
         t = Tracer(arg, trace, sources, a.weak)
         t.scalar = _is_scalar(leaf) and not a.shape
+        t.fortran = _is_fortran(leaf)  # (a view method copies where NumPy's does: ravel)
         t.region_input = True
         out.append(t)
     return out

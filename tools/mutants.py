@@ -3035,6 +3035,41 @@ MUTANTS = [
            "np.median(x[mask]) of a selection holding -NaN gives a fresh +NaN where NumPy gives "
            "the selected NaN",
            ("tests/jitcore/test_nan_bits_53.py",)),
+    Mutant("if-result-first-branch-unset-refused", "jitcore/autograph/statements.py",
+           "                    raise _FirstLeftUnset(i)",
+           "                    pass",
+           "a return under a traced if whose first-traced branch leaves the result unset on the "
+           "path Python took (if sgn == 0: sgn = s elif s != sgn: return False) is refused with "
+           "the internal name __ag_retval",
+           ("tests/jitcore/test_early_returns_54.py",)),
+    Mutant("loop-carries-int-arguments", "jitcore/autograph/statements.py",
+           "    return type(value) in _UNCHANGED or isinstance(value, np.generic) or (",
+           "    return type(value) in _UNCHANGED or (False and",
+           "an int argument a compiled loop only reads (rng.integers(0, q)) is carried by it, and "
+           "after it depends on the loop's data, so bincount(minlength=q) is refused",
+           ("tests/jitcore/test_loop_arguments_54.py",)),
+    Mutant("list-of-arrays-write-refused", "jitcore/autograph/sequence_items.py",
+           "    if kind is None or kind == (\"python\", None) or _kind(value) != kind \\",
+           "    if kind is None or kind[0] == \"array\" or _kind(value) != kind \\",
+           "de Boor's d[j] = ... on a list of arrays at a compiled loop's position is refused",
+           ("tests/jitcore/test_list_of_arrays_writes_54.py",)),
+    Mutant("local-copy-drops-fortran", "jitcore/autograph/local_arrays.py",
+           "        copy.fortran = _fortran(owner)",
+           "        copy.fortran = False",
+           "the traced copy of a Fortran-ordered local array written with traced values is taken "
+           "for C-ordered, so its ravel is a view and a write through it reaches the array",
+           ("tests/jitcore/test_view_method_writes_54.py",)),
+    Mutant("loop-carry-drops-fortran", "jitcore/control_flow.py",
+           "        t.fortran = _is_fortran(leaf)  # (a view method copies where NumPy's does: ravel)",
+           "        t.fortran = False  # (a view method copies where NumPy's does: ravel)",
+           "a Fortran-ordered array carried by a compiled loop is taken for C-ordered, so its ravel "
+           "is a view and a write through it reaches the array, where NumPy's copies",
+           ("tests/jitcore/test_view_method_writes_54.py",)),
+    Mutant("view-method-write-not-converted", "jitcore/autograph/transform.py",
+           "        if view:  # g.ravel()[k] = v -> g = view_setitem(g, \"ravel\", (), {}, k, v)",
+           "        if False:  # g.ravel()[k] = v -> g = view_setitem(g, \"ravel\", (), {}, k, v)",
+           "g.ravel()[k] = v at a traced k in a loop (Eden growth) asks NumPy for the index's data: "
+           "TracerConversionError", ("tests/jitcore/test_view_method_writes_54.py",)),
 ]
 
 

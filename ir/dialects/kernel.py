@@ -486,7 +486,10 @@ PYTHON_ERRORS = {
     INT_OVERFLOW: ("OverflowError", "a Python int past int64's range: Python's ints have no limit, "
          "compiled code's are int64, and this result (a product, power, shift, negation or "
          "quotient) does not fit (it would wrap around). Compute with floats (float(n) * m), mask as you go "
-         "(h = (h * 31 + c) & 0xFFFFFFFF), or compute it outside the jitted function"),
+         "(h = (h * 31 + c) & 0xFFFFFFFF), or compute it outside the jitted function; where it comes "
+         "from an int argument ((1 << width) - 1, a bit mask of width 64), make that argument static "
+         "(static_argnames=('width',)): Python then computes it exactly, once per value, while "
+         "compiling"),
     NEGATIVE_SHIFT: ("ValueError", "negative shift count"),
     NEGATIVE_INT_EXPONENT: ("ValueError", "a Python int raised to a negative int is a float in "
          "Python, but this power's type was fixed as int when the function compiled (the exponent "

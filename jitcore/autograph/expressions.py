@@ -323,6 +323,20 @@ def nested_setitem(base, key, inner_key, value):
     return base
 
 
+def view_setitem(base, method: str, args, kwargs, key, value, op=None):
+    """``base.ravel()[key] = value`` (``op``: ``base.ravel()[key] op= value``), ``method`` a
+    view method (``transform._VIEW_METHODS``) of a local array: NumPy writes ``base`` through
+    the view the method returns, so a NumPy ``base`` written at a traced index or with a traced
+    value becomes a traced copy first, as ``base[key] = value`` does (NumPy's own indexing
+    cannot take a traced index), and the copy is written through its view. The copy keeps
+    NumPy's layout (``local_arrays._fortran``), so where NumPy's method copies (``ravel`` of
+    a Fortran-order array) the traced one does too, and ``base`` is unchanged, as in NumPy."""
+    base = _writable(base, key, value)
+    view = getattr(base, method)(*args, **kwargs)
+    view[key] = value if op is None else op(view[key], value)
+    return base
+
+
 def _replaced(items: tuple, key, value) -> tuple:
     """``items`` with the element at ``key`` (an int) replaced, of ``items``' own type (a
     namedtuple's too)."""

@@ -119,6 +119,12 @@ def _owners_held(value) -> set[int]:
     return {id(_owner(x)) for x in items if type(x) is np.ndarray}
 
 
+def _fortran(array: np.ndarray) -> bool:
+    """Laid out in Fortran order only: its traced copy keeps that layout, so that a view
+    method copies where NumPy's does (``g.ravel()`` of ``np.zeros((3, 4), order="F")``)."""
+    return array.ndim > 1 and array.flags.f_contiguous and not array.flags.c_contiguous
+
+
 def shared_as_traced(values, names, functions, rebinds, owners=(), registered=None) -> tuple:
     """``values`` (a traced statement's variables ``names``) with the NumPy arrays that share
     memory with another of them, or with a variable that ``functions`` (its bodies) read, as
@@ -170,6 +176,7 @@ def shared_as_traced(values, names, functions, rebinds, owners=(), registered=No
         if owner.dtype.kind not in "biufc" or any(k is None for k in keys.values()):
             continue
         root = fresh(prims.as_tracer(trace, owner, owner.dtype))
+        root.fortran = _fortran(owner)
         made: dict[int, Tracer] = {}
         for where, a in group:
             if id(a) not in made:
@@ -364,7 +371,10 @@ def written_copy(base: np.ndarray, trace) -> Tracer:
         del owner  # (its references are counted there)
         return _unkeyed_view_copy(base, trace)
     if entry is None:
-        entry = trace.local_copies[id(owner)] = (owner, fresh(prims.as_tracer(trace, owner, owner.dtype)))
+        copy = fresh(prims.as_tracer(trace, owner, owner.dtype))
+        # (NumPy's layout, so that a view method copies where NumPy's does: ravel of order="F")
+        copy.fortran = _fortran(owner)
+        entry = trace.local_copies[id(owner)] = (owner, copy)
         r = calltime.recorder()
         for obj in list(r._made.values()) if r is not None else ():
             for name, value in list(vars(obj).items()):

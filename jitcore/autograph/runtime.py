@@ -37,6 +37,7 @@ from jitcore.autograph.expressions import (
     not_,
     or_,
     setitem,
+    view_setitem,
 )
 from jitcore.autograph.filtered import comprehension_test, filtered
 from jitcore.autograph.printf import percent
@@ -68,7 +69,8 @@ __all__ = ["and_", "at_call", "attempt", "aug_assign", "aug_setitem", "bound", "
            "out_call", "out_part",
            "outer_read",
            "outer_value", "reach", "refreshed", "refuse_stale", "result",
-           "setitem", "setitem_outer", "aug_setitem_outer", "slice", "state", "while_stmt"]
+           "setitem", "setitem_outer", "aug_setitem_outer", "slice", "state", "view_aug_setitem",
+           "view_setitem", "while_stmt"]
 
 slice = builtins.slice  # noqa: A001  (converted code builds subscript keys with it)
 
@@ -447,6 +449,11 @@ def aug_assign(base, op: str, value):
 def aug_setitem(base, key, op: str, value):
     """``base[key] op= value`` in converted code (``expressions.aug_setitem``)."""
     return expressions.aug_setitem(base, key, _in_place(op), value)
+
+
+def view_aug_setitem(base, method: str, args, kwargs, key, op: str, value):
+    """``base.ravel()[key] op= value`` in converted code (``expressions.view_setitem``)."""
+    return expressions.view_setitem(base, method, args, kwargs, key, value, _in_place(op))
 
 
 def nested_aug_setitem(base, key, inner_key, op: str, value):

@@ -105,14 +105,18 @@ _LONGEST_WRITTEN = 64  # a write is one select per item: longer lists are arrays
 
 def set_item_at(base: list, key: Tracer, value) -> None:
     """``base[key] = value`` for a traced integer ``key`` on a short list of numbers of one kind
-    (``free[k] = b``, ``counts[int(v) % 4] += 1``): each item becomes ``value`` where ``key``
-    names it, else stays, so the list keeps its length and its items' kind; a position out of
-    range raises Python's ``IndexError('list assignment index out of range')`` from the call."""
+    (``free[k] = b``, ``counts[int(v) % 4] += 1``) or of arrays of one shape and dtype (de
+    Boor's ``d[j] = (1 - a) * d[j - 1] + a * d[j]``, ``d`` rows of the control points): each
+    item becomes ``value`` where ``key`` names it, else stays, so the list keeps its length and
+    its items' kind; a position out of range raises Python's ``IndexError('list assignment
+    index out of range')`` from the call. (Each array item is then a new array: one that was a
+    view of another array no longer sees that array's later writes.)"""
     kinds = {_kind(v) for v in base}
     kind = next(iter(kinds)) if len(kinds) == 1 else None
-    if kind is None or kind[0] == "array" or kind == ("python", None) or _kind(value) != kind \
+    if kind is None or kind == ("python", None) or _kind(value) != kind \
             or len(base) > _LONGEST_WRITTEN:
         why = (f"longer than {_LONGEST_WRITTEN} items" if len(base) > _LONGEST_WRITTEN and kind
+               else "of arrays not of the value's one shape and dtype" if kind and kind[0] == "array"
                else "not of numbers of the value's one type")
         raise needs_static(UnsupportedError(
             f"a list {why} written at a traced position (at {user_location()}): Python asks the "
@@ -125,4 +129,4 @@ def set_item_at(base: list, key: Tracer, value) -> None:
     new = as_tracer(key.owner_trace, value, dtype)
     for j, item in enumerate(base):
         chosen = np.where(index == j, new, as_tracer(key.owner_trace, item, dtype))
-        base[j] = fresh(chosen, True, kind[0] == "python")
+        base[j] = fresh(chosen) if kind[0] == "array" else fresh(chosen, True, kind[0] == "python")

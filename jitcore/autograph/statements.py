@@ -459,6 +459,15 @@ def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, 
         return (else_fn if branch.then else then_fn)(*init)
 
 
+class _FirstLeftUnset(Exception):
+    """The branch of a traced if traced first left the variable at ``i`` unset, though the
+    analysis of the source had it set there (an inner if it holds went one way in Python)."""
+
+    def __init__(self, i: int):
+        super().__init__(i)
+        self.i = i
+
+
 class SameObject(Exception):
     """A loop body bound a variable it carries by value (``Z = step(Z)``) to the very array it
     was given, written in place (``step`` changed ``Z`` and returned it): an in-place write, so
@@ -512,9 +521,10 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
                       next((side for side in sides if side is not None), True))
     first_type = {}
     for i, side in zip(one_sided, sides):
-        if side is None:
+        if side is None and names[i] != RETVAL:
             raise _one_path(names[i], line)
-        filled.add(i)
+        filled.add(i)  # (the result: read only where a return set it, so any path may fill it)
+    unset = set()  # filled names neither branch sets after all (``_SetByNeither``)
     # those the branch traced second defines (``c = s * 2`` on the path past an ``if ...:
     # return``, whose branch defines the result): their types from a trial run of that branch
     # (a value the path that returns or breaks never reads: any of the type will do)
@@ -565,6 +575,10 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
         return run
 
     def _branch_out(full, out, first: bool) -> dict:
+        if first:  # one the analysis thought this branch sets, left unset on the path traced
+            for i in filled - unset - set(first_type):
+                if isinstance(out[i], Undefined):
+                    raise _FirstLeftUnset(i)
         for i, name in enumerate(names):
             if name in dead:  # read first in a branch, never after the if: not carried
                 out[i] = full[i]
@@ -573,7 +587,7 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
         bound_here = {i: unbound.given_flag(out[i], full[i], was) for i, was in tracked.items()}
         writes.saw(full, out)
         for i, (name, v) in enumerate(zip(names, out)):
-            if name in local or i in shared.held:
+            if name in local or i in shared.held or i in unset:
                 continue
             if isinstance(v, Undefined):
                 if i not in filled or first and i not in first_type:
@@ -592,7 +606,7 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
         given = {}
         copies = {id(full[j]): init[j] for j in carried}  # the branch's operands: the names' own
         for i, (name, v) in enumerate(zip(names, out)):
-            if name in local or i in shared.held:
+            if name in local or i in shared.held or i in unset:
                 continue
             leaves, tree = pytree.flatten(v)
             if any(isinstance(leaf, Tracer) for leaf in leaves):  # (``chosen``: those the caller sees)
@@ -626,13 +640,29 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
     flags = {}  # variable -> the array an inner if of the first branch traced picks for it
     operands = tuple(init[i] for i in carried)
     first_pred = pred
-    with _in_user_terms():
-        if not then_first:
-            first_pred = np.logical_not(pred)
-            out = cf.cond(first_pred, branch(else_fn, True), branch(then_fn, False), *operands,
-                          python_types=True)
-        else:
-            out = cf.cond(pred, branch(then_fn, True), branch(else_fn, False), *operands, python_types=True)
+    first_fn, second_fn = (then_fn, else_fn) if then_first else (else_fn, then_fn)
+    if not then_first:
+        first_pred = np.logical_not(pred)
+    while True:
+        try:
+            with _in_user_terms():
+                out = cf.cond(first_pred, branch(first_fn, True), branch(second_fn, False), *operands,
+                              python_types=True)
+            break
+        except _FirstLeftUnset as left:
+            k = left.i
+            # The branch traced first leaves it unset on the path its Python conditions took
+            # (a return under ``if sgn == 0: ... elif ...: return`` with sgn still 0): the
+            # other branch's trial run gives its type, or shows neither sets it.
+            tried = _trial(second_fn, init, lambda after, _, k=k: (after[k],))
+            if tried is None:  # (the trial raised: the trace proper meets it again)
+                raise _one_path(names[k], line) from None
+            if isinstance(tried[0], Undefined):
+                unset.add(k)
+            elif _kinds_of(tried[0]) is None:
+                raise _cannot_carry(names[k], tried[0], "if", line) from None
+            else:
+                first_type[k] = _kinds_of(tried[0])
     for i, options in texts[1].items():  # the text picked at each call, by its number
         out[names[i]] = traced_text.choice(current_trace(), out[names[i]], texts[0][i] + options)
     picks = {i: out.pop(_PICKED + names[i]) for i in flags if _PICKED + names[i] in out}
@@ -726,7 +756,7 @@ def _in_user_terms():
 @_keeping_containers
 def while_stmt(test_fn, body_fn, *, after=None, rebinds=None, holders=(), refreshed=(), **site):
     held = [i for i, name in enumerate(site["names"])
-            if name in refreshed and type(site["init"][i]) in _UNCHANGED]
+            if name in refreshed and _unchanged(site["init"][i])]
     if held:  # levels, only read again after rec(u, levels): it stays the static int it is
         return _holding_while(held, test_fn, body_fn, after, rebinds, holders, site)
     if holders:
@@ -1340,7 +1370,7 @@ def _unrolling(times: int):
 def for_stmt(iterable, extra_test, body_fn, *, after=None, rebinds=None, holders=(), refreshed=(),
              **site):
     held = [i for i, name in enumerate(site["names"])
-            if name in refreshed and type(site["init"][i]) in _UNCHANGED]
+            if name in refreshed and _unchanged(site["init"][i])]
     if held:  # n, only read again after rng.random(n): a Python number stays itself (and static)
         return _holding(held, iterable, extra_test, body_fn, after, rebinds, holders, site)
     if holders:
@@ -1354,6 +1384,15 @@ def for_stmt(iterable, extra_test, body_fn, *, after=None, rebinds=None, holders
 
 
 _UNCHANGED = (bool, int, float, complex, str, type(None))  # what refreshed() gives back as is
+
+
+def _unchanged(value) -> bool:
+    """What ``refreshed()`` gives back as it is and no call can write: a Python number or
+    string, a NumPy scalar, and a traced number (a Python int argument), held by the loop as
+    it is rather than carried, so that it keeps its sources (``q`` of ``rng.integers(0, q)``
+    in a loop is still the argument after it: ``np.bincount(s, minlength=q)`` makes it static)."""
+    return type(value) in _UNCHANGED or isinstance(value, np.generic) or (
+        isinstance(value, Tracer) and value.ndim == 0 and (value.scalar or value.weak))
 
 
 def _holding(held, iterable, extra_test, body_fn, after, rebinds, holders, site):

@@ -64,6 +64,29 @@ def _nested_subscript(target, own) -> bool:
             and target.value.args[0].id in own)
 
 
+# Array methods that return a view of the array where NumPy can (``g.ravel()[k] = v`` writes g)
+_VIEW_METHODS = frozenset({"ravel", "reshape", "transpose", "swapaxes", "squeeze"})
+
+
+def _view_method_subscript(target, own):
+    """``B.ravel()[k]`` with ``B`` the function's own, as converted (``call(B.ravel)()[k]``):
+    the call's (name, method, args, keywords), or None."""
+    if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Call)):
+        return None
+    call, func = target.value, target.value.func
+    if (isinstance(func, ast.Call) and isinstance(func.func, ast.Attribute) and func.func.attr == "call"
+            and isinstance(func.func.value, ast.Name) and func.func.value.id == AG and len(func.args) == 1):
+        func = func.args[0]
+    if not (isinstance(func, ast.Attribute) and func.attr in _VIEW_METHODS
+            and isinstance(func.value, ast.Name) and func.value.id in own
+            and not any(isinstance(a, ast.Starred) for a in call.args)
+            and all(k.arg is not None for k in call.keywords)):
+        return None
+    keywords = ast.Dict(keys=[ast.Constant(k.arg) for k in call.keywords],
+                        values=[k.value for k in call.keywords])
+    return func.value.id, ast.Constant(func.attr), ast.Tuple(elts=list(call.args), ctx=ast.Load()), keywords
+
+
 def _outer_subscript(target, own) -> bool:
     """``W[k]`` where ``W`` is not the function's own: a global or a closure's variable; or an
     object's attribute (``self.buf[k]``, ``model.w[k]``), an array other code holds too."""
@@ -409,6 +432,12 @@ class Expressions(_LinedTransformer):
                                                 value=call), node)
         if len(node.targets) == 1 and _nested_subscript(node.targets[0], self.own):
             return self._nested_write(node)
+        view = len(node.targets) == 1 and _view_method_subscript(node.targets[0], self.own)
+        if view:  # g.ravel()[k] = v -> g = view_setitem(g, "ravel", (), {}, k, v)
+            name, *call = view
+            write = _call(_helper("view_setitem"), _load(name), *call, _key(node.targets[0].slice),
+                          node.value)
+            return _locate(ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=write), node)
         if len(node.targets) == 1 and _object_attribute(node.targets[0]):
             t = node.targets[0]  # self.w = ...: refused on an object from outside (runtime)
             call = _call(_helper("set_attribute"), t.value, ast.Constant(t.attr), node.value)
@@ -476,6 +505,13 @@ class Expressions(_LinedTransformer):
                          node.value)
             return _locate(ast.Assign(targets=[ast.Name(id=base.id, ctx=ast.Store())], value=call),
                            node)
+        view = _view_method_subscript(node.target, self.own)
+        if view:  # g.ravel()[k] += v
+            name, *call = view
+            op = ast.Constant(type(node.op).__name__)
+            write = _call(_helper("view_aug_setitem"), _load(name), *call, _key(node.target.slice), op,
+                          node.value)
+            return _locate(ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=write), node)
         if _outer_subscript(node.target, self.own):
             t = node.target
             op = ast.Constant(type(node.op).__name__)

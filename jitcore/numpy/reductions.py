@@ -674,7 +674,7 @@ def _traced_minlength(minlength: Tracer) -> str:
     groups = minlength.counts is not None  # len(u) of u = np.unique(ids): the number of groups
     what = (f"minlength is the length of {minlength.counts[0]}, a count the data sets (how many "
             f"distinct values there are)" if groups else
-            "minlength is computed from traced data (x.max() + 1, say)")
+            f"minlength is computed from traced data (x.max() + 1, say){_depends(minlength)}")
     bound = ("a static argument, or len(ids): the group numbers np.unique(ids, return_inverse=True) "
              "gives are below it, and the bins past the last group are 0" if groups else
              "a static argument (values at or past it raise IndexError when the function runs)")
@@ -682,6 +682,14 @@ def _traced_minlength(minlength: Tracer) -> str:
             f"result's length, but {what} (at {user_location()}). Write minlength=K with K a "
             f"Python int at least the number of bins ({bound}); then keep the first bins outside "
             f"the jitted function, or reduce them at once (.sum(), .max())")
+
+
+def _depends(value: Tracer) -> str:
+    """What a traced value depends on, in words (``: here on the argument(s) q, s``)."""
+    names = sorted(s for s in value.sources if " " not in s)  # (" ": a draw, not an argument)
+    draws = sorted(s for s in value.sources if " " in s)
+    parts = ([f"the argument(s) {', '.join(names)}"] if names else []) + draws
+    return f"; here it depends on {' and '.join(parts)}" if parts else ""
 
 
 def _bincount_of_count(x: Tracer, weights, minlength: Tracer, selected: Tracer | None):
