@@ -2182,8 +2182,8 @@ MUTANTS = [
            "if t >= w traces its then-branch with the bounds of t < w: the window is clamped wrongly",
            ("tests/jitcore/test_guarded_windows_46.py",)),
     Mutant("list-write-at-wrong-items", "jitcore/autograph/sequence_items.py",
-           "        chosen = np.where(index == j, new, as_tracer(key.owner_trace, item, dtype))",
-           "        chosen = np.where(index <= j, new, as_tracer(key.owner_trace, item, dtype))",
+           "        at_j = index == j",
+           "        at_j = index <= j",
            "free[k] = b at a traced k writes the items after k too",
            ("tests/jitcore/test_list_writes_46.py",)),
     Mutant("shifted-slices-any-length", "jitcore/masked.py",
@@ -3070,6 +3070,16 @@ MUTANTS = [
            "        if False:  # g.ravel()[k] = v -> g = view_setitem(g, \"ravel\", (), {}, k, v)",
            "g.ravel()[k] = v at a traced k in a loop (Eden growth) asks NumPy for the index's data: "
            "TracerConversionError", ("tests/jitcore/test_view_method_writes_54.py",)),
+    Mutant("chosen-view-of-local-array-unlinked", "jitcore/autograph/aliasing.py",
+           "    if not (root.caller_sees or local) or root.level > current_trace().depth:",
+           "    if not root.caller_sees or root.level > current_trace().depth:",
+           "a view of the function's own array picked by a traced condition holds the value from "
+           "before a later write to the array", ("tests/jitcore/test_local_view_choice_54.py",)),
+    Mutant("list-item-view-unlinked-after-traced-write", "jitcore/autograph/sequence_items.py",
+           "            base[j] = aliasing.chosen(at_j, value, item, chosen)",
+           "            base[j] = fresh(chosen)",
+           "after d[j] = v at a traced j, an item that was a view of x misses x's later writes",
+           ("tests/jitcore/test_local_view_choice_54.py",)),
 ]
 
 

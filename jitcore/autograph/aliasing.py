@@ -292,14 +292,14 @@ def _up(root: Tracer, steps, new: Tracer) -> Tracer:
     return new
 
 
-def _array_of(obj, like: Tracer):
-    """``(root, steps)`` of ``obj`` if it is an array of ``like``'s type that the caller sees (an
-    argument, a global's array, or a view of one, maybe made inside the choice), whose writes
-    must reach the caller; else None."""
+def _array_of(obj, like: Tracer, local: bool = True):
+    """``(root, steps)`` of ``obj`` if it is an array of ``like``'s type from outside the choice
+    (an argument, a global's array, an array of the function's own, or a view of one, maybe
+    made inside the choice), whose writes must reach the other names that hold it; else None."""
     if not isinstance(obj, Tracer) or obj.scalar:
         return None
     root, steps = _path(obj)
-    if not root.caller_sees or root.level > current_trace().depth:
+    if not (root.caller_sees or local) or root.level > current_trace().depth:
         return None
     try:  # obj itself may be a view made inside the choice's region, derived again here
         part = _down(root, steps)
@@ -308,22 +308,28 @@ def _array_of(obj, like: Tracer):
     return (root, steps) if part.shape == like.shape and part.dtype == like.dtype else None
 
 
-def chosen(pred: Tracer, first, second, selected):
+def chosen(pred: Tracer, first, second, selected, local: bool = True):
     """What ``x = first if pred else second`` leaves in ``x`` when one side (or both) is an
     array the caller sees (an argument, a global's array, a view of one): one of the objects,
     as in Python. Jitcore's ``selected`` (the choice's value) becomes a view of that array,
     which reads it where ``pred`` holds and writes it there (``out = a if inplace else
     a.copy(); out *= s`` writes the caller's ``a`` when ``inplace``); the other side's value
     lives in a root of the view's own. Where both sides are arrays from outside, different
-    ones, it holds the value chosen and refuses writes."""
+    ones, it holds the value chosen and refuses writes. ``local``: an array of the function's
+    own counts as one from outside too (not where a branch wrote it in place: that write is
+    joined after the ``if``)."""
     if not isinstance(selected, Tracer) or selected.scalar:
         return selected
     if first is second and isinstance(first, Tracer) and first.level <= current_trace().depth:
         return first
     views, objects = (_host_view(first), _host_view(second)), (first, second)
-    first, second = _array_of(first, selected), _array_of(second, selected)
+    first, second = _array_of(first, selected, local), _array_of(second, selected, local)
     if first is None and second is None:
         return selected
+    if first is not None and second is not None:  # a local array beside a view or the caller's:
+        local = [not side[1] and not side[0].caller_sees for side in (first, second)]
+        if local[0] != local[1]:  # keep the view's link (the local array's value is copied)
+            first, second = (None, second) if local[0] else (first, None)
     if first is not None and second is not None:
         whole = all(not side[1] or view is not None for side, view in zip((first, second), views))
         arrays = (first[0], second[0]) if whole else None

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from jitcore.autograph import aliasing
 from jitcore.errors import UnsupportedError
 from jitcore.ir.dialects import kernel
 from jitcore.numpy.everyday import raise_at_first
@@ -109,8 +110,9 @@ def set_item_at(base: list, key: Tracer, value) -> None:
     Boor's ``d[j] = (1 - a) * d[j - 1] + a * d[j]``, ``d`` rows of the control points): each
     item becomes ``value`` where ``key`` names it, else stays, so the list keeps its length and
     its items' kind; a position out of range raises Python's ``IndexError('list assignment
-    index out of range')`` from the call. (Each array item is then a new array: one that was a
-    view of another array no longer sees that array's later writes.)"""
+    index out of range')`` from the call. An array item that was a view of another array stays
+    one where the position did not name it (``aliasing.chosen``), so it sees that array's later
+    writes and writes through to it, as in Python."""
     kinds = {_kind(v) for v in base}
     kind = next(iter(kinds)) if len(kinds) == 1 else None
     if kind is None or kind == ("python", None) or _kind(value) != kind \
@@ -128,5 +130,9 @@ def set_item_at(base: list, key: Tracer, value) -> None:
     dtype = _held_as(kind)
     new = as_tracer(key.owner_trace, value, dtype)
     for j, item in enumerate(base):
-        chosen = np.where(index == j, new, as_tracer(key.owner_trace, item, dtype))
-        base[j] = fresh(chosen) if kind[0] == "array" else fresh(chosen, True, kind[0] == "python")
+        at_j = index == j
+        chosen = np.where(at_j, new, as_tracer(key.owner_trace, item, dtype))
+        if kind[0] == "array":  # an item that was a view still is one where it was not written
+            base[j] = aliasing.chosen(at_j, value, item, chosen)
+        else:
+            base[j] = fresh(chosen, True, kind[0] == "python")
