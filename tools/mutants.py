@@ -3035,6 +3035,23 @@ MUTANTS = [
            "np.median(x[mask]) of a selection holding -NaN gives a fresh +NaN where NumPy gives "
            "the selected NaN",
            ("tests/jitcore/test_nan_bits_53.py",)),
+    Mutant("histogram-search-skips-the-last-compare", "jitcore/numpy/reductions.py",
+           "    return prims.ufunc(np.add, base, prims.convert(prims.ufunc(np.less_equal, last, x), np.dtype(np.intp)))",
+           "    return base",
+           "np.histogram of many uneven edges: the search stops before its last compare, so half "
+           "the values land a bin low",
+           ("tests/jitcore/test_sorts_54.py", "tests/jitcore/test_histogram_bins_50.py")),
+    Mutant("histogram-search-keeps-past-the-last-edge", "jitcore/numpy/reductions.py",
+           "prims.ufunc(np.equal, found, 0), prims.ufunc(np.greater, x, e[-1]))",
+           "prims.ufunc(np.equal, found, 0), prims.ufunc(np.greater, x, e[-1] + np.inf))",
+           "np.histogram of many uneven edges counts values past the last edge in the last bin",
+           ("tests/jitcore/test_sorts_54.py",)),
+    Mutant("fuse-search-inlined-into-a-scatter", "passes/fuse.py",
+           "    return reads >= SEARCH_READS",
+           "    return reads > 10 * SEARCH_READS",
+           "a histogram's bin search (several reads of the edges a value) is inlined into the "
+           "count's scatter, whose loop runs in order: 10^6 values 4.7 -> 12-23 ms",
+           ("tests/jitcore/test_sorts_54.py",)),
 ]
 
 

@@ -1,0 +1,99 @@
+"""Session 54: sorts and sort-based NumPy calls, bit for bit against NumPy.
+
+- np.histogram of many uneven edges bins each value by a branchless binary search
+  (``reductions._searched_bins``), no sort: every halving count (17 to 70 edges), values on
+  the edges and one ulp either side, NaN, +-inf, -0.0 against a 0.0 edge, float32 and int
+  values against float64 edges, weights and a mask's selection. One compile per edge count
+  (the edges are an argument), many inputs each.
+- ``fuse`` keeps the search out of the count's scatter (its loop runs in order; the search's
+  alone vectorizes)."""
+
+import numpy as np
+import pytest
+
+import jitcore as jc
+from jitcore.ir.dialects import kernel
+
+
+def _uneven_edges(rng, count):
+    """``count`` sorted distinct uneven edges, 0.0 among them, rounded so values land on them."""
+    pool = np.unique(np.round(rng.standard_normal(8 * count) * 3, 2))
+    return np.sort(np.append(rng.choice(pool[pool != 0], count - 1, replace=False), 0.0))
+
+
+def _near(edges, rng, n, dtype):
+    """Values on the edges, one ulp either side, between them, outside them, NaN, +-inf, -0.0."""
+    e = edges.astype(dtype)
+    near = np.concatenate(
+        [
+            e,
+            np.nextafter(e, -np.inf),
+            np.nextafter(e, np.inf),
+            rng.uniform(edges[0] - 1, edges[-1] + 1, edges.size).astype(dtype),
+        ]
+    )
+    special = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0], dtype)
+    return np.concatenate([rng.choice(near, n), special])
+
+
+def _same(got, want):
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("count", [18, 33, 70])
+def test_uneven_edges_searched_as_numpy_bins(count):
+    """Every edge count from ``count`` down a few (a different last halving each, one compile
+    for each shape) and data of several dtypes, against NumPy's histogram."""
+    rng = np.random.default_rng(count)
+
+    def f(x, e, xi, x32, w, m):
+        return (
+            np.histogram(x, e)[0],
+            np.histogram(xi, e)[0],
+            np.histogram(x32, e)[0],
+            np.histogram(x, e, weights=w)[0],
+            np.histogram(x[m], e)[0],
+        )
+
+    jitted = jc.jit(f)
+    for k in range(4):
+        edges = _uneven_edges(rng, count)
+        x = _near(edges, rng, 3000, np.float64)
+        xi = np.round(x[np.isfinite(x)] * 2).astype(np.int64)
+        x32 = _near(edges, rng, 3000, np.float32)
+        w = np.round(rng.random(x.size) * 8)  # small integers: the sums are exact in any order
+        m = rng.random(x.size) < 0.5
+        if k == 3:  # edges of float32 values: a value and its edge equal only in float64
+            edges = edges.astype(np.float32).astype(np.float64)
+        for g, want in zip(jitted(x, edges, xi, x32, w, m), f(x, edges, xi, x32, w, m)):
+            _same(g, want)
+
+
+def test_static_edges_and_edge_counts_near_powers_of_two():
+    """Static edges (the path chosen while tracing) of 17, 31, 32, 63 and 65 inner edges."""
+    rng = np.random.default_rng(7)
+    for count in (19, 33, 34, 65, 67):
+        edges = _uneven_edges(rng, count)
+        x = _near(edges, rng, 500, np.float64)
+        _same(jc.jit(_histogram_of(edges))(x), np.histogram(x, edges)[0])
+
+
+def _histogram_of(edges):
+    return lambda x: np.histogram(x, edges)[0]
+
+
+def test_search_is_kept_out_of_the_count():
+    """The bin search (several reads of the edges a value) is a kernel of its own, not inlined
+    into the scatter that counts the bins."""
+    edges = _uneven_edges(np.random.default_rng(1), 40)
+    module = jc.jit(lambda x, e: np.histogram(x, e)[0]).lower(np.zeros(1000), edges).optimized()
+    scatters = [
+        op
+        for op in module.walk()
+        if isinstance(op, kernel.GenericOp)
+        and any(inner.op_name == "kernel.insert" for inner in kernel.body_ops(op))
+    ]
+    assert scatters
+    for op in scatters:
+        assert sum(inner.op_name == "kernel.extract" for inner in kernel.body_ops(op)) <= 2
