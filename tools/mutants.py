@@ -3052,6 +3052,17 @@ MUTANTS = [
            "a histogram's bin search (several reads of the edges a value) is inlined into the "
            "count's scatter, whose loop runs in order: 10^6 values 4.7 -> 12-23 ms",
            ("tests/jitcore/test_sorts_54.py",)),
+    Mutant("partition-in-order-check-skips-the-last-pair", "codegen/cpu/sort_select.py",
+           "        pairs = b.sub(n, _c(1))",
+           "        pairs = b.sub(n, _c(2))",
+           "np.partition takes a lane as in order when only its last two elements are not, "
+           "and returns it unselected",
+           ("tests/jitcore/test_sorts_54.py",)),
+    Mutant("partition-in-order-check-reads-one-block", "codegen/cpu/sort_select.py",
+           "            b.store(b.add(first, _c(IN_ORDER_BLOCK)), start)",
+           "            b.store(pairs, start)",
+           "np.partition takes a lane as in order when its first block is, whatever follows",
+           ("tests/jitcore/test_sorts_54.py",)),
 ]
 
 

@@ -6,13 +6,19 @@
   values against float64 edges, weights and a mask's selection. One compile per edge count
   (the edges are an argument), many inputs each.
 - ``fuse`` keeps the search out of the count's scatter (its loop runs in order; the search's
-  alone vectorizes)."""
+  alone vectorizes).
+- np.partition / argpartition / median take a lane already in order (sorted, all equal) as it
+  is, after one read (``sort_select.in_order``): lanes in order but one pair, that pair in the
+  first, a middle or the last block of the read, or the very last pair; the partition
+  contract checked (tests/jitcore/test_select.py's)."""
 
 import numpy as np
 import pytest
 
 import jitcore as jc
+from jitcore.codegen.cpu.sort_select import IN_ORDER_BLOCK
 from jitcore.ir.dialects import kernel
+from tests.jitcore.test_select import assert_argpartitioned, assert_partitioned
 
 
 def _uneven_edges(rng, count):
@@ -97,3 +103,59 @@ def test_search_is_kept_out_of_the_count():
     assert scatters
     for op in scatters:
         assert sum(inner.op_name == "kernel.extract" for inner in kernel.body_ops(op)) <= 2
+
+
+N_IN_ORDER = 3 * IN_ORDER_BLOCK + 100
+# the pairs swapped below (None: none), and ranks at both of each pair's places: the contract
+# then sees the pair's order
+SPOTS = (None, 0, IN_ORDER_BLOCK - 1, IN_ORDER_BLOCK, 2 * IN_ORDER_BLOCK + 5, N_IN_ORDER - 2)
+KTH = tuple(sorted({300} | {k for w in SPOTS if w is not None for k in (w, w + 1)}))
+
+
+def _in_order_but_one(dtype, n, where, rng):
+    """``n`` sorted values of ``dtype`` (with ties), the pair at ``where`` swapped (None: none)."""
+    if np.dtype(dtype).kind == "f":
+        x = np.sort(np.round(rng.standard_normal(n) * 4, 1).astype(dtype))
+        x[x == 0] = rng.choice(np.array([-0.0, 0.0], dtype), int(np.sum(x == 0)))  # ties of -0.0 and 0.0
+    else:
+        x = np.sort(rng.integers(0, 100 if dtype == np.uint8 else 10**6, n).astype(dtype))
+    if where is not None:
+        x[[where, where + 1]] = x[[where + 1, where]]
+        if x[where] == x[where + 1]:  # a tie swapped is still in order: make it a descent
+            x[where] = x[where + 1] + (1 if np.dtype(dtype).kind != "f" else 0.5)
+    return x
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint8, np.float64])
+def test_partitions_of_lanes_in_order_but_one_pair(dtype):
+    """Rows in order, all equal, or in order but one pair (at the start, across a block's end,
+    in the last block, the last pair), float rows with NaN at the end or in the middle, as
+    rows of one array (one compile): partition, argpartition and median against the contract
+    and NumPy's median."""
+    rng = np.random.default_rng(5)
+    n = N_IN_ORDER
+    rows = [_in_order_but_one(dtype, n, w, rng) for w in SPOTS]
+    rows.append(np.full(n, 3, dtype))
+    if np.dtype(dtype).kind == "f":
+        rows.append(np.concatenate([rows[0][:-9], np.full(9, np.nan, dtype)]))
+        nan_inside = rows[0].copy()
+        nan_inside[n // 2] = np.nan
+        rows.append(nan_inside)
+    x = np.stack(rows)
+
+    def f(x):
+        return np.partition(x, KTH, axis=-1), np.argpartition(x, KTH, axis=-1), np.median(x, axis=-1)
+
+    part, order, median = jc.jit(f)(x)
+    for i in range(x.shape[0]):
+        assert_partitioned(part[i], x[i], KTH, f"{dtype} row {i}")
+        assert_argpartitioned(order[i], x[i], KTH, f"{dtype} row {i}")
+    want = np.median(x, axis=-1)
+    assert median.dtype == want.dtype
+    np.testing.assert_array_equal(median, want)
+    # a strided lane (every other element of a longer one) and a lane just past SMALL
+    y = np.repeat(rows[2], 2)[::2]
+    got = jc.jit(lambda y: np.partition(y, KTH))(y)
+    assert_partitioned(got, y, KTH, f"{dtype} strided")
+    short = rows[1][:17]
+    assert_partitioned(jc.jit(lambda z: np.partition(z, (0, 8)))(short), short, (0, 8), f"{dtype} 17")
