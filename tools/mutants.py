@@ -3063,6 +3063,12 @@ MUTANTS = [
            "            b.store(pairs, start)",
            "np.partition takes a lane as in order when its first block is, whatever follows",
            ("tests/jitcore/test_sorts_54.py",)),
+    Mutant("histogramdd-search-drops-the-last-edge", "jitcore/numpy/reductions.py",
+           "            i = _searched_bins(v, e_v)\n",
+           "            i = _searched_bins(v, e_v[:-1])\n",
+           "histogram2d/histogramdd of many edges search all but the last, so values past the last "
+           "edge are counted in the last bin",
+           ("tests/jitcore/test_sorts_54.py",)),
 ]
 
 

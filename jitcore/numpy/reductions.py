@@ -1016,9 +1016,13 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
         counts.append(n)
         v = prims.convert(col, np.result_type(col.dtype, e.dtype))
         e_v = prims.convert(e, v.dtype)
-        # searchsorted(edges, v, 'right'): how many edges lie at or below v (NaN: none)
-        above = prims.ufunc(np.greater_equal, prims.reshape(v, v.shape + (1,)), e_v)
-        i = prims.reduction("sum", above, 1, False, np.intp)
+        # searchsorted(edges, v, 'right'): how many edges lie at or below v (NaN: none);
+        # counted with a compare an edge, or for many edges by a binary search
+        if n - 1 > _COUNTED_EDGES:
+            i = _searched_bins(v, e_v)
+        else:
+            above = prims.ufunc(np.greater_equal, prims.reshape(v, v.shape + (1,)), e_v)
+            i = prims.reduction("sum", above, 1, False, np.intp)
         i = prims.where(prims.ufunc(np.equal, v, e_v[-1]), i - 1, i)  # the last edge: last bin
         inside = prims.ufunc(np.bitwise_and, prims.ufunc(np.greater_equal, i, 1),
                              prims.ufunc(np.less_equal, i, n))

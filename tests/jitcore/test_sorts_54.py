@@ -159,3 +159,23 @@ def test_partitions_of_lanes_in_order_but_one_pair(dtype):
     assert_partitioned(got, y, KTH, f"{dtype} strided")
     short = rows[1][:17]
     assert_partitioned(jc.jit(lambda z: np.partition(z, (0, 8)))(short), short, (0, 8), f"{dtype} 17")
+
+
+def test_histogramdd_of_many_edges_searched():
+    """histogram2d / histogramdd bin each dimension by the same search where it has more than
+    ``_COUNTED_EDGES`` inner edges (equal bins from a count too): values on the edges, one ulp
+    either side, NaN, +-inf; one dimension searched and one counted; weights."""
+    rng = np.random.default_rng(11)
+    e0, e1 = _uneven_edges(rng, 40), np.linspace(-2.0, 3.0, 12)
+    x, y = _near(e0, rng, 2000, np.float64), _near(e1, rng, 2000, np.float64)
+    w = np.round(rng.random(x.size) * 8)
+
+    def f(x, y, w):
+        return (
+            np.histogram2d(x, y, bins=[e0, e1])[0],
+            np.histogram2d(x, y, bins=50, range=[[-3, 3], [-2, 3]])[0],
+            np.histogramdd(np.stack([y, x], axis=1), bins=(e1, e0), weights=w)[0],
+        )
+
+    for got, want in zip(jc.jit(f)(x, y, w), f(x, y, w)):
+        _same(got, want)
