@@ -3069,6 +3069,12 @@ MUTANTS = [
            "histogram2d/histogramdd of many edges search all but the last, so values past the last "
            "edge are counted in the last bin",
            ("tests/jitcore/test_sorts_54.py",)),
+    Mutant("partition-counted-lane-in-order-but-the-last", "codegen/cpu/sort_select.py",
+           "                                    with b.if_then(b.not_(self.in_order(b, out, n))):",
+           "                                    with b.if_then(b.not_(self.in_order(b, out, b.sub(n, _c(1))))):",
+           "np.partition of a small-span int lane skips its counting sort when all but its last "
+           "element are in order",
+           ("tests/jitcore/test_sorts_54.py",)),
 ]
 
 

@@ -529,9 +529,10 @@ class _Selector:
                     with may_count:
                         smallest, span = self.copy_in_ints(b, s, strides[0][axis], out, n)
                         with b.if_else(self.counting_wins(b, span, n)) as (counted, selected):
-                            with counted:  # (a lane of one value is in place already)
+                            with counted:  # (a lane of one value, or in order, is in place)
                                 with b.if_then(b.icmp_unsigned("!=", span, _c(0))):
-                                    self.counting_sort(b, out, n, smallest, span, counts)
+                                    with b.if_then(b.not_(self.in_order(b, out, n))):
+                                        self.counting_sort(b, out, n, smallest, span, counts)
                             with selected:
                                 select_unless_in_order(out, n)
                     with wide:
