@@ -3036,7 +3036,8 @@ MUTANTS = [
            "the selected NaN",
            ("tests/jitcore/test_nan_bits_53.py",)),
     Mutant("histogram-search-skips-the-last-compare", "jitcore/numpy/reductions.py",
-           "    return prims.ufunc(np.add, base, prims.convert(prims.ufunc(np.less_equal, last, x), np.dtype(np.intp)))",
+           "    return prims.ufunc(np.add, base, prims.convert(prims.ufunc(np.less_equal, last, x), "
+           "np.dtype(np.intp)))",
            "    return base",
            "np.histogram of many uneven edges: the search stops before its last compare, so half "
            "the values land a bin low",
@@ -3059,7 +3060,7 @@ MUTANTS = [
            "and returns it unselected",
            ("tests/jitcore/test_sorts_54.py",)),
     Mutant("partition-in-order-check-reads-one-block", "codegen/cpu/sort_select.py",
-           "            b.store(b.add(first, _c(IN_ORDER_BLOCK)), start)",
+           "            b.store(b.add(first, length), start)",
            "            b.store(pairs, start)",
            "np.partition takes a lane as in order when its first block is, whatever follows",
            ("tests/jitcore/test_sorts_54.py",)),
@@ -3071,7 +3072,8 @@ MUTANTS = [
            ("tests/jitcore/test_sorts_54.py",)),
     Mutant("partition-counted-lane-in-order-but-the-last", "codegen/cpu/sort_select.py",
            "                                    with b.if_then(b.not_(self.in_order(b, out, n))):",
-           "                                    with b.if_then(b.not_(self.in_order(b, out, b.sub(n, _c(1))))):",
+           "                                    with b.if_then(b.not_(self.in_order(b, out, "
+           "b.sub(n, _c(1))))):",
            "np.partition of a small-span int lane skips its counting sort when all but its last "
            "element are in order",
            ("tests/jitcore/test_sorts_54.py",)),

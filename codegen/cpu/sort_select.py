@@ -684,7 +684,8 @@ class _Selector:
 
     def in_order(self, b, lane, n: ll.Value) -> ll.Value:
         """i1: no element of ``lane[:n]`` (no NaN among them) is below the one before it. Read
-        in blocks of ``IN_ORDER_BLOCK`` pairs, stopping after the first block with a descent."""
+        in blocks of ``IN_ORDER_BLOCK`` pairs (the first of ``SMALL``), stopping after the first
+        block with a descent."""
         descent, start = self.local(b, ll.Constant(I1, 0)), self.local(b, _c(0))
         pairs = b.sub(n, _c(1))
 
@@ -694,7 +695,9 @@ class _Selector:
         def block():
             first = b.load(start, typ=I64)
             left = b.sub(pairs, first)
-            length = b.select(b.icmp_signed("<", left, _c(IN_ORDER_BLOCK)), left, _c(IN_ORDER_BLOCK))
+            # the first block short: a lane out of order mostly shows it in its first pairs
+            most = b.select(b.icmp_signed("==", first, _c(0)), _c(SMALL), _c(IN_ORDER_BLOCK))
+            length = b.select(b.icmp_signed("<", left, most), left, most)
 
             def pair(t):
                 i = b.add(first, t)
@@ -702,7 +705,7 @@ class _Selector:
                 b.store(b.or_(b.load(descent, typ=I1), down), descent)
 
             emit_loop(b, length, pair)
-            b.store(b.add(first, _c(IN_ORDER_BLOCK)), start)
+            b.store(b.add(first, length), start)
 
         self.loop_while(b, more, block)
         return b.not_(b.load(descent, typ=I1))

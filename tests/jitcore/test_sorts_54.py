@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import jitcore as jc
-from jitcore.codegen.cpu.sort_select import IN_ORDER_BLOCK
+from jitcore.codegen.cpu.sort_select import IN_ORDER_BLOCK, SMALL
 from jitcore.ir.dialects import kernel
 from tests.jitcore.test_select import assert_argpartitioned, assert_partitioned
 
@@ -108,7 +108,7 @@ def test_search_is_kept_out_of_the_count():
 N_IN_ORDER = 3 * IN_ORDER_BLOCK + 100
 # the pairs swapped below (None: none), and ranks at both of each pair's places: the contract
 # then sees the pair's order
-SPOTS = (None, 0, IN_ORDER_BLOCK - 1, IN_ORDER_BLOCK, 2 * IN_ORDER_BLOCK + 5, N_IN_ORDER - 2)
+SPOTS = (None, 0, SMALL - 1, SMALL, SMALL + IN_ORDER_BLOCK - 1, SMALL + IN_ORDER_BLOCK, N_IN_ORDER - 2)
 KTH = tuple(sorted({300} | {k for w in SPOTS if w is not None for k in (w, w + 1)}))
 
 
@@ -128,8 +128,8 @@ def _in_order_but_one(dtype, n, where, rng):
 
 @pytest.mark.parametrize("dtype", [np.int64, np.uint8, np.float64])
 def test_partitions_of_lanes_in_order_but_one_pair(dtype):
-    """Rows in order, all equal, or in order but one pair (at the start, across a block's end,
-    in the last block, the last pair), float rows with NaN at the end or in the middle, as
+    """Rows in order, all equal, or in order but one pair (at the start, across the short first
+    block's end and the next's, the last pair), float rows with NaN at the end or in the middle, as
     rows of one array (one compile): partition, argpartition and median against the contract
     and NumPy's median."""
     rng = np.random.default_rng(5)
