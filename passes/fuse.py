@@ -47,7 +47,10 @@ guards zero).
 
 A producer that reads the array a scatter (``kernel.insert``), or the kernel feeding it,
 starts as a copy of is not inlined there (``_reads_copied``): the scatter would read its own
-target and could not write in place.
+target and could not write in place. Nor is a producer that reads a table ``SEARCH_READS``
+times or more a point (a binary search over a histogram's edges): a scatter's loop runs in
+order, point after point, where the producer's own loop runs its reads in vectors
+(``_searches_for_a_scatter``).
 
 Indexed kernels that check or write (gathers and scatters: ``indexed`` operands,
 ``kernel.check_index``, ``kernel.insert``) stay whole. Such a kernel is never inlined into a
