@@ -77,9 +77,10 @@ def test_uneven_edges_searched_as_numpy_bins(count):
 
 
 def test_static_edges_and_edge_counts_near_powers_of_two():
-    """Static edges (the path chosen while tracing) of 17, 31, 32, 63 and 65 inner edges."""
+    """Static edges (the path chosen while tracing) of 2 (compared), 4, 17, 31, 32, 63 and 65
+    inner edges."""
     rng = np.random.default_rng(7)
-    for count in (19, 33, 34, 65, 67):
+    for count in (4, 6, 19, 33, 34, 65, 67):
         edges = _uneven_edges(rng, count)
         x = _near(edges, rng, 500, np.float64)
         _same(jc.jit(_histogram_of(edges))(x), np.histogram(x, edges)[0])
