@@ -47,7 +47,10 @@ guards zero).
 
 A producer that reads the array a scatter (``kernel.insert``), or the kernel feeding it,
 starts as a copy of is not inlined there (``_reads_copied``): the scatter would read its own
-target and could not write in place.
+target and could not write in place. Nor is a producer that reads a table ``SEARCH_READS``
+times or more a point (a binary search over a histogram's edges): a scatter's loop runs in
+order, point after point, where the producer's own loop runs its reads in vectors
+(``_searches_for_a_scatter``).
 
 Indexed kernels that check or write (gathers and scatters: ``indexed`` operands,
 ``kernel.check_index``, ``kernel.insert``) stay whole. Such a kernel is never inlined into a
@@ -374,6 +377,24 @@ def _within_branches(block: Block, outer: Block) -> bool:
     return True
 
 
+def _searches_for_a_scatter(producer: kernel.GenericOp, consumer: kernel.GenericOp) -> bool:
+    """Whether ``producer`` reads a table at computed positions (``kernel.extract`` of an
+    indexed operand) ``SEARCH_READS`` times or more a point and ``consumer`` scatters: the
+    scatter's loop runs in order, one point after another, where the producer's alone runs
+    its reads side by side in vectors (gathers). A histogram's bin search over uneven edges,
+    6 reads a value: fused into the count, 10^6 values took 12-23 ms; apart, a vectorized
+    search and the count (docs/performance.md, Session 54)."""
+    if not producer.indexed or not _scatters(consumer):
+        return False
+    reads = sum(inner.op_name == "kernel.extract" for inner in kernel.body_ops(producer))
+    return reads >= SEARCH_READS
+
+
+# A producer with this many table reads a point is kept out of a scatter (a binary search's
+# halvings); one or two reads (a gather, a guessed bin moved by one) are cheaper fused.
+SEARCH_READS = 3
+
+
 def _fills(producer: kernel.GenericOp) -> bool:
     """Whether ``producer`` only fills its result with constants (no operands, no scalar op
     but constants: a broadcast scalar that ``licm`` took out of a loop, ``<= 4.0``'s): inlined
@@ -401,6 +422,8 @@ def _should_inline(producer: kernel.GenericOp, consumer: kernel.GenericOp, index
     if _runs_in_order(producer, in_order):
         return False  # with checks or writes an indexed kernel stays whole (module docstring)
     if _reads_copied(producer, consumer):
+        return False
+    if _searches_for_a_scatter(producer, consumer):
         return False
     if index == kernel.head_input(consumer):
         return False  # the count that bounds the loop is read before it, never per point
