@@ -215,7 +215,10 @@ class _QuickKernel:
         b.ret(b.zext(failed, I64))
         sort_buckets.emit_address_table(m, shared_symbol(width, lanes, table=True),
                                         [entry, select, argselect])
-        m.add_named_metadata(target.NO_SLP_METADATA, [])  # vectors already: O3 without SLP
+        if width == 32:  # vectors already: O3 without SLP makes the same object code. Not
+            # float64's: there SLP reorders scalar compares, and without it a 50,000-key
+            # sort on one thread measured 1.04-1.5x as long (docs/performance.md, session 54)
+            m.add_named_metadata(target.NO_SLP_METADATA, [])
 
     def _threaded(self, b, data, n, depth) -> ll.Value:
         """Sort the lane on the runtime's threads: ``SPLIT_LEVELS`` rounds of partitions, each

@@ -102,12 +102,11 @@ LIGHT_CODEGEN_OPT = 0
 # object code is byte for byte the same with them): only level-0 target machines see them,
 # and jitcore makes those for the light pipeline alone. Set before the first such machine.
 LEVEL_0_CODEGEN_OPTIONS = ("-fast-isel=false", "-optimize-regalloc")
-# A module written in vectors already (the quicksort's: ``sort_quick.py``) says so with this
-# named metadata, and O3 runs on it without the SLP vectorizer: there it vectorized nothing
-# (the same object code for float32, scalar compares reordered for float64) and took 60% of
-# the module's passes, about 1.4 s of the float32 module's 2.3 (docs/performance.md,
-# "Session 54: compile time"). In the text, so that every compile of it (the object cache's,
-# a test's ``compile_module``) gets the same code.
+# A module written in vectors already (the float32 quicksort's: ``sort_quick.py``) says so
+# with this named metadata, and O3 runs on it without the SLP vectorizer: there it vectorized
+# nothing (the same object code) and took 60% of the module's passes, about 1.4 s of 2.3
+# (docs/performance.md, "Session 54: compile time"). In the text, so that every compile of
+# it (the object cache's, a test's ``compile_module``) gets the same code.
 NO_SLP_METADATA = "jitcore.no_slp"
 
 
