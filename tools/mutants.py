@@ -2701,6 +2701,17 @@ MUTANTS = [
            "every row reduced in lanes without blocks, also where it holds several: a product's "
            "lanes run the whole row, not the documented blocks and cascade, and round otherwise",
            ("tests/jitcore/test_compile_time_53.py",)),
+    Mutant("quicksort-optimized-with-slp", "codegen/cpu/sort_quick.py",
+           "            m.add_named_metadata(target.NO_SLP_METADATA, [])\n",
+           "            pass\n",
+           "the float32 quicksort's modules optimised with the SLP vectorizer again: the same code, "
+           "but 60% more of their LLVM passes' time (about 1.4 s a module)",
+           ("tests/codegen/test_compile_time_54.py",)),
+    Mutant("no-slp-marker-ignored", "codegen/cpu/target.py",
+           'slp=f"!{NO_SLP_METADATA} =" not in llvm_ir)',
+           "slp=True)",
+           "a module marked as written in vectors already still optimised with the SLP vectorizer",
+           ("tests/codegen/test_compile_time_54.py",)),
     Mutant("merged-dims-ignore-operand-extent", "codegen/cpu/schedule.py",
            "            if v.type.shape[after[0]] != domain[d + 1]:",
            "            if False:",

@@ -50,7 +50,8 @@ import threading
 
 from llvmlite import ir as ll
 
-from jitcore.codegen.cpu import runtime, sort_buckets
+from jitcore.codegen.cpu import runtime, sort_buckets, target
+from jitcore.codegen.llvm_text import module_text
 from jitcore.codegen.llvm_types import I1, I64, PTR
 from jitcore.codegen.loops import emit_loop
 
@@ -214,6 +215,10 @@ class _QuickKernel:
         b.ret(b.zext(failed, I64))
         sort_buckets.emit_address_table(m, shared_symbol(width, lanes, table=True),
                                         [entry, select, argselect])
+        if width == 32:  # vectors already: O3 without SLP makes the same object code. Not
+            # float64's: there SLP reorders scalar compares, and without it a 50,000-key
+            # sort on one thread measured 1.04-1.5x as long (docs/performance.md, session 54)
+            m.add_named_metadata(target.NO_SLP_METADATA, [])
 
     def _threaded(self, b, data, n, depth) -> ll.Value:
         """Sort the lane on the runtime's threads: ``SPLIT_LEVELS`` rounds of partitions, each
@@ -792,6 +797,6 @@ def load_shared(llvm_ir: str, compile_and_load) -> None:
                 continue
             module = _QuickKernel(width, lanes).module
             _loaded.update(sort_buckets.load_address_table(
-                compile_and_load(str(module), shared_symbol(width, lanes, table=True)),
+                compile_and_load(module_text(module), shared_symbol(width, lanes, table=True)),
                 [shared_symbol(width, lanes), select_symbol(width, lanes),
                  select_symbol(width, lanes, positions=True)]))

@@ -102,6 +102,12 @@ LIGHT_CODEGEN_OPT = 0
 # object code is byte for byte the same with them): only level-0 target machines see them,
 # and jitcore makes those for the light pipeline alone. Set before the first such machine.
 LEVEL_0_CODEGEN_OPTIONS = ("-fast-isel=false", "-optimize-regalloc")
+# A module written in vectors already (the float32 quicksort's: ``sort_quick.py``) says so
+# with this named metadata, and O3 runs on it without the SLP vectorizer: there it vectorized
+# nothing (the same object code) and took 60% of the module's passes, about 1.4 s of 2.3
+# (docs/performance.md, "Session 54: compile time"). In the text, so that every compile of
+# it (the object cache's, a test's ``compile_module``) gets the same code.
+NO_SLP_METADATA = "jitcore.no_slp"
 
 
 def override_vector_bits(text: str | None) -> None:
@@ -225,10 +231,11 @@ def _engine() -> llvm.ExecutionEngine:
 
 
 def optimize(module: llvm.ModuleRef, tm: llvm.TargetMachine | None = None, unroll: bool = True,
-             light: bool = False) -> None:
+             light: bool = False, slp: bool = True) -> None:
     """Run LLVM's O3 pipeline with loop and SLP vectorization, in place; ``unroll=False``
-    leaves out the loop unroller (see ``backend.TINY_WORK``); ``light`` runs the light
-    pipeline's passes instead (``LIGHT_PASSES``)."""
+    leaves out the loop unroller (see ``backend.TINY_WORK``), ``slp=False`` the SLP
+    vectorizer (``NO_SLP_METADATA``); ``light`` runs the light pipeline's passes instead
+    (``LIGHT_PASSES``)."""
     tm = tm or host_target_machine()
     if light:
         for fn in module.functions:  # the kernels, each called once from the entry
@@ -242,7 +249,7 @@ def optimize(module: llvm.ModuleRef, tm: llvm.TargetMachine | None = None, unrol
         return
     pto = llvm.create_pipeline_tuning_options(speed_level=3)
     pto.loop_vectorization = True
-    pto.slp_vectorization = True
+    pto.slp_vectorization = slp
     pto.loop_unrolling = unroll
     builder = llvm.create_pass_builder(tm, pto)
     builder.getModulePassManager().run(module, builder)
@@ -293,14 +300,15 @@ def compile_ir(llvm_ir: str, machine: tuple[str, str, str] | None = None,
     """Parse, verify and optimise ``llvm_ir`` for the host, or for ``machine`` (a triple, CPU
     name and features, as ``magic()`` names the host); the optimised module and its object code.
     ``unroll``: whether O3 runs the loop unroller; ``light``: the light pipeline instead of O3,
-    and machine code at ``LIGHT_CODEGEN_OPT`` (``optimize``)."""
+    and machine code at ``LIGHT_CODEGEN_OPT`` (``optimize``). O3 leaves out the SLP vectorizer
+    where the text carries ``NO_SLP_METADATA``."""
     tm = machine_for(machine, light)
     with stage_times.timed(stage_times.LLVM_OPTIMIZATION):
         module = llvm.parse_assembly(with_legal_width(llvm_ir, machine[2] if machine else host_features()))
         module.triple = tm.triple
         module.data_layout = str(tm.target_data)
         module.verify()
-        optimize(module, tm, unroll, light)
+        optimize(module, tm, unroll, light, slp=f"!{NO_SLP_METADATA} =" not in llvm_ir)
         _inline_math(module, tm, machine[2] if machine else host_features())
     with stage_times.timed(stage_times.MACHINE_CODE):
         return module, tm.emit_object(module)
