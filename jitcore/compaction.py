@@ -1,7 +1,8 @@
 """A masked selection's kept rows packed to the front of a buffer (``array.compact``) and
-summed in NumPy's order (``array.head_sum``): what a returned selection (``data_length``) and
-a float reduction of one (``masked``) are computed from. Apart from both, which build on
-``masked.MaskedSelection``, so that neither imports the other."""
+summed in NumPy's order (``array.head_sum``; a window of rows: ``array.window_sum``): what a
+returned selection (``data_length``) and a float reduction of one (``masked``) are computed
+from. Apart from both, which build on ``masked.MaskedSelection``, so that neither imports the
+other."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import numpy as np
 from jitcore import primitives as prims
 from jitcore.bit_positions import values_at
 from jitcore.ir.core import ELEMENTWISE, OpResult, Value
-from jitcore.ir.dialects.array import CompactOp, HeadRowsOp, HeadSumOp
+from jitcore.ir.dialects.array import CompactOp, HeadRowsOp, HeadSumOp, WindowSumOp
 from jitcore.ir.types import TensorType, i64
 from jitcore.tracer import Tracer, as_scalar
 
@@ -112,6 +113,15 @@ def head_sum(terms: Tracer, count: Tracer) -> Tracer:
     ``count`` (``array.head_sum``): the bits NumPy gives the compacted selection."""
     result = TensorType((), terms.value.type.element)
     return as_scalar(prims._emit(terms.owner_trace, HeadSumOp, [terms, count], result))
+
+
+def window_sum(values: Tracer, start: Tracer, end: Tracer) -> Tracer:
+    """NumPy's pairwise sum of ``values[start:end]`` (float32, float64 or integers; ``start``
+    and ``end`` traced ints, clipped to the first dim) along the first dim, ``-0.0`` (0) for no
+    terms (``array.window_sum``): what ``np.add.reduceat`` adds to a piece's first element."""
+    bound = [prims.convert(v, np.dtype(np.int64)) for v in (start, end)]
+    result = TensorType(values.shape[1:], values.value.type.element)
+    return as_scalar(prims._emit(values.owner_trace, WindowSumOp, [values, *bound], result))
 
 
 def _count(kept: Tracer, n: int) -> Tracer:
