@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from jitcore import primitives as prims
-from jitcore.bit_positions import values_at
+from jitcore.bit_positions import values_at, values_at_ramps
 from jitcore.ir.core import ELEMENTWISE, OpResult, Value
 from jitcore.ir.dialects.array import CompactOp, HeadRowsOp, HeadSumOp, WindowSumOp
 from jitcore.ir.types import TensorType, i64
@@ -37,6 +37,15 @@ def compaction(selection) -> tuple[Tracer, Tracer]:
     kept = prims.reshape(prims.broadcast_to(mask, values.shape[:k]), (n,))
     count = _count(kept, n)
     at = selection.at  # (data_length.Positions: which indices; None: the values)
+    ramps = _axis_ramps(values.value, mask.shape) if at is None and k > 1 and values.shape == mask.shape else {}
+    if at is None and ramps:
+        # values computed from the positions along the mask's axes (``np.nonzero(m)[0] * dt``):
+        # the flat positions compacted, the values recomputed from them over the count alone
+        # (where compacting the values computed them at every position of the mask)
+        flat = prims._emit(trace, CompactOp, [kept, count], TensorType((n,), i64))
+        recomputed = values_at_ramps(values, {r: _unravel(flat, mask.shape, d) for r, d in ramps.items()})
+        if recomputed is not None:
+            return bounded(recomputed, count), count
     if at is None:
         rows = prims.reshape(values, (n, *values.shape[k:]))
         return prims._emit(trace, CompactOp, [kept, count, rows], rows.value.type), count
@@ -44,7 +53,8 @@ def compaction(selection) -> tuple[Tracer, Tracer]:
     dims = range(k) if at == ROWS else (at,)
     indices = [_unravel(flat, mask.shape, d) for d in dims]
     result = np.stack(indices, axis=-1) if at == ROWS else indices[0]
-    return prims.convert(result, values.dtype), count
+    # the index arithmetic runs over the count alone, not the mask's size (array.head_rows)
+    return bounded(prims.convert(result, values.dtype), count), count
 
 
 def kept_positions(mask: Tracer) -> tuple[Tracer, Tracer]:
@@ -84,6 +94,37 @@ def position_ramp(v: Value, depth: int = 16) -> Value | None:
         if found is not None:
             return found
     return None
+
+
+def _ramp_axis(v: Value) -> int | None:
+    """The axis ``d`` where ``v`` is ``data_length.positions`` along it (``cumsum(ones, d) -
+    1``: each element's index along ``d``), or None."""
+    sub = _op(v, "array.sub")
+    if sub is None or not _splat_one(sub.operands[1]):
+        return None
+    scan = _op(sub.operands[0], "array.scan")
+    if scan is None or scan.attributes.get("kind") != "sum" or not _splat_one(scan.operands[0]):
+        return None
+    return scan.attributes.get("axis")
+
+
+def _axis_ramps(v: Value, shape: tuple[int, ...], depth: int = 16) -> dict[Value, int]:
+    """The position ramps of ``shape`` (``_ramp_axis``) that ``v`` is computed from through
+    elementwise ops, each with its axis; empty where there is none."""
+    found: dict[Value, int] = {}
+
+    def walk(u: Value, depth: int) -> None:
+        axis = _ramp_axis(u) if tuple(u.type.shape) == shape else None
+        if axis is not None:
+            found[u] = axis
+            return
+        op = u.op if isinstance(u, OpResult) else None
+        if depth and op is not None and op.has_trait(ELEMENTWISE) and not op.regions:
+            for w in op.operands:
+                walk(w, depth - 1)
+
+    walk(v, depth)
+    return found
 
 
 def _op(v: Value, name: str):
