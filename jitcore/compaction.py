@@ -37,8 +37,9 @@ def compaction(selection) -> tuple[Tracer, Tracer]:
     kept = prims.reshape(prims.broadcast_to(mask, values.shape[:k]), (n,))
     count = _count(kept, n)
     at = selection.at  # (data_length.Positions: which indices; None: the values)
-    ramps = _axis_ramps(values.value, mask.shape) if at is None and k > 1 and values.shape == mask.shape else {}
-    if at is None and ramps:
+    nd_values = at is None and k > 1 and values.shape == mask.shape
+    ramps = _axis_ramps(values.value, mask.shape) if nd_values else {}
+    if ramps:
         # values computed from the positions along the mask's axes (``np.nonzero(m)[0] * dt``):
         # the flat positions compacted, the values recomputed from them over the count alone
         # (where compacting the values computed them at every position of the mask)
