@@ -3035,6 +3035,32 @@ MUTANTS = [
            "np.median(x[mask]) of a selection holding -NaN gives a fresh +NaN where NumPy gives "
            "the selected NaN",
            ("tests/jitcore/test_nan_bits_53.py",)),
+    Mutant("window-sum-from-positive-zero", "passes/kernelize/compact.py",
+           "    zero = -0.0 if element.is_float else 0\n",
+           "    zero = 0.0 if element.is_float else 0\n",
+           "array.window_sum starts from +0.0: a reduceat piece of -0.0 rows comes out +0.0 where "
+           "NumPy gives -0.0", ("tests/jitcore/test_counts_54.py",)),
+    Mutant("fuse-window-bound-inlined", "passes/fuse.py",
+           "    if _reads_one_element(producer) and _bounds_positions(consumer, index):",
+           "    if False and _reads_one_element(producer) and _bounds_positions(consumer, index):",
+           "a window's end read at a traced index is fused into the window sum, which then sums "
+           "its whole row (pairwise over all of it, not over the window): reduceat's bits differ",
+           ("tests/jitcore/test_counts_54.py",)),
+    Mutant("arm-bounds-and-ignored", "passes/effects.py",
+           "    if kind == \"and\" and truth and depth:",
+           "    if kind == \"and\" and truth and not depth:",
+           "a select under (x >= 0) & (x < n) is not proved a position: bincount's scatter checks "
+           "and wraps every value again", ("tests/jitcore/test_counts_54.py",)),
+    Mutant("nonzero-ramp-axis-lost", "jitcore/compaction.py",
+           "{r: _unravel(flat, mask.shape, d) for r, d in ramps.items()}",
+           "{r: _unravel(flat, mask.shape, 0) for r, d in ramps.items()}",
+           "values computed from an n-d mask's positions are recomputed from the first axis's "
+           "index whatever axis they came from", ("tests/jitcore/test_counts_54.py",)),
+    Mutant("nonzero-positions-unbounded", "jitcore/compaction.py",
+           "    return bounded(prims.convert(result, values.dtype), count), count",
+           "    return prims.convert(result, values.dtype), count",
+           "np.nonzero(m)[d] of an n-d mask is unravelled at every position of the mask, not over "
+           "the kept count", ("tests/jitcore/test_counts_54.py",)),
 ]
 
 
