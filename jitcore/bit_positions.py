@@ -198,6 +198,18 @@ def values_at(v: Tracer, ramp: Value, at: Tracer) -> Tracer | None:
     return Tracer(mapping.get(v.value, v.value), trace, v.sources | at.sources)
 
 
+def values_at_ramps(v: Tracer, ramps: dict[Value, Tracer]) -> Tracer | None:
+    """``v`` at some of its elements, where ``v`` is computed elementwise from the position
+    ramps ``ramps`` (and 0-d values): the same ops on each ramp's positions (1-d, one length
+    for all, unlike the ramps') in its place. None for any other ``v``."""
+    first, at = next(iter(ramps.items()))
+    trace = at.owner_trace
+    mapping = {r: prims.convert(p, numpy_dtype(r.type.element)).value for r, p in ramps.items()}
+    if not _rebuild(v.value, first, at, trace, mapping, 16):
+        return None
+    return Tracer(mapping.get(v.value, v.value), trace, v.sources | at.sources)
+
+
 def _rebuild(v: Value, ramp: Value, at: Tracer, trace, mapping: dict, depth: int) -> bool:
     """Add to ``mapping`` what ``v`` becomes with ``ramp`` replaced by ``at``; False where it
     cannot be (an op that moves elements, another array, a depth past ``depth``). Where

@@ -1,16 +1,17 @@
 """A masked selection's kept rows packed to the front of a buffer (``array.compact``) and
-summed in NumPy's order (``array.head_sum``): what a returned selection (``data_length``) and
-a float reduction of one (``masked``) are computed from. Apart from both, which build on
-``masked.MaskedSelection``, so that neither imports the other."""
+summed in NumPy's order (``array.head_sum``; a window of rows: ``array.window_sum``): what a
+returned selection (``data_length``) and a float reduction of one (``masked``) are computed
+from. Apart from both, which build on ``masked.MaskedSelection``, so that neither imports the
+other."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from jitcore import primitives as prims
-from jitcore.bit_positions import values_at
+from jitcore.bit_positions import values_at, values_at_ramps
 from jitcore.ir.core import ELEMENTWISE, OpResult, Value
-from jitcore.ir.dialects.array import CompactOp, HeadRowsOp, HeadSumOp
+from jitcore.ir.dialects.array import CompactOp, HeadRowsOp, HeadSumOp, WindowSumOp
 from jitcore.ir.types import TensorType, i64
 from jitcore.tracer import Tracer, as_scalar
 
@@ -36,6 +37,16 @@ def compaction(selection) -> tuple[Tracer, Tracer]:
     kept = prims.reshape(prims.broadcast_to(mask, values.shape[:k]), (n,))
     count = _count(kept, n)
     at = selection.at  # (data_length.Positions: which indices; None: the values)
+    nd_values = at is None and k > 1 and values.shape == mask.shape
+    ramps = _axis_ramps(values.value, mask.shape) if nd_values else {}
+    if ramps:
+        # values computed from the positions along the mask's axes (``np.nonzero(m)[0] * dt``):
+        # the flat positions compacted, the values recomputed from them over the count alone
+        # (where compacting the values computed them at every position of the mask)
+        flat = prims._emit(trace, CompactOp, [kept, count], TensorType((n,), i64))
+        recomputed = values_at_ramps(values, {r: _unravel(flat, mask.shape, d) for r, d in ramps.items()})
+        if recomputed is not None:
+            return bounded(recomputed, count), count
     if at is None:
         rows = prims.reshape(values, (n, *values.shape[k:]))
         return prims._emit(trace, CompactOp, [kept, count, rows], rows.value.type), count
@@ -43,7 +54,8 @@ def compaction(selection) -> tuple[Tracer, Tracer]:
     dims = range(k) if at == ROWS else (at,)
     indices = [_unravel(flat, mask.shape, d) for d in dims]
     result = np.stack(indices, axis=-1) if at == ROWS else indices[0]
-    return prims.convert(result, values.dtype), count
+    # the index arithmetic runs over the count alone, not the mask's size (array.head_rows)
+    return bounded(prims.convert(result, values.dtype), count), count
 
 
 def kept_positions(mask: Tracer) -> tuple[Tracer, Tracer]:
@@ -85,6 +97,37 @@ def position_ramp(v: Value, depth: int = 16) -> Value | None:
     return None
 
 
+def _ramp_axis(v: Value) -> int | None:
+    """The axis ``d`` where ``v`` is ``data_length.positions`` along it (``cumsum(ones, d) -
+    1``: each element's index along ``d``), or None."""
+    sub = _op(v, "array.sub")
+    if sub is None or not _splat_one(sub.operands[1]):
+        return None
+    scan = _op(sub.operands[0], "array.scan")
+    if scan is None or scan.attributes.get("kind") != "sum" or not _splat_one(scan.operands[0]):
+        return None
+    return scan.attributes.get("axis")
+
+
+def _axis_ramps(v: Value, shape: tuple[int, ...], depth: int = 16) -> dict[Value, int]:
+    """The position ramps of ``shape`` (``_ramp_axis``) that ``v`` is computed from through
+    elementwise ops, each with its axis; empty where there is none."""
+    found: dict[Value, int] = {}
+
+    def walk(u: Value, depth: int) -> None:
+        axis = _ramp_axis(u) if tuple(u.type.shape) == shape else None
+        if axis is not None:
+            found[u] = axis
+            return
+        op = u.op if isinstance(u, OpResult) else None
+        if depth and op is not None and op.has_trait(ELEMENTWISE) and not op.regions:
+            for w in op.operands:
+                walk(w, depth - 1)
+
+    walk(v, depth)
+    return found
+
+
 def _op(v: Value, name: str):
     op = v.op if isinstance(v, OpResult) else None
     return op if op is not None and op.op_name == name else None
@@ -112,6 +155,15 @@ def head_sum(terms: Tracer, count: Tracer) -> Tracer:
     ``count`` (``array.head_sum``): the bits NumPy gives the compacted selection."""
     result = TensorType((), terms.value.type.element)
     return as_scalar(prims._emit(terms.owner_trace, HeadSumOp, [terms, count], result))
+
+
+def window_sum(values: Tracer, start: Tracer, end: Tracer) -> Tracer:
+    """NumPy's pairwise sum of ``values[start:end]`` (float32, float64 or integers; ``start``
+    and ``end`` traced ints, clipped to the first dim) along the first dim, ``-0.0`` (0) for no
+    terms (``array.window_sum``): what ``np.add.reduceat`` adds to a piece's first element."""
+    bound = [prims.convert(v, np.dtype(np.int64)) for v in (start, end)]
+    result = TensorType(values.shape[1:], values.value.type.element)
+    return as_scalar(prims._emit(values.owner_trace, WindowSumOp, [values, *bound], result))
 
 
 def _count(kept: Tracer, n: int) -> Tracer:

@@ -198,10 +198,15 @@ _NEGATED = {"lt": "ge", "le": "gt", "gt": "le", "ge": "lt", "eq": "ne", "ne": "e
 def _arm_bounds(cond: Value, truth: bool, arm: Value, depth: int) -> tuple[int | None, int | None]:
     """Bounds of ``arm`` where ``select(cond, ...)`` takes it (``cond`` is ``truth`` there):
     an arm compared with a bound (``select(x < 0, x + n, x)``'s ``x`` is at least 0 where taken);
-    a sum ``x + s`` under ``x & s == 0`` is ``x | s`` (no bit carries)."""
+    a sum ``x + s`` under ``x & s == 0`` is ``x | s`` (no bit carries); under ``a & b``, what
+    each says."""
     lo, hi = _half_bounds(arm, depth)
     c = cond.op if isinstance(cond, OpResult) else None
     kind = c.op_name.removeprefix("array.") if c is not None else None
+    if kind == "and" and truth and depth:  # both hold where taken: ``(x >= 0) & (x < n)``
+        (alo, ahi), (blo, bhi) = (_arm_bounds(u, True, arm, depth - 1) for u in c.operands)
+        lows, highs = [v for v in (alo, blo) if v is not None], [v for v in (ahi, bhi) if v is not None]
+        return (max(lows) if lows else None), (min(highs) if highs else None)
     if kind not in _FLIPPED:
         return lo, hi
     x, y = c.operands

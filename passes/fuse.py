@@ -16,6 +16,10 @@ nothing changes, for each kernel and each of its operands:
           through memory.
       (c) the producer computes positions, or tests them, from values read at one element
           and constant integer tables (``_computes_positions``: a window's mask or its rows).
+    But (d) a 0-d value read at a traced index (``ends[k]``) that the consumer only compares
+    is not inlined: it stays an input read at one element, so a reduction over the window it
+    bounds is seen as one (``codegen/masked_rows.py``: ``np.add.reduceat``'s pieces) and runs
+    over the window alone, where the element read per point hid the bound.
     Otherwise the producer's result is materialised in a buffer.
 Rule (b) does not apply to a float contraction (``passes/kernelize/linalg.py``), nor does the
 splat rule: into it go only producers that compute nothing (transposes, slices, broadcasts,
@@ -427,6 +431,8 @@ def _should_inline(producer: kernel.GenericOp, consumer: kernel.GenericOp, index
         return False
     if index == kernel.head_input(consumer):
         return False  # the count that bounds the loop is read before it, never per point
+    if _reads_one_element(producer) and _bounds_positions(consumer, index):
+        return False  # (d): a window's bound read at a traced index, stored, read as a bound
     cost = _cost(producer, max_recompute)
     if index in consumer.clamped:  # a pad or concatenate runs every piece at every point: (b) only
         return cost <= max_recompute or _selects_pieces_for(producer, consumer, index)
@@ -515,6 +521,21 @@ def _stored_for_a_contraction(producer: kernel.GenericOp) -> bool:
     users = {id(op): op for r in producer.results for op, _ in r.uses}
     return (len(users) > 1 and _computes_costly_math(producer)
             and any(isinstance(u, kernel.GenericOp) and is_float_contraction(u) for u in users.values()))
+
+
+def _reads_one_element(producer: kernel.GenericOp) -> bool:
+    """Whether ``producer`` is a 0-d value computed from an element read at a traced index
+    (``ends[k]`` in a loop over pieces)."""
+    return not producer.iterator_types and any(op.op_name == "kernel.extract" for op in producer.body.ops)
+
+
+def _bounds_positions(consumer: kernel.GenericOp, index: int) -> bool:
+    """Whether ``consumer`` reads operand ``index`` (0-d) only to compare it with integers: a
+    bound of the window of positions it keeps (``codegen/masked_rows.py``)."""
+    if consumer.operands[index].type.rank != 0 or index in consumer.indexed:
+        return False
+    uses = consumer.body.args[index].uses
+    return bool(uses) and all(op.op_name == "arith.cmpi" for op, _ in uses)
 
 
 def _shared_by_row_reduction(producer: kernel.GenericOp) -> bool:

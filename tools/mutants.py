@@ -59,6 +59,21 @@ class Mutant:
         return list(dict.fromkeys(self.tests + CORE_TESTS))
 
 
+# The text reduceat-lanes-folded edits: np.add.reduceat's window sums and its loop over lanes
+_REDUCEAT_WINDOW_BLOCK = (
+    '    if _window_summed(ufunc, out_dtype):\n'
+    "        # NumPy sums each lane's piece pairwise, as a 1-d array's, along any axis and in any\n"
+    '        # layout: its first element plus the pairwise sum of the rest, every lane at once\n'
+    '        # (integers: the same wrapping sum in any order)\n'
+    '        def window(k, out):\n'
+    '            start = at[k]\n'
+    '            rest = compaction.window_sum(rows, start + 1, ends[k])\n'
+    '            return indexing.update(out, (k,), rows[start] + rest)\n'
+    '\n'
+    '        return np.moveaxis(cf.fori_loop(0, m if count is None else count, window, out), 0, axis)\n'
+    '    if pairwise and a.ndim > 1:\n'
+)
+
 MUTANTS = [
     Mutant("interchange-short-runs-stay-innermost", "passes/interchange.py",
            "    if domain[best] * itemsize >= LINE_BYTES:",
@@ -2917,10 +2932,12 @@ MUTANTS = [
            "ufunc.reduceat at a selection of indices: the last kept index's piece stops at the "
            "next row of the buffer instead of running to the end", ("tests/jitcore/test_refusals_53.py",)),
     Mutant("reduceat-lanes-folded", "jitcore/numpy/ufuncs.py",
-           "    if pairwise and a.ndim > 1:\n",
-           "    if pairwise and a.ndim > 1 and axis == a.ndim - 1:\n",
-           "a float add.reduceat along axis 0 of a 2-d array folds each piece row by row, where "
-           "NumPy sums each lane's rest pairwise", ("tests/jitcore/test_refusals_53.py",)),
+           _REDUCEAT_WINDOW_BLOCK,
+           _REDUCEAT_WINDOW_BLOCK.replace("out_dtype):\n", "out_dtype) and a.ndim == 1:\n", 1)
+           .replace("a.ndim > 1:\n", "a.ndim > 1 and out_dtype.kind == 'c':\n"),
+           "a float add.reduceat of a 2-d array folds each piece row by row (the lanes' window "
+           "sums skipped; along the last axis the complex path's lanes), where NumPy sums each "
+           "lane's rest pairwise", ("tests/jitcore/test_refusals_53.py", "tests/jitcore/test_counts_54.py")),
     Mutant("compacted-result-transposed-again", "jitcore/compiler.py",
            "leaf.fortran and k not in counts",
            "leaf.fortran and True",
@@ -3133,6 +3150,32 @@ MUTANTS = [
            "np.partition of a small-span int lane skips its counting sort when all but its last "
            "element are in order",
            ("tests/jitcore/test_sorts_54.py",)),
+    Mutant("window-sum-from-positive-zero", "passes/kernelize/compact.py",
+           "    zero = -0.0 if element.is_float else 0\n",
+           "    zero = 0.0 if element.is_float else 0\n",
+           "array.window_sum starts from +0.0: a reduceat piece of -0.0 rows comes out +0.0 where "
+           "NumPy gives -0.0", ("tests/jitcore/test_counts_54.py",)),
+    Mutant("fuse-window-bound-inlined", "passes/fuse.py",
+           "    if _reads_one_element(producer) and _bounds_positions(consumer, index):",
+           "    if False and _reads_one_element(producer) and _bounds_positions(consumer, index):",
+           "a window's end read at a traced index is fused into the window sum, which then sums "
+           "its whole row (pairwise over all of it, not over the window): reduceat's bits differ",
+           ("tests/jitcore/test_counts_54.py",)),
+    Mutant("arm-bounds-and-ignored", "passes/effects.py",
+           "    if kind == \"and\" and truth and depth:",
+           "    if kind == \"and\" and truth and not depth:",
+           "a select under (x >= 0) & (x < n) is not proved a position: bincount's scatter checks "
+           "and wraps every value again", ("tests/jitcore/test_counts_54.py",)),
+    Mutant("nonzero-ramp-axis-lost", "jitcore/compaction.py",
+           "{r: _unravel(flat, mask.shape, d) for r, d in ramps.items()}",
+           "{r: _unravel(flat, mask.shape, 0) for r, d in ramps.items()}",
+           "values computed from an n-d mask's positions are recomputed from the first axis's "
+           "index whatever axis they came from", ("tests/jitcore/test_counts_54.py",)),
+    Mutant("nonzero-positions-unbounded", "jitcore/compaction.py",
+           "    return bounded(prims.convert(result, values.dtype), count), count",
+           "    return prims.convert(result, values.dtype), count",
+           "np.nonzero(m)[d] of an n-d mask is unravelled at every position of the mask, not over "
+           "the kept count", ("tests/jitcore/test_counts_54.py",)),
 ]
 
 

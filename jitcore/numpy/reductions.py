@@ -743,8 +743,11 @@ def bincount_of(x, weights, minlength, selected: Tracer | None = None, told: str
             "fixed when it is traced. Values at or past minlength raise IndexError")
     idx = prims.convert(x, np.dtype(np.intp))
     _raise_if_out_of_bins(idx, minlength, selected, user_location(), told)
-    idx = prims.where(prims.ufunc(np.less, idx, 0), 0, prims.where(  # checked: counted nowhere
-        prims.ufunc(np.less, idx, minlength), idx, 0))
+    # checked: counted nowhere. One test of the value itself, so the scatter's positions are
+    # proved in range (passes/effects.py) and it checks and wraps none (0.6-0.8x NumPy before)
+    in_bins = prims.ufunc(np.bitwise_and, prims.ufunc(np.greater_equal, idx, 0),
+                          prims.ufunc(np.less, idx, minlength))
+    idx = prims.where(in_bins, idx, 0)
     if selected is not None:  # left out: bin 0, adding 0 (a value out of range is not an error)
         idx = prims.where(selected, idx, 0)
     if weights is None or x.size == 0:  # NumPy: counts (intp) for an empty x, weights or not

@@ -354,10 +354,10 @@ def _ufunc_reduceat(ufunc, a, indices, axis=0, dtype=None):
     for i in at.tolist():
         if not 0 <= i < n:
             raise IndexError(f"index {i} out-of-bounds in {ufunc.__name__}.reduceat [0, {n})")
-    if pairwise and a.ndim > 1 and len(at):
-        ends = np.append(at[1:], n)
-        return _traced_reduceat(ufunc, a, prims.constant(a.owner_trace, at), axis, dtype,
-                                longest=int(np.max(ends - at, initial=1)))
+    if (pairwise and a.ndim > 1 or _window_summed(ufunc, out_dtype)) and len(at):
+        # one compiled loop over the pieces (each a sum over its window) where unrolled pieces
+        # compiled a kernel each (100 pieces: 10 s)
+        return _traced_reduceat(ufunc, a, prims.constant(a.owner_trace, at), axis, dtype)
     pieces = []
     for k, i in enumerate(at.tolist()):
         end = max(int(at[k + 1] if k + 1 < len(at) else n), i + 1)
@@ -391,11 +391,14 @@ def _reduceat_selected(ufunc, a, indices: masked.MaskedSelection, axis, dtype):
 _PAIRWISE_UNROLL = 8  # NumPy's pairwise sum adds fewer terms than this one by one
 
 
-_HEAD_SUMMED = (np.dtype(np.float32), np.dtype(np.float64))  # what array.head_sum sums
+def _window_summed(ufunc, out_dtype: np.dtype) -> bool:
+    """Whether ``ufunc.reduceat``'s pieces are ``array.window_sum``s: float32, float64 and
+    integer adds."""
+    return ufunc is np.add and (out_dtype in (np.dtype(np.float32), np.dtype(np.float64))
+                                or out_dtype.kind in "iu")
 
 
-def _traced_reduceat(ufunc, a, indices: Tracer, axis, dtype, count: Tracer | None = None,
-                     longest: int | None = None) -> Tracer:
+def _traced_reduceat(ufunc, a, indices: Tracer, axis, dtype, count: Tracer | None = None) -> Tracer:
     """``ufunc.reduceat(a, indices, axis)`` at traced ``indices``: ``len(indices)`` pieces (a
     static length), each reduced in a compiled loop over them, ``a[i:j]`` a selection of
     traced bounds (``masked.RangedSelection``). NumPy's piece k is ``a[i]`` folded with the
@@ -432,34 +435,38 @@ def _traced_reduceat(ufunc, a, indices: Tracer, axis, dtype, count: Tracer | Non
     if count is not None:  # the last kept index's piece runs to the end
         ends = np.where(prims.constant(a.owner_trace, np.arange(1, m + 1)) < count, ends, n)
     pairwise = name == "add" and out_dtype.kind in "fc"
+    out = prims.broadcast_to(prims.constant(a.owner_trace, np.zeros((), out_dtype)), (m,) + rows.shape[1:])
+    if _window_summed(ufunc, out_dtype):
+        # NumPy sums each lane's piece pairwise, as a 1-d array's, along any axis and in any
+        # layout: its first element plus the pairwise sum of the rest, every lane at once
+        # (integers: the same wrapping sum in any order)
+        def window(k, out):
+            start = at[k]
+            rest = compaction.window_sum(rows, start + 1, ends[k])
+            return indexing.update(out, (k,), rows[start] + rest)
+
+        return np.moveaxis(cf.fori_loop(0, m if count is None else count, window, out), 0, axis)
     if pairwise and a.ndim > 1:
-        # NumPy sums each lane's pieces pairwise, as a 1-d array's, along any axis and in any
-        # layout: one lane at a time
+        # (complex, float16: one lane at a time, as a 1-d array's)
         lanes = np.moveaxis(a, axis, -1)
         flat = prims.reshape(lanes, (-1, n))
         out = prims.broadcast_to(prims.constant(a.owner_trace, np.zeros((), out_dtype)), (flat.shape[0], m))
         out = cf.fori_loop(0, flat.shape[0], lambda i, out: indexing.update(
-            out, (i,), _traced_reduceat(ufunc, flat[i], at, 0, dtype, count, longest)), out)
+            out, (i,), _traced_reduceat(ufunc, flat[i], at, 0, dtype, count)), out)
         return np.moveaxis(prims.reshape(out, lanes.shape[:-1] + (m,)), -1, axis)
     pairwise = pairwise and a.ndim == 1
     positions = prims.constant(a.owner_trace, np.arange(n))
 
     def rest_summed(first, start, end):
         # NumPy adds to the first element the pairwise sum of the rest: under 8 terms, one by
-        # one from -0.0 (a loop over them); else array.head_sum of a window read from the rest's
-        # start (complex: the masked selection's sum, a pass over all of a for each piece)
+        # one from -0.0 (a loop over them); else the masked selection's sum (complex, float16:
+        # a pass over all of a for each piece)
         def short():
             zero = prims.constant(a.owner_trace, np.array(-0.0, out_dtype))
             return first + cf.fori_loop(start + 1, end, lambda j, acc: acc + rows[j], zero)
 
         def long():
-            if out_dtype not in _HEAD_SUMMED:
-                return first + masked.MaskedSelection(rows, (positions > start) & (positions < end)).sum()
-            # the rest's window (the longest piece's width, where the indices are static) read
-            # from start + 1, its first end - start - 1 summed in NumPy's pairwise order
-            width = n if longest is None else max(longest - 1, 1)
-            at = prims.clip(start + 1 + prims.constant(a.owner_trace, np.arange(width)), 0, n - 1)
-            return first + compaction.head_sum(np.take(rows, at), end - start - 1)
+            return first + masked.MaskedSelection(rows, (positions > start) & (positions < end)).sum()
 
         return cf.cond(end - start <= _PAIRWISE_UNROLL, short, long) if n > _PAIRWISE_UNROLL else short()
 
@@ -473,7 +480,6 @@ def _traced_reduceat(ufunc, a, indices: Tracer, axis, dtype, count: Tracer | Non
         value = (rest_summed if pairwise else rest_folded)(rows[start], start, end)
         return indexing.update(out, (k,), value)
 
-    out = prims.broadcast_to(prims.constant(a.owner_trace, np.zeros((), out_dtype)), (m,) + rows.shape[1:])
     return np.moveaxis(cf.fori_loop(0, m if count is None else count, piece, out), 0, axis)
 
 

@@ -17,7 +17,7 @@ extent where the function is size-generic, so other sizes reuse the code.
 
 from __future__ import annotations
 
-from jitcore.ir.attributes import AffineMap
+from jitcore.ir.attributes import AffineMap, ScalarAttr
 from jitcore.ir.builder import Builder
 from jitcore.ir.core import Block, Region, Value
 from jitcore.ir.dialects import array, kernel, scf
@@ -119,4 +119,31 @@ def head_sum(op: array.HeadSumOp) -> kernel.GenericOp:
                      inits=[reduction_init("sum", op.result_type.element)], accumulators=[acc])
 
 
-RULES = {array.CompactOp: compact, array.HeadSumOp: head_sum}
+def window_sum(op: array.WindowSumOp) -> kernel.GenericOp:
+    """Each column of ``values`` (a position of its other dims) summed over the rows
+    ``start <= d < end``, the terms outside the identity (``-0.0``): the window's dim is the
+    innermost, reduced, read through the map, so the row of a column is a masked row read over
+    its window alone, in NumPy's pairwise order over the window (``codegen/masked_rows.py``),
+    with no transposed copy. It starts from ``-0.0``, not the sum's ``0.0``, so an empty window
+    or one of ``-0.0`` terms stays ``-0.0``, as NumPy's ``pairwise_sum`` of it does (integers:
+    from 0, in lanes)."""
+    values, start, end = op.operands
+    rank = values.type.rank
+    kb = KernelBuilder(rank)
+    x = kb.input(values, AffineMap.from_dims(rank, (rank - 1, *range(rank - 1))))
+    first = kb.input(start, AffineMap(rank, ()))
+    past = kb.input(end, AffineMap(rank, ()))
+    e = kb.emit
+    position = e.op("arith.bitcast", kb.index(rank - 1), result=i64)
+    kept = e.op("arith.andi", e.op("arith.cmpi", position, first, result=i1, predicate="sge"),
+                e.op("arith.cmpi", position, past, result=i1, predicate="slt"), result=i1)
+    element = op.result_type.element
+    zero = -0.0 if element.is_float else 0
+    acc = kb.body.add_arg(element)
+    total = e.combine("sum", acc, e.select(kept, x, e.const(zero, element)))
+    out_map = AffineMap.from_dims(rank, range(rank - 1))
+    return kb.finish(op, [op.result_type], [out_map], [kernel.PARALLEL] * (rank - 1) + [kernel.REDUCTION],
+                     [total], inits=[ScalarAttr(zero, element)], accumulators=[acc])
+
+
+RULES = {array.CompactOp: compact, array.HeadSumOp: head_sum, array.WindowSumOp: window_sum}

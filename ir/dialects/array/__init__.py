@@ -66,6 +66,7 @@ from jitcore.ir.dialects.array.index import (  # noqa: F401  (re-exported)
     HeadScatterOp,
     HeadSumOp,
     ScatterNdOp,
+    WindowSumOp,
     gather_nd_shape,
     numpy_gather_nd,
 )

@@ -238,6 +238,31 @@ class HeadSumOp(ArrayOp):
             self.fail(f"must return {TensorType((), values.element)}")
 
 
+class WindowSumOp(ArrayOp):
+    """NumPy's pairwise sum (``pairwise_sum``, the order ``np.add.reduce`` sums a float row in)
+    of ``values[start:end]`` along the first dim of float32 or float64 ``values``, one per
+    position of the others: its shape without the first dim. ``start`` and ``end`` (0-d int64)
+    are known only at run time and clipped to the dim; a window of no terms sums to ``-0.0``
+    (NumPy's short sums start there), so ``first + window`` is ``np.add.reduceat``'s piece, bit
+    for bit, signed zeros included. Integer ``values`` are summed in any order (wrapping adds
+    give one value), an empty window to 0. Nothing outside the window is read."""
+
+    name = "array.window_sum"
+    traits = frozenset({PURE})
+    __slots__ = ()
+
+    def check(self) -> None:
+        if len(self.operands) != 3 or len(self.results) != 1:
+            self.fail("needs values, a start, an end and one result")
+        values, start, end = (v.type for v in self.operands)
+        if values.rank == 0 or not (values.element.name in ("f32", "f64") or values.element.is_integer):
+            self.fail("needs float32, float64 or integer values of rank 1 or more")
+        if start != TensorType((), i64) or end != TensorType((), i64):
+            self.fail("needs a 0-d i64 start and end")
+        if self.result_type != TensorType(values.shape[1:], values.element):
+            self.fail(f"must return {TensorType(values.shape[1:], values.element)}")
+
+
 class HeadGatherOp(ArrayOp):
     """``x[indices[j]]`` along axis 0 for the first ``count`` rows ``j`` of ``indices`` (1-d
     int64 positions in ``[0, len(x))`` at every row, the caller clips them): the gather of a
