@@ -3035,6 +3035,31 @@ MUTANTS = [
            "np.median(x[mask]) of a selection holding -NaN gives a fresh +NaN where NumPy gives "
            "the selected NaN",
            ("tests/jitcore/test_nan_bits_53.py",)),
+    Mutant("appended-list-read-past-its-length", "jitcore/autograph/appending.py",
+           "    raise_at_first((key < -length) | (key >= length), key, kernel.LIST_INDEX)",
+           "    raise_at_first((key < -length) | (key > length), key, kernel.LIST_INDEX)",
+           "s[t + 2] in a loop that appends to s reads the row not yet appended (a zero) where "
+           "Python raises IndexError", ("tests/jitcore/test_loops_54.py",)),
+    Mutant("appended-list-read-from-the-end-as-given", "jitcore/autograph/appending.py",
+           "    index = np.where(key < 0, key + length, key)\n    shape, _, weak, scalar = kind",
+           "    index = np.where(key < 0, key + len(rows), key)\n    shape, _, weak, scalar = kind",
+           "s[-2] in a loop that appends to s reads from the end of the rows' capacity, not of the "
+           "items so far", ("tests/jitcore/test_loops_54.py",)),
+    Mutant("unrolling-never-stopped", "jitcore/compile_time.py",
+           "    if UNROLL_STOP_OPS is None or ops <= UNROLL_STOP_OPS:",
+           "    if True:",
+           "a loop that unrolls past UNROLL_STOP_OPS traces on for minutes and gigabytes",
+           ("tests/jitcore/test_loops_54.py",)),
+    Mutant("window-median-last-nan", "jitcore/numpy/selection_statistics.py",
+           "    value = np.where(nans > 0, at(length - nans), value)",
+           "    value = np.where(nans > 0, at(length - 1), value)",
+           "np.median(x[i - w + 1:i + 1]) of a window holding -NaN then NaN gives the last NaN "
+           "where NumPy gives the first", ("tests/jitcore/test_loops_54.py",)),
+    Mutant("window-median-unclamped-start", "jitcore/masked.py",
+           "            start = prims.clip(prims.as_tracer(trace, start, np.dtype(np.int64)), 0, n)",
+           "            start = prims.as_tracer(trace, start, np.dtype(np.int64))",
+           "np.median(x[lo:hi]) with bounds from the data past the array's ends reads outside the "
+           "window NumPy clamps", ("tests/jitcore/test_loops_54.py",)),
 ]
 
 
