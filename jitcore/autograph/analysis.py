@@ -546,7 +546,8 @@ def _calls(stmts):
 def appended_lists(stmts, own: set[str]) -> tuple[str, ...] | None:
     """The names a loop body changes only by ``name.append(value)`` calls, when those are its
     only changes to Python objects and the names appear in it nowhere else but in ``name[k]``
-    (one item read; session 54: any position, not only ``-1``) or ``len(name)`` (a list the loop fills, a trajectory: ``statements.for_stmt`` compiles it as a loop,
+    (one item read; session 54: any position, not only ``-1``) or ``len(name)`` (a list the
+    loop fills, a trajectory: ``statements.for_stmt`` compiles it as a loop,
     ``appending``); else None."""
     appended, calls = set(), set()
     for n, f in _calls(stmts):

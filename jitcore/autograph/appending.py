@@ -453,7 +453,8 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
         offset = indexed.get(j, 0)
         made = _rows(rows, offset, trips * per_step, shape, weak, scalar, tags.get(j))
         if offset:  # (the rows the loop appended: after the items before it)
-            rows = slice_(rows, (offset,) + (0,) * len(shape), (1,) * (len(shape) + 1), (trips * per_step, *shape))
+            rows = slice_(rows, (offset,) + (0,) * len(shape), (1,) * (len(shape) + 1),
+                          (trips * per_step, *shape))
         start[j].extend(made)
         if made:  # (np.array of the list, or of a copy, finds the rows by their first)
             trace.appended[id(made[0])] = (rows, made, trace.depth, tags.get(j))

@@ -121,7 +121,8 @@ def head_median(head: Tracer, length: Tracer, kept):
     sorted (``array.head_sort``), its middle value or the mean of its two middle ones, the
     first NaN of the window where it holds one (NumPy's), NaN where it is empty. None where
     the dtype has no head sort (the caller's full-capacity median then)."""
-    if head.ndim != 1 or head.shape[0] == 0 or head.dtype.kind not in "fiu" or head.dtype.itemsize not in (4, 8):
+    if head.ndim != 1 or head.shape[0] == 0 or head.dtype.kind not in "fiu" \
+            or head.dtype.itemsize not in (4, 8):
         return None
     if head.dtype.kind != "f":
         head = prims.convert(head, np.dtype(np.float64))
@@ -135,7 +136,8 @@ def head_median(head: Tracer, length: Tracer, kept):
     high = at(h)
     mean = (at(h - 1) + high) / np.array(2, dtype)  # (NumPy's mean of the two: their sum over 2)
     value = np.where(length % 2 == 1, high, mean)
-    nans = prims.convert(compaction.head_sum(prims.convert(np.isnan(head), dtype), length), np.dtype(np.int64))
+    nans = compaction.head_sum(prims.convert(np.isnan(head), dtype), length)
+    nans = prims.convert(nans, np.dtype(np.int64))
     value = np.where(nans > 0, at(length - nans), value)  # (a stable sort: the NaNs last, in order)
     value = np.where(length == 0, np.array(np.nan, dtype), value)
     value = value + np.zeros((), dtype)  # (NumPy's mean from +0.0: -0.0 is +0.0)
