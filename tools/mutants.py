@@ -3045,6 +3045,11 @@ MUTANTS = [
            "    index = np.where(key < 0, key + len(rows), key)\n    shape, _, weak, scalar = kind",
            "s[-2] in a loop that appends to s reads from the end of the rows' capacity, not of the "
            "items so far", ("tests/jitcore/test_loops_54.py",)),
+    Mutant("lazy-row-read-in-a-branch-kept", "jitcore/autograph/appending.py",
+           "            if trace.depth > self.level:  # (as a stale view is",
+           "            if False:  # (as a stale view is",
+           "a row of an appended list read first inside a traced branch keeps the branch's value, "
+           "which the code after the branch cannot use", ("tests/jitcore/test_loops_54.py",)),
     Mutant("unrolling-never-stopped", "jitcore/compile_time.py",
            "    if UNROLL_STOP_OPS is None or ops <= UNROLL_STOP_OPS:",
            "    if True:",
@@ -3055,11 +3060,11 @@ MUTANTS = [
            "    value = np.where(nans > 0, at(length - 1), value)",
            "np.median(x[i - w + 1:i + 1]) of a window holding -NaN then NaN gives the last NaN "
            "where NumPy gives the first", ("tests/jitcore/test_loops_54.py",)),
-    Mutant("window-median-unclamped-start", "jitcore/masked.py",
-           "            start = prims.clip(prims.as_tracer(trace, start, np.dtype(np.int64)), 0, n)",
-           "            start = prims.as_tracer(trace, start, np.dtype(np.int64))",
-           "np.median(x[lo:hi]) with bounds from the data past the array's ends reads outside the "
-           "window NumPy clamps", ("tests/jitcore/test_loops_54.py",)),
+    Mutant("window-median-negative-length", "jitcore/masked.py",
+           "            length = prims.ufunc(np.maximum, prims.ufunc(np.subtract, stop, start), 0)",
+           "            length = prims.ufunc(np.subtract, stop, start)",
+           "np.median(x[lo:hi]) with hi below lo (empty in NumPy: NaN) sorts and reads a window "
+           "of negative length", ("tests/jitcore/test_loops_54.py",)),
 ]
 
 

@@ -64,6 +64,24 @@ def test_positions_from_the_end_and_out_of_range():
         f(x, -3)  # s[-3] of two items
 
 
+def _rows_read_first_in_a_branch(x):
+    s = [x[0]]
+    for t in range(len(x)):
+        s.append(s[t] * 0.5 + x[t])
+    if x[1] > 0:  # (traced: the rows read first inside a branch, then after it)
+        r = s[3] * 2
+    else:
+        r = s[4] - s[3]
+    return r + s[3], s[-1]
+
+
+def test_rows_after_the_loop_read_first_inside_a_branch():
+    f = jc.jit(_rows_read_first_in_a_branch)
+    for x in (np.linspace(-1.0, 2.0, 90), np.linspace(2.0, -1.0, 90)):
+        for g, w in zip(f(x), _rows_read_first_in_a_branch(x)):
+            assert_matches(g, w)
+
+
 def test_items_of_another_kind_before_the_loop_unroll_and_stop_past_the_budget(monkeypatch):
     def f(y, m):
         s = [0.0] * m  # Python floats, then NumPy float64 appended: read as they are, unrolled
@@ -103,7 +121,8 @@ def test_the_median_of_a_window_with_traced_bounds():
     for args in cases:
         for g, w in zip(f(*args), _medians(*args)):
             assert_matches(g, w)
-    _, empty = f(x, 5, lo + 200, hi + 300)  # (NumPy: NaN, and a warning)
+    starts, stops = np.array([50, 130, 40, 59, 45, 60, 30]), np.array([10, 200, -30, 5, 45, 60, 29])
+    _, empty = f(x, 5, starts, stops)  # (empty, some after their start: NumPy's NaN, and a warning)
     assert np.isnan(empty).all()
     text = jc.jit(_medians).lower(x, 5, lo, hi).as_text("optimized")
     assert "head_sort" in text and "partition" not in text
