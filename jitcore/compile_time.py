@@ -19,7 +19,7 @@ import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from jitcore.errors import CompileTimeWarning
+from jitcore.errors import CompileTimeWarning, UnsupportedError
 
 WARN_AFTER_SECONDS = 5.0
 UNROLLED_OPS = 300  # a traced program larger than this is most often a loop Python unrolled
@@ -28,6 +28,10 @@ UNROLLED_OPS = 300  # a traced program larger than this is most often a loop Pyt
 # while it unrolls, before the minutes its compile may take are spent: LLVM spends about 5-10
 # ms of a 2-core host per op of such a program (mpc_list, 11,943 ops: 97-145 s).
 UNROLL_WARN_OPS = 2000
+# ... and stopped past this many, with the same words as an error (session 54: a Holt-Winters
+# loop over a growing list traced for 11 minutes and 5.6 GB at n = 2e5 before it was killed;
+# 50,000 ops are minutes of LLVM). Raise it, or set None, to let such a loop unroll on.
+UNROLL_STOP_OPS: int | None = 50_000
 
 _UNROLLED = threading.local()  # .why: why a long loop of the trace being made ran unrolled;
 # .early: None within a trace not yet warned about by ``warn_unrolling``, True once warned,
@@ -153,6 +157,20 @@ def unroll_warnings() -> Iterator[None]:
         _UNROLLED.early = False
 
 
+def stop_unrolling(where: str, ops: int, done: int, trips: int, changes: str | None,
+                   reason: str | None = None) -> None:
+    """Raise, where the loop at ``where``'s unrolled copies hold more than ``UNROLL_STOP_OPS``
+    ops, the error that says which loop, why it runs unrolled and what compiles instead: its
+    compile would take many minutes and gigabytes (``warn_unrolling`` gives the same words)."""
+    if UNROLL_STOP_OPS is None or ops <= UNROLL_STOP_OPS:
+        return
+    raise UnsupportedError(
+        f"{_unrolling_words(where, ops, done, trips, changes, reason)} jitcore stopped tracing it "
+        f"past {UNROLL_STOP_OPS} operations, where its compile would take many minutes and "
+        "gigabytes: rewrite the loop as said (or set jitcore.compile_time.UNROLL_STOP_OPS = None "
+        "to let it unroll on)")
+
+
 def warn_unrolling(where: str, ops: int, done: int, trips: int, changes: str | None,
                    reason: str | None = None) -> None:
     """Warn, once per trace, that the loop at ``where`` (the user's file and line) is being
@@ -163,6 +181,12 @@ def warn_unrolling(where: str, ops: int, done: int, trips: int, changes: str | N
     if getattr(_UNROLLED, "early", False) is not None:  # outside a trace, or warned already
         return
     _UNROLLED.early = True
+    warnings.warn(CompileTimeWarning(_unrolling_words(where, ops, done, trips, changes, reason)),
+                  stacklevel=user_stacklevel())
+
+
+def _unrolling_words(where: str, ops: int, done: int, trips: int, changes: str | None,
+                     reason: str | None) -> str:
     if changes:
         why = (f"its body changes a Python object ({changes}), which a compiled loop, its body "
                "traced once, would change once. Write into an array made before the loop "
@@ -181,11 +205,10 @@ def warn_unrolling(where: str, ops: int, done: int, trips: int, changes: str | N
                "its body). A loop over range(n) whose state is arrays and numbers, or "
                "jitcore.fori_loop, compiles its body once")
     steps = f"{done} of its {trips} steps" if trips > 1 else f"{done} steps"
-    warnings.warn(CompileTimeWarning(
-        f"the loop at {where} is being unrolled while tracing: {steps} have put {ops} operations "
-        f"into the compiled program so far, one copy of its body per step, and compile time grows "
-        f"with them (about 5-10 ms an operation: minutes for tens of thousands). It runs "
-        f"unrolled because {why} (docs/control-flow.md)."), stacklevel=user_stacklevel())
+    return (f"the loop at {where} is being unrolled while tracing: {steps} have put {ops} operations "
+            f"into the compiled program so far, one copy of its body per step, and compile time grows "
+            f"with them (about 5-10 ms an operation: minutes for tens of thousands). It runs "
+            f"unrolled because {why} (docs/control-flow.md).")
 
 
 def warn_if_slow(owner: object, name: str, clock: CompileClock, traced_ops: int,

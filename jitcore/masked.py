@@ -781,6 +781,24 @@ class RangedSelection(MaskedSelection):
     def _like(self, values: Tracer) -> RangedSelection:
         return RangedSelection(values, self.mask, self.factors, self.spans)
 
+    def _median(self, name: str, axis=None, out=None, overwrite_input=False, keepdims=False):
+        """``np.median(x[i - w + 1:i + 1])`` of a 1-d ``x``: the window rebased to its start
+        and bounded to its length (``compaction.bounded``), so the median costs the window,
+        not ``len(x)`` (``selection_statistics.head_median``)."""
+        if name == "median" and out is None and self.values.ndim == 1 and self.spans \
+                and len(self.spans) == 1 and self._covers(axis):
+            n, (start, stop) = self.values.shape[0], self.spans[0]
+            trace = self.values.owner_trace
+            start = prims.clip(prims.as_tracer(trace, start, np.dtype(np.int64)), 0, n)
+            stop = prims.clip(prims.as_tracer(trace, stop, np.dtype(np.int64)), 0, n)
+            length = prims.ufunc(np.maximum, prims.ufunc(np.subtract, stop, start), 0)
+            at = prims.clip(prims.ufunc(np.add, start, prims.constant(trace, _arange(n))), 0, max(n - 1, 0))
+            head = SELECTION_STATISTICS["bounded"](self.values[at], length)
+            value = SELECTION_STATISTICS["head_median"](head, length, (1,) if keepdims else None)
+            if value is not None:
+                return value
+        return super()._median(name, axis, out, overwrite_input, keepdims)
+
     def __getitem__(self, key):
         """``t[i:j + 1][::-1]``: the slice reversed in place, element ``p`` of its span being
         ``t[start + stop - 1 - p]`` (a gather, clipped; positions outside the span are masked)."""

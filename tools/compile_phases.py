@@ -113,7 +113,30 @@ def cases():
         ("fft c128[64]", jnp.fft.fft, (rng.standard_normal(64) + 0j,)),
         ("solve f64[4,4]", jnp.linalg.solve, (rng.standard_normal((4, 4)), rng.standard_normal(4))),
         ("m @ m.T f64[6,6]", lambda m: m @ m.T, (rng.standard_normal((6, 6)),)),
+        # session 54's forecasting user: a first call at 5e6 (the run is in the time too) and at 1000
+        ("cumsum roll mean f64[5M]", roll_mean_cumsum, (rng.standard_normal(5_000_000), 50)),
+        ("cumsum roll mean f64[1000]", roll_mean_cumsum, (rng.standard_normal(1000), 50)),
+        ("ffill accumulate f64[5M]", ffill_vec, (_gappy(rng, 5_000_000),)),
+        ("ffill accumulate f64[1000]", ffill_vec, (_gappy(rng, 1000),)),
     ]
+
+
+def roll_mean_cumsum(x, w):
+    c = np.cumsum(np.insert(x, 0, 0.0))
+    return (c[w:] - c[:-w]) / w
+
+
+def ffill_vec(x):
+    mask = np.isnan(x)
+    idx = np.where(~mask, np.arange(len(x)), 0)
+    np.maximum.accumulate(idx, out=idx)
+    return x[idx]
+
+
+def _gappy(rng, n):
+    x = rng.standard_normal(n)
+    x[::7] = np.nan
+    return x
 
 
 def main(argv=None) -> None:

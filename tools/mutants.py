@@ -3176,6 +3176,36 @@ MUTANTS = [
            "    return prims.convert(result, values.dtype), count",
            "np.nonzero(m)[d] of an n-d mask is unravelled at every position of the mask, not over "
            "the kept count", ("tests/jitcore/test_counts_54.py",)),
+    Mutant("appended-list-read-past-its-length", "jitcore/autograph/appending.py",
+           "    raise_at_first((key < -length) | (key >= length), key, kernel.LIST_INDEX)",
+           "    raise_at_first((key < -length) | (key > length), key, kernel.LIST_INDEX)",
+           "s[t + 2] in a loop that appends to s reads the row not yet appended (a zero) where "
+           "Python raises IndexError", ("tests/jitcore/test_loops_54.py",)),
+    Mutant("appended-list-read-from-the-end-as-given", "jitcore/autograph/appending.py",
+           "    index = np.where(key < 0, key + length, key)\n    shape, _, weak, scalar = kind",
+           "    index = np.where(key < 0, key + len(rows), key)\n    shape, _, weak, scalar = kind",
+           "s[-2] in a loop that appends to s reads from the end of the rows' capacity, not of the "
+           "items so far", ("tests/jitcore/test_loops_54.py",)),
+    Mutant("lazy-row-read-in-a-branch-kept", "jitcore/autograph/appending.py",
+           "            if trace.depth > self.level:  # (as a stale view is",
+           "            if False:  # (as a stale view is",
+           "a row of an appended list read first inside a traced branch keeps the branch's value, "
+           "which the code after the branch cannot use", ("tests/jitcore/test_loops_54.py",)),
+    Mutant("unrolling-never-stopped", "jitcore/compile_time.py",
+           "    if UNROLL_STOP_OPS is None or ops <= UNROLL_STOP_OPS:",
+           "    if True:",
+           "a loop that unrolls past UNROLL_STOP_OPS traces on for minutes and gigabytes",
+           ("tests/jitcore/test_loops_54.py",)),
+    Mutant("window-median-last-nan", "jitcore/numpy/selection_statistics.py",
+           "    value = np.where(nans > 0, at(length - nans), value)",
+           "    value = np.where(nans > 0, at(length - 1), value)",
+           "np.median(x[i - w + 1:i + 1]) of a window holding -NaN then NaN gives the last NaN "
+           "where NumPy gives the first", ("tests/jitcore/test_loops_54.py",)),
+    Mutant("window-median-negative-length", "jitcore/masked.py",
+           "            length = prims.ufunc(np.maximum, prims.ufunc(np.subtract, stop, start), 0)",
+           "            length = prims.ufunc(np.subtract, stop, start)",
+           "np.median(x[lo:hi]) with hi below lo (empty in NumPy: NaN) sorts and reads a window "
+           "of negative length", ("tests/jitcore/test_loops_54.py",)),
 ]
 
 

@@ -545,8 +545,9 @@ def _calls(stmts):
 
 def appended_lists(stmts, own: set[str]) -> tuple[str, ...] | None:
     """The names a loop body changes only by ``name.append(value)`` calls, when those are its
-    only changes to Python objects and the names appear in it nowhere else but in ``name[-1]``
-    (a list the loop fills, a trajectory: ``statements.for_stmt`` compiles it as a loop,
+    only changes to Python objects and the names appear in it nowhere else but in ``name[k]``
+    (one item read; session 54: any position, not only ``-1``) or ``len(name)`` (a list the
+    loop fills, a trajectory: ``statements.for_stmt`` compiles it as a loop,
     ``appending``); else None."""
     appended, calls = set(), set()
     for n, f in _calls(stmts):
@@ -558,11 +559,11 @@ def appended_lists(stmts, own: set[str]) -> tuple[str, ...] | None:
             calls.add(id(f.value))
     if not appended:
         return None
-    for n in (m for s in stmts for m in ast.walk(s)):  # ys[-1]: the last row, read
+    for n in (m for s in stmts for m in ast.walk(s)):  # ys[-1]: the last row; ys[t - m]: a row
         base, key = (n.value, n.slice) if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load) \
             else (n.args[0], n.args[1]) if _converted_getitem(n) and len(n.args) == 2 else (None, None)
-        if isinstance(base, ast.Name) and base.id in appended and _minus_one(key):
-            calls.add(id(base))
+        if isinstance(base, ast.Name) and base.id in appended and not isinstance(key, (ast.Slice, ast.Tuple)):
+            calls.add(id(base))  # (read at one position: ``appending`` gathers it from the rows)
         if _len_call(n) and isinstance(n.args[0], ast.Name) and n.args[0].id in appended:
             calls.add(id(n.args[0]))  # len(ys): its count so far
     for n in (m for s in stmts for m in ast.walk(s)):
@@ -722,12 +723,6 @@ def other_attributes(stmts, root: str, attr: str) -> list[str]:
     """The attributes of ``root`` other than ``attr`` that ``stmts`` read (``s.step``, ``s.t``)."""
     return sorted({n.attr for s in stmts for n in ast.walk(s) if isinstance(n, ast.Attribute)
                    and isinstance(n.value, ast.Name) and n.value.id == root and n.attr != attr})
-
-
-def _minus_one(key) -> bool:
-    return (isinstance(key, ast.UnaryOp) and isinstance(key.op, ast.USub)
-            and isinstance(key.operand, ast.Constant) and key.operand.value == 1) \
-        or (isinstance(key, ast.Constant) and key.value == -1)
 
 
 _STEPS = {ast.Add: "Add", ast.Sub: "Sub", ast.Mult: "Mult"}

@@ -22,12 +22,15 @@ their count, ``return out`` a list of them.
 from __future__ import annotations
 
 import functools
+import gc
 
 import numpy as np
 
 from jitcore import type_choice
 from jitcore.data_length import KeptList
 from jitcore.errors import ConcretizationError, JitTypeError, UnsupportedError
+from jitcore.ir.dialects import kernel
+from jitcore.numpy.everyday import raise_at_first
 from jitcore.primitives import (
     as_tracer,
     broadcast_to,
@@ -38,7 +41,7 @@ from jitcore.primitives import (
     reshape,
     slice_,
 )
-from jitcore.tracer import Tracer, current_trace, fresh, user_location
+from jitcore.tracer import Tracer, current_trace, fresh, make_view, user_location
 
 _NUMBERS = (bool, int, float, complex)
 
@@ -52,11 +55,14 @@ class _Appender:
     the data chooses them."""
 
     __slots__ = ("name", "rows", "first", "last", "per_step", "kind", "count", "kept", "depth",
-                 "in_if", "before", "tags", "among")
+                 "in_if", "before", "tags", "among", "offset")
 
     def __init__(self, name: str, rows: Tracer, first, last, per_step: int, kind: tuple, kept=None,
-                 in_if=None, before=0, tags=None, among=()):
+                 in_if=None, before=0, tags=None, among=(), offset=0):
         self.name, self.rows, self.first, self.last = name, rows, first, last
+        # (the rows before the loop's own: the list's items before it, where the body reads
+        # the list at any position, ``indexed``; else 0, those items kept outside the rows)
+        self.offset = offset
         self.per_step, self.kind, self.kept = per_step, kind, kept
         self.in_if = kept is not None if in_if is None else in_if
         self.before = before
@@ -75,7 +81,7 @@ class _Appender:
             raise UnsupportedError(f"'{self.name}'.append: another count or type of rows than "
                                    "one run of the loop's body gave")
         trace = current_trace()
-        at = self.first + self.count
+        at = self.offset + self.first + self.count
         self.rows[at] = nested_array(value, self.kind[1]) if isinstance(value, tuple) \
             else as_tracer(trace, value, self.kind[1])
         if self.kept is not None:
@@ -87,11 +93,13 @@ class _Appender:
         self.count += 1
 
     def __getitem__(self, key):
-        if not isinstance(key, int) or key != -1 or self.in_if:
+        if isinstance(key, int) and key == -1 and not self.in_if:
+            return self.last
+        if self.in_if or self.offset != self.before or not _position(key):
             raise UnsupportedError(f"'{self.name}'[{key!r}] in a loop that appends to it"
                                    + (" under a traced if: which item is last depends on the data"
                                       if self.in_if else ""))
-        return self.last
+        return _read_row(self.name, self.rows, key, self.before + self.first + self.count, self.kind)
 
     def length(self) -> Tracer:
         """``len(ys)`` in the body: the items before the loop and the rows of the steps so far."""
@@ -106,16 +114,50 @@ class _Appender:
         raise UnsupportedError(f"'{self.name}'.{attr} in a loop that appends to it")
 
 
+def _position(key) -> bool:
+    """Is ``key`` one position of a list (a Python int, or a traced integer number)?"""
+    if isinstance(key, Tracer):
+        return key.ndim == 0 and key.dtype.kind in "iu"
+    return isinstance(key, (int, np.integer)) and not isinstance(key, bool)
+
+
+def _read_row(name: str, rows: Tracer, key, length, kind: tuple):
+    """``ys[key]`` of a list whose first ``length`` items are ``rows``' first rows (``length``
+    traced: the items before the loop and the rows its steps appended so far): Python's
+    negative positions, and its ``IndexError`` for one out of range raised by the call."""
+    trace = current_trace()
+    key = as_tracer(trace, key, np.dtype(np.int64)) if not isinstance(key, Tracer) \
+        else key.astype(np.int64)
+    length = as_tracer(trace, length, np.dtype(np.int64))
+    raise_at_first((key < -length) | (key >= length), key, kernel.LIST_INDEX)
+    index = np.where(key < 0, key + length, key)
+    shape, _, weak, scalar = kind
+    if shape:  # (an array item: Python's is the list's own, so writes through it are refused)
+        return make_view(rows, lambda b: b[index], functools.partial(_row_written, name))
+    return fresh(rows[index], scalar=scalar is True, weak=weak)
+
+
+def _row_written(name: str, base, value):
+    raise UnsupportedError(
+        f"an array read from '{name}' at a position, in a loop that appends to it, is written (at "
+        f"{user_location()}): compiled, the list's items are rows of one array. Copy it first "
+        f"(v = {name}[k].copy()) or keep the rows in an array of your own")
+
+
 class _Probe:
     """Stands for an appended list in the trial run of a loop's body: keeps what is appended
     (``items``), how many rows the step's longest path appends (``count``: the branches of a
     traced if append from the same row, ``appending_if``) and whether one is under a traced
     if (``conditional``)."""
 
-    __slots__ = ("name", "items", "count", "conditional", "last", "depth", "refused", "before", "among")
+    __slots__ = ("name", "items", "count", "conditional", "last", "depth", "refused", "before", "among",
+                 "values", "indexed")
 
     def __init__(self, name: str, before):
         self.name, self.items, self.count, self.conditional = name, [], 0, False
+        # (the items, before the loop and appended in the trial: read at positions, ``indexed``)
+        self.values = list(before) if isinstance(before, list) else None
+        self.indexed = False
         self.among = [type_choice.kinds(v) for v in before] if isinstance(before, list) else []
         # (a KeptList: its items and their number the data chose)
         listed = isinstance(before, list)
@@ -134,18 +176,34 @@ class _Probe:
         # (kinds, not values: one appended in a branch exists only inside it)
         self.items.append((_kind(value), _kind(value, tuples=True)))
         self.among.append(type_choice.kinds(value))
+        if self.values is not None:
+            self.values.append(value)
         self.last = value
         self.count += 1
 
     def __getitem__(self, key):
-        if key != -1:
-            raise UnsupportedError(f"'{self.name}'[{key!r}] in a loop that appends to it")
+        if not (isinstance(key, int) and key == -1):
+            return self._read(key)
         if self.conditional or self.before is None:
             self.refused = _data_chosen(self.name, "[-1]")
             raise self.refused
         if self.last is None:
             raise IndexError("list index out of range")
         return self.last
+
+    def _read(self, key):
+        """``ys[key]`` at any position in the trial: a gather from the items so far, which must
+        be of one kind (the compiled loop's rows hold the items before it too, ``offset``)."""
+        kinds = {_kind(v) for v in self.values or ()}
+        if self.conditional or self.values is None or not _position(key) or len(kinds) != 1 \
+                or None in kinds:
+            raise UnsupportedError(f"'{self.name}'[{key!r}] in a loop that appends to it")
+        self.indexed = True
+        kind = kinds.pop()
+        trace = current_trace()
+        rows = nested_array(self.values, kind[1]) if holds_tracer(self.values) else \
+            constant(trace, np.array(self.values, kind[1]))
+        return _read_row(self.name, rows, key, len(self.values), kind)
 
     def length(self) -> Tracer:
         """``len(ys)`` in the trial run: traced, as the loop's is."""
@@ -330,6 +388,12 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
              if p.among and all(p.among) and len(functools.reduce(type_choice.merge, p.among)) > 1}
     start = {j: values[j] for j in slots}
     chosen = {j for j in slots if isinstance(start[j], KeptList)}  # (items the data chose)
+    # lists read at any position (s[t - m]): their rows hold the items before the loop too, of
+    # the appended rows' kind, and every step appends alike (no traced if, no break)
+    indexed = {j: len(start[j]) for j, p in probes.items() if p.indexed}
+    if any(found[j][2] or masked or j in chosen or j in among
+           or any(_kind(v) != found[j][1] for v in start[j]) for j in indexed):
+        return None
     # each list's rows, then its last item (ys[-1]: before the loop, the list's own; a zero row
     # where it is empty, which the body then appends before it reads), then the marks of the
     # rows kept of the lists appended under a traced if, then the step
@@ -337,6 +401,10 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
     for j, (per_step, (shape, dtype, weak, scalar), _) in found.items():
         zero = constant(trace, np.zeros((), dtype))
         carried[j] = fresh(broadcast_to(zero, (trips * per_step, *shape)))
+        if indexed.get(j):
+            given = nested_array(start[j], dtype) if holds_tracer(start[j]) else \
+                constant(trace, np.array(start[j], dtype))
+            carried[j] = fresh(concatenate([given, carried[j]], 0))
         lasts.append(start[j][-1] if j not in chosen and start[j] else
                      fresh(broadcast_to(zero, shape), scalar=scalar is True, weak=weak))
     kept_slots = [j for j in slots if found[j][2] or masked or j in chosen]
@@ -354,7 +422,7 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
         tags = dict(zip(tag_slots, carry[n + m + k:-1]))
         appenders = {j: _Appender(names[j], state[j], step * found[j][0], last, *found[j][:2], kept.get(j),
                                   found[j][2] or j in chosen, None if j in chosen else len(start[j]),
-                                  tags.get(j), among.get(j, ()))
+                                  tags.get(j), among.get(j, ()), indexed.get(j, 0))
                      for j, last in zip(slots, lasts)}
         state = [appenders.get(j, v) for j, v in enumerate(state)]
         out = list(body_fn(item, *state))
@@ -382,7 +450,11 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
             # (each step that ran appended alike, after items all kept: the kept rows lead)
             out[j].prefix = not found[j][2] and j not in chosen
             continue
-        made = [_row(rows, i, shape, weak, scalar, tags.get(j)) for i in range(trips * per_step)]
+        offset = indexed.get(j, 0)
+        made = _rows(rows, offset, trips * per_step, shape, weak, scalar, tags.get(j))
+        if offset:  # (the rows the loop appended: after the items before it)
+            rows = slice_(rows, (offset,) + (0,) * len(shape), (1,) * (len(shape) + 1),
+                          (trips * per_step, *shape))
         start[j].extend(made)
         if made:  # (np.array of the list, or of a copy, finds the rows by their first)
             trace.appended[id(made[0])] = (rows, made, trace.depth, tags.get(j))
@@ -419,6 +491,52 @@ def _kept_list(name: str, before, rows: Tracer, kept: Tracer, dtype, weak: bool,
             given = nested_array([type_choice.tag(trace, v, among) for v in before], type_choice.TAG)
             choice = concatenate([given, tags], 0), among
     return KeptList(name, rows, kept, made_of, choice)
+
+
+class _LazyRow(Tracer):
+    """A number the loop appended, as the list holds it after the loop: its read from the rows
+    is traced where the program first uses it. A list of 200,000 appended numbers whose code
+    reads a few of them (``s[n - m + k]``) traced 400,000 reads of rows no one used (33 s of
+    tracing, 128 s in all). Its type is the first row's; its value is derived from ``rows``
+    at the first use, or, first used inside a loop body or branch, there, once per region."""
+
+    __slots__ = ("_rows", "_at")
+
+    def __init__(self, first: Tracer, rows: Tracer, at: int):
+        super().__init__(first._value, first.owner_trace, first.sources, first.weak)
+        self.scalar = first.scalar
+        self._rows, self._at = rows, at
+
+    @property
+    def value(self):
+        rows = self._rows
+        if rows is not None:
+            make = functools.partial(_row, rows, self._at, (), self.weak, True)
+            trace = self.owner_trace
+            if trace.depth > self.level:  # (as a stale view is: the value holds in the region only)
+                cached = trace.derived.get(id(self))
+                if cached is None or cached[0] is not self:
+                    cached = (self, None, make()._value)
+                    trace.derived[id(self)] = cached
+                return cached[2]
+            self._rows = None
+            self._value = make()._value
+        return Tracer.value.fget(self)
+
+
+def _rows(rows: Tracer, offset: int, count: int, shape, weak: bool, scalar, choice=None) -> list:
+    """The ``count`` rows from ``offset`` on as the list's items: numbers read where they are
+    used (``_LazyRow``); arrays, and numbers whose types the data chose, read at once."""
+    if scalar is not True or choice is not None or count < 2:
+        return [_row(rows, offset + i, shape, weak, scalar, choice) for i in range(count)]
+    first = _row(rows, offset, shape, weak, scalar)
+    collecting = gc.isenabled()
+    gc.disable()  # (a collection per 700 of these new objects, each over all the heap: 6 s of 8)
+    try:
+        return [first] + [_LazyRow(first, rows, offset + i) for i in range(1, count)]
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def _row(rows: Tracer, k: int, shape, weak: bool, scalar: bool, choice=None) -> Tracer:

@@ -1679,9 +1679,9 @@ def _python_for(iterable, extra_test, body_fn, values, names, line, targets, eff
             values = tuple(body_fn(item, *values))
         made = len(trace.builder.block.ops) - ops_before if trace is not None else 0
         if made > compile_time.UNROLL_WARN_OPS:  # (the compile's minutes are still to come)
-            compile_time.warn_unrolling(where(line), made, done + 1, trips, changes,
-                                        _why_python(iterable, values, names, effects, in_try,
-                                                    refused))
+            why = _why_python(iterable, values, names, effects, in_try, refused)
+            compile_time.warn_unrolling(where(line), made, done + 1, trips, changes, why)
+            compile_time.stop_unrolling(where(line), made, done + 1, trips, changes, why)
     return values
 
 
