@@ -181,6 +181,7 @@ DIRECT_SPAN_BYTES = 512 << 10
 # CPUs (LLVM's names) where a transposed A read in place measured faster than packed at every
 # span: AMD Zen 4 and Zen 5, one thread, from 200^2 to 1024^2 (the module's measurements above).
 UNLIMITED_SPAN_CPUS = frozenset({"znver4", "znver5"})
+PREFETCH_LOCALITY = 2
 
 
 @dataclass(frozen=True)
@@ -700,8 +701,10 @@ class _Gemm:
                                    b.select(direct, self.sa_k, self.const(tile.mr)),
                                    b.select(direct, self.sa_m, self.const(1)))
                         b_panel = self.at(pack_b, self.panel(jr, kc, tile.nr))
+                        # this tile's share of the next panel of B, fetched into L2 along k
+                        ahead = b.mul(b.udiv(ir, self.const(tile.mr)), b.mul(kc, step))
                         args = [kc, *a_panel, b_panel, self.at(self.c, at), self.sc_m, self.sc_n,
-                                rows, cols, first]
+                                rows, cols, first, self.at(next_panel(jr), ahead), step]
                         if self.edge_micro is None:
                             b.call(self.micro, args)
                             return
@@ -711,6 +714,16 @@ class _Gemm:
                                 b.call(self.edge_micro, args)
                             with whole:
                                 b.call(self.micro, args)
+
+                    # each of the block's tiles of a panel fetches its share of the next panel's
+                    # values (the last panel: the first, which the next row block starts on)
+                    tiles = b.udiv(b.add(mc, self.const(tile.mr - 1)), self.const(tile.mr))
+                    step = b.udiv(b.add(self.const(tile.nr - 1), tiles), tiles)
+
+                    def next_panel(jr):
+                        following = b.add(jr, self.const(tile.nr))
+                        following = b.select(b.icmp_signed("<", following, nc), following, self.const(0))
+                        return self.at(pack_b, self.panel(following, kc, tile.nr))
 
                     _for(b, self.const(0), nc, tile.nr,
                          lambda jr: _for(b, self.const(0), mc, tile.mr, lambda ir: one_tile(ir, jr)))
@@ -983,13 +996,13 @@ def _micro_kernel(module: ll.Module, element: ll.Type, tile: TileShape, b_stride
         return existing
     vec = ll.VectorType(element, tile.lanes)
     vbytes = tile.lanes * bits // 8
-    params = [I64, PTR, I64, I64, PTR, PTR, I64, I64, I64, I64, I1]
+    params = [I64, PTR, I64, I64, PTR, PTR, I64, I64, I64, I64, I1, PTR, I64]
     fn = ll.Function(module, ll.FunctionType(ll.VoidType(), params), name)
     fn.linkage = "internal"
     # One copy, called per tile: its k loop is not unrolled whole into every caller when kc
     # is a small constant (LLVM's time, not the kernel's, would grow with it).
     fn.attributes.add("noinline")
-    kc, pa, sa_k, sa_m, pb, pc, sc_m, sc_n, rows, cols, first = fn.args
+    kc, pa, sa_k, sa_m, pb, pc, sc_m, sc_n, rows, cols, first, pf, pf_step = fn.args
     for p in (pa, pb, pc):
         p.add_attribute("noalias")
     fmuladd = declare(module, f"llvm.fmuladd.v{tile.lanes}f{bits}", vec, [vec, vec, vec])
@@ -1020,6 +1033,10 @@ def _micro_kernel(module: ll.Module, element: ll.Type, tile: TileShape, b_stride
         v = b.load(b.gep(b_row, [ll.Constant(I64, j * tile.lanes)], source_etype=element), typ=vec)
         v.align = vbytes
         b_vecs.append(v)
+    if PREFETCH_LOCALITY is not None:
+        prefetch = declare(module, "llvm.prefetch.p0", ll.VoidType(), [PTR, I32, I32, I32])
+        ahead = b.gep(pf, [b.mul(kk, pf_step)], source_etype=element)
+        b.call(prefetch, [ahead, ll.Constant(I32, 0), ll.Constant(I32, PREFETCH_LOCALITY), ll.Constant(I32, 1)])
     a_k = b.mul(kk, sa_k)
     mask = ll.Constant(ll.VectorType(ll.IntType(32), tile.lanes), [0] * tile.lanes)
     undef = ll.Constant(vec, None)
