@@ -182,6 +182,7 @@ DIRECT_SPAN_BYTES = 512 << 10
 # span: AMD Zen 4 and Zen 5, one thread, from 200^2 to 1024^2 (the module's measurements above).
 UNLIMITED_SPAN_CPUS = frozenset({"znver4", "znver5"})
 PREFETCH_LOCALITY = 2
+LAZY_PACK_B = True
 
 
 @dataclass(frozen=True)
@@ -673,6 +674,7 @@ class _Gemm:
     def tiled(self, row_range, col_range, depth: int, pack_a: ll.Value, pack_b: ll.Value) -> None:
         b, bl, tile = self.b, self.blocking, self.tile
         (row0, row1), (col0, col1) = row_range, col_range
+        lazy_b = b.icmp_signed("!=", self.sb_n, self.const(1)) if LAZY_PACK_B else ll.Constant(I1, 0)
 
         def column_block(jc):
             nc = _min(b, self.const(bl.nc), b.sub(col1, jc))
@@ -681,7 +683,8 @@ class _Gemm:
                 kc = _min(b, self.const(bl.kc), b.sub(self.const(depth), pc))
                 first = b.icmp_signed("==", pc, self.const(0))
                 last_block = b.icmp_signed(">=", b.add(pc, kc), self.const(depth))
-                self.pack_b(pack_b, pc, kc, jc, nc)
+                with b.if_then(b.not_(lazy_b)):
+                    self.pack_b(pack_b, pc, kc, jc, nc)
 
                 def row_block(ic):
                     mc = _min(b, self.const(bl.mc), b.sub(row1, ic))
@@ -725,8 +728,12 @@ class _Gemm:
                         following = b.select(b.icmp_signed("<", following, nc), following, self.const(0))
                         return self.at(pack_b, self.panel(following, kc, tile.nr))
 
-                    _for(b, self.const(0), nc, tile.nr,
-                         lambda jr: _for(b, self.const(0), mc, tile.mr, lambda ir: one_tile(ir, jr)))
+                    def panel_of_tiles(jr):
+                        with b.if_then(b.and_(lazy_b, b.icmp_signed("==", ic, row0))):
+                            self.pack_b_panel(pack_b, pc, kc, jc, nc, jr)
+                        _for(b, self.const(0), mc, tile.mr, lambda ir: one_tile(ir, jr))
+
+                    _for(b, self.const(0), nc, tile.nr, panel_of_tiles)
                     if self.finish is not None:  # the block's last block of k: in L2
                         with b.if_then(last_block):
                             self.finish(ic, jc, mc, nc)
@@ -781,6 +788,16 @@ class _Gemm:
                 _for(b, whole, nc, nr, panel)  # the last, short panel
             with panels:
                 _for(b, zero, nc, nr, panel)
+
+    def pack_b_panel(self, buffer: ll.Value, pc: ll.Value, kc: ll.Value, jc: ll.Value, nc: ll.Value,
+                     jr: ll.Value) -> None:
+        b, nr = self.b, self.tile.nr
+        block = self.at(self.bm, b.add(b.mul(pc, self.sb_k), b.mul(jc, self.sb_n)))
+        dst = self.at(buffer, self.panel(jr, kc, nr))
+        cols = _min(b, self.const(nr), b.sub(nc, jr))
+        self.zero_if_short(dst, cols, nr, kc)
+        src = self.at(block, b.mul(jr, self.sb_n))
+        self.copy(src, dst, (kc, self.sb_k, nr), (cols, self.sb_n, 1), nr)
 
     def pack_a(self, buffer: ll.Value, ic: ll.Value, mc: ll.Value, pc: ll.Value, kc: ll.Value) -> None:
         """A[ic:ic+mc, pc:pc+kc] as panels of MR rows, MR values per k, zero-padded. A column
