@@ -20,7 +20,8 @@ micro-kernel of explicit vector multiply-adds (the BLIS scheme), emitted as LLVM
   copy (``_Gemm.reads_a_in_place``): measured faster, and nothing of A is copied.
 - **Micro-kernel.** An ``MR x NR`` tile of C is ``MR * NV`` vector accumulators (``NR = NV``
   vectors of the target's width) held in registers across the k block: per k, ``NV`` vector
-  loads of packed B, ``MR`` broadcasts of packed A, ``MR * NV`` ``llvm.fmuladd``. The tile
+  loads of packed B, ``MR`` broadcasts of packed A, ``MR * NV`` ``llvm.fmuladd``, and a
+  prefetch of the next panel of B (each tile of a panel fetches its share into L2). The tile
   shape is chosen from the target's vector width and register count (``TileShape.for_target``),
   never fixed to one ISA: 512-bit AVX-512 and 256-bit AVX2 and 128-bit NEON/SSE all get the
   same code, narrower; a product with fewer columns than ``NR`` gets a tile of fewer vectors
@@ -181,7 +182,21 @@ DIRECT_SPAN_BYTES = 512 << 10
 # CPUs (LLVM's names) where a transposed A read in place measured faster than packed at every
 # span: AMD Zen 4 and Zen 5, one thread, from 200^2 to 1024^2 (the module's measurements above).
 UNLIMITED_SPAN_CPUS = frozenset({"znver4", "znver5"})
+# Each tile of a panel of B fetches its share of the next packed panel into L2 as its k loop
+# runs (``llvm.prefetch`` of this locality: 2 is x86's prefetcht1; None: no prefetch). A panel
+# (``kc x NR``: 256 KiB of float64 at kc 1024) is read from L2 by every tile of a row block, but
+# its first tile found it in L3, the whole packed block having gone by since the last row block:
+# on the Xeon of session 54 (2 MiB L2), one thread, CPU time, 2048^2 float64 a@b 234 -> 214 ms,
+# a@b.T 254 -> 220 (NumPy 212, 221), float32 a@b 104 -> 96; and mc of 96, 192 or 384 rows,
+# which moved float64 2048^2 by 12% before (fewer row blocks, fewer first tiles), no longer
+# mattered (docs/performance.md, "Session 54: matmul"). 3 (prefetcht0) measured 1-3% slower.
 PREFETCH_LOCALITY = 2
+# A transposed B (``a @ b.T``: packed by squares, ``copy``) is packed a panel at a time just
+# before the first row block's tiles use it, so they read it from L1/L2 instead of the whole
+# packed block having been written out first: float64 64x1024x1024 a@b.T 3.17 -> 2.44 ms,
+# float32 1.38 -> 1.15 (one row block, so every tile read its panel from L3); square products
+# even. B with rows of unit stride keeps its row-by-row packing (a whole row of the block per k,
+# in order): a panel at a time read 256 bytes per row a row apart, 1.0-1.1x the time.
 LAZY_PACK_B = True
 
 
@@ -674,6 +689,7 @@ class _Gemm:
     def tiled(self, row_range, col_range, depth: int, pack_a: ll.Value, pack_b: ll.Value) -> None:
         b, bl, tile = self.b, self.blocking, self.tile
         (row0, row1), (col0, col1) = row_range, col_range
+        # B packed a panel at a time by the first row block (``LAZY_PACK_B``), or whole first
         lazy_b = b.icmp_signed("!=", self.sb_n, self.const(1)) if LAZY_PACK_B else ll.Constant(I1, 0)
 
         def column_block(jc):
@@ -766,11 +782,7 @@ class _Gemm:
         block = self.at(self.bm, b.add(b.mul(pc, self.sb_k), b.mul(jc, self.sb_n)))
 
         def panel(jr):
-            dst = self.at(buffer, self.panel(jr, kc, nr))
-            cols = _min(b, self.const(nr), b.sub(nc, jr))
-            self.zero_if_short(dst, cols, nr, kc)
-            src = self.at(block, b.mul(jr, self.sb_n))
-            self.copy(src, dst, (kc, self.sb_k, nr), (cols, self.sb_n, 1), nr)
+            self.pack_b_panel(buffer, pc, kc, jc, nc, jr)
 
         def row(kk):
             row_k = self.at(block, b.mul(kk, self.sb_k))
@@ -791,6 +803,8 @@ class _Gemm:
 
     def pack_b_panel(self, buffer: ll.Value, pc: ll.Value, kc: ll.Value, jc: ll.Value, nc: ll.Value,
                      jr: ll.Value) -> None:
+        """The panel of B[pc:pc+kc, jc:jc+nc] at column ``jr`` of the block, as ``pack_b``
+        packs it (zero-padded past ``nc``)."""
         b, nr = self.b, self.tile.nr
         block = self.at(self.bm, b.add(b.mul(pc, self.sb_k), b.mul(jc, self.sb_n)))
         dst = self.at(buffer, self.panel(jr, kc, nr))
@@ -997,12 +1011,14 @@ def _aligned(b: ll.IRBuilder, raw: ll.Value) -> ll.Value:
 
 def _micro_kernel(module: ll.Module, element: ll.Type, tile: TileShape, b_stride: int = 0) -> ll.Function:
     """``void micro(i64 kc, ptr a, i64 sa_k, i64 sa_m, ptr b, ptr c, i64 sc_m, i64 sc_n, i64
-    rows, i64 cols, i1 first)``: the ``mr x nr`` tile of A at ``a`` (element ``(i, k)`` at
-    ``k * sa_k + i * sa_m``: a packed panel, ``(MR, 1)``, or A in place) and the packed panel
-    ``b`` over ``kc`` values of k, stored into (``first``) or added to the ``rows x cols``
-    corner of C at ``c``. Rows of A past ``rows`` read row ``rows - 1`` again (in bounds, and
-    their sums are never stored). The packed rows of B are ``b_stride`` values apart (the
-    tile's own width unless given: an edge kernel reads the first vectors of wider panels)."""
+    rows, i64 cols, i1 first, ptr pf, i64 pf_step)``: the ``mr x nr`` tile of A at ``a``
+    (element ``(i, k)`` at ``k * sa_k + i * sa_m``: a packed panel, ``(MR, 1)``, or A in
+    place) and the packed panel ``b`` over ``kc`` values of k, stored into (``first``) or
+    added to the ``rows x cols`` corner of C at ``c``. Rows of A past ``rows`` read row
+    ``rows - 1`` again (in bounds, and their sums are never stored). The packed rows of B are
+    ``b_stride`` values apart (the tile's own width unless given: an edge kernel reads the
+    first vectors of wider panels). ``pf``, ``pf_step``: each step of k prefetches the value
+    at ``pf + k * pf_step`` (this tile's share of the next panel of B: ``PREFETCH_LOCALITY``)."""
     bits = 32 if isinstance(element, ll.FloatType) else 64
     b_stride = b_stride or tile.nr
     name = f"jitcore_gemm_micro_f{bits}_{tile.mr}x{tile.nv}x{tile.lanes}"
@@ -1053,7 +1069,8 @@ def _micro_kernel(module: ll.Module, element: ll.Type, tile: TileShape, b_stride
     if PREFETCH_LOCALITY is not None:
         prefetch = declare(module, "llvm.prefetch.p0", ll.VoidType(), [PTR, I32, I32, I32])
         ahead = b.gep(pf, [b.mul(kk, pf_step)], source_etype=element)
-        b.call(prefetch, [ahead, ll.Constant(I32, 0), ll.Constant(I32, PREFETCH_LOCALITY), ll.Constant(I32, 1)])
+        locality = ll.Constant(I32, PREFETCH_LOCALITY)
+        b.call(prefetch, [ahead, ll.Constant(I32, 0), locality, ll.Constant(I32, 1)])  # a read, of data
     a_k = b.mul(kk, sa_k)
     mask = ll.Constant(ll.VectorType(ll.IntType(32), tile.lanes), [0] * tile.lanes)
     undef = ll.Constant(vec, None)
