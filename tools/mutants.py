@@ -353,11 +353,11 @@ MUTANTS = [
            "for i, vector in enumerate(_transposed(b, rows)):", "for i, vector in enumerate(rows):",
            "packing a transposed B by squares stores each row's values of k as if they were a k's columns",
            ("tests/codegen/test_tiled_gemm.py",)),
-    Mutant("tiled-gemm-lazy-b-packed-only-by-row-zero", "codegen/cpu/tiled_gemm.py",
-           'with b.if_then(b.and_(lazy_b, b.icmp_signed("==", ic, row0))):',
-           'with b.if_then(b.and_(lazy_b, b.icmp_signed("==", ic, self.const(0)))):',
-           "a transposed B is packed a panel at a time only by the product's first row block, so a"
-           " chunk of later rows reads panels nobody packed",
+    Mutant("tiled-gemm-lazy-b-packs-the-first-panel-for-each", "codegen/cpu/tiled_gemm.py",
+           "self.pack_b_panel(pack_b, pc, kc, jc, nc, jr)",
+           "self.pack_b_panel(pack_b, pc, kc, jc, nc, self.const(0))",
+           "a transposed B packed a panel at a time by the first row block packs the block's first"
+           " panel in place of each",
            ("tests/codegen/test_tiled_gemm.py",)),
     Mutant("tiled-gemm-no-prefetch-of-the-next-panel", "codegen/cpu/tiled_gemm.py",
            "PREFETCH_LOCALITY = 2\n", "PREFETCH_LOCALITY = None\n",
