@@ -20,7 +20,8 @@ micro-kernel of explicit vector multiply-adds (the BLIS scheme), emitted as LLVM
   copy (``_Gemm.reads_a_in_place``): measured faster, and nothing of A is copied.
 - **Micro-kernel.** An ``MR x NR`` tile of C is ``MR * NV`` vector accumulators (``NR = NV``
   vectors of the target's width) held in registers across the k block: per k, ``NV`` vector
-  loads of packed B, ``MR`` broadcasts of packed A, ``MR * NV`` ``llvm.fmuladd``. The tile
+  loads of packed B, ``MR`` broadcasts of packed A, ``MR * NV`` ``llvm.fmuladd``, and a
+  prefetch of the next panel of B (each tile of a panel fetches its share into L2). The tile
   shape is chosen from the target's vector width and register count (``TileShape.for_target``),
   never fixed to one ISA: 512-bit AVX-512 and 256-bit AVX2 and 128-bit NEON/SSE all get the
   same code, narrower; a product with fewer columns than ``NR`` gets a tile of fewer vectors
@@ -181,6 +182,22 @@ DIRECT_SPAN_BYTES = 512 << 10
 # CPUs (LLVM's names) where a transposed A read in place measured faster than packed at every
 # span: AMD Zen 4 and Zen 5, one thread, from 200^2 to 1024^2 (the module's measurements above).
 UNLIMITED_SPAN_CPUS = frozenset({"znver4", "znver5"})
+# Each tile of a panel of B fetches its share of the next packed panel into L2 as its k loop
+# runs (``llvm.prefetch`` of this locality: 2 is x86's prefetcht1; None: no prefetch). A panel
+# (``kc x NR``: 256 KiB of float64 at kc 1024) is read from L2 by every tile of a row block, but
+# its first tile found it in L3, the whole packed block having gone by since the last row block:
+# on the Xeon of session 54 (2 MiB L2), one thread, CPU time, 2048^2 float64 a@b 234 -> 214 ms,
+# a@b.T 254 -> 220 (NumPy 212, 221), float32 a@b 104 -> 96; and mc of 96, 192 or 384 rows,
+# which moved float64 2048^2 by 12% before (fewer row blocks, fewer first tiles), no longer
+# mattered (docs/performance.md, "Session 54: matmul"). 3 (prefetcht0) measured 1-3% slower.
+PREFETCH_LOCALITY = 2
+# A transposed B (``a @ b.T``: packed by squares, ``copy``) is packed a panel at a time just
+# before the first row block's tiles use it, so they read it from L1/L2 instead of the whole
+# packed block having been written out first: float64 64x1024x1024 a@b.T 3.17 -> 2.44 ms,
+# float32 1.38 -> 1.15 (one row block, so every tile read its panel from L3); square products
+# even. B with rows of unit stride keeps its row-by-row packing (a whole row of the block per k,
+# in order): a panel at a time read 256 bytes per row a row apart, 1.0-1.1x the time.
+LAZY_PACK_B = True
 
 
 @dataclass(frozen=True)
@@ -672,6 +689,8 @@ class _Gemm:
     def tiled(self, row_range, col_range, depth: int, pack_a: ll.Value, pack_b: ll.Value) -> None:
         b, bl, tile = self.b, self.blocking, self.tile
         (row0, row1), (col0, col1) = row_range, col_range
+        # B packed a panel at a time by the first row block (``LAZY_PACK_B``), or whole first
+        lazy_b = b.icmp_signed("!=", self.sb_n, self.const(1)) if LAZY_PACK_B else ll.Constant(I1, 0)
 
         def column_block(jc):
             nc = _min(b, self.const(bl.nc), b.sub(col1, jc))
@@ -680,7 +699,8 @@ class _Gemm:
                 kc = _min(b, self.const(bl.kc), b.sub(self.const(depth), pc))
                 first = b.icmp_signed("==", pc, self.const(0))
                 last_block = b.icmp_signed(">=", b.add(pc, kc), self.const(depth))
-                self.pack_b(pack_b, pc, kc, jc, nc)
+                with b.if_then(b.not_(lazy_b)):
+                    self.pack_b(pack_b, pc, kc, jc, nc)
 
                 def row_block(ic):
                     mc = _min(b, self.const(bl.mc), b.sub(row1, ic))
@@ -700,8 +720,10 @@ class _Gemm:
                                    b.select(direct, self.sa_k, self.const(tile.mr)),
                                    b.select(direct, self.sa_m, self.const(1)))
                         b_panel = self.at(pack_b, self.panel(jr, kc, tile.nr))
+                        # this tile's share of the next panel of B, fetched into L2 along k
+                        ahead = b.mul(b.udiv(ir, self.const(tile.mr)), b.mul(kc, step))
                         args = [kc, *a_panel, b_panel, self.at(self.c, at), self.sc_m, self.sc_n,
-                                rows, cols, first]
+                                rows, cols, first, self.at(next_panel(jr), ahead), step]
                         if self.edge_micro is None:
                             b.call(self.micro, args)
                             return
@@ -712,8 +734,22 @@ class _Gemm:
                             with whole:
                                 b.call(self.micro, args)
 
-                    _for(b, self.const(0), nc, tile.nr,
-                         lambda jr: _for(b, self.const(0), mc, tile.mr, lambda ir: one_tile(ir, jr)))
+                    # each of the block's tiles of a panel fetches its share of the next panel's
+                    # values (the last panel: the first, which the next row block starts on)
+                    tiles = b.udiv(b.add(mc, self.const(tile.mr - 1)), self.const(tile.mr))
+                    step = b.udiv(b.add(self.const(tile.nr - 1), tiles), tiles)
+
+                    def next_panel(jr):
+                        following = b.add(jr, self.const(tile.nr))
+                        following = b.select(b.icmp_signed("<", following, nc), following, self.const(0))
+                        return self.at(pack_b, self.panel(following, kc, tile.nr))
+
+                    def panel_of_tiles(jr):
+                        with b.if_then(b.and_(lazy_b, b.icmp_signed("==", ic, row0))):
+                            self.pack_b_panel(pack_b, pc, kc, jc, nc, jr)
+                        _for(b, self.const(0), mc, tile.mr, lambda ir: one_tile(ir, jr))
+
+                    _for(b, self.const(0), nc, tile.nr, panel_of_tiles)
                     if self.finish is not None:  # the block's last block of k: in L2
                         with b.if_then(last_block):
                             self.finish(ic, jc, mc, nc)
@@ -746,11 +782,7 @@ class _Gemm:
         block = self.at(self.bm, b.add(b.mul(pc, self.sb_k), b.mul(jc, self.sb_n)))
 
         def panel(jr):
-            dst = self.at(buffer, self.panel(jr, kc, nr))
-            cols = _min(b, self.const(nr), b.sub(nc, jr))
-            self.zero_if_short(dst, cols, nr, kc)
-            src = self.at(block, b.mul(jr, self.sb_n))
-            self.copy(src, dst, (kc, self.sb_k, nr), (cols, self.sb_n, 1), nr)
+            self.pack_b_panel(buffer, pc, kc, jc, nc, jr)
 
         def row(kk):
             row_k = self.at(block, b.mul(kk, self.sb_k))
@@ -768,6 +800,18 @@ class _Gemm:
                 _for(b, whole, nc, nr, panel)  # the last, short panel
             with panels:
                 _for(b, zero, nc, nr, panel)
+
+    def pack_b_panel(self, buffer: ll.Value, pc: ll.Value, kc: ll.Value, jc: ll.Value, nc: ll.Value,
+                     jr: ll.Value) -> None:
+        """The panel of B[pc:pc+kc, jc:jc+nc] at column ``jr`` of the block, as ``pack_b``
+        packs it (zero-padded past ``nc``)."""
+        b, nr = self.b, self.tile.nr
+        block = self.at(self.bm, b.add(b.mul(pc, self.sb_k), b.mul(jc, self.sb_n)))
+        dst = self.at(buffer, self.panel(jr, kc, nr))
+        cols = _min(b, self.const(nr), b.sub(nc, jr))
+        self.zero_if_short(dst, cols, nr, kc)
+        src = self.at(block, b.mul(jr, self.sb_n))
+        self.copy(src, dst, (kc, self.sb_k, nr), (cols, self.sb_n, 1), nr)
 
     def pack_a(self, buffer: ll.Value, ic: ll.Value, mc: ll.Value, pc: ll.Value, kc: ll.Value) -> None:
         """A[ic:ic+mc, pc:pc+kc] as panels of MR rows, MR values per k, zero-padded. A column
@@ -967,12 +1011,14 @@ def _aligned(b: ll.IRBuilder, raw: ll.Value) -> ll.Value:
 
 def _micro_kernel(module: ll.Module, element: ll.Type, tile: TileShape, b_stride: int = 0) -> ll.Function:
     """``void micro(i64 kc, ptr a, i64 sa_k, i64 sa_m, ptr b, ptr c, i64 sc_m, i64 sc_n, i64
-    rows, i64 cols, i1 first)``: the ``mr x nr`` tile of A at ``a`` (element ``(i, k)`` at
-    ``k * sa_k + i * sa_m``: a packed panel, ``(MR, 1)``, or A in place) and the packed panel
-    ``b`` over ``kc`` values of k, stored into (``first``) or added to the ``rows x cols``
-    corner of C at ``c``. Rows of A past ``rows`` read row ``rows - 1`` again (in bounds, and
-    their sums are never stored). The packed rows of B are ``b_stride`` values apart (the
-    tile's own width unless given: an edge kernel reads the first vectors of wider panels)."""
+    rows, i64 cols, i1 first, ptr pf, i64 pf_step)``: the ``mr x nr`` tile of A at ``a``
+    (element ``(i, k)`` at ``k * sa_k + i * sa_m``: a packed panel, ``(MR, 1)``, or A in
+    place) and the packed panel ``b`` over ``kc`` values of k, stored into (``first``) or
+    added to the ``rows x cols`` corner of C at ``c``. Rows of A past ``rows`` read row
+    ``rows - 1`` again (in bounds, and their sums are never stored). The packed rows of B are
+    ``b_stride`` values apart (the tile's own width unless given: an edge kernel reads the
+    first vectors of wider panels). ``pf``, ``pf_step``: each step of k prefetches the value
+    at ``pf + k * pf_step`` (this tile's share of the next panel of B: ``PREFETCH_LOCALITY``)."""
     bits = 32 if isinstance(element, ll.FloatType) else 64
     b_stride = b_stride or tile.nr
     name = f"jitcore_gemm_micro_f{bits}_{tile.mr}x{tile.nv}x{tile.lanes}"
@@ -983,13 +1029,13 @@ def _micro_kernel(module: ll.Module, element: ll.Type, tile: TileShape, b_stride
         return existing
     vec = ll.VectorType(element, tile.lanes)
     vbytes = tile.lanes * bits // 8
-    params = [I64, PTR, I64, I64, PTR, PTR, I64, I64, I64, I64, I1]
+    params = [I64, PTR, I64, I64, PTR, PTR, I64, I64, I64, I64, I1, PTR, I64]
     fn = ll.Function(module, ll.FunctionType(ll.VoidType(), params), name)
     fn.linkage = "internal"
     # One copy, called per tile: its k loop is not unrolled whole into every caller when kc
     # is a small constant (LLVM's time, not the kernel's, would grow with it).
     fn.attributes.add("noinline")
-    kc, pa, sa_k, sa_m, pb, pc, sc_m, sc_n, rows, cols, first = fn.args
+    kc, pa, sa_k, sa_m, pb, pc, sc_m, sc_n, rows, cols, first, pf, pf_step = fn.args
     for p in (pa, pb, pc):
         p.add_attribute("noalias")
     fmuladd = declare(module, f"llvm.fmuladd.v{tile.lanes}f{bits}", vec, [vec, vec, vec])
@@ -1020,6 +1066,11 @@ def _micro_kernel(module: ll.Module, element: ll.Type, tile: TileShape, b_stride
         v = b.load(b.gep(b_row, [ll.Constant(I64, j * tile.lanes)], source_etype=element), typ=vec)
         v.align = vbytes
         b_vecs.append(v)
+    if PREFETCH_LOCALITY is not None:
+        prefetch = declare(module, "llvm.prefetch.p0", ll.VoidType(), [PTR, I32, I32, I32])
+        ahead = b.gep(pf, [b.mul(kk, pf_step)], source_etype=element)
+        locality = ll.Constant(I32, PREFETCH_LOCALITY)
+        b.call(prefetch, [ahead, ll.Constant(I32, 0), locality, ll.Constant(I32, 1)])  # a read, of data
     a_k = b.mul(kk, sa_k)
     mask = ll.Constant(ll.VectorType(ll.IntType(32), tile.lanes), [0] * tile.lanes)
     undef = ll.Constant(vec, None)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import re
 
 import numpy as np
 import pytest
@@ -446,3 +447,41 @@ def test_packing_buffers_are_kept_between_calls_and_their_old_values_never_leak(
         assert ctypes.c_int64.from_address(bigger).value > size
         scratch.release()
         assert not any(scratch.BUFFERS)
+
+
+@pytest.mark.parametrize("form, dtype", [("a@b.T", np.float32), ("a.T@b.T", np.float64)])
+def test_a_transposed_b_packed_a_panel_at_a_time_by_the_first_row_block_gives_the_same_bits(
+        small_blocks, monkeypatch, form, dtype):
+    """A transposed B is packed a panel at a time by the first row block of each chunk
+    (``LAZY_PACK_B``); later row blocks read those panels. A tall product cut into chunks of
+    rows of two row blocks each, several panels of columns a block with a short last one, two
+    blocks of k: the bits of B packed whole first, on 1, 2 and 3 threads, and NumPy's within
+    the bound."""
+    tile = tiled_gemm.host_tile_shape(np.dtype(dtype).itemsize * 8)
+    monkeypatch.setattr(tiled_gemm, "MC_ROWS", tile.mr)  # chunks of 12 rows: 2 row blocks each
+    monkeypatch.setattr(tiled_gemm, "NC_COLS", 3 * tile.nr)
+    product, shapes = FORMS[form]
+    m, k, n = 13 * tile.mr + 1, 23, 2 * tile.nr + 3
+    rng = np.random.default_rng(54)
+    a, b = (rng.standard_normal(s).astype(dtype) for s in shapes(m, k, n))
+    results = []
+    for lazy in (True, False):
+        monkeypatch.setattr(tiled_gemm, "LAZY_PACK_B", lazy)
+        jitted = compiled(product, a, b)
+        for threads in (1, 2, 3):
+            with config.using(num_threads=threads, parallel_threshold=0, chunk_size=1):
+                results.append(jitted(a, b))
+    for other in results[1:]:
+        np.testing.assert_array_equal(results[0], other)
+    check(results[0], a, b, product)
+
+
+def test_the_micro_kernel_prefetches_the_next_panel_of_b_along_k(tiled):
+    """Each step of the micro-kernel's k loop prefetches (into L2: ``PREFETCH_LOCALITY``) its
+    tile's share of the next packed panel of B, so the panel's first tile finds it in L2."""
+    a = np.ones((64, 64), np.float32)
+    text = compiled(lambda a, b: a @ b, a, a).lower(a, a).plan().llvm_ir
+    body = text[text.index('define internal void @"jitcore_gemm_micro'):]
+    loop = body[body.index("\nk.body:"):body.index("\nk.done:")]
+    call = re.search(r'call void @"llvm.prefetch.p0"\(ptr %"\.\d+", i32 0, i32 (\d), i32 1\)', loop)
+    assert call and call[1] == str(tiled_gemm.PREFETCH_LOCALITY)
