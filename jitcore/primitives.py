@@ -643,6 +643,15 @@ def where(cond, a, b) -> Tracer:
     return out
 
 
+def summed_in_runs(terms: Tracer) -> None:
+    """Mark ``terms``, ``where(mask, x, 0)``, as the terms of ``x.sum(where=mask)``: NumPy
+    sums each run of consecutive kept elements alone and adds the runs' sums in turn, where
+    ``where(mask, x, 0).sum()`` is one sum of every term (``codegen/masked_rows.SelectedRuns``)."""
+    op = terms.value.op
+    if isinstance(op, array.SelectOp):
+        op.attributes["runs"] = True
+
+
 def _weak_zero(x):
     """What ``np.result_type`` takes for ``x``: its dtype, or for a Python scalar argument a
     Python zero of its kind (weak, NEP 50: np.where(c, int8_array, s) is int8)."""
