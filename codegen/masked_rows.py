@@ -240,10 +240,10 @@ def _constant_of(op: kernel.GenericOp, v: Value):
 @dataclass(frozen=True)
 class SelectedRuns:
     """A float sum ``acc + select(test, term, 0.0)`` of ``sum(where=test)`` (the select marked
-    ``runs`` by ``primitives.summed_in_runs``), summed as NumPy's masked reduce loop sums it: over each run of consecutive kept terms
-    alone, in NumPy's pairwise order, each run's sum added to the total in turn (its masked
-    inner loop calls the plain one on every run). ``kept``: the test's value where the term
-    is kept."""
+    ``runs`` by ``primitives.summed_in_runs``), summed as NumPy's masked reduce loop sums it:
+    over each run of consecutive kept terms alone, in NumPy's pairwise order, each run's sum
+    added to the total in turn (its masked inner loop calls the plain one on every run).
+    ``kept``: the test's value where the term is kept."""
 
     test: Value
     kept: bool

@@ -31,7 +31,8 @@ def planned(x: Tracer) -> tuple[list[int], int, int] | None:
     is left with two merged axes, or with one long axis beside axes of extent 1 or one run of
     axes not in their own order (rows 1: one run, which the code generator would otherwise sum
     as rows of one element, or in C order); None where it is one run of axes in their own
-    order (the code generator merges them), not known (a view the aliasing rewrites made), or more than 2 axes."""
+    order (the code generator merges them), not known (a view the aliasing rewrites made), or
+    more than 2 axes."""
     if x.ndim < 2 or x.size == 0 or x.dtype not in (np.float32, np.float64):
         return None
     long_axes = [a for a in range(x.ndim) if x.shape[a] > 1]

@@ -36,10 +36,11 @@ def _gapped(shape, itemsize: int, facts: str, order: list[int]) -> list[int]:
     """Strides for a strided argument, whose class holds none, only its facts
     (``layout_class.strided_facts``) along its long axes in ``order`` (outermost first): the
     innermost one element apart where ``u``, else two; each outside it over the whole inner
-    one where ``m``, else one element past that. NumPy then views or copies this model as it would the argument (its reshapes
-    merge adjacent axes by these relations; ``ravel`` and ``ascontiguousarray`` need them
-    all). A coincidence of the real strides the facts do not hold (a row of ``x[::2]`` of a
-    3-d ``x`` dense across a gap) can still make NumPy view what is copied here."""
+    one where ``m``, else one element past that. NumPy then views or copies this model as it
+    would the argument (its reshapes merge adjacent axes by these relations; ``ravel`` and
+    ``ascontiguousarray`` need them all). A coincidence of the real strides the facts do not
+    hold (a row of ``x[::2]`` of a 3-d ``x`` dense across a gap) can still make NumPy view
+    what is copied here."""
     relations = iter(facts[1:] if facts else "")
     strides = [itemsize] * len(shape)
     step = itemsize if facts[:1] == "u" else 2 * itemsize

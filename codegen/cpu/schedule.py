@@ -55,7 +55,14 @@ from jitcore.codegen.cpu import (
 from jitcore.codegen.kernel_body import KernelBody, entry_builder, kernel_function, row_invariant_divisions
 from jitcore.codegen.llvm_types import I1, I8, I64, PTR, constant, memory_type
 from jitcore.codegen.loops import Sizes, element_pointer, emit_loop, emit_nest, extent, static_value
-from jitcore.codegen.masked_rows import Input, WindowUpdate, masked_row, row_guard, selected_runs, window_update
+from jitcore.codegen.masked_rows import (
+    Input,
+    WindowUpdate,
+    masked_row,
+    row_guard,
+    selected_runs,
+    window_update,
+)
 from jitcore.codegen.positions import breakpoints
 from jitcore.ir import layout_class
 from jitcore.ir.attributes import AffineExpr, AffineMap, numpy_dtype
@@ -162,7 +169,8 @@ def _dense_twin(op: kernel.GenericOp, strided: list[bool], layouts: Sequence[str
             continue
         dims = [e.dim for e in m.exprs]
         if (layout is None or None in dims or len(set(dims)) != len(dims)
-                or any(e.scale != 1 or e.offset for e in m.exprs) or tuple(domain[d] for d in dims) != v.type.shape):
+                or any(e.scale != 1 or e.offset for e in m.exprs)
+                or tuple(domain[d] for d in dims) != v.type.shape):
             return None
         dense.append(layout_class.dense_orders(layout, v.type.shape))
         if dense[-1] is None:
@@ -228,7 +236,8 @@ def _has_layout(op: kernel.GenericOp, dense: list, order: str) -> bool:
             if n <= 1:
                 continue
             flips, dim = axis in flipped, m.exprs[axis].dim
-            if op.iterator_types[dim] == kernel.REDUCTION and backwards_of_dim.setdefault(dim, flips) != flips:
+            if op.iterator_types[dim] == kernel.REDUCTION and backwards_of_dim \
+                    .setdefault(dim, flips) != flips:
                 return False
     return True
 
@@ -249,7 +258,8 @@ def _keeps_parallel(op: kernel.GenericOp, twin: kernel.GenericOp) -> bool:
 
 
 def _dense_call(module: ll.Module, name: str, op: kernel.GenericOp, strided: list[bool],
-                twin: ll.Function, orders: list, gapped: frozenset, sizes: Sizes, ranged: bool) -> ll.Function:
+                twin: ll.Function, orders: list, gapped: frozenset, sizes: Sizes,
+                ranged: bool) -> ll.Function:
     """The kernel ``name``, with the calling convention of the op's strided kernel: the twin
     called on the dense strided arguments' lowest addresses (each lies backwards along the axes
     of negative stride), without their strides, and on the others (``gapped``: of a strided
@@ -896,8 +906,8 @@ class _Schedule:
             start, stop = b.alloca(I64), b.alloca(I64)
         b.store(extent(0), start)
         fn = b.function
-        head, seek, scan, scan_test, run, skip, done = (
-            fn.append_basic_block("runs." + s) for s in ("head", "seek", "scan", "test", "run", "skip", "done"))
+        head, seek, scan, scan_test, run, skip, done = (fn.append_basic_block("runs." + s) for s in (
+            "head", "seek", "scan", "test", "run", "skip", "done"))
         b.branch(head)
         b.position_at_end(head)
         b.cbranch(b.icmp_signed("<", b.load(start), n), seek, done)
