@@ -3067,6 +3067,22 @@ MUTANTS = [
            "np.where(m, x, 0).sum() (and nansum) summed run by run as if it were sum(where=m): "
            "NumPy sums every term in one tree",
            ("tests/jitcore/test_numpy_order_54.py",)),
+    Mutant("var-deviations-summed-in-rows", "jitcore/primitives.py",
+           "        centered = _materialised_as_numpy(x, centered)",
+           "        pass",
+           "var() of a strided argument sums x - mean row by row as it lies, not as NumPy's one "
+           "pairwise run of the materialised deviations", ("tests/jitcore/test_numpy_order_54.py",)),
+    Mutant("var-mean-not-buffered", "jitcore/primitives.py",
+           "                return reshape(out, (1,) * x.ndim) if keepdims else out",
+           "                return out if not keepdims else None",
+           "a whole sum with keepdims (var's mean) skips NumPy's buffered order: the mean of a "
+           "strided argument and so its var differ from NumPy's", ("tests/jitcore/test_numpy_order_54.py",)),
+    Mutant("twin-parallel-dims-in-memory-order", "codegen/cpu/schedule.py",
+           "        _parallel_dims_in_op_order(op, twin)\n",
+           "",
+           "a reduction of a Fortran 3-d argument along its last axis gets no twin (its parallel "
+           "dims would change order): pairwise along the axis, where NumPy adds each element's "
+           "terms in turn", ("tests/jitcore/test_numpy_order_54.py",)),
 ]
 
 

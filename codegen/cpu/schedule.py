@@ -208,6 +208,7 @@ def _dense_twin(op: kernel.GenericOp, strided: list[bool], layouts: Sequence[str
         twin.attributes["indexing_maps"] = tuple(maps)
         twin.attributes["domain"] = tuple(domain)
         kernel.memory_order(twin)
+        _parallel_dims_in_op_order(op, twin)
         its = twin.iterator_types
         moved = [twin_dim for twin_dim, it in enumerate(its) if it == kernel.PARALLEL]
         # the twin's parallel dims, as the op's: same extents in the same order
@@ -216,6 +217,36 @@ def _dense_twin(op: kernel.GenericOp, strided: list[bool], layouts: Sequence[str
             continue
         return twin, orders, frozenset(gapped)
     return None
+
+
+def _parallel_dims_in_op_order(op: kernel.GenericOp, twin: kernel.GenericOp) -> None:
+    """Put the twin's parallel dims back in the op's order, among the places memory order gave
+    them, the reduced dims staying where they are (``a.sum(axis=2)`` of a Fortran 3-d ``a``:
+    axis 2 outermost, as NumPy's iterator takes it, its rows ``0, 1`` as the op's result
+    has them). Each result element then adds the same terms in the same order (the order
+    of the reduced dims, and which of them is innermost, are unchanged); the split kernel's
+    ranges are of the op's dim."""
+    n_in = len(op.operands)
+    its = twin.iterator_types
+    slots = [d for d, it in enumerate(its) if it == kernel.PARALLEL]
+    for a, b in zip(op.indexing_maps[n_in:], twin.indexing_maps[n_in:]):
+        pairs = [(e.dim, f.dim) for e, f in zip(a.exprs, b.exprs) if e.dim is not None and f.dim is not None]
+        if len(pairs) != len(slots):
+            return
+        by_op_dim = [twin_dim for _, twin_dim in sorted(pairs)]
+        order = list(range(len(its)))  # new position -> old dim
+        for slot, d in zip(slots, by_op_dim):
+            order[slot] = d
+        if order == list(range(len(its))):
+            return
+        new_of = {old: new for new, old in enumerate(order)}
+        twin.attributes["indexing_maps"] = tuple(
+            AffineMap(m.num_dims, tuple(e if e.dim is None else AffineExpr(new_of[e.dim], e.scale, e.offset)
+                                        for e in m.exprs)) for m in twin.indexing_maps)
+        domain = twin.domain()
+        twin.attributes["domain"] = tuple(domain[d] for d in order)
+        twin.attributes["iterator_types"] = tuple(its[d] for d in order)
+        return
 
 
 def v_shape_above_one(v, axis: int) -> bool:

@@ -106,3 +106,27 @@ def test_sums_under_a_mask_add_numpys_runs_in_turn(kept, seed, dtype, rows):
         got = _where_sums(x, m)
     for k, (w, g) in enumerate(zip(want, got)):
         _same(w, g, k)
+
+
+def variances(strided, broadcast, fortran3, transposed3):
+    return (strided.var(), strided.std(ddof=1), np.var(broadcast), fortran3.var(axis=2),
+            fortran3.sum(axis=2), transposed3.var(axis=0, ddof=1), strided.mean(keepdims=True))
+
+
+_variances = jc.jit(variances)
+
+
+@settings(max_examples=examples(8, ci=4), deadline=None)
+@given(seed=st.integers(0, 2**16), dtype=st.sampled_from([np.float32, np.float64]))
+def test_variances_of_arguments_in_numpys_order(seed, dtype):
+    """``var`` without an axis sums ``x - mean`` as NumPy lays it out (order 'K') in one run,
+    its mean in NumPy's buffered order; along the last axis of a Fortran 3-d argument NumPy
+    adds the terms of each element one after another (the axis is outermost in memory)."""
+    from tests.layouts import relayout
+
+    rng = np.random.default_rng(seed)
+    a = rng.lognormal(0, 1, (33, 257)).astype(dtype)
+    b = rng.lognormal(0, 1, (4, 5, 40)).astype(dtype)
+    args = (relayout(a, "strided"), relayout(a, "broadcast"), relayout(b, "F"), b.T)
+    for k, (want, got) in enumerate(zip(variances(*args), _variances(*args))):
+        _same(want, got, k)
