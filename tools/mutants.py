@@ -3083,6 +3083,12 @@ MUTANTS = [
            "a reduction of a Fortran 3-d argument along its last axis gets no twin (its parallel "
            "dims would change order): pairwise along the axis, where NumPy adds each element's "
            "terms in turn", ("tests/jitcore/test_numpy_order_54.py",)),
+    Mutant("chosen-kind-dropped-in-ufunc-calls", "jitcore/array_methods.py",
+           "    if method == \"__call__\" and not kwargs and chosen_kind_arithmetic.chosen(*inputs):",
+           "    if False:",
+           "np.sqrt(k) / np.add(k, 1) of a scalar whose kind a traced condition chose take the "
+           "promoted type, not NumPy's for the kind taken",
+           ("tests/jitcore/test_chosen_kind_arithmetic.py",)),
 ]
 
 
