@@ -937,8 +937,8 @@ class _Schedule:
             start, stop = b.alloca(I64), b.alloca(I64)
         b.store(extent(0), start)
         fn = b.function
-        head, seek, scan, scan_test, run, skip, done = (fn.append_basic_block("runs." + s) for s in (
-            "head", "seek", "scan", "test", "run", "skip", "done"))
+        head, seek, scan, scan_test, extend, run, skip, done = (fn.append_basic_block("runs." + s) for s in (
+            "head", "seek", "scan", "test", "extend", "run", "skip", "done"))
         b.branch(head)
         b.position_at_end(head)
         b.cbranch(b.icmp_signed("<", b.load(start), n), seek, done)
@@ -953,9 +953,10 @@ class _Schedule:
         b.cbranch(b.icmp_signed("<", b.load(stop), n), scan_test, run)
         b.position_at_end(scan_test)
         hi = b.load(stop)
-        kept = kept_at(hi)
-        b.store(b.select(kept, b.add(hi, one), hi), stop)
-        b.cbranch(kept, scan, run)
+        b.cbranch(kept_at(hi), extend, run)
+        b.position_at_end(extend)
+        b.store(b.add(hi, one), stop)
+        b.branch(scan)
         b.position_at_end(run)
         lo, hi = b.load(start), b.load(stop)
         self.body.assumed[id(runs.test)] = runs.kept
