@@ -56,15 +56,25 @@ def test_iteration_order_is_numpys(data):
 
 def test_a_strided_class_names_numpys_order_where_it_is_not_the_axes_own():
     a = np.zeros((10, 12), np.float64)
-    classes = [layout_class.classify(v.shape, v.strides, 8)
-               for v in (a[::2, 1::3], a.T[::2], a[::2].T, np.broadcast_to(a[:1], a.shape))]
+    classes = [
+        layout_class.classify(v.shape, v.strides, 8)
+        for v in (a[::2, 1::3], a.T[::2], a[::2].T, np.broadcast_to(a[:1], a.shape))
+    ]
     assert classes == ["strided", "strided gm order 1,0", "strided ug order 1,0", "strided ug"]
     assert layout_class.describe(classes[1]) == "strided, partly dense (gm), axes 1, 0 outermost first"
 
 
 def passed_in(step, t_step, step_t, t_flip, tiny_f, f3, row_broadcast):
-    return (step.sum(), t_step.sum(), step_t.mean(), np.sum(t_flip), t_flip.sum(axis=0),
-            tiny_f.sum(), f3.sum(), row_broadcast.sum())
+    return (
+        step.sum(),
+        t_step.sum(),
+        step_t.mean(),
+        np.sum(t_flip),
+        t_flip.sum(axis=0),
+        tiny_f.sum(),
+        f3.sum(),
+        row_broadcast.sum(),
+    )
 
 
 _passed_in = jc.jit(passed_in)
@@ -72,28 +82,48 @@ _passed_in = jc.jit(passed_in)
 
 # (ci: 3, each example compiles the function anew for its shapes)
 @settings(max_examples=examples(6, ci=3), deadline=None)
-@given(shape=st.sampled_from([(3, 8192), (91, 90), (2, 4097), (17, 1025)]),
-       dtype=st.sampled_from([np.float32, np.float64]), seed=st.integers(0, 2**16))
+@given(
+    shape=st.sampled_from([(3, 8192), (91, 90), (2, 4097), (17, 1025)]),
+    dtype=st.sampled_from([np.float32, np.float64]),
+    seed=st.integers(0, 2**16),
+)
 def test_whole_sums_of_arguments_in_numpys_order(shape, dtype, seed):
     a = (np.random.default_rng(seed).random(shape) * 1e3).astype(dtype)
     a[..., ::3] = 1e-3  # terms of very different size: any other order shows in the bits
-    views = (a[::2, 1::3], a.T[::2], a[::2].T, a.T[:, ::-1], np.asfortranarray(a[:6, :7]),
-             a.reshape(shape[0], -1, 1)[:, ::2].transpose(1, 0, 2), np.broadcast_to(a[0], a.shape))
+    views = (
+        a[::2, 1::3],
+        a.T[::2],
+        a[::2].T,
+        a.T[:, ::-1],
+        np.asfortranarray(a[:6, :7]),
+        a.reshape(shape[0], -1, 1)[:, ::2].transpose(1, 0, 2),
+        np.broadcast_to(a[0], a.shape),
+    )
     for k, (want, got) in enumerate(zip(passed_in(*views), _passed_in(*views))):
         _same(want, got, (k, shape))
 
 
 def where_sums(x, m):
-    return (x.sum(where=m), x.sum(axis=-1, where=m), x.mean(axis=-1, where=m), np.sum(x, where=m),
-            np.mean(x, where=m), np.where(m, x, 0).sum(axis=-1))
+    return (
+        x.sum(where=m),
+        x.sum(axis=-1, where=m),
+        x.mean(axis=-1, where=m),
+        np.sum(x, where=m),
+        np.mean(x, where=m),
+        np.where(m, x, 0).sum(axis=-1),
+    )
 
 
 _where_sums = jc.jit(where_sums)
 
 
 @settings(max_examples=examples(25, ci=10), deadline=None)
-@given(kept=st.sampled_from([0.0, 0.3, 0.9, 0.99, 1.0]), seed=st.integers(0, 2**16),
-       dtype=st.sampled_from([np.float32, np.float64]), rows=st.sampled_from([1, 3]))
+@given(
+    kept=st.sampled_from([0.0, 0.3, 0.9, 0.99, 1.0]),
+    seed=st.integers(0, 2**16),
+    dtype=st.sampled_from([np.float32, np.float64]),
+    rows=st.sampled_from([1, 3]),
+)
 def test_sums_under_a_mask_add_numpys_runs_in_turn(kept, seed, dtype, rows):
     """One shape per dtype and row count: runs of every length, up to whole rows of 2000
     (NumPy's tree splits them) and empty rows (mean: NaN, as NumPy)."""
@@ -109,8 +139,15 @@ def test_sums_under_a_mask_add_numpys_runs_in_turn(kept, seed, dtype, rows):
 
 
 def variances(strided, broadcast, fortran3, transposed3):
-    return (strided.var(), strided.std(ddof=1), np.var(broadcast), fortran3.var(axis=2),
-            fortran3.sum(axis=2), transposed3.var(axis=0, ddof=1), strided.mean(keepdims=True))
+    return (
+        strided.var(),
+        strided.std(ddof=1),
+        np.var(broadcast),
+        fortran3.var(axis=2),
+        fortran3.sum(axis=2),
+        transposed3.var(axis=0, ddof=1),
+        strided.mean(keepdims=True),
+    )
 
 
 _variances = jc.jit(variances)
