@@ -238,6 +238,61 @@ def _constant_of(op: kernel.GenericOp, v: Value):
 
 
 @dataclass(frozen=True)
+class SelectedRuns:
+    """A float sum ``acc + select(test, term, 0.0)`` of ``sum(where=test)`` (the select marked
+    ``runs`` by ``primitives.summed_in_runs``), summed as NumPy's masked reduce loop sums it:
+    over each run of consecutive kept terms alone, in NumPy's pairwise order, each run's sum
+    added to the total in turn (its masked inner loop calls the plain one on every run).
+    ``kept``: the test's value where the term is kept."""
+
+    test: Value
+    kept: bool
+
+
+def selected_runs(op: kernel.GenericOp) -> SelectedRuns | None:
+    """The runs of ``op``'s masked float sum along its innermost dim (``SelectedRuns``), or
+    None: not one float result ``acc + select(test, ...)`` from ``+0.0`` with ``0.0`` on one
+    side, or a test that reads no position of the innermost dim (a guard's, ``row_guard``)
+    or is affine bounds (a window's, ``masked_row``)."""
+    its = op.iterator_types
+    if not its or its[-1] != kernel.REDUCTION or masked_row(op) is not None:
+        return None
+    select = _masked_select(op)
+    if (select is None or not select.attributes.get("runs")
+            or op.body.terminator.operands[0].op.op_name != "arith.addf"):
+        return None  # (``where(m, x, 0).sum()`` is one sum of every term, as NumPy's)
+    init = op.attributes["inits"][0].value
+    if not (isinstance(init, float) and init == 0.0 and math.copysign(1.0, init) > 0):
+        return None  # (a sum from -0.0, whose masked terms are -0.0, is kept whole)
+    sides = _kept_sides(op)
+    if len(sides) != 1 or not _reads_inner_dim(op, select.operands[0], len(its) - 1):
+        return None
+    return SelectedRuns(select.operands[0], sides[0])
+
+
+def _reads_inner_dim(op: kernel.GenericOp, test: Value, inner: int) -> bool:
+    """Whether ``test`` is computed from an input read along dim ``inner`` (not from the
+    position itself: a test of positions is a window's)."""
+    n_in, args = len(op.operands), op.body.args
+    seen, stack = set(), [test]
+    while stack:
+        v = stack.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        k = next((i for i, a in enumerate(args[:n_in]) if a is v), None)
+        if k is not None:
+            if k not in op.indexed and any(e.dim == inner for e in op.input_maps[k].exprs):
+                return True
+            continue
+        owner = getattr(v, "op", None)
+        if owner is None or isinstance(owner, kernel.IndexOp) or owner.regions:
+            return False
+        stack.extend(owner.operands)
+    return False
+
+
+@dataclass(frozen=True)
 class RowGuard:
     """A reduction's test that reads only the positions of dims ``< depth``: where it is not
     ``kept``, every term of the nest below those positions is the combine's identity, so the

@@ -14,7 +14,12 @@ kernel takes its strides when it runs).
   they merge (the outer steps over the whole inner one: ``a[:, ::2]``, whose ``reshape(-1)``
   NumPy makes a view), ``g`` where there is a gap (``a[:, 1:]``, which it copies).
   ``jitcore/view_layout.py`` models the array's strides from these, so that a reshape, ravel
-  or ``ascontiguousarray`` of it (or of its views) is a view or a copy as in NumPy.
+  or ``ascontiguousarray`` of it (or of its views) is a view or a copy as in NumPy. Where
+  NumPy's iterator would not take the long axes in their own order (``a.T[::2]``, whose axis 1
+  has the larger stride: ``iteration_order``), the class names the order it takes, outermost
+  first (``strided order 1,0``) and the facts follow that order: it decides how NumPy adds a
+  whole sum of it (``jitcore/buffered_sum.py``), so ``a[::2, 1::3]`` and ``a.T[::2]`` get
+  codes of their own.
 
 Axes of extent 0 or 1 never count, as NumPy's contiguity flags ignore them. A reduction over
 an argument dense in memory reads it in memory order, NumPy's rule: the code generator picks
@@ -27,6 +32,7 @@ from collections.abc import Sequence
 
 C, F, REVERSED, STRIDED = "C", "F", "reversed", "strided"
 _FLIP = " flip "
+_ORDER = " order "
 
 
 def classify(shape: Sequence[int], strides: Sequence[int], itemsize: int) -> str:
@@ -56,15 +62,37 @@ def classify(shape: Sequence[int], strides: Sequence[int], itemsize: int) -> str
 
 
 def _strided(shape, strides, itemsize: int, long_axes: list[int]) -> str:
-    """``strided``, with the facts of its long axes that decide NumPy's views (module doc)."""
+    """``strided``, with the facts of its long axes that decide NumPy's views (module doc),
+    along the axes in NumPy's iteration order, and that order where it is not theirs."""
     if not long_axes:
         return STRIDED
-    inner = long_axes[-1]
+    order = iteration_order(strides, long_axes)
+    inner = order[-1]
     facts = ["u" if strides[inner] == itemsize else "g"]
-    for outer, inner in zip(long_axes[-2::-1], long_axes[::-1]):
+    for outer, inner in zip(order[-2::-1], order[::-1]):
         facts.append("m" if strides[outer] == strides[inner] * shape[inner] else "g")
     text = "".join(facts)
-    return STRIDED if set(text) == {"g"} else f"{STRIDED} {text}"
+    text = "" if set(text) == {"g"} else f" {text}"
+    return f"{STRIDED}{text}" if order == long_axes else f"{STRIDED}{text}{_ORDER}{','.join(map(str, order))}"
+
+
+def iteration_order(strides: Sequence[int], long_axes: list[int]) -> list[int]:
+    """``long_axes``, outermost first, as NumPy's iterator orders one array's axes (order
+    'K', ``npyiter_find_best_axis_ordering``): an insertion sort from the last axis inwards
+    by decreasing ``|stride|``, ties keeping C order, where an axis of stride 0 (a broadcast)
+    compares with none, so that it stays where it is and the others move past it."""
+    inner_first = list(reversed(long_axes))
+    for i in range(1, len(inner_first)):
+        axis, at = inner_first[i], i
+        for j in range(i - 1, -1, -1):
+            other = inner_first[j]
+            if strides[axis] == 0 or strides[other] == 0:
+                continue  # ambiguous: look further in
+            if abs(strides[other]) <= abs(strides[axis]):
+                break
+            at = j
+        inner_first.insert(at, inner_first.pop(i))
+    return inner_first[::-1]
 
 
 def is_strided(layout: str) -> bool:
@@ -72,10 +100,18 @@ def is_strided(layout: str) -> bool:
 
 
 def strided_facts(layout: str) -> str:
-    """A strided class's facts, inner first (``u``/``g``, then ``m``/``g`` per pair of long
-    axes); empty where it has none (every axis gapped)."""
-    _, _, facts = layout.partition(" ")
+    """A strided class's facts, inner first along its ``strided_order`` (``u``/``g``, then
+    ``m``/``g`` per pair of long axes); empty where it has none (every axis gapped)."""
+    head, _, _ = layout.partition(_ORDER)
+    _, _, facts = head.partition(" ")
     return facts
+
+
+def strided_order(layout: str, shape: Sequence[int]) -> list[int]:
+    """A strided class's long axes, outermost first, in NumPy's iteration order: where the
+    class does not name it (``order 1,0``), their own order."""
+    _, _, order = layout.partition(_ORDER)
+    return [int(a) for a in order.split(",")] if order else [a for a, n in enumerate(shape) if n > 1]
 
 
 def dense_orders(layout: str, shape: Sequence[int]) -> tuple[tuple[str, ...], frozenset[int]] | None:
@@ -102,6 +138,8 @@ def describe(layout: str) -> str:
         axes = flips.split(",")
         named = f"axes {', '.join(axes)}" if len(axes) > 1 else f"axis {axes[0]}"
         return f"{'C' if order == C else 'Fortran'} order, {named} reversed"
-    if is_strided(layout) and strided_facts(layout):
-        return f"strided, partly dense ({strided_facts(layout)})"
+    if is_strided(layout):
+        facts, (_, _, order) = strided_facts(layout), layout.partition(_ORDER)
+        return (STRIDED + (f", partly dense ({facts})" if facts else "")
+                + (f", axes {order.replace(',', ', ')} outermost first" if order else ""))
     return layout

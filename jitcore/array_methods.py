@@ -239,6 +239,12 @@ def reflected_matmul(self, other):
 
 # -- NumPy's protocols: np.sin(tracer), np.sum(tracer), ndarray + tracer ---------------------
 def array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    if method == "__call__" and not kwargs and chosen_kind_arithmetic.chosen(*inputs):
+        # ``np.sqrt(k)`` of a scalar whose kind the data chose: NumPy's type for the kind taken
+        chosen = chosen_kind_arithmetic.apply(lambda *args: ufuncs.apply_ufunc(ufunc, method, args, {}),
+                                              *inputs)
+        if chosen is not None:
+            return chosen
     return ufuncs.apply_ufunc(ufunc, method, inputs, kwargs)
 
 

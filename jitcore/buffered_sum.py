@@ -28,18 +28,18 @@ BUFFER = 8192  # NumPy's default buffer size, in elements
 
 def planned(x: Tracer) -> tuple[list[int], int, int] | None:
     """(axes outermost first, rows, row length) of ``x`` as NumPy's iterator runs it where it
-    is left with two merged axes, or with one long axis beside axes of extent 1 (rows 1: one
-    run, which the code generator would otherwise sum as rows of one element); None where it
-    is one run of more axes, not known, or more than 2 axes."""
+    is left with two merged axes, or with one long axis beside axes of extent 1 or one run of
+    axes not in their own order (rows 1: one run, which the code generator would otherwise sum
+    as rows of one element, or in C order); None where it is one run of axes in their own
+    order (the code generator merges them), not known (a view the aliasing rewrites made), or
+    more than 2 axes."""
     if x.ndim < 2 or x.size == 0 or x.dtype not in (np.float32, np.float64):
         return None
     long_axes = [a for a in range(x.ndim) if x.shape[a] > 1]
-    if len(long_axes) > 1 and not _order_known(x):
-        return None
     model = view_layout.model(x)
     if model is None:
         return None
-    order = sorted(long_axes, key=lambda a: -abs(model.strides[a]))
+    order = layout_class.iteration_order(model.strides, long_axes)
     groups = [[order[0]]] if order else []
     for a in order[1:]:
         if model.strides[groups[-1][-1]] == x.shape[a] * model.strides[a]:
@@ -47,23 +47,12 @@ def planned(x: Tracer) -> tuple[list[int], int, int] | None:
         else:
             groups.append([a])
     rest = [a for a in range(x.ndim) if a not in order]
-    if len(long_axes) == 1:
-        return [*order, *rest], 1, x.shape[order[0]]  # one run: axes of extent 1 dropped
+    if len(long_axes) == 1 or (len(groups) == 1 and order != long_axes):
+        return [*order, *rest], 1, x.size  # one run (NumPy's order, not C's): one pairwise sum
     if len(groups) != 2:
         return None
     rows, length = (math.prod(x.shape[a] for a in g) for g in groups)
     return [*order, *rest], rows, length
-
-
-def _order_known(x: Tracer) -> bool:
-    """Whether the strides of ``x``'s model are ordered as its real ones: not where it is (a
-    view of) a strided argument whose class does not say its last long axis steps one element
-    (``a.T[::2]`` and ``a[::2, ::3]`` are both just ``strided``)."""
-    while x.view_of is not None:
-        x = x.view_of[0]
-    layout = x.arg_layout
-    return not (layout is not None and layout_class.is_strided(layout)
-                and not layout_class.strided_facts(layout).startswith("u"))
 
 
 def total(x: Tracer, plan) -> Tracer:
@@ -71,8 +60,8 @@ def total(x: Tracer, plan) -> Tracer:
     from jitcore.numpy.reductions import cumsum
 
     axes, rows, length = plan
-    if rows == 1:  # one long axis, as NumPy iterates it: one pairwise sum
-        return prims.reduction("sum", prims.reshape(x, (length,)))
+    if rows == 1:  # one run, as NumPy iterates it: one pairwise sum
+        return prims.reduction("sum", prims.reshape(prims.transpose(x, axes), (length,)))
     flat = prims.reshape(prims.transpose(x, axes), (rows, length))
     per = max(1, BUFFER // length)  # rows a buffer holds
     whole, rest = divmod(rows, per)

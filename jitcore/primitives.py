@@ -643,6 +643,15 @@ def where(cond, a, b) -> Tracer:
     return out
 
 
+def summed_in_runs(terms: Tracer) -> None:
+    """Mark ``terms``, ``where(mask, x, 0)``, as the terms of ``x.sum(where=mask)``: NumPy
+    sums each run of consecutive kept elements alone and adds the runs' sums in turn, where
+    ``where(mask, x, 0).sum()`` is one sum of every term (``codegen/masked_rows.SelectedRuns``)."""
+    op = terms.value.op
+    if isinstance(op, array.SelectOp):
+        op.attributes["runs"] = True
+
+
 def _weak_zero(x):
     """What ``np.result_type`` takes for ``x``: its dtype, or for a Python scalar argument a
     Python zero of its kind (weak, NEP 50: np.where(c, int8_array, s) is int8)."""
@@ -846,11 +855,11 @@ def reduction(kind: str, x: Tracer, axis=None, keepdims=False, dtype=None) -> Tr
     if np.dtype(dtype) == np.float16 and kind in ("sum", "prod"):
         # NumPy accumulates float16 sums and products in float32 and rounds once.
         return convert(reduction(kind, convert(x, np.dtype(np.float32)), axis, keepdims), np.dtype(dtype))
-    if kind == "sum" and len(axes) == x.ndim and x.dtype == np.dtype(dtype) and not keepdims:
+    if kind == "sum" and len(axes) == x.ndim and x.dtype == np.dtype(dtype):
         for buffered in FULL_SUM_ORDERS:  # a view NumPy reads through its buffer (``a[:, ::-1].sum()``)
             out = buffered(x)
-            if out is not None:
-                return out
+            if out is not None:  # (keepdims: var's mean, in the same order)
+                return reshape(out, (1,) * x.ndim) if keepdims else out
     x = convert(x, np.dtype(dtype))
     kept = tuple(d for i, d in enumerate(x.shape) if i not in axes)
     out = _emit(x.owner_trace, array.ReduceOp, [x], x.value.type.with_shape(kept),
@@ -900,6 +909,8 @@ def variance(x: Tracer, axis=None, keepdims=False, dtype=None, ddof=0) -> Tracer
         result_dtype = np.dtype(dtype or (np.float64 if x.dtype.kind in "biu" else x.dtype))
         acc_dtype = np.dtype(np.float32) if result_dtype == np.float16 else result_dtype
     centered = ufunc(np.subtract, convert(x, acc_dtype), mean(convert(x, acc_dtype), axis, True))
+    if len(axes) == x.ndim and not keepdims:
+        centered = _materialised_as_numpy(x, centered)
     if centered.dtype.kind == "c":
         re, im = part("real", centered), part("imag", centered)
         squared = ufunc(np.add, ufunc(np.multiply, re, re), ufunc(np.multiply, im, im))
@@ -907,6 +918,32 @@ def variance(x: Tracer, axis=None, keepdims=False, dtype=None, ddof=0) -> Tracer
         squared = ufunc(np.multiply, centered, centered)
     total = reduction("sum", squared, axis, keepdims)
     return convert(ufunc(np.true_divide, total, max(count - ddof, 0)), result_dtype)
+
+
+def _materialised_as_numpy(x: Tracer, centered: Tracer) -> Tracer:
+    """``centered`` (``x - x.mean()``) as the 1-d run NumPy's ``var`` sums whole: NumPy
+    materialises ``x - mean`` laid out in ``x``'s iteration order (order 'K') and sums that
+    dense array in one pairwise run. Where ``x`` is dense in memory (C, Fortran, flipped
+    axes) the code generator reads it so already; a gapped or broadcast ``x`` (a strided
+    argument, ``a[::2, ::3]``) is flattened in that order here, which the code generator
+    copies before the sum, as NumPy does."""
+    from jitcore import view_layout  # (imports this module)
+    from jitcore.ir import layout_class
+
+    model = view_layout.model(x)
+    if model is None or x.ndim < 2 or x.size == 0:
+        return centered
+    long_axes = [a for a in range(x.ndim) if x.shape[a] > 1]
+    order = layout_class.iteration_order(model.strides, long_axes)
+    step = x.dtype.itemsize
+    for a in reversed(order):
+        if abs(model.strides[a]) != step:
+            break
+        step *= x.shape[a]
+    else:
+        return centered  # dense in memory
+    rest = [a for a in range(x.ndim) if a not in order]
+    return reshape(transpose(centered, [*order, *rest]), (x.size,))
 
 
 @numpy_scalar

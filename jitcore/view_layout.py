@@ -32,22 +32,22 @@ def _dense(shape, itemsize: int, inner_first, flipped=frozenset()) -> list[int]:
     return strides
 
 
-def _gapped(shape, itemsize: int, facts: str) -> list[int]:
+def _gapped(shape, itemsize: int, facts: str, order: list[int]) -> list[int]:
     """Strides for a strided argument, whose class holds none, only its facts
-    (``layout_class.strided_facts``): its last long axis one element apart where ``u``, else
-    two; each long axis outside it over the whole inner one where ``m``, else one element
-    past that. NumPy then views or copies this model as it would the argument (its reshapes
-    merge adjacent axes by these relations; ``ravel`` and ``ascontiguousarray`` need them
-    all). A coincidence of the real strides the facts do not hold (a row of ``x[::2]`` of a
-    3-d ``x`` dense across a gap) can still make NumPy view what is copied here."""
-    long_axes = [a for a, n in enumerate(shape) if n > 1]
+    (``layout_class.strided_facts``) along its long axes in ``order`` (outermost first): the
+    innermost one element apart where ``u``, else two; each outside it over the whole inner
+    one where ``m``, else one element past that. NumPy then views or copies this model as it
+    would the argument (its reshapes merge adjacent axes by these relations; ``ravel`` and
+    ``ascontiguousarray`` need them all). A coincidence of the real strides the facts do not
+    hold (a row of ``x[::2]`` of a 3-d ``x`` dense across a gap) can still make NumPy view
+    what is copied here."""
     relations = iter(facts[1:] if facts else "")
     strides = [itemsize] * len(shape)
     step = itemsize if facts[:1] == "u" else 2 * itemsize
-    for k, axis in enumerate(reversed(long_axes)):
+    for k, axis in enumerate(reversed(order)):
         if k:
             gap = 0 if next(relations, "g") == "m" else itemsize
-            step = step * shape[long_axes[len(long_axes) - k]] + gap
+            step = step * shape[order[len(order) - k]] + gap
         strides[axis] = step
     return strides
 
@@ -56,8 +56,8 @@ def _base_model(x) -> np.ndarray | None:
     layout = x.arg_layout or (layout_class.F if x.fortran else layout_class.C)
     dense = layout_class.dense_orders(layout, x.shape)
     if dense is None:
-        facts = layout_class.strided_facts(layout)
-        return _model(x.shape, x.dtype, _gapped(x.shape, x.dtype.itemsize, facts))
+        facts, order = layout_class.strided_facts(layout), layout_class.strided_order(layout, x.shape)
+        return _model(x.shape, x.dtype, _gapped(x.shape, x.dtype.itemsize, facts, order))
     (order, *_), flipped = dense
     axes = range(x.ndim)
     inner_first = reversed(axes) if order == layout_class.C else axes

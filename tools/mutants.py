@@ -2715,8 +2715,8 @@ MUTANTS = [
            "and the clipped scatter writes instead of raising IndexError",
            ("tests/jitcore/test_gather_scatter_speed_51.py",)),
     Mutant("pairwise-one-leaf-at-any-size", "codegen/cpu/schedule.py",
-           "                         tiny=not unrolled)",
-           "                         tiny=True)",
+           "producer=producer,\n                         tiny=not unrolled)",
+           "producer=producer,\n                         tiny=True)",
            "every float sum summed as one pairwise leaf, also where its rows pass 128 elements: "
            "lanes over the whole row, not NumPy's tree, and other bits than NumPy's",
            ("tests/jitcore/test_compile_time_53.py",)),
@@ -2932,8 +2932,9 @@ MUTANTS = [
            "a view reversed along every axis summed row by row, not as NumPy's one coalesced "
            "row read backwards", ("tests/codegen/test_reductions.py",)),
     Mutant("reduced-axis-turned-forwards", "codegen/cpu/schedule.py",
-           "kernel.PARALLEL else a in flipped)",
-           "kernel.PARALLEL else False)",
+           "                         if a in flipped and v_shape_above_one(op.operands[k], a) else e",
+           "                         if a in flipped and op.iterator_types[e.dim] == kernel.PARALLEL "
+           "and v_shape_above_one(op.operands[k], a) else e",
            "a reversed argument's reduced axes read forwards (the memory order), where NumPy's "
            "reductions read them backwards", ("tests/codegen/test_reductions.py",)),
     Mutant("reduceat-selected-last-piece-short", "jitcore/numpy/ufuncs.py",
@@ -3216,6 +3217,59 @@ MUTANTS = [
            "            length = prims.ufunc(np.subtract, stop, start)",
            "np.median(x[lo:hi]) with hi below lo (empty in NumPy: NaN) sorts and reads a window "
            "of negative length", ("tests/jitcore/test_loops_54.py",)),
+    Mutant("strided-order-not-in-class", "ir/layout_class.py",
+           "    order = iteration_order(strides, long_axes)\n",
+           "    order = long_axes\n",
+           "a strided argument whose long axes NumPy iterates in another order (a.T[::2] passed in) "
+           "gets the class of one in its own order: its whole sum is added in the wrong order",
+           ("tests/jitcore/test_numpy_order_54.py",)),
+    Mutant("strided-twin-not-permuted", "codegen/cpu/schedule.py",
+           "    kept = [strides[k][a] for k in sorted(gapped) for a in orders[k]]",
+           "    kept = [strides[k][a] for k in sorted(gapped) for a in sorted(orders[k])]",
+           "the twin that reads a strided argument in NumPy's order of its axes takes its strides "
+           "in the axes' own order: a[::2].T passed in is summed from the wrong elements",
+           ("tests/jitcore/test_numpy_order_54.py",)),
+    Mutant("flipped-parallel-axis-no-twin", "codegen/cpu/schedule.py",
+           "            if op.iterator_types[dim] == kernel.REDUCTION and backwards_of_dim",
+           "            if flips and op.iterator_types[dim] != kernel.REDUCTION "
+           "or op.iterator_types[dim] == kernel.REDUCTION and backwards_of_dim",
+           "an argument dense in memory with a parallel axis backwards (a.T[:, ::-1], F flip 1) "
+           "gets no twin: its row sums run in C order, not NumPy's memory order",
+           ("tests/jitcore/test_numpy_order_54.py",)),
+    Mutant("where-sum-one-pairwise", "codegen/masked_rows.py",
+           "    return SelectedRuns(select.operands[0], sides[0])",
+           "    return None",
+           "sum(where=m) is one pairwise sum over every term (masked ones as 0.0), not NumPy's "
+           "runs of kept terms added in turn",
+           ("tests/jitcore/test_numpy_order_54.py",)),
+    Mutant("where-runs-on-every-select", "codegen/masked_rows.py",
+           "    if (select is None or not select.attributes.get(\"runs\")",
+           "    if (select is None",
+           "np.where(m, x, 0).sum() (and nansum) summed run by run as if it were sum(where=m): "
+           "NumPy sums every term in one tree",
+           ("tests/jitcore/test_numpy_order_54.py",)),
+    Mutant("var-deviations-summed-in-rows", "jitcore/primitives.py",
+           "        centered = _materialised_as_numpy(x, centered)",
+           "        pass",
+           "var() of a strided argument sums x - mean row by row as it lies, not as NumPy's one "
+           "pairwise run of the materialised deviations", ("tests/jitcore/test_numpy_order_54.py",)),
+    Mutant("var-mean-not-buffered", "jitcore/primitives.py",
+           "                return reshape(out, (1,) * x.ndim) if keepdims else out",
+           "                return out if not keepdims else None",
+           "a whole sum with keepdims (var's mean) skips NumPy's buffered order: the mean of a "
+           "strided argument and so its var differ from NumPy's", ("tests/jitcore/test_numpy_order_54.py",)),
+    Mutant("twin-parallel-dims-in-memory-order", "codegen/cpu/schedule.py",
+           "        _parallel_dims_in_op_order(op, twin)\n",
+           "",
+           "a reduction of a Fortran 3-d argument along its last axis gets no twin (its parallel "
+           "dims would change order): pairwise along the axis, where NumPy adds each element's "
+           "terms in turn", ("tests/jitcore/test_numpy_order_54.py",)),
+    Mutant("chosen-kind-dropped-in-ufunc-calls", "jitcore/array_methods.py",
+           "    if method == \"__call__\" and not kwargs and chosen_kind_arithmetic.chosen(*inputs):",
+           "    if False:",
+           "np.sqrt(k) / np.add(k, 1) of a scalar whose kind a traced condition chose take the "
+           "promoted type, not NumPy's for the kind taken",
+           ("tests/jitcore/test_chosen_kind_arithmetic.py",)),
 ]
 
 

@@ -55,7 +55,14 @@ from jitcore.codegen.cpu import (
 from jitcore.codegen.kernel_body import KernelBody, entry_builder, kernel_function, row_invariant_divisions
 from jitcore.codegen.llvm_types import I1, I8, I64, PTR, constant, memory_type
 from jitcore.codegen.loops import Sizes, element_pointer, emit_loop, emit_nest, extent, static_value
-from jitcore.codegen.masked_rows import Input, WindowUpdate, masked_row, row_guard, window_update
+from jitcore.codegen.masked_rows import (
+    Input,
+    WindowUpdate,
+    masked_row,
+    row_guard,
+    selected_runs,
+    window_update,
+)
 from jitcore.codegen.positions import breakpoints
 from jitcore.ir import layout_class
 from jitcore.ir.attributes import AffineExpr, AffineMap, numpy_dtype
@@ -111,21 +118,23 @@ def emit_kernel(module: ll.Module, name: str, op: kernel.GenericOp, strided: lis
     if unrolled:  # LLVM's unroller runs on this code (not on a tiny function's: backend.TINY_WORK)
         sizes = _with_tiny_rows_constant(op, strided, sizes)
     sizes = _with_table_dims_constant(op, sizes)
-    # a tiny kernel as it is; a kernel computing its producer has no twin
-    twin = _dense_twin(op, strided, layouts) if unrolled and layouts and producer is None else None
+    # a kernel computing its producer has no twin; a tiny one has (NumPy's order at any size)
+    twin = _dense_twin(op, strided, layouts) if layouts and producer is None else None
     if twin is not None:
         pieces, split_dims = _cuts(op, strided, fastmath, split, sizes)
         if pieces is None:  # else a full reduction in pieces, of strides known when it runs
             general_extent = (op.domain()[split_dims[0]],) if split_dims else None
-            op_twin, orders = twin
-            dense = _Schedule(module, f"{name}.dense", op_twin, [False] * len(strided), fastmath,
-                              split and general_extent is not None, sizes.unbound(), cut=False)
+            op_twin, orders, gapped = twin
+            twin_strided = [k in gapped for k in range(len(strided))]
+            dense = _Schedule(module, f"{name}.dense", op_twin, twin_strided, fastmath,
+                              split and general_extent is not None, sizes.unbound(), cut=False,
+                              tiny=not unrolled)
             # the launch splits the op's dim: the twin must split one of the same extent (where
             # it does not, the general kernel runs, as the run-time dispatch chose before; the
             # twin is left unused in the module, which LLVM drops)
             if dense.pieces is None and dense.split_extent == general_extent:
-                wrapper = _dense_call(module, name, op, strided, dense.function, orders, sizes.unbound(),
-                                      general_extent is not None)
+                wrapper = _dense_call(module, name, op, strided, dense.function, orders, gapped,
+                                      sizes.unbound(), general_extent is not None)
                 return wrapper, general_extent, 0, op_twin
     schedule = _Schedule(module, name, op, strided, fastmath, split, sizes, producer=producer,
                          tiny=not unrolled)
@@ -135,11 +144,10 @@ def emit_kernel(module: ll.Module, name: str, op: kernel.GenericOp, strided: lis
 
 def _dense_twin(op: kernel.GenericOp, strided: list[bool], layouts: Sequence[str | None]):
     """A twin of a reduction that reads arguments of strides known only at run time, for the
-    layout classes (``layout_class.py``) they have: each dense in C order with every parallel
-    axis read backwards (NumPy's reversed view; a full reduction has none), or each dense in
-    Fortran order with every parallel axis read forwards; either way a reduced axis may lie
-    backwards too (read backwards, in index order, as NumPy's reductions read a negative
-    stride; the same way by every argument reading it). The twin reads them as C-contiguous
+    layout classes (``layout_class.py``) they have: each dense in C order, or each in Fortran
+    order, any axis lying backwards (``C flip 0``, ``F flip 1``, ``reversed``: a reduced one is
+    read backwards, in index order, as NumPy's reductions read a negative stride, the same way
+    by every argument reading it; a parallel one either way). The twin reads them as C-contiguous
     arrays of their axes in that order, its dims in memory order (``kernel.memory_order``,
     NumPy's rule, as ``interchange`` orders a view's): so a Fortran-ordered ``a.sum()`` is one
     contiguous row, its ``sum(axis=1)`` a column sum. Only where each such argument is read
@@ -154,29 +162,33 @@ def _dense_twin(op: kernel.GenericOp, strided: list[bool], layouts: Sequence[str
         return None
     domain = op.domain()
     dense = []  # per operand: (orders it is dense in, axes it lies backwards along), or None
-    for v, m, s, layout in zip(op.operands, op.input_maps, strided, layouts):
+    gapped = {}  # per strided-class operand: its axes in NumPy's iteration order, outermost first
+    for k, (v, m, s, layout) in enumerate(zip(op.operands, op.input_maps, strided, layouts)):
         if not s:  # a buffer of the function's own, C-contiguous: its map says how it is read
             dense.append(None)
             continue
         dims = [e.dim for e in m.exprs]
-        if (None in dims or len(set(dims)) != len(dims) or any(e.scale != 1 or e.offset for e in m.exprs)
+        if (layout is None or None in dims or len(set(dims)) != len(dims)
+                or any(e.scale != 1 or e.offset for e in m.exprs)
                 or tuple(domain[d] for d in dims) != v.type.shape):
             return None
-        dense.append(layout_class.dense_orders(layout or layout_class.STRIDED, v.type.shape))
+        dense.append(layout_class.dense_orders(layout, v.type.shape))
         if dense[-1] is None:
-            return None
+            order = layout_class.strided_order(layout, v.type.shape)
+            gapped[k] = order + [a for a in range(v.type.rank) if a not in order]
+    if all(order == sorted(order) for order in gapped.values()) and all(d is None for d in dense):
+        return None  # strided arguments each read in its own axes' order: the op as it is
     rank = max(v.type.rank for v, s in zip(op.operands, strided) if s)
-    # (axis order, parallel axes read backwards): C order reversed ("reversed": every stride
-    # negative), whose reduced axes may also lie either way; Fortran order, parallel axes forwards
-    layouts_tried = [(layout_class.C, True)]
-    if rank >= 2:
-        layouts_tried.append((layout_class.F, False))
+    layouts_tried = [layout_class.C]
+    if rank >= 2 and any(d is not None for d in dense):
+        layouts_tried.append(layout_class.F)
     parallel = [d for d, it in enumerate(op.iterator_types) if it == kernel.PARALLEL]
-    for order_name, backwards in layouts_tried:
-        if not _has_layout(op, dense, order_name, backwards):
+    for order_name in layouts_tried:
+        if not _has_layout(op, dense, order_name):
             continue
-        orders = [None if d is None else list(range(v.type.rank)) if order_name == layout_class.C
-                  else list(reversed(range(v.type.rank))) for v, d in zip(op.operands, dense)]
+        orders = [gapped[k] if k in gapped else None if d is None
+                  else list(range(v.type.rank)) if order_name == layout_class.C
+                  else list(reversed(range(v.type.rank))) for k, (v, d) in enumerate(zip(op.operands, dense))]
         mapping = {}  # every operand a stand-in: the clone adds no use to the function's values
         for v, order in zip(op.operands, orders):
             shape = v.type.shape if order is None else tuple(v.type.shape[a] for a in order)
@@ -185,36 +197,65 @@ def _dense_twin(op: kernel.GenericOp, strided: list[bool], layouts: Sequence[str
         maps = list(op.indexing_maps)
         for k, order in enumerate(orders):
             if order is not None:
-                # d -> extent - 1 - d along each axis that lies backwards: parallel ones where
-                # ``backwards``, reduced ones as they lie (read in index order, as NumPy's
-                # reductions read them: they never turn a negative stride around)
-                flipped = dense[k][1]
+                # d -> extent - 1 - d along each axis that lies backwards (a reduced one read
+                # in index order, as NumPy's reductions read it: they never turn a negative
+                # stride around; a parallel one's points are independent of each other)
+                flipped = dense[k][1] if dense[k] is not None else ()
                 exprs = [AffineExpr(e.dim, -1, domain[e.dim] - 1)
-                         if (backwards if op.iterator_types[e.dim] == kernel.PARALLEL else a in flipped)
-                         and v_shape_above_one(op.operands[k], a) else e
+                         if a in flipped and v_shape_above_one(op.operands[k], a) else e
                          for a, e in ((a, maps[k].exprs[a]) for a in order)]
                 maps[k] = AffineMap(maps[k].num_dims, tuple(exprs))
         twin.attributes["indexing_maps"] = tuple(maps)
         twin.attributes["domain"] = tuple(domain)
         kernel.memory_order(twin)
+        _parallel_dims_in_op_order(op, twin)
         its = twin.iterator_types
         moved = [twin_dim for twin_dim, it in enumerate(its) if it == kernel.PARALLEL]
         # the twin's parallel dims, as the op's: same extents in the same order
         if ([twin.domain()[d] for d in moved] != [domain[d] for d in parallel]
                 or not _keeps_parallel(op, twin)):
             continue
-        return twin, orders
+        return twin, orders, frozenset(gapped)
     return None
+
+
+def _parallel_dims_in_op_order(op: kernel.GenericOp, twin: kernel.GenericOp) -> None:
+    """Put the twin's parallel dims back in the op's order, among the places memory order gave
+    them, the reduced dims staying where they are (``a.sum(axis=2)`` of a Fortran 3-d ``a``:
+    axis 2 outermost, as NumPy's iterator takes it, its rows ``0, 1`` as the op's result
+    has them). Each result element then adds the same terms in the same order (the order
+    of the reduced dims, and which of them is innermost, are unchanged); the split kernel's
+    ranges are of the op's dim."""
+    n_in = len(op.operands)
+    its = twin.iterator_types
+    slots = [d for d, it in enumerate(its) if it == kernel.PARALLEL]
+    for a, b in zip(op.indexing_maps[n_in:], twin.indexing_maps[n_in:]):
+        pairs = [(e.dim, f.dim) for e, f in zip(a.exprs, b.exprs) if e.dim is not None and f.dim is not None]
+        if len(pairs) != len(slots):
+            return
+        by_op_dim = [twin_dim for _, twin_dim in sorted(pairs)]
+        order = list(range(len(its)))  # new position -> old dim
+        for slot, d in zip(slots, by_op_dim):
+            order[slot] = d
+        if order == list(range(len(its))):
+            return
+        new_of = {old: new for new, old in enumerate(order)}
+        twin.attributes["indexing_maps"] = tuple(
+            AffineMap(m.num_dims, tuple(e if e.dim is None else AffineExpr(new_of[e.dim], e.scale, e.offset)
+                                        for e in m.exprs)) for m in twin.indexing_maps)
+        domain = twin.domain()
+        twin.attributes["domain"] = tuple(domain[d] for d in order)
+        twin.attributes["iterator_types"] = tuple(its[d] for d in order)
+        return
 
 
 def v_shape_above_one(v, axis: int) -> bool:
     return v.type.shape[axis] > 1
 
 
-def _has_layout(op: kernel.GenericOp, dense: list, order: str, backwards: bool) -> bool:
+def _has_layout(op: kernel.GenericOp, dense: list, order: str) -> bool:
     """Whether every strided operand (``dense``: its orders and backwards axes) is dense in
-    ``order``, lies backwards along each parallel axis of extent above 1 where ``backwards``
-    (forwards elsewhere), and along a reduced dim the same way as every other operand."""
+    ``order`` and lies along a reduced dim the same way as every other operand."""
     backwards_of_dim: dict[int, bool] = {}
     for v, m, d in zip(op.operands, op.input_maps, dense):
         if d is None:
@@ -226,10 +267,8 @@ def _has_layout(op: kernel.GenericOp, dense: list, order: str, backwards: bool) 
             if n <= 1:
                 continue
             flips, dim = axis in flipped, m.exprs[axis].dim
-            if op.iterator_types[dim] != kernel.REDUCTION:
-                if flips != backwards:
-                    return False
-            elif backwards_of_dim.setdefault(dim, flips) != flips:
+            if op.iterator_types[dim] == kernel.REDUCTION and backwards_of_dim \
+                    .setdefault(dim, flips) != flips:
                 return False
     return True
 
@@ -250,10 +289,13 @@ def _keeps_parallel(op: kernel.GenericOp, twin: kernel.GenericOp) -> bool:
 
 
 def _dense_call(module: ll.Module, name: str, op: kernel.GenericOp, strided: list[bool],
-                twin: ll.Function, orders: list, sizes: Sizes, ranged: bool) -> ll.Function:
+                twin: ll.Function, orders: list, gapped: frozenset, sizes: Sizes,
+                ranged: bool) -> ll.Function:
     """The kernel ``name``, with the calling convention of the op's strided kernel: the twin
-    called on the strided arguments' lowest addresses (each lies backwards along the axes of
-    negative stride), without their strides; everything else is passed as it came."""
+    called on the dense strided arguments' lowest addresses (each lies backwards along the axes
+    of negative stride), without their strides, and on the others (``gapped``: of a strided
+    class) as they came, their strides in the twin's order of their axes; everything else is
+    passed as it came."""
     shaped = [*op.operands, *op.results]
     n_shaped = len(shaped)
     sized = bool(sizes)
@@ -276,7 +318,7 @@ def _dense_call(module: ll.Module, name: str, op: kernel.GenericOp, strided: lis
     zero, one = extent(0), extent(1)
     pointers = list(args[:n_shaped])
     for k, order in enumerate(orders):
-        if order is None:
+        if order is None or k in gapped:
             continue
         v = op.operands[k]
         shape = sizes.extents(v.type.shape)
@@ -286,7 +328,8 @@ def _dense_call(module: ll.Module, name: str, op: kernel.GenericOp, strided: lis
             flips = b.and_(b.icmp_signed("<", s, zero), b.icmp_signed(">", n, one))
             offset = b.add(offset, b.select(flips, b.mul(b.sub(n, one), s), zero))
         pointers[k] = b.gep(args[k], [offset], source_etype=memory_type(v.type.element))
-    b.call(twin, [*pointers, *args[n_shaped: n_shaped + sized], *rest])
+    kept = [strides[k][a] for k in sorted(gapped) for a in orders[k]]
+    b.call(twin, [*pointers, *args[n_shaped: n_shaped + sized], *kept, *rest])
     b.ret_void()
     return fn
 
@@ -386,6 +429,12 @@ class _Schedule:
                 and self.split_dim != last and not self.breakpoints.get(last)
                 and not kernel.runs_in_order(op)):
             self.masked = masked_row(op)
+        # A float sum under a mask of data (``where=``): NumPy's runs of kept terms, each
+        # summed alone and added in turn (``masked_rows.SelectedRuns``); where a row is not cut
+        self.runs = None
+        if (self.masked is None and self.pieces is None and producer is None and self.split_dim != last
+                and not self.breakpoints.get(last) and not kernel.runs_in_order(op)):
+            self.runs = selected_runs(op)
         self.transposed = None
         if self.pieces is None and producer is None and self.masked is None and self.rows_from is None \
                 and not any(self.breakpoints.values()) and self.window is None:
@@ -848,6 +897,9 @@ class _Schedule:
             return
         trip_count = self.domain[depth]
         merging = self._reassociation(-1) if depth == len(self.domain) - 1 else None
+        if merging and reduction.numpy_pairwise(merging, self.op) and self.runs is not None:
+            self._selected_runs(depth, ivs, merging)
+            return
         if merging and reduction.numpy_pairwise(merging, self.op):  # NumPy's order, any length
             reduction.PairwiseRow(self.b, self.op, self.body, merging, trip_count, ivs,
                                   short=self.tiny).emit()
@@ -867,6 +919,53 @@ class _Schedule:
                 self.b, self.op, self.body, merging, trip_count, columns, ivs, first).emit())
             return
         self._in_order(depth, ivs)
+
+    def _selected_runs(self, depth: int, ivs: list, merging) -> None:
+        """The row at ``ivs`` as NumPy's masked reduce loop sums it (``masked_rows.SelectedRuns``):
+        from each kept term, the run of kept terms that starts there summed in NumPy's
+        pairwise order over the run alone (``PairwiseRow`` with ``first``, the test known
+        there) and added to the result; the terms left out never read."""
+        b, runs, n = self.b, self.runs, self.domain[depth]
+        combine = self.op.body.terminator.operands[0].op
+        one = extent(1)
+
+        def kept_at(position):
+            test, = self.body.evaluate_without(ivs + [position], {id(combine)}, [runs.test])
+            return test if runs.kept else b.not_(test)
+
+        with b.goto_entry_block():
+            start, stop = b.alloca(I64), b.alloca(I64)
+        b.store(extent(0), start)
+        fn = b.function
+        head, seek, scan, scan_test, extend, run, skip, done = (fn.append_basic_block("runs." + s) for s in (
+            "head", "seek", "scan", "test", "extend", "run", "skip", "done"))
+        b.branch(head)
+        b.position_at_end(head)
+        b.cbranch(b.icmp_signed("<", b.load(start), n), seek, done)
+        b.position_at_end(seek)
+        lo = b.load(start)
+        b.store(b.add(lo, one), stop)
+        b.cbranch(kept_at(lo), scan, skip)
+        b.position_at_end(skip)
+        b.store(b.add(lo, one), start)
+        b.branch(head)
+        b.position_at_end(scan)  # the run's end: the first position past it not kept, or n
+        b.cbranch(b.icmp_signed("<", b.load(stop), n), scan_test, run)
+        b.position_at_end(scan_test)
+        hi = b.load(stop)
+        b.cbranch(kept_at(hi), extend, run)
+        b.position_at_end(extend)
+        b.store(b.add(hi, one), stop)
+        b.branch(scan)
+        b.position_at_end(run)
+        lo, hi = b.load(start), b.load(stop)
+        self.body.assumed[id(runs.test)] = runs.kept
+        reduction.PairwiseRow(b, self.op, self.body, merging, b.sub(hi, lo), ivs, first=lo,
+                              short=self.tiny).emit()
+        del self.body.assumed[id(runs.test)]
+        b.store(b.load(stop), start)
+        b.branch(head)
+        b.position_at_end(done)
 
     def _masked_row(self, depth: int, ivs: list) -> None:
         """The row at ``ivs`` over its window alone (``masked_rows.py``): positions
@@ -1257,8 +1356,8 @@ def _pieces(op: kernel.GenericOp, strided: list[bool], positional: bool,
     if merging is None:
         return None
     if reduction.numpy_pairwise(merging, op):  # NumPy's order: subtrees of its tree
-        if masked_row(op) is not None:  # the tree of its window, which pieces do not cut
-            return None
+        if masked_row(op) is not None or selected_runs(op) is not None:  # trees of a window or
+            return None  # of runs, which pieces do not cut
         if any(d in symbols for d in row):
             return pairwise_pieces.PairwisePieces(op, None)
         cut = pairwise_pieces.PairwisePieces(op, domain[-1])

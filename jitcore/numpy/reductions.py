@@ -103,6 +103,8 @@ def _masked_reduction(kind, a, axis, keepdims, dtype=None, initial=np._NoValue, 
         fill = initial if no_identity else _IDENTITY[kind]
         fill = prims.constant(a.owner_trace, _in_dtype(fill, dtype))
         a = prims.where(_mask(a, where), prims.convert(a, dtype), fill)
+        if kind == "sum":
+            prims.summed_in_runs(a)
     if initial is None:
         return prims.reduction(kind, a, axes, keepdims, dtype)
     # The reduced axes last, merged into one, with ``initial`` in front of each slice.

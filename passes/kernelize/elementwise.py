@@ -31,6 +31,8 @@ def elementwise(op: array.ElementwiseOp) -> kernel.GenericOp:
 def select(op: array.SelectOp) -> kernel.GenericOp:
     kb = KernelBuilder(op.result_type.rank)
     args = [kb.input(v, AffineMap.identity(op.result_type.rank)) for v in op.operands]
+    if op.attributes.get("runs"):  # the terms of a sum(where=), which sums their runs
+        return _parallel(kb, op, kb.emit.op("arith.select", *args, result=args[1].type, runs=True))
     return _parallel(kb, op, kb.emit.select(*args))
 
 

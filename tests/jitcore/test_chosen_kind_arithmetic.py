@@ -88,3 +88,23 @@ def test_pythons_error_only_on_the_python_path():
         f(np.float64(1.0))
     with np.errstate(divide="ignore"):
         _same(reciprocal(np.float64(-1.0)), f(np.float64(-1.0)), "numpy path")
+
+
+def numpy_functions(c, x, n):
+    k = 0 if c > 0 else x.mean()
+    j = x.mean() / c if c > 0 else np.inf
+    return (np.sqrt(k), np.add(k, 1), np.multiply(k, True), np.floor_divide(k, 2), np.abs(k),
+            np.negative(k), np.isnan(k), np.add(k, np.float32(1)), np.maximum(k, np.float32(0.5)),
+            np.add(n, j), np.true_divide(n, j), np.sqrt(j), np.hypot(j, j))
+
+
+def test_numpy_functions_keep_the_chosen_kind():
+    """A ufunc called on such a value (``np.sqrt(k)``, ``np.add(k, 1)``) has NumPy's type for
+    the kind taken: ``np.add(0, 1)`` is ``np.int64(1)``, ``np.add(np.float32(2), inf)`` of a
+    Python ``inf`` an ``np.float32``."""
+    f = jc.jit(numpy_functions)
+    x = np.arange(4.0, dtype=np.float32)
+    for c in (np.float64(1.0), np.float64(-1.0)):
+        want, got = numpy_functions(c, x, np.float32(2)), f(c, x, np.float32(2))
+        for k, (w, g) in enumerate(zip(want, got)):
+            _same(w, g, (c, k))

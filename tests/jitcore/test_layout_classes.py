@@ -25,7 +25,7 @@ def test_classes_of_views():
     f = np.asfortranarray(a)
     views = (a, f, a[::-1, ::-1], a[::2], a.T[::2], a[::-1], f[:, ::-1], f[::-1, ::-1])
     assert [_class(v) for v in views] == [
-        "C", "F", "reversed", "strided ug", "strided", "C flip 0", "F flip 1", "F flip 0,1"]
+        "C", "F", "reversed", "strided ug", "strided order 1,0", "C flip 0", "F flip 1", "F flip 0,1"]
     # where NumPy would find a strided array partly dense: its last axis one element apart
     # (u), adjacent axes that merge (m) or not (g); a reshape or ravel views or copies by these
     assert _class(a[:, ::2]) == "strided"  # two elements apart, rows of 3 apart
