@@ -20,6 +20,7 @@ import operator
 
 import numpy as np
 
+from jitcore import masked
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.numpy.registry import implements, traced
@@ -599,6 +600,8 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     for NaN; with ``period``, the knots sorted and wrapped around once."""
     if not traced(x, xp, fp, left, right, period):
         return np.interp(x, xp, fp, left=left, right=right, period=period)
+    if any(isinstance(v, masked.MaskedSelection) for v in (x, xp, fp, left, right, period)):
+        return masked.SELECTION_STATISTICS["interp"](x, xp, fp, left, right, period)
     trace = prims.find_trace(x, xp, fp, left, right, period)
     f64 = np.dtype(np.float64)
     x, xp, fp = (_as_traced(trace, v) for v in (x, xp, fp))

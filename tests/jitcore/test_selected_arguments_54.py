@@ -1,0 +1,74 @@
+"""Selections as arguments of NumPy functions whose result's shape does not depend on the
+count, against NumPy (session 54): ``np.interp`` with knots selected (gap filling,
+``np.interp(t, t[good], x[good])``: ``selection_statistics.interp``, the knots compacted and
+searched over their count), with ``x`` selected, one knot, none (NumPy's ValueError from the
+call), ``left``/``right``, a 0-d ``x``, knots of two masks. One compile covers every case.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import jitcore as jc
+
+
+def _same(expected, got) -> None:
+    assert type(got) is type(expected)
+    assert np.asarray(got).dtype == np.asarray(expected).dtype
+    np.testing.assert_array_equal(got, expected)
+
+
+def _gap_filled(x, v, lo):
+    good = ~np.isnan(x)
+    t = np.arange(x.size)
+    return (np.interp(t, t[good], x[good]),
+            np.interp(v * 3, t[good], x[good], left=lo, right=-lo),
+            np.interp(2.5, t[good], x[good]),  # 0-d x: a NumPy float
+            np.interp(v[good] * 3, np.sort(v[good]), t[good] * 2.0))  # x selected, a Prefix
+
+
+def _interp_cases():
+    rng = np.random.default_rng(54)
+    out = []
+    for n in (3, 40):
+        for trial in range(8):
+            x = rng.normal(size=n)
+            x[rng.random(n) < 0.4] = np.nan
+            if trial == 0:  # one knot
+                x[:] = np.nan
+                x[n // 2] = 1.5
+            if trial == 1:
+                x[-1] = np.inf
+            v = np.round(rng.normal(size=n), 1)
+            out.append((x, v))
+    return out
+
+
+def test_interp_of_selected_knots():
+    f = jc.jit(_gap_filled)
+    for x, v in _interp_cases():
+        if np.isnan(x).all():  # (no knots: the test below)
+            continue
+        for got, expected in zip(f(x, v, 7.0), _gap_filled(x, v, 7.0)):
+            _same(expected, got)
+
+
+def test_interp_of_no_knots_raises_numpys_error():
+    f = jc.jit(_gap_filled)
+    with pytest.raises(ValueError, match="array of sample points is empty"):
+        _gap_filled(np.full(3, np.nan), np.zeros(3), 1.0)
+    with pytest.raises(ValueError, match="array of sample points is empty"):
+        f(np.full(3, np.nan), np.zeros(3), 1.0)
+
+
+def test_interp_of_knots_by_two_masks():
+    def f(t, a, b):
+        return np.interp(t, t[a > 0], t[b > 0])
+
+    jf = jc.jit(f)
+    t = np.arange(6.0)
+    a = np.array([1, 0, 1, 1, 0, 1])
+    _same(f(t, a, a), jf(t, a, a))
+    with pytest.raises(ValueError, match="fp and xp are not of the same length"):
+        jf(t, a, np.ones(6))
