@@ -22,10 +22,12 @@ def _same(expected, got) -> None:
 def _gap_filled(x, v, lo):
     good = ~np.isnan(x)
     t = np.arange(x.size)
-    return (np.interp(t, t[good], x[good]),
-            np.interp(v * 3, t[good], x[good], left=lo, right=-lo),
-            np.interp(2.5, t[good], x[good]),  # 0-d x: a NumPy float
-            np.interp(v[good] * 3, np.sort(v[good]), t[good] * 2.0))  # x selected, a Prefix
+    return (
+        np.interp(t, t[good], x[good]),
+        np.interp(v * 3, t[good], x[good], left=lo, right=-lo),
+        np.interp(2.5, t[good], x[good]),  # 0-d x: a NumPy float
+        np.interp(v[good] * 3, np.sort(v[good]), t[good] * 2.0),
+    )  # x selected, a Prefix
 
 
 def _interp_cases():
