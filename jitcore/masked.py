@@ -533,6 +533,8 @@ class MaskedSelection:
             return _stacked(func, args[0], kwargs.get("axis", 0))
         if func is np.linalg.lstsq and args:
             return SELECTION_STATISTICS["lstsq"](*args, **kwargs)
+        if func in (np.histogram2d, np.histogramdd):  # the bins' shape: the mask drops rows
+            return SELECTION_STATISTICS[func.__name__](*args, **kwargs)
         if func is np.interp:  # x's shape whatever the count: knots searched over it
             return SELECTION_STATISTICS["interp"](*args, **kwargs)
         if func in _FILLED_LIKE and args and args[0] is self and kwargs.get("shape") is None:

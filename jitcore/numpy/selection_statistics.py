@@ -18,7 +18,7 @@ from jitcore import masked
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError
 from jitcore.numpy import sorting
-from jitcore.numpy.reductions import bincount_of, histogram_of
+from jitcore.numpy.reductions import bincount_of, histogram2d, histogram_of, histogramdd
 from jitcore.tracer import Tracer, as_scalar, user_location
 
 
@@ -187,4 +187,5 @@ def _raise_interp_counts(count: Tracer, other: Tracer) -> None:
 
 
 masked.SELECTION_STATISTICS.update(quantile=quantile, median=median, histogram_of=histogram_of,
-                                   bincount_of=bincount_of, interp=interp)
+                                   bincount_of=bincount_of, interp=interp,
+                                   histogram2d=histogram2d, histogramdd=histogramdd)

@@ -74,3 +74,24 @@ def test_interp_of_knots_by_two_masks():
     _same(f(t, a, a), jf(t, a, a))
     with pytest.raises(ValueError, match="fp and xp are not of the same length"):
         jf(t, a, np.ones(6))
+
+
+def _spike_maps(x, y, w, spk):
+    occ, xe, ye = np.histogram2d(x, y, bins=4, range=[[0, 1], [0, 1]])
+    on_edges = np.histogram2d(x[spk], y[spk], bins=[xe, ye])[0]
+    from_data = np.histogram2d(x[spk], y[spk], bins=(3, 2))  # edges from the kept rows
+    weighted = np.histogram2d(x[spk], y[spk], bins=3, range=[[0, 1], [0, 1]], weights=w[spk], density=True)
+    dd = np.histogramdd([x[spk], y[spk], w[spk]], bins=2)
+    return occ, on_edges, *from_data, weighted[0], dd[0], *dd[1]
+
+
+def test_histogram2d_of_selections():
+    f = jc.jit(_spike_maps)
+    rng = np.random.default_rng(54)
+    x, y, w = rng.random(50), rng.random(50), rng.random(50)
+    for spk in (rng.random(50) < 0.3, np.zeros(50, bool), np.arange(50) == 7, np.ones(50, bool)):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            expected = _spike_maps(x, y, w, spk)
+            got = f(x, y, w, spk)
+        for e, g in zip(expected, got, strict=True):
+            _same(e, g)
