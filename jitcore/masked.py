@@ -115,7 +115,7 @@ class MaskedSelection:
         out = fresh(kept, scalar=True, weak=True)
         out.counts = (self.origin.format(values=self.values), self.advice, _filter_site(self.mask),
                       int(np.prod(self.mask.shape, dtype=np.int64)))  # (the most it can be)
-        kept.owner_trace.counted[id(out.value)] = (out.value, out.counts)
+        kept.owner_trace.counted[id(out.value)] = (out.value, out.counts, self)
         return out
 
     def __len__(self):  # len() must give an int: autograph's len (expressions._len) gives count()
@@ -1181,6 +1181,35 @@ _STATISTICS = {
     np.histogram: MaskedSelection._histogram,
     np.bincount: lambda self, *a, **k: self._bincount(*a, **k),  # (Positions: its own)
 }
+
+
+def counted_selection(shape) -> MaskedSelection | None:
+    """The selection whose count ``shape`` is (``idx.size``, ``len(x[m])``, ``(n,)`` of one):
+    ``np.full(idx.size, t)`` makes as many as it keeps (``filled_by_count``). None for any
+    other shape, a value computed from a count included (``len(c) + 1`` stays refused)."""
+    n = shape[0] if isinstance(shape, (tuple, list)) and len(shape) == 1 else shape
+    if not isinstance(n, Tracer):
+        return None
+    entry = n.owner_trace.counted.get(id(n.value))
+    if entry is None or entry[0] is not n.value or len(entry) < 3:
+        return None
+    sel = entry[2]
+    plain = type(sel) is MaskedSelection or type(sel).__name__ == "Positions" \
+        or isinstance(sel, LENGTH_OPS["prefix"])
+    return sel if plain and sel.values.shape[:sel.mask.ndim] == sel.mask.shape else None
+
+
+def filled_by_count(sel: MaskedSelection, value: Tracer) -> MaskedSelection:
+    """``np.full(len(sel), value)`` (``zeros``, ``ones``, ``empty``): a 1-d selection by
+    ``sel``'s mask whose every element is the 0-d ``value`` (its dtype NumPy's for the call);
+    it pairs with ``sel`` row for row (``np.concatenate`` of both, ``idx * 0 + t``)."""
+    values = fresh(prims.broadcast_to(value, sel.mask.shape))
+    prefix = LENGTH_OPS["prefix"]
+    if isinstance(sel, prefix):
+        return prefix(values, sel.length, sel.mask)
+    out = MaskedSelection(values, sel.mask)
+    out.described = sel.described
+    return out
 
 
 def select(x: Tracer, mask: Tracer) -> MaskedSelection:

@@ -65,6 +65,7 @@ class Prefix(MaskedSelection):
     def count(self) -> Tracer:
         out = fresh(self.length, scalar=True, weak=True)
         out.counts = (self.origin.format(values=self.values), self.advice, "", self.values.shape[0])
+        out.owner_trace.counted[id(out.value)] = (out.value, out.counts, self)  # (np.full(len(y), v))
         return out
 
     def _like(self, values: Tracer) -> Prefix:

@@ -95,3 +95,39 @@ def test_histogram2d_of_selections():
             got = f(x, y, w, spk)
         for e, g in zip(expected, got, strict=True):
             _same(e, g)
+
+
+def _filled_by_counts(v, X, t):
+    idx = np.nonzero(v > 0.5)[0]
+    rows = X[v < 0.3]
+    u = np.unique(np.round(v * 4))  # a compacted selection (a Prefix)
+    return (
+        np.full(idx.size, t),
+        np.full(len(idx), 2.5),
+        np.zeros(idx.shape[0], np.int32),
+        np.ones(len(rows)),
+        np.full((len(u),), -0.0),
+        np.zeros(u.size) + u,
+        np.concatenate([np.full(idx.size, t), idx]),
+        np.full_like(idx, t),
+    )
+
+
+def test_full_of_a_selections_count():
+    f = jc.jit(_filled_by_counts)
+    rng = np.random.default_rng(54)
+    X = rng.random((9, 2))
+    for v in (rng.random(9), np.zeros(9), np.ones(9)):
+        for e, g in zip(_filled_by_counts(v, X, 3), f(v, X, 3), strict=True):
+            _same(e, g)
+            assert np.signbit(e).tolist() == np.signbit(g).tolist()
+
+
+def test_full_of_a_count_plus_one_stays_refused():
+    @jc.jit
+    def f(v):
+        idx = np.nonzero(v > 0.5)[0]
+        return np.full(idx.size + 1, 0)
+
+    with pytest.raises(jc.errors.ConcretizationError, match="computed from the length of"):
+        f(np.ones(4))
