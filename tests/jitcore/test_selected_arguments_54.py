@@ -131,3 +131,34 @@ def test_full_of_a_count_plus_one_stays_refused():
 
     with pytest.raises(jc.errors.ConcretizationError, match="computed from the length of"):
         f(np.ones(4))
+
+
+def _columns_of_fired(S, T, v, I, k):
+    fired = np.where(v >= 30)[0]
+    idx = np.arange(v.size)[v < 0] - k  # negative and possibly out of range where k is large
+    return (
+        I + S[:, fired].sum(axis=1),
+        S[:, fired].max(axis=1, initial=-1.0),
+        S[:, fired].mean(axis=1),
+        T[:, :, fired].sum(axis=(0, 2)),
+        T[:, fired, 1:3].sum(axis=1),
+        S[:, idx].sum(axis=1),
+    )
+
+
+def test_columns_gathered_by_a_selections_indices():
+    f = jc.jit(_columns_of_fired)
+    rng = np.random.default_rng(54)
+    S, T, I = rng.random((7, 40)), rng.random((3, 40, 40)), rng.random(7)
+    for v in (rng.normal(20, 20, 40), np.zeros(40), np.full(40, 31.0)):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            expected = _columns_of_fired(S, T, v, I, 0)
+            got = f(S, T, v, I, 0)
+        for e, g in zip(expected, got, strict=True):
+            assert g.dtype == e.dtype and g.shape == e.shape
+            np.testing.assert_allclose(g, e, rtol=1e-14, atol=0)
+    v = rng.normal(0, 1, 40)
+    with pytest.raises(IndexError):
+        _columns_of_fired(S, T, v, I, 45)
+    with pytest.raises(IndexError):
+        f(S, T, v, I, 45)
