@@ -162,3 +162,25 @@ def test_columns_gathered_by_a_selections_indices():
         _columns_of_fired(S, T, v, I, 45)
     with pytest.raises(IndexError):
         f(S, T, v, I, 45)
+
+
+def _voxel_keys(X, h, shift):
+    ijk = np.floor((X - X.min(0)) / h).astype(np.int64)
+    dims = ijk.max(0) + 1
+    return (
+        np.ravel_multi_index(ijk.T, tuple(dims)),
+        np.ravel_multi_index(ijk.T, dims, order="F"),
+        np.ravel_multi_index((ijk[:, 0] + shift, ijk[:, 1]), (dims[0], 3), mode=("wrap", "clip")),
+    )
+
+
+def test_ravel_multi_index_of_dims_from_the_data():
+    f = jc.jit(_voxel_keys)
+    X = np.random.default_rng(54).standard_normal((30, 3))
+    for h, shift in ((0.5, 0), (2.0, -7), (100.0, 3)):
+        for e, g in zip(_voxel_keys(X, h, shift), f(X, h, shift), strict=True):
+            _same(e, g)
+    with pytest.raises(ValueError, match="invalid entry in coordinates array"):
+        jc.jit(lambda X, d: np.ravel_multi_index(X.T, (d, d)))(np.ones((4, 2), np.int64), X.shape[0] // 30)
+    with pytest.raises(ValueError, match="zero entries"):
+        jc.jit(lambda X, d: np.ravel_multi_index(X.T, (d, d)))(np.zeros((4, 2), np.int64), 0)
