@@ -184,3 +184,26 @@ def test_ravel_multi_index_of_dims_from_the_data():
         jc.jit(lambda X, d: np.ravel_multi_index(X.T, (d, d)))(np.ones((4, 2), np.int64), X.shape[0] // 30)
     with pytest.raises(ValueError, match="zero entries"):
         jc.jit(lambda X, d: np.ravel_multi_index(X.T, (d, d)))(np.zeros((4, 2), np.int64), 0)
+
+
+def test_running_min_from_inf_advises_a_start_that_keeps_numpys_type():
+    def from_inf(x):
+        lo = np.inf
+        for i in range(len(x)):
+            if x[i] < lo:
+                lo = x[i]
+        return lo
+
+    def from_first(x):
+        lo = x[0]
+        for i in range(1, len(x)):
+            if x[i] < lo:
+                lo = x[i]
+        return lo
+
+    x = np.array([5, 3, 9, 1], dtype=np.int64)
+    with pytest.raises(
+        jc.errors.JitTypeError, match=r"keep NumPy.s np.int64 by starting from the data: lo = x\[0\]"
+    ):
+        jc.jit(from_inf)(x)
+    _same(from_first(x), jc.jit(from_first)(x))
