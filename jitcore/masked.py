@@ -191,7 +191,7 @@ class MaskedSelection:
     def __getattr__(self, name: str):
         """Any other array attribute (``.T``, ``.cumsum``): the selection's refusal, not a bare
         AttributeError (a ranged slice's asks for a concrete value: its loop is unrolled)."""
-        if name.startswith("__") or name in MaskedSelection.__slots__ or name in ("index_form", "weak"):
+        if name.startswith("__") or name in MaskedSelection.__slots__ or name in ("index_form", "weak", "type_choice"):
             raise AttributeError(name)
         method = LENGTH_OPS["methods"].get(name) if self.position == 0 else None
         if method is not None:  # y.cumsum(): at the selection's length
@@ -1151,6 +1151,10 @@ def _stacked(func, items, axis) -> MaskedSelection:
     rows, of columns: the selected dim last)."""
     items = list(items) if isinstance(items, (list, tuple)) else [items]
     first = next(x for x in items if isinstance(x, MaskedSelection))
+    if func is np.vstack and all(np.ndim(x) >= 2 if not isinstance(x, MaskedSelection) else
+                                 x.ndim >= 2 and x.position == 0 for x in items):
+        # np.vstack([V, mid]) of 2-d pieces: their concatenation along the rows, at the count
+        return LENGTH_OPS["functions"][np.concatenate](items, axis=0)
     if not all(isinstance(x, MaskedSelection) and type(x) is type(first) is MaskedSelection
                and x.ndim == 1 and x.mask.ndim == 1 and same_mask(x.mask, first.mask) for x in items):
         raise first._refusal(f"numpy.{func.__name__} of it with arrays that are not 1-d selections "

@@ -207,3 +207,22 @@ def test_running_min_from_inf_advises_a_start_that_keeps_numpys_type():
     ):
         jc.jit(from_inf)(x)
     _same(from_first(x), jc.jit(from_first)(x))
+
+
+def _midpoints(V, F):
+    nv = V.shape[0]
+    e = np.concatenate([F[:, [0, 1]], F[:, [1, 2]], F[:, [2, 0]]])
+    key = np.minimum(e[:, 0], e[:, 1]) * nv + np.maximum(e[:, 0], e[:, 1])
+    uk = np.unique(key)
+    mid = (V[uk // nv] + V[uk % nv]) / 2
+    return np.vstack([V, mid]), np.vstack((mid, V[:2], V[V[:, 0] > 0]))
+
+
+def test_vstack_of_rows_a_selection_holds():
+    f = jc.jit(_midpoints)
+    rng = np.random.default_rng(54)
+    V = rng.standard_normal((12, 3))
+    for k in (1, 3, 12):  # one shape: one compile, 1 to 18 distinct edges
+        F = rng.integers(0, k, (6, 3))
+        for e, g in zip(_midpoints(V, F), f(V, F), strict=True):
+            _same(e, g)
