@@ -191,7 +191,8 @@ class MaskedSelection:
     def __getattr__(self, name: str):
         """Any other array attribute (``.T``, ``.cumsum``): the selection's refusal, not a bare
         AttributeError (a ranged slice's asks for a concrete value: its loop is unrolled)."""
-        if name.startswith("__") or name in MaskedSelection.__slots__ or name in ("index_form", "weak", "type_choice"):
+        if name.startswith("__") or name in MaskedSelection.__slots__ \
+                or name in ("index_form", "weak", "type_choice"):
             raise AttributeError(name)
         method = LENGTH_OPS["methods"].get(name) if self.position == 0 else None
         if method is not None:  # y.cumsum(): at the selection's length
