@@ -226,3 +226,42 @@ def test_vstack_of_rows_a_selection_holds():
         F = rng.integers(0, k, (6, 3))
         for e, g in zip(_midpoints(V, F), f(V, F), strict=True):
             _same(e, g)
+
+
+def _roll_min_deque(x, w):
+    n = len(x)
+    out = np.empty(n - w + 1)
+    dq = []
+    for i in range(n):
+        while dq and x[dq[-1]] >= x[i]:
+            dq.pop()
+        dq.append(i)
+        if dq[0] <= i - w:
+            dq.pop(0)
+        if i >= w - 1:
+            out[i - w + 1] = x[dq[0]]
+    return out
+
+
+def _roll_min_arrays(x, w):  # the rewrite the refusal gives
+    n = len(x)
+    out = np.empty(n - w + 1)
+    q = np.empty(n, np.int64)
+    head = tail = 0
+    for i in range(n):
+        while tail > head and x[q[tail - 1]] >= x[i]:
+            tail -= 1
+        q[tail] = i
+        tail += 1
+        if q[head] <= i - w:
+            head += 1
+        if i >= w - 1:
+            out[i - w + 1] = x[q[head]]
+    return out
+
+
+def test_list_as_a_deque_gets_the_queue_recipe_which_compiles():
+    x = np.array([3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0])
+    with pytest.raises(jc.errors.UnsupportedError, match=r"'dq' is used as a stack.*head \+= 1 is pop\(0\)"):
+        jc.jit(_roll_min_deque)(x, 3)
+    _same(_roll_min_deque(x, 3), jc.jit(_roll_min_arrays)(x, 3))
