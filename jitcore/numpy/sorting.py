@@ -141,6 +141,10 @@ def searchsorted(a, v, side="left", sorter=None):
         return np.searchsorted(a, v, side=side, sorter=sorter)
     if side not in ("left", "right"):
         raise ValueError(f"side must be 'left' or 'right' (got {side!r}) (at {user_location()})")
+    if isinstance(a, masked.MaskedSelection):  # np.searchsorted(np.unique(lab), lab): over the count
+        return masked.LENGTH_OPS["functions"][np.searchsorted](a, v, side, sorter)
+    if isinstance(v, masked.MaskedSelection):  # each value on its own: a selection by v's mask
+        return v._like(searchsorted(a, v.values, side, sorter))
     trace = prims.find_trace(a, v, sorter)
     a, v = _as_traced(trace, a), _as_traced(trace, v)
     if a.ndim != 1:
