@@ -550,11 +550,11 @@ def searchsorted(a, v, side="left", sorter=None):
     return np.minimum(found, prims.convert(p.length, found.dtype))
 
 
-_FUNCTIONS = {np.sort: sort, np.roll: roll, np.searchsorted: searchsorted, np.flip: flip, np.append: append, np.argsort: argsort,
+_FUNCTIONS = {np.sort: sort, np.flip: flip, np.append: append, np.argsort: argsort,
               np.cumsum: cumsum, np.cumprod: cumprod, np.diff: diff, np.concatenate: concatenate,
-              np.ravel: ravel, np.unique: unique}
-_METHODS = {"searchsorted": searchsorted, "argsort": argsort, "cumsum": cumsum, "cumprod": cumprod, "ravel": ravel,
-            "flatten": ravel, "sort": sort_in_place}
+              np.ravel: ravel, np.unique: unique, np.roll: roll, np.searchsorted: searchsorted}
+_METHODS = {"argsort": argsort, "cumsum": cumsum, "cumprod": cumprod, "ravel": ravel,
+            "flatten": ravel, "sort": sort_in_place, "searchsorted": searchsorted}
 
 masked.LENGTH_OPS.update(functions=_FUNCTIONS, methods=_METHODS, sliced=sliced, taken=taken,
                          as_prefix=as_prefix, prefix=Prefix)

@@ -133,7 +133,7 @@ def test_full_of_a_count_plus_one_stays_refused():
         f(np.ones(4))
 
 
-def _columns_of_fired(S, T, v, I, k):
+def _columns_of_fired(S, T, v, I, k):  # noqa: E741 (the paper's names)
     fired = np.where(v >= 30)[0]
     idx = np.arange(v.size)[v < 0] - k  # negative and possibly out of range where k is large
     return (
@@ -149,7 +149,7 @@ def _columns_of_fired(S, T, v, I, k):
 def test_columns_gathered_by_a_selections_indices():
     f = jc.jit(_columns_of_fired)
     rng = np.random.default_rng(54)
-    S, T, I = rng.random((7, 40)), rng.random((3, 40, 40)), rng.random(7)
+    S, T, I = rng.random((7, 40)), rng.random((3, 40, 40)), rng.random(7)  # noqa: E741
     for v in (rng.normal(20, 20, 40), np.zeros(40), np.full(40, 31.0)):
         with np.errstate(invalid="ignore", divide="ignore"):
             expected = _columns_of_fired(S, T, v, I, 0)
