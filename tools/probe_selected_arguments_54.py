@@ -1,4 +1,9 @@
-import time, numpy as np, jitcore as jc, warnings
+import time
+import warnings
+
+import numpy as np
+
+import jitcore as jc
 
 warnings.simplefilter("ignore")
 
