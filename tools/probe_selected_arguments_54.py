@@ -1,3 +1,5 @@
+"""Session 54 (refuse54): programs with selections as arguments, jit against NumPy."""
+
 import time
 import warnings
 
@@ -14,9 +16,9 @@ def fill_interp(x):
     return np.interp(t, t[good], x[good])
 
 
-def izh(S, v, I):
+def izh(S, v, base):
     fired = np.where(v >= 30)[0]
-    return I + S[:, fired].sum(axis=1)
+    return base + S[:, fired].sum(axis=1)
 
 
 def relabel(lab):
@@ -28,7 +30,7 @@ x = rng.normal(size=10**6)
 x[rng.random(x.size) < 0.3] = np.nan
 S = rng.random((1000, 1000))
 v = rng.normal(20, 20, 1000)
-I = np.zeros(1000)
+base = np.zeros(1000)
 lab = rng.integers(0, 10**4, 10**6) * 7
 
 
@@ -43,7 +45,7 @@ def med(f, *a, k=9):
 
 for name, f, args in (
     ("interp gap fill 1e6 (30% NaN)", fill_interp, (x,)),
-    ("S[:, where(v>=30)[0]].sum(1) 1000^2", izh, (S, v, I)),
+    ("S[:, where(v>=30)[0]].sum(1) 1000^2", izh, (S, v, base)),
     ("searchsorted(unique(lab), lab) 1e6", relabel, (lab,)),
 ):
     jf = jc.jit(f)
@@ -55,5 +57,6 @@ for name, f, args in (
         a.append(med(f, *args))
         b.append(med(jf, *args))
     print(
-        f"{name}: NumPy {sorted(a)[1]:.2f} ms, jit {sorted(b)[1]:.2f} ms, ratio {sorted(a)[1] / sorted(b)[1]:.2f}x"
+        f"{name}: NumPy {sorted(a)[1]:.2f} ms, jit {sorted(b)[1]:.2f} ms, "
+        f"ratio {sorted(a)[1] / sorted(b)[1]:.2f}x"
     )
