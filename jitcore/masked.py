@@ -29,7 +29,13 @@ SELECTION_STATISTICS: dict = {}
 LENGTH_OPS: dict = {}
 
 
-def refused(x, what: str = "", origin: str = "{values!r}[mask]", advice: str = "") -> str:
+# How a selection with no description reads in messages: what the user may have written and
+# the array's dtype and shape (not the tracer's repr, nor a mask they never named).
+_SELECTION_TEXT = ("a selection x[mask] (of a {values.dtype} array of shape {values.shape}, by a "
+                   "traced condition)")
+
+
+def refused(x, what: str = "", origin: str = _SELECTION_TEXT, advice: str = "") -> str:
     """The message for a use of ``x[mask]`` (or of ``origin``, what the user wrote: np.unique(x),
     np.argwhere(a)) that needs the selection's data-dependent shape."""
     use = f" ({what})" if what else ""
@@ -76,7 +82,7 @@ class MaskedSelection:
 
     @property
     def origin(self) -> str:
-        return self.described[0] if self.described else "{values!r}[mask]"
+        return self.described[0] if self.described else _SELECTION_TEXT
 
     @property
     def advice(self) -> str:

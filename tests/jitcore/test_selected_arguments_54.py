@@ -24,7 +24,7 @@ def _gap_filled(x, v, lo):
     t = np.arange(x.size)
     return (
         np.interp(t, t[good], x[good]),
-        np.interp(v * 3, t[good], x[good], left=lo, right=-lo),
+        np.interp(v * 8 + 12, t[good], x[good], left=lo, right=-lo),  # (searched at random)
         np.interp(2.5, t[good], x[good]),  # 0-d x: a NumPy float
         np.interp(v[good] * 3, np.cumsum(t[good] + 0.5), t[good] * 2.0),
     )  # x selected, a Prefix
