@@ -277,6 +277,7 @@ def _rolled_and_searched(road, lab, x, s):
         np.searchsorted(u, lab),
         np.searchsorted(u, lab, side="right"),
         np.searchsorted(uf, x),
+        np.searchsorted(uf, x, "right"),  # (a NaN: past the kept NaN, at the count)
         np.searchsorted(uf, 0.5, "right"),
         u.searchsorted(lab[:3]),
         np.roll(x[x > 0], 2) * 1.0,
