@@ -248,10 +248,14 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     return ufuncs.apply_ufunc(ufunc, method, inputs, kwargs)
 
 
+# Joins of a list that a selection in it handles (masked._stacked, run_length.concatenate).
+_JOINS = frozenset((np.concatenate, np.vstack, np.stack, np.column_stack))
+
+
 def array_function(self, func, types, args, kwargs):
-    if func is np.concatenate and args and isinstance(args[0], (list, tuple)) \
+    if func in _JOINS and args and isinstance(args[0], (list, tuple)) \
             and any(isinstance(a, masked.MaskedSelection) for a in args[0]):
-        return NotImplemented  # np.concatenate([x[:2], x[m]]): the selection's (run_length)
+        return NotImplemented  # np.concatenate([x[:2], x[m]]), np.vstack([V, mid]): the selection's
     return registry.apply_function(func, args, kwargs)
 
 

@@ -104,6 +104,10 @@ def _one_dtype_hint(a: Aval, b: Aval, a_name: str, b_name: str) -> str:
     can hold (an int sum against ``np.inf``: ``float(s)``)."""
     if a.shape != b.shape or a.dtype == b.dtype:
         return ""
+    for weak, strong, strong_name in ((a, b, b_name), (b, a, a_name)):
+        if weak.weak and weak.dtype.kind == "f" and not strong.weak and strong.dtype.kind in "iu" \
+                and a.shape == ():
+            return _inf_start_hint(strong.dtype, strong_name)
     wide = np.result_type(a.dtype, b.dtype)
     narrow_name = (b_name if wide == a.dtype else a_name if wide == b.dtype
                    else f"each of {a_name} and {b_name}")  # int64 against uint64: float64
@@ -112,6 +116,19 @@ def _one_dtype_hint(a: Aval, b: Aval, a_name: str, b_name: str) -> str:
     else:
         write = f"np.{wide.name}(v)" if a.shape == () else f"v.astype(np.{wide.name})"
     return f". Make both {wide}: write {write} for the value v that {narrow_name} gives"
+
+
+def _inf_start_hint(dtype: np.dtype, strong_name: str) -> str:
+    """An integer element against a Python float (``lo = np.inf`` and then ``lo = x[i]``, a
+    running min of ints): NumPy's result is an ``np.int64`` on one path and a Python float on
+    the other; one compiled value holding both would round int64s past 2**53. The float(v)
+    rewrite, and the one that keeps NumPy's type where the float is a start value."""
+    name = f"np.{dtype.name}"
+    return (f". NumPy gives a {name} on one path and a Python float on the other, which one "
+            f"compiled value cannot hold exactly. Make both float64: write float(v) for the value "
+            f"v that {strong_name} gives (the result is then a Python float where NumPy's may be "
+            f"{name}); or, for a running min or max started at an infinity, keep NumPy's {name} "
+            f"by starting from the data: lo = x[0] before the loop (for i in range(1, len(x)))")
 
 
 def _grows(g: pytree.TreeDef, e: pytree.TreeDef) -> bool:

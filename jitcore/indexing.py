@@ -239,6 +239,8 @@ def _indexed_by_selection(x: Tracer, keys: tuple) -> masked.MaskedSelection:
     gather."""
     leading = [k for k in keys if isinstance(k, masked.MaskedSelection)]
     first = leading[0]
+    if keys[0] is not first:
+        return _columns_by_selection(x, keys, first)
     if (any(k is not s for k, s in zip(keys, leading))
             or any(is_array_index(k) or k is None or k is Ellipsis for k in keys[len(leading):])
             or any(not masked.same_mask(k.mask, first.mask) or k.values.shape != first.values.shape
@@ -253,6 +255,24 @@ def _indexed_by_selection(x: Tracer, keys: tuple) -> masked.MaskedSelection:
         return COMPACTED["gather"](x, first)
     kept = tuple(_kept_indices(k.values, mask, x.shape[d]) for d, k in enumerate(leading))
     return masked.MaskedSelection(getitem(x, kept + rest), mask)
+
+
+def _columns_by_selection(x: Tracer, keys: tuple, sel: masked.MaskedSelection):
+    """``S[:, idx[m]]`` (``S[:, np.where(v >= 30)[0]]``, the columns of the neurons that
+    fired): ``S[:, idx][:, m]``, the same elements in the same order, a selection whose dim
+    stays where NumPy puts it (``MovedSelection``), so ``.sum(axis=1)`` is a masked reduction.
+    Only full slices before the selection and slices after it; only kept indices checked."""
+    d = next(j for j, k in enumerate(keys) if k is sel)
+    if (d >= x.ndim or any(not (isinstance(k, slice) and k == slice(None)) for k in keys[:d])
+            or any(not isinstance(k, slice) for k in keys[d + 1:])
+            or sel.ndim != 1 or sel.mask.ndim != 1 or sel.values.ndim != 1 or sel.position != 0
+            or sel.values.dtype.kind not in "iu"):
+        raise JitTypeError(_BY_SELECTION.format(where=user_location()))
+    kept = _kept_indices(sel.values, sel.mask, x.shape[d])
+    rows = np.take(getitem(x, keys[:d] + (slice(None),) + keys[d + 1:]), kept, axis=d)
+    out = masked.MovedSelection(np.moveaxis(rows, d, 0), sel.mask, position=d)  # (mask's dim first)
+    out.described = sel.described
+    return out
 
 
 def _write_by_selection(x: Tracer, keys: tuple, value) -> Tracer:

@@ -29,7 +29,13 @@ SELECTION_STATISTICS: dict = {}
 LENGTH_OPS: dict = {}
 
 
-def refused(x, what: str = "", origin: str = "{values!r}[mask]", advice: str = "") -> str:
+# How a selection with no description reads in messages: what the user may have written and
+# the array's dtype and shape (not the tracer's repr, nor a mask they never named).
+_SELECTION_TEXT = ("a selection x[mask] (of a {values.dtype} array of shape {values.shape}, by a "
+                   "traced condition)")
+
+
+def refused(x, what: str = "", origin: str = _SELECTION_TEXT, advice: str = "") -> str:
     """The message for a use of ``x[mask]`` (or of ``origin``, what the user wrote: np.unique(x),
     np.argwhere(a)) that needs the selection's data-dependent shape."""
     use = f" ({what})" if what else ""
@@ -76,7 +82,7 @@ class MaskedSelection:
 
     @property
     def origin(self) -> str:
-        return self.described[0] if self.described else "{values!r}[mask]"
+        return self.described[0] if self.described else _SELECTION_TEXT
 
     @property
     def advice(self) -> str:
@@ -115,7 +121,7 @@ class MaskedSelection:
         out = fresh(kept, scalar=True, weak=True)
         out.counts = (self.origin.format(values=self.values), self.advice, _filter_site(self.mask),
                       int(np.prod(self.mask.shape, dtype=np.int64)))  # (the most it can be)
-        kept.owner_trace.counted[id(out.value)] = (out.value, out.counts)
+        kept.owner_trace.counted[id(out.value)] = (out.value, out.counts, self)
         return out
 
     def __len__(self):  # len() must give an int: autograph's len (expressions._len) gives count()
@@ -191,7 +197,8 @@ class MaskedSelection:
     def __getattr__(self, name: str):
         """Any other array attribute (``.T``, ``.cumsum``): the selection's refusal, not a bare
         AttributeError (a ranged slice's asks for a concrete value: its loop is unrolled)."""
-        if name.startswith("__") or name in MaskedSelection.__slots__ or name in ("index_form", "weak"):
+        if name.startswith("__") or name in MaskedSelection.__slots__ \
+                or name in ("index_form", "weak", "type_choice"):
             raise AttributeError(name)
         method = LENGTH_OPS["methods"].get(name) if self.position == 0 else None
         if method is not None:  # y.cumsum(): at the selection's length
@@ -533,6 +540,10 @@ class MaskedSelection:
             return _stacked(func, args[0], kwargs.get("axis", 0))
         if func is np.linalg.lstsq and args:
             return SELECTION_STATISTICS["lstsq"](*args, **kwargs)
+        if func in (np.histogram2d, np.histogramdd):  # the bins' shape: the mask drops rows
+            return SELECTION_STATISTICS[func.__name__](*args, **kwargs)
+        if func is np.interp:  # x's shape whatever the count: knots searched over it
+            return SELECTION_STATISTICS["interp"](*args, **kwargs)
         if func in _FILLED_LIKE and args and args[0] is self and kwargs.get("shape") is None:
             # np.ones_like(x[m]): as many as it selects, each the fill (dtype= as asked)
             kwargs.pop("shape", None)
@@ -1165,6 +1176,10 @@ def _stacked(func, items, axis) -> MaskedSelection:
     rows, of columns: the selected dim last)."""
     items = list(items) if isinstance(items, (list, tuple)) else [items]
     first = next(x for x in items if isinstance(x, MaskedSelection))
+    if func is np.vstack and all(np.ndim(x) >= 2 if not isinstance(x, MaskedSelection) else
+                                 x.ndim >= 2 and x.position == 0 for x in items):
+        # np.vstack([V, mid]) of 2-d pieces: their concatenation along the rows, at the count
+        return LENGTH_OPS["functions"][np.concatenate](items, axis=0)
     if not all(isinstance(x, MaskedSelection) and type(x) is type(first) is MaskedSelection
                and x.ndim == 1 and x.mask.ndim == 1 and same_mask(x.mask, first.mask) for x in items):
         raise first._refusal(f"numpy.{func.__name__} of it with arrays that are not 1-d selections "
@@ -1195,6 +1210,35 @@ _STATISTICS = {
     np.histogram: MaskedSelection._histogram,
     np.bincount: lambda self, *a, **k: self._bincount(*a, **k),  # (Positions: its own)
 }
+
+
+def counted_selection(shape) -> MaskedSelection | None:
+    """The selection whose count ``shape`` is (``idx.size``, ``len(x[m])``, ``(n,)`` of one):
+    ``np.full(idx.size, t)`` makes as many as it keeps (``filled_by_count``). None for any
+    other shape, a value computed from a count included (``len(c) + 1`` stays refused)."""
+    n = shape[0] if isinstance(shape, (tuple, list)) and len(shape) == 1 else shape
+    if not isinstance(n, Tracer):
+        return None
+    entry = n.owner_trace.counted.get(id(n.value))
+    if entry is None or entry[0] is not n.value or len(entry) < 3:
+        return None
+    sel = entry[2]
+    plain = type(sel) is MaskedSelection or type(sel).__name__ == "Positions" \
+        or isinstance(sel, LENGTH_OPS["prefix"])
+    return sel if plain and sel.values.shape[:sel.mask.ndim] == sel.mask.shape else None
+
+
+def filled_by_count(sel: MaskedSelection, value: Tracer) -> MaskedSelection:
+    """``np.full(len(sel), value)`` (``zeros``, ``ones``, ``empty``): a 1-d selection by
+    ``sel``'s mask whose every element is the 0-d ``value`` (its dtype NumPy's for the call);
+    it pairs with ``sel`` row for row (``np.concatenate`` of both, ``idx * 0 + t``)."""
+    values = fresh(prims.broadcast_to(value, sel.mask.shape))
+    prefix = LENGTH_OPS["prefix"]
+    if isinstance(sel, prefix):
+        return prefix(values, sel.length, sel.mask)
+    out = MaskedSelection(values, sel.mask)
+    out.described = sel.described
+    return out
 
 
 def select(x: Tracer, mask: Tracer) -> MaskedSelection:

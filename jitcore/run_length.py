@@ -65,6 +65,7 @@ class Prefix(MaskedSelection):
     def count(self) -> Tracer:
         out = fresh(self.length, scalar=True, weak=True)
         out.counts = (self.origin.format(values=self.values), self.advice, "", self.values.shape[0])
+        out.owner_trace.counted[id(out.value)] = (out.value, out.counts, self)  # (np.full(len(y), v))
         return out
 
     def _like(self, values: Tracer) -> Prefix:
@@ -511,11 +512,49 @@ def append(arr, values, axis=None):
     return concatenate([arr, values], axis)
 
 
+def roll(a, shift, axis=None):
+    """``np.roll(y, s)`` (``np.roll(cars, -1)``: each car's leader): row ``j`` of the result is
+    row ``(j - s) mod count``, computed when the call runs; along a kept axis each row rolls on
+    its own."""
+    if isinstance(shift, (tuple, list)) or isinstance(axis, (tuple, list)):
+        raise a._refusal("numpy.roll with several shifts or axes")
+    axis = _along(a, axis, "roll")
+    if axis not in (None, 0):
+        return a._like(np.roll(a.values, shift, axis=axis + a.mask.ndim - 1))
+    p = _flat(a) if axis is None else as_prefix(a)
+    n = p.values.shape[0]
+    if n == 0:
+        return p
+    j = positions(p.values.owner_trace, (n,), 0)
+    shift = prims.convert(shift, _I64) if isinstance(shift, Tracer) else np.int64(operator.index(shift))
+    at = np.remainder(j - shift, np.maximum(p.length, 1))  # (Python's mod: in [0, count))
+    return p._like(np.take(p.values, at, axis=0, mode="clip"))
+
+
+def searchsorted(a, v, side="left", sorter=None):
+    """``np.searchsorted(np.unique(lab), lab)``: the search over the first ``count`` keys,
+    the rows past it filled with a value that sorts at or after every key (NaN for floats,
+    as NumPy orders NaN last; the dtype's max; True), the answer at most ``count``. The
+    result has ``v``'s shape whatever the count."""
+    if sorter is not None or side not in ("left", "right"):
+        raise a._refusal("numpy.searchsorted with sorter= or a side other than 'left'/'right'")
+    if a.ndim != 1:
+        raise ValueError("object too deep for desired array")
+    if isinstance(v, MaskedSelection):  # each searched value on its own: a selection by v's mask
+        return v._like(searchsorted(a, v.values, side))
+    p = as_prefix(a)
+    dtype = p.values.dtype
+    fill = np.nan if dtype.kind in "fc" else True if dtype.kind == "b" else _fill(dtype, a)
+    keys = np.where(p.mask, p.values, prims.as_tracer(p.values.owner_trace, fill, dtype))
+    found = np.searchsorted(keys, v, side)
+    return np.minimum(found, prims.convert(p.length, found.dtype))
+
+
 _FUNCTIONS = {np.sort: sort, np.flip: flip, np.append: append, np.argsort: argsort,
               np.cumsum: cumsum, np.cumprod: cumprod, np.diff: diff, np.concatenate: concatenate,
-              np.ravel: ravel, np.unique: unique}
+              np.ravel: ravel, np.unique: unique, np.roll: roll, np.searchsorted: searchsorted}
 _METHODS = {"argsort": argsort, "cumsum": cumsum, "cumprod": cumprod, "ravel": ravel,
-            "flatten": ravel, "sort": sort_in_place}
+            "flatten": ravel, "sort": sort_in_place, "searchsorted": searchsorted}
 
 masked.LENGTH_OPS.update(functions=_FUNCTIONS, methods=_METHODS, sliced=sliced, taken=taken,
                          as_prefix=as_prefix, prefix=Prefix)

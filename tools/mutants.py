@@ -3270,6 +3270,26 @@ MUTANTS = [
            "np.sqrt(k) / np.add(k, 1) of a scalar whose kind a traced condition chose take the "
            "promoted type, not NumPy's for the kind taken",
            ("tests/jitcore/test_chosen_kind_arithmetic.py",)),
+    Mutant("interp-selected-knots-searched-past-count", "jitcore/numpy/selection_statistics.py",
+           "    xs = np.where(xp.mask, xs, np.inf)  # (the rows past the count sort after every x but +inf)",
+           "    xs = xs  # (the rows past the count sort after every x but +inf)",
+           "np.interp(t, t[good], x[good]) searches the compacted buffer's rows past the count too",
+           ("tests/jitcore/test_selected_arguments_54.py",)),
+    Mutant("histogramdd-selection-mask-dropped", "jitcore/numpy/reductions.py",
+           "        ok = prims.ufunc(np.bitwise_and, ok, selected)",
+           "        ok = ok",
+           "np.histogram2d(x[m], y[m], bins=edges) counts the rows the mask leaves out",
+           ("tests/jitcore/test_selected_arguments_54.py",)),
+    Mutant("searchsorted-selection-past-count", "jitcore/run_length.py",
+           "    return np.minimum(found, prims.convert(p.length, found.dtype))",
+           "    return found",
+           "np.searchsorted(np.unique(a), v, 'right') answers past the count for v at the filler",
+           ("tests/jitcore/test_selected_arguments_54.py",)),
+    Mutant("roll-selection-by-capacity", "jitcore/run_length.py",
+           "    at = np.remainder(j - shift, np.maximum(p.length, 1))  # (Python's mod: in [0, count))",
+           "    at = np.remainder(j - shift, n)  # (Python's mod: in [0, count))",
+           "np.roll(cars, -1) of a selection wraps at the capacity, not the count",
+           ("tests/jitcore/test_selected_arguments_54.py",)),
 ]
 
 

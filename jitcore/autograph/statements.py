@@ -796,7 +796,10 @@ def _stack_refused(name: str, line) -> UnsupportedError:
         "appends, so an iteration guard does not help here. Keep the stack in arrays of a fixed "
         "capacity with a counter (sy = np.empty(cap, np.int64); sy[0] = y0; top = 1; while top > "
         "0 and it < max_iter: top -= 1; y = sy[top]; ...; sy[top] = y + 1; top += 1), "
-        "cap at least the most items it can hold")
+        "cap at least the most items it can hold; used as a queue or deque (pop(0) too: a "
+        "sliding-window minimum), keep a head index as well: q = np.empty(n, np.int64); head = "
+        "tail = 0; q[tail] = i; tail += 1 appends, head += 1 is pop(0), tail -= 1 is pop(), "
+        "q[head] and q[tail - 1] the ends, tail > head for 'while q'")
 
 
 def _while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), counter=None, bound=None,

@@ -892,8 +892,10 @@ class ControlFlow(ast.NodeTransformer):
         refreshed = analysis.only_refreshed(node.body, state)
         if refreshed:
             site["refreshed"] = _strings(sorted(refreshed))
-        stacks = analysis.popped_lists(node.body) & set(state)
-        if stacks:  # (for a refusal that says what compiles)
+        # (any list popped in the body, a carried one or one only mutated, dq.pop(): the
+        # refusal names it where its message names the call, and says what compiles)
+        stacks = analysis.popped_lists(node.body)
+        if stacks:
             site["stacks"] = _strings(sorted(stacks))
         if appends:
             site["appends"] = _strings(appends)

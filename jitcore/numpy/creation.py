@@ -10,7 +10,7 @@ import operator
 
 import numpy as np
 
-from jitcore import chosen_dtype, index_forms, type_choice
+from jitcore import chosen_dtype, index_forms, masked, type_choice
 from jitcore import primitives as prims
 from jitcore.data_length import KeptList
 from jitcore.errors import JitValueError, UnsupportedError
@@ -46,6 +46,8 @@ empty_like = _like(np.empty_like, lambda dt: 0)
 def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None):
     if not traced(a, fill_value):
         return np.full_like(a, fill_value, dtype=dtype, shape=shape)
+    if isinstance(a, MaskedSelection) and shape is None:  # (a traced fill: dispatched here)
+        return a._like(full_like(a.values, fill_value, dtype))
     dtype = np.dtype(dtype or (a.dtype if isinstance(a, Tracer) else np.asarray(a).dtype))
     shape = np.shape(a) if shape is None else shape
     return _filled(prims.find_trace(a, fill_value), shape, fill_value, dtype)
@@ -87,11 +89,15 @@ def zeros(shape, dtype=float, order="C"):
 
 
 def _zeros(shape, dtype, order, name: str):
+    if masked.counted_selection(shape) is not None:
+        return full(shape, 0, dtype)
     refuse_traced(shape, f"the shape of {name}")
     return _traced(_one_value(shape, 0, np.dtype(dtype), order))
 
 
 def ones(shape, dtype=None, order="C"):
+    if masked.counted_selection(shape) is not None:
+        return full(shape, 1, float if dtype is None else dtype)
     refuse_traced(shape, "the shape of numpy.ones")
     return _traced(_one_value(shape, 1, np.dtype(float if dtype is None else dtype), order))
 
@@ -105,6 +111,9 @@ def empty(shape, dtype=float, order="C"):
 
 
 def full(shape, fill_value, dtype=None, order="C"):
+    counted = masked.counted_selection(shape)
+    if counted is not None:  # np.full(idx.size, t): as many as idx keeps, a selection by its mask
+        return masked.filled_by_count(counted, full((), fill_value, dtype))
     refuse_traced(shape, "the shape of numpy.full")
     if not traced(fill_value):
         value = np.asarray(fill_value) if dtype is None else np.asarray(fill_value, dtype)

@@ -44,8 +44,13 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     """The flat index of traced coordinates into a static shape ``dims``, in C or F order."""
     if not traced(*multi_index):
         return np.ravel_multi_index(multi_index, dims, mode, order)
-    refuse_traced(dims, "the shape of numpy.ravel_multi_index")
-    dims = tuple(operator.index(d) for d in (dims if np.ndim(dims) else (dims,)))
+    if isinstance(dims, Tracer) and dims.ndim == 1:  # dims = ijk.max(0) + 1: one per axis
+        dims = tuple(dims[j] for j in range(dims.shape[0]))
+    if isinstance(dims, (tuple, list)) and any(isinstance(d, Tracer) for d in dims):
+        dims = _traced_dims(dims)  # the result's shape is the coordinates': only values change
+    else:
+        refuse_traced(dims, "the shape of numpy.ravel_multi_index")
+        dims = tuple(operator.index(d) for d in (dims if np.ndim(dims) else (dims,)))
     if len(multi_index) != len(dims):
         raise JitValueError(f"parameter multi_index must be a sequence of length {len(dims)} "
                             f"(numpy.ravel_multi_index at {user_location()})")
@@ -63,11 +68,46 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     for axis in (reversed(range(len(dims))) if order == "C" else range(len(dims))):
         c, n = coords[axis], dims[axis]
         if modes[axis] == "wrap":
-            c = np.remainder(c, n) if n else c
+            c = np.remainder(c, np.maximum(n, 1)) if isinstance(n, Tracer) else np.remainder(c, n) if n else c
         elif modes[axis] == "clip":
-            c = np.clip(c, 0, max(n - 1, 0))
+            c = np.clip(c, 0, np.maximum(n - 1, 0))
         else:
             raise_at_first((c < 0) | (c >= n), c, kernel.INVALID_COORDINATE)
         flat = c * stride if flat is None else flat + c * stride
         stride *= n
     return flat
+
+
+def _traced_dims(dims) -> tuple:
+    """``dims`` with some computed in the function (``tuple(ijk.max(0) + 1)``): 0-d intp
+    tracers (Python ints as they are), NumPy's ValueErrors for a zero or negative dim, or a size
+    past intp's, raised by the call (a callback on the branch taken only then)."""
+    from jitcore.control_flow import cond  # here: jitcore.numpy loads before control flow
+    from jitcore.debugging import debug_callback
+
+    intp = np.dtype(np.intp)
+    out = []
+    for d in dims:
+        if isinstance(d, Tracer):
+            if d.ndim or d.dtype.kind not in "iub":
+                raise JitTypeError(f"numpy.ravel_multi_index's dims must be integers (at {user_location()})")
+            out.append(prims.convert(d, intp))
+        else:
+            out.append(operator.index(d))
+    where = user_location()
+    messages = ("cannot unravel if shape has zero entries (is empty).",
+                "negative dimensions are not allowed",
+                "invalid dims: array size defined by dims is larger than the maximum possible size.")
+
+    def fail(code):
+        raise JitValueError(f"{messages[int(code) - 1]} (numpy.ravel_multi_index at {where})")
+
+    size = 1.0
+    zero = negative = False
+    for d in out:
+        zero = zero | (d == 0)
+        negative = negative | (d < 0)
+        size = size * prims.convert(d, np.dtype(np.float64)) if isinstance(d, Tracer) else size * float(d)
+    code = np.where(zero, 1, np.where(negative, 2, np.where(np.abs(size) > float(np.iinfo(intp).max), 3, 0)))
+    cond(code != 0, lambda: debug_callback(fail, code), lambda: None)
+    return tuple(out)

@@ -440,6 +440,8 @@ def rot90(m, k=1, axes=(0, 1)):
 
 @implements(np.roll)
 def roll(a, shift, axis=None):
+    if isinstance(a, masked.MaskedSelection):  # np.roll(cars, s) with a traced s: at the count
+        return masked.LENGTH_OPS["functions"][np.roll](a, shift, axis)
     if not traced(a):
         return np.roll(a, shift, axis)
     if axis is None:

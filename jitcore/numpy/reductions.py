@@ -970,9 +970,12 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
     ``(hist, [edges, ...])``. Without ``range``, NaN or inf data raise NumPy's ValueError
     (``JitValueError``) from the call."""
     columns = list(sample) if isinstance(sample, (list, tuple)) else [sample]
-    if not traced(*columns, weights):
+    columns, weights, selected = _unselected(columns, weights, "histogramdd")
+    if selected is None and not traced(*columns, weights):
         return np.histogramdd(sample, bins, range, density, weights)
-    trace = prims.find_trace(*columns, weights)
+    if selected is not None:
+        sample = columns
+    trace = prims.find_trace(*columns, weights, selected)
     if isinstance(sample, Tracer):
         if sample.ndim != 2:
             sample = prims.reshape(sample, (-1, 1)) if sample.ndim < 2 else sample
@@ -1013,7 +1016,7 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
             if operator.index(b) < 1:
                 raise ValueError(f"`bins[{d}]` must be positive, when an integer")
             if r is None:
-                e = _data_edges(trace, col, b)[0]
+                e = _data_edges(trace, col, b, selected)[0]
             else:
                 first, last = _static_range(r, "numpy.histogramdd")
                 e = prims.constant(trace, np.linspace(first, last, operator.index(b) + 1))
@@ -1042,6 +1045,8 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
         index = (i - 1) if index is None else index * n + (i - 1)
         ok = inside if ok is None else prims.ufunc(np.bitwise_and, ok, inside)
     total = int(np.prod(counts, dtype=np.int64))
+    if selected is not None:  # (the rows a mask leaves out: the dropped bin, as outside ones)
+        ok = prims.ufunc(np.bitwise_and, ok, selected)
     index = prims.where(ok, index, total)  # left out: an extra bin, dropped below
     if weights is None:
         values = 1
@@ -1066,13 +1071,35 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
     return hist, edges
 
 
+def _unselected(columns: list, weights, name: str):
+    """``np.histogram2d(x[m], y[m], ...)``: columns (and ``weights``) selected by one mask are
+    the whole arrays, and the mask (``selected``) leaves the other rows out of every bin and
+    of the edges taken from the data, as ``np.histogram(x[m])``. The result's shape is the bins'
+    whatever the count. (columns, weights, selected), ``selected`` None where none is."""
+    picked = [c for c in (*columns, weights) if isinstance(c, masked.MaskedSelection)]
+    if not picked:
+        return columns, weights, None
+    first = picked[0]
+    if not all(isinstance(c, masked.MaskedSelection) and type(c) is type(first) and c.ndim == 1
+               and c.mask.ndim == 1 and masked.same_mask(c.mask, first.mask) for c in columns) \
+            or (weights is not None and len(picked) != len(columns) + 1):
+        raise first._refusal(f"numpy.{name} of selections that are not 1-d selections by one mask "
+                             "of every column (and of weights=, if given): select each by the "
+                             "same mask, np.histogram2d(x[m], y[m], ...), or pass the mask as "
+                             f"weights, np.{name}(..., weights=m.astype(float))")
+    weights = weights.values if weights is not None else None
+    return [c.values for c in columns], weights, first.mask
+
+
 @implements(np.histogram2d)
 def histogram2d(x, y, bins=10, range=None, density=None, weights=None):
     """NumPy's 2-D histogram: ``histogramdd`` of ``[x, y]`` (see there); returns ``(H, xedges,
     yedges)``, ``H[i, j]`` counting ``x`` in bin i and ``y`` in bin j."""
-    if not traced(x, y, weights):
+    if not traced(x, y, weights) and not isinstance(x, masked.MaskedSelection):
         return np.histogram2d(x, y, bins, range, density, weights)
-    if np.shape(x)[:1] != np.shape(y)[:1]:
+    if isinstance(x, masked.MaskedSelection) or isinstance(y, masked.MaskedSelection):
+        pass  # (histogramdd checks that both select by one mask: then their lengths match)
+    elif np.shape(x)[:1] != np.shape(y)[:1]:
         raise ValueError("x and y must have the same length.")
     try:
         n = len(bins)

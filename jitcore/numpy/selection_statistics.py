@@ -18,7 +18,7 @@ from jitcore import compaction, masked
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError
 from jitcore.numpy import sorting
-from jitcore.numpy.reductions import bincount_of, histogram_of
+from jitcore.numpy.reductions import bincount_of, histogram2d, histogram_of, histogramdd
 from jitcore.tracer import Tracer, as_scalar, user_location
 
 
@@ -144,6 +144,80 @@ def head_median(head: Tracer, length: Tracer, kept):
     return prims.reshape(value, kept) if kept is not None else as_scalar(value)
 
 
+@prims.numpy_scalar  # at one x: a NumPy float, as in NumPy
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """``np.interp`` with selections among its arrays (``np.interp(t, t[good], x[good])``, gap
+    filling): the result has ``x``'s shape whatever the count. Knots ``xp``/``fp`` selected are
+    compacted (``run_length.as_prefix``) and searched over their count (the rows past it +inf,
+    after any x the search can place), read at ``count - 1`` for the last knot; NumPy's
+    one-knot loop where the count is 1, its ValueErrors from the call where it is 0 or the two
+    counts differ. An ``x`` selected is interpolated row by row, a selection by its mask."""
+    if isinstance(x, masked.MaskedSelection):
+        return x._like(interp(x.values, xp, fp, left, right, period))
+    sel = next(v for v in (xp, fp, left, right, period) if isinstance(v, masked.MaskedSelection))
+    if not (isinstance(xp, masked.MaskedSelection) and isinstance(fp, masked.MaskedSelection)) \
+            or any(isinstance(v, masked.MaskedSelection) for v in (left, right, period)):
+        raise sel._refusal("numpy.interp with one of xp, fp selected and not the other: select "
+                           "both by one mask, np.interp(t, t[good], x[good])")
+    if period is not None:
+        raise sel._refusal("numpy.interp with period= over selected knots")
+    as_prefix = masked.LENGTH_OPS["as_prefix"]
+    xp, fp = as_prefix(xp), as_prefix(fp)
+    if xp.ndim != 1 or fp.ndim != 1:
+        raise ValueError(f"object too deep for desired array: interp needs 1-d xp and fp "
+                         f"(at {user_location()})")
+    f64 = np.dtype(np.float64)
+    trace = xp.values.owner_trace
+    x = sorting._as_traced(trace, x)
+    for v in (x, xp.values):
+        if not np.can_cast(v.dtype, f64):
+            raise JitTypeError(f"Cannot cast array data from {v.dtype!r} to {f64!r} according to "
+                               f"the rule 'safe' (at {user_location()})")
+    if fp.dtype.kind == "c":
+        raise sel._refusal("numpy.interp of complex values at selected knots")
+    cap = xp.values.shape[0]
+    if cap == 0:
+        raise ValueError(f"array of sample points is empty (at {user_location()})")
+    count = xp.length
+    _raise_interp_counts(count, fp.length)
+    x, xs, ys = (prims.convert(v, f64) for v in (x, xp.values, fp.values))
+    xs = np.where(xp.mask, xs, np.inf)  # (the rows past the count sort after every x but +inf)
+    last = np.maximum(count - 1, 0)
+    x_first, x_last = xs[0], np.take(xs, last, mode="clip")
+    y_first, y_last = ys[0], np.take(ys, last, mode="clip")
+    lval = y_first if left is None else prims.convert(sorting._as_traced(trace, left), f64)
+    rval = y_last if right is None else prims.convert(sorting._as_traced(trace, right), f64)
+    one = np.where(x < x_first, lval, np.where(x > x_first, rval, np.broadcast_to(y_first, x.shape)))
+    j = np.clip(prims.searchsorted(xs, x, "right") - 1, 0, np.maximum(count - 2, 0))
+    x0, x1 = np.take(xs, j, mode="clip"), np.take(xs, j + 1, mode="clip")
+    y0, y1 = np.take(ys, j, mode="clip"), np.take(ys, j + 1, mode="clip")
+    slope = (y1 - y0) / (x1 - x0)
+    inside = slope * (x - x0) + y0
+    again = slope * (x - x1) + y1  # NumPy's second try where the first is NaN (inf slopes)
+    inside = np.where(np.isnan(inside), np.where(np.isnan(again) & (y0 == y1), y0, again), inside)
+    inside = np.where(x == x0, y0, inside)
+    inside = np.where(x == x_last, y_last, inside)
+    out = np.where(x < x_first, lval, np.where(x > x_last, rval, inside))
+    return np.where(count == 1, one, np.where(np.isnan(x), x, out))
+
+
+def _raise_interp_counts(count: Tracer, other: Tracer) -> None:
+    """NumPy's ValueErrors for knots that select nothing, or xp and fp of different counts,
+    raised by the call (a callback on the branch taken only then)."""
+    from jitcore.control_flow import cond  # here: jitcore.numpy loads before control flow
+    from jitcore.debugging import debug_callback
+
+    where = user_location()
+
+    def fail(code):
+        raise ValueError(("array of sample points is empty" if code == 1 else
+                          "fp and xp are not of the same length.") + f" (at {where})")
+
+    code = np.where(count == 0, 1, np.where(count != other, 2, 0))
+    cond(code != 0, lambda: debug_callback(fail, code), lambda: None)
+
+
 masked.SELECTION_STATISTICS.update(quantile=quantile, median=median, histogram_of=histogram_of,
                                    bincount_of=bincount_of, head_median=head_median,
-                                   bounded=compaction.bounded)
+                                   bounded=compaction.bounded, interp=interp,
+                                   histogram2d=histogram2d, histogramdd=histogramdd)

@@ -20,6 +20,7 @@ import operator
 
 import numpy as np
 
+from jitcore import masked
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.numpy.registry import implements, traced
@@ -140,6 +141,10 @@ def searchsorted(a, v, side="left", sorter=None):
         return np.searchsorted(a, v, side=side, sorter=sorter)
     if side not in ("left", "right"):
         raise ValueError(f"side must be 'left' or 'right' (got {side!r}) (at {user_location()})")
+    if isinstance(a, masked.MaskedSelection):  # np.searchsorted(np.unique(lab), lab): over the count
+        return masked.LENGTH_OPS["functions"][np.searchsorted](a, v, side, sorter)
+    if isinstance(v, masked.MaskedSelection):  # each value on its own: a selection by v's mask
+        return v._like(searchsorted(a, v.values, side, sorter))
     trace = prims.find_trace(a, v, sorter)
     a, v = _as_traced(trace, a), _as_traced(trace, v)
     if a.ndim != 1:
@@ -599,6 +604,8 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     for NaN; with ``period``, the knots sorted and wrapped around once."""
     if not traced(x, xp, fp, left, right, period):
         return np.interp(x, xp, fp, left=left, right=right, period=period)
+    if any(isinstance(v, masked.MaskedSelection) for v in (x, xp, fp, left, right, period)):
+        return masked.SELECTION_STATISTICS["interp"](x, xp, fp, left, right, period)
     trace = prims.find_trace(x, xp, fp, left, right, period)
     f64 = np.dtype(np.float64)
     x, xp, fp = (_as_traced(trace, v) for v in (x, xp, fp))
