@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import jitcore as jc
+from tests.oracle import assert_same_tree
 
 
 def is_convex(P):  # u3 R1: state set in one branch, return under the elif
@@ -145,13 +146,7 @@ def while_state(x):  # the same in a while loop over the shape
 
 
 def _same(expected, got):
-    if isinstance(expected, tuple):
-        assert isinstance(got, tuple) and len(got) == len(expected)
-        for a, b in zip(expected, got):
-            _same(a, b)
-        return
-    assert type(got) is type(expected), (expected, got)
-    np.testing.assert_array_equal(got, expected)
+    assert_same_tree(got, expected)
     assert np.asarray(got).dtype == np.asarray(expected).dtype
 
 
