@@ -196,12 +196,15 @@ def analyse(jitted, leaves, tree, lazy) -> Plan:
     for i in lazy:
         stand_ins[i] = np.broadcast_to(np.zeros((), leaves[i].dtype), leaves[i].shape)
     args, kwargs = pytree.unflatten(tree, stand_ins)
+    chunked = primitives.CHUNKED.set(True)  # (Dask combines the chunks' partials in its order)
     try:
         _, specs, arrays, call_ = jitted._signature_key(args, kwargs)
         module, out_tree = jitted._trace(specs, call_)
     except primitives.IntRangeNeeded:  # keyed again with its ints' bounds (``JitFunction._int_range``)
         _, specs, arrays, call_ = jitted._signature_key(args, kwargs)
         module, out_tree = jitted._trace(specs, call_)
+    finally:
+        primitives.CHUNKED.reset(chunked)
     name = _described(jitted)
     if out_tree.mutated or out_tree.tree.kind != "leaf":
         raise UnsupportedError(f"{name}: on Dask arrays, a jitted function must return one array and "

@@ -7,6 +7,7 @@ conversion explicit, and emits one ``array`` op per primitive.
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import operator
 import threading
@@ -920,6 +921,11 @@ def variance(x: Tracer, axis=None, keepdims=False, dtype=None, ddof=0) -> Tracer
     return convert(ufunc(np.true_divide, total, max(count - ddof, 0)), result_dtype)
 
 
+# Set while jitcore.dask_arrays traces a function for Dask's chunks, whose partial results Dask
+# combines in its own order: NumPy's one-run order for a whole var does not apply there.
+CHUNKED = contextvars.ContextVar("jitcore_chunked", default=False)
+
+
 def _materialised_as_numpy(x: Tracer, centered: Tracer) -> Tracer:
     """``centered`` (``x - x.mean()``) as the 1-d run NumPy's ``var`` sums whole: NumPy
     materialises ``x - mean`` laid out in ``x``'s iteration order (order 'K') and sums that
@@ -931,7 +937,7 @@ def _materialised_as_numpy(x: Tracer, centered: Tracer) -> Tracer:
     from jitcore.ir import layout_class
 
     model = view_layout.model(x)
-    if model is None or x.ndim < 2 or x.size == 0:
+    if model is None or x.ndim < 2 or x.size == 0 or CHUNKED.get():
         return centered
     long_axes = [a for a in range(x.ndim) if x.shape[a] > 1]
     order = layout_class.iteration_order(model.strides, long_axes)

@@ -16,7 +16,26 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import numpy as np  # noqa: E402
 
 import jitcore  # noqa: E402
-from tests.jitcore.test_loops_54 import hw_add  # noqa: E402
+
+
+def hw_add(y, m, alpha, beta, gamma, h):
+    """The user's additive Holt-Winters, its seasonal state a list read back at ``t - m`` (as in
+    tests/jitcore/test_loops_54.py: a tool imports no test module)."""
+    n = len(y)
+    level = y[:m].mean()
+    b = (y[m:2 * m].mean() - y[:m].mean()) / m
+    s = list(y[:m] - level)
+    fit = np.empty(n)
+    for t in range(n):
+        st = s[t % m] if t < m else s[t - m]
+        fit[t] = level + b + st
+        lp = level
+        level = alpha * (y[t] - st) + (1 - alpha) * (level + b)
+        b = beta * (level - lp) + (1 - beta) * b
+        s.append(gamma * (y[t] - level) + (1 - gamma) * st)
+    fc = np.array([level + (k + 1) * b + s[n - m + (k % m)] for k in range(h)])
+    return fit, fc, len(s), s[-1], s[0]
+
 
 warnings.simplefilter("ignore")
 

@@ -3110,7 +3110,7 @@ MUTANTS = [
            "g.ravel()[k] = v at a traced k in a loop (Eden growth) asks NumPy for the index's data: "
            "TracerConversionError", ("tests/jitcore/test_view_method_writes_54.py",)),
     Mutant("chosen-view-of-local-array-unlinked", "jitcore/autograph/aliasing.py",
-           "    if not (root.caller_sees or local) or root.level > current_trace().depth:",
+           "    if not (root.caller_sees or local and steps) or root.level > current_trace().depth:",
            "    if not root.caller_sees or root.level > current_trace().depth:",
            "a view of the function's own array picked by a traced condition holds the value from "
            "before a later write to the array", ("tests/jitcore/test_local_view_choice_54.py",)),

@@ -299,7 +299,7 @@ def _array_of(obj, like: Tracer, local: bool = True):
     if not isinstance(obj, Tracer) or obj.scalar:
         return None
     root, steps = _path(obj)
-    if not (root.caller_sees or local) or root.level > current_trace().depth:
+    if not (root.caller_sees or local and steps) or root.level > current_trace().depth:
         return None
     try:  # obj itself may be a view made inside the choice's region, derived again here
         part = _down(root, steps)
@@ -315,8 +315,9 @@ def chosen(pred: Tracer, first, second, selected, local: bool = True):
     which reads it where ``pred`` holds and writes it there (``out = a if inplace else
     a.copy(); out *= s`` writes the caller's ``a`` when ``inplace``); the other side's value
     lives in a root of the view's own. Where both sides are arrays from outside, different
-    ones, it holds the value chosen and refuses writes. ``local``: an array of the function's
-    own counts as one from outside too (not where a branch wrote it in place: that write is
+    ones, it holds the value chosen and refuses writes. ``local``: a view of an array of the
+    function's own counts as one from outside too (not the array itself, which only its own
+    names hold unless copied there, and not where a branch wrote it in place: that write is
     joined after the ``if``)."""
     if not isinstance(selected, Tracer) or selected.scalar:
         return selected
