@@ -440,11 +440,14 @@ class _Schedule:
                 and not any(self.breakpoints.values()) and self.window is None:
             self.transposed = transpose_tiles.transposed_read(op, maps, len(self.domain))
         # A reduction whose mask reads only outer positions: the nest below them skipped
-        # where it is false (``masked_rows.RowGuard``), as long as no init is stored there.
+        # where it is false (``masked_rows.RowGuard``), as long as no init is stored there: the
+        # inits of a row-at-a-time reduction are stored as its row starts, so that row must start
+        # above the guard (at it, a row skipped would leave its result unwritten:
+        # np.all(x, axis=1, where=m[:, :1]) kept whatever the freed memory held).
         self.guard = None
         if (len(self.domain) == len(op.iterator_types) and self.pieces is None and producer is None
                 and not kernel.runs_in_order(op) and (guard := row_guard(op)) is not None
-                and (self.rows_from is None or self.rows_from <= guard.depth)):
+                and (self.rows_from is None or self.rows_from < guard.depth)):
             self.guard = guard
         exact_fallback = any(scalar.needs_exact_fallback(inner) for inner in kernel.body_ops(op))
         if isinstance(self.pieces, column_pieces.ColumnPieces) and self.pieces.known_count is None:
