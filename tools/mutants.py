@@ -1806,8 +1806,8 @@ MUTANTS = [
            "np.std(x, out=int_array) writes truncated roots where NumPy refuses the cast",
            ("tests/jitcore/test_reduction_out.py",)),
     Mutant("chosen-array-by-value", "jitcore/autograph/aliasing.py",
-           "    if first is None and second is None:\n        return selected",
-           "    if True:\n        return selected",
+           "    if sides[0] is None and sides[1] is None:\n        return _guarded",
+           "    if True:\n        return selected\n        return _guarded",
            "out = a if inplace else a.copy(); out *= s leaves the caller's a unwritten when "
            "inplace (a traced bool)",
            ("tests/jitcore/test_shared_arrays.py",)),
@@ -3115,7 +3115,7 @@ MUTANTS = [
            "g.ravel()[k] = v at a traced k in a loop (Eden growth) asks NumPy for the index's data: "
            "TracerConversionError", ("tests/jitcore/test_view_method_writes_54.py",)),
     Mutant("chosen-view-of-local-array-unlinked", "jitcore/autograph/aliasing.py",
-           "    if not (root.caller_sees or local and steps) or root.level > current_trace().depth:",
+           "    if not (root.caller_sees or local) or root.level > current_trace().depth:",
            "    if not root.caller_sees or root.level > current_trace().depth:",
            "a view of the function's own array picked by a traced condition holds the value from "
            "before a later write to the array", ("tests/jitcore/test_local_view_choice_54.py",)),
@@ -3295,6 +3295,33 @@ MUTANTS = [
            "    at = np.remainder(j - shift, n)  # (Python's mod: in [0, count))",
            "np.roll(cars, -1) of a selection wraps at the capacity, not the count",
            ("tests/jitcore/test_selected_arguments_54.py",)),
+    # session 55 (wrongbits55): a variable chosen between two arrays reads and writes both
+    Mutant("choice-also-roots-ignored", "jitcore/tracer.py",
+           "    out.also = tuple(kept) or None\n",
+           "    out.also = None\n",
+           "v = a[0] if c else b[1]; b[1, 0] = -5: v misses the write to b (only its own root's "
+           "writes re-derive it)", ("tests/jitcore/test_local_view_choice_54.py",)),
+    Mutant("linked-choice-write-skips-second", "jitcore/autograph/aliasing.py",
+           "        root_b.rebind(_up(root_b, steps_b, prims.where(pred, _down(root_b, steps_b), new)))\n",
+           "",
+           "v = b[1] if c else a.T[0]; v += 3 leaves a unwritten where c is false",
+           ("tests/jitcore/test_local_view_choice_54.py",)),
+    Mutant("nested-choice-unguarded", "jitcore/autograph/aliasing.py",
+           "    unfollowed = [r for obj, side in zip(objects, sides) if side is None "
+           "for r in _unfollowed(obj, local)]",
+           "    unfollowed = []",
+           "v = a[0] if p else (b[1] if q else d[2]); d[2, 2] = 7: v holds the value from before "
+           "the write (silently) instead of a refusal", ("tests/jitcore/test_local_view_choice_54.py",)),
+    Mutant("choice-caller-side-not-first", "jitcore/autograph/aliasing.py",
+           "        if picks[0] is None and picks[1] is not None:",
+           "        if False:",
+           "b if c else x (b local, x the caller's): the caller gets a copy of x, not x itself, "
+           "where c is false", ("tests/jitcore/test_local_view_choice_54.py",)),
+    Mutant("choice-selected-twice", "jitcore/autograph/aliasing.py",
+           "    return make_view(root, forward, backward, now=selected, also=other.also or ())",
+           "    return make_view(root, forward, backward, also=other.also or ())",
+           "a choice between a loop's array and the branch's new one traces its select twice "
+           "(the Mandelbrot loop's kernels)", ("tests/jitcore/test_perf_paths_49.py",)),
 ]
 
 
