@@ -3322,6 +3322,21 @@ MUTANTS = [
            "    return make_view(root, forward, backward, also=other.also or ())",
            "a choice between a loop's array and the branch's new one traces its select twice "
            "(the Mandelbrot loop's kernels)", ("tests/jitcore/test_perf_paths_49.py",)),
+    Mutant("constant-int-step-unchecked", "jitcore/python_arithmetic.py",
+           "        _check_constant_step(ufunc, a, b)\n",
+           "",
+           "int(x[0]) - 1 of -2**63 wraps around to 2**63 - 1 instead of a JitOverflowError",
+           ("tests/jitcore/test_int_constant_steps_55.py",)),
+    Mutant("loop-counter-step-checked", "jitcore/python_arithmetic.py",
+           "    if getattr(t, \"loop_carried\", False) or _fits(",
+           "    if _fits(",
+           "count += 1 on a loop's carry gets an overflow test that keeps a counting loop from "
+           "vectorizing", ("tests/jitcore/test_int_constant_steps_55.py",)),
+    Mutant("branch-operand-not-a-counter", "jitcore/control_flow.py",
+           "                                  leaf.loop_carried)\n",
+           "                                  False)\n",
+           "count += 1 under a data test in a loop body is checked (the branch's copy of the loop's "
+           "carry is no counter)", ("tests/jitcore/test_int_constant_steps_55.py",)),
 ]
 
 
