@@ -16,8 +16,24 @@ from jitcore.ir.dialects import kernel
 from tests.budget import examples
 from tests.jit_once import jit_once
 
-EDGES = [0, 1, -1, 2, -2, 3, -3, 2**62, -2**62, -2**63, -2**63 + 1, -2**63 + 2, 2**63 - 1, 2**63 - 2,
-         2**63 - 4, 1 - 2**62]
+EDGES = [
+    0,
+    1,
+    -1,
+    2,
+    -2,
+    3,
+    -3,
+    2**62,
+    -(2**62),
+    -(2**63),
+    -(2**63) + 1,
+    -(2**63) + 2,
+    2**63 - 1,
+    2**63 - 2,
+    2**63 - 4,
+    1 - 2**62,
+]
 
 
 def steps(x, k):
@@ -33,11 +49,11 @@ def steps(x, k):
     elif k == 4:
         r = a + 2**62
     elif k == 5:
-        r = a - -2**63
+        r = a - -(2**63)
     elif k == 6:
         r = (2**63 - 1) - a
     elif k == 7:
-        r = -2**63 - a
+        r = -(2**63) - a
     else:
         r = a
         r -= 3
@@ -46,7 +62,7 @@ def steps(x, k):
 
 def _python(a: int, k: int):
     out = steps(np.array([a]), k)
-    return out if -2**63 <= out < 2**63 else OverflowError
+    return out if -(2**63) <= out < 2**63 else OverflowError
 
 
 def _check(jitted, a, k):
@@ -68,7 +84,7 @@ def test_constant_steps_at_int64_edges_match_python():
             _check(jitted, a, k)
 
     @settings(max_examples=examples(60, 20), deadline=None)
-    @given(a=st.one_of(st.sampled_from(EDGES), st.integers(-2**63, 2**63 - 1)), k=st.integers(0, 8))
+    @given(a=st.one_of(st.sampled_from(EDGES), st.integers(-(2**63), 2**63 - 1)), k=st.integers(0, 8))
     def drawn(a, k):
         _check(jitted, a, k)
 
