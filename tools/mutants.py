@@ -3063,8 +3063,8 @@ MUTANTS = [
            "Python's ZeroDivisionError of a chosen value raised on the NumPy path too",
            ("tests/jitcore/test_chosen_kind_arithmetic.py",)),
     Mutant("buffered-sum-one-buffer", "jitcore/buffered_sum.py",
-           "    per = max(1, BUFFER // length)  # rows a buffer holds",
-           "    per = rows  # rows a buffer holds",
+           "    per = min(per, m)\n",
+           "    per = m\n",
            "a full sum of a view NumPy reads through its 8192-element buffer summed pairwise as one "
            "run, not buffer by buffer", ("tests/jitcore/test_buffered_full_sums.py",)),
     Mutant("median-nan-made-fresh", "jitcore/numpy/sorting.py",
@@ -3337,6 +3337,16 @@ MUTANTS = [
            "                                  False)\n",
            "count += 1 under a data test in a loop body is checked (the branch's copy of the loop's "
            "carry is no counter)", ("tests/jitcore/test_int_constant_steps_55.py",)),
+    Mutant("buffer-core-one-run", "jitcore/buffered_sum.py",
+           "    while k > 0 and core * extents[k - 1] <= BUFFER:",
+           "    while k > 0 and core * extents[k - 1] < 0:",
+           "a whole sum of a (30, 30, 30) strided view fills NumPy's buffer with rows of the "
+           "innermost run, not with whole 30 x 30 cores", ("tests/jitcore/test_buffered_sums_55.py",)),
+    Mutant("buffer-crosses-the-outer-run", "jitcore/buffered_sum.py",
+           "    return math.prod(extents[:k - 1]), m, core, max(1, BUFFER // core)",
+           "    return 1, math.prod(extents[:k]), core, max(1, BUFFER // core)",
+           "a buffer of a (2, 5, 3000) strided view runs on past the end of the outer run's "
+           "index (2 + 2 + 1 rows each in NumPy)", ("tests/jitcore/test_buffered_sums_55.py",)),
 ]
 
 
