@@ -3347,6 +3347,21 @@ MUTANTS = [
            "    return 1, math.prod(extents[:k]), core, max(1, BUFFER // core)",
            "a buffer of a (2, 5, 3000) strided view runs on past the end of the outer run's "
            "index (2 + 2 + 1 rows each in NumPy)", ("tests/jitcore/test_buffered_sums_55.py",)),
+    Mutant("where-sum-layouts-ignored", "jitcore/numpy/reductions.py",
+           "                and (order := buffered_where.numpy_order(a, where)) is not None:",
+           "                and False and (order := buffered_where.numpy_order(a, where)) is not None:",
+           "x.sum(where=m) with x Fortran-ordered and m C-ordered adds its runs in C order, unbroken "
+           "by NumPy's buffers", ("tests/jitcore/test_where_sum_layouts_55.py",)),
+    Mutant("where-buffer-runs-unbroken", "jitcore/buffered_where.py",
+           "        joined = prims.concatenate([rows, gap], 1)",
+           "        joined = rows",
+           "a run of kept terms across the end of NumPy's buffer (mixed layouts) is summed as one",
+           ("tests/jitcore/test_where_sum_layouts_55.py",)),
+    Mutant("where-fortran-pair-in-c-order", "jitcore/buffered_where.py",
+           "    return \"F\" if orders == {\"F\"} else \"buffered\"",
+           "    return \"buffered\"",
+           "x.sum(where=m) with both Fortran-ordered adds runs in C order, not memory order",
+           ("tests/jitcore/test_where_sum_layouts_55.py",)),
 ]
 
 
