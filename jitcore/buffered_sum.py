@@ -5,7 +5,8 @@ NumPy's ``v.sum()`` of a view it cannot take as one run (``a[::-1]``, ``a[:, ::-
 stride outermost (a negative stride is not turned around), merges adjacent axes where the outer
 steps over the whole inner one, and, left with two, copies whole inner rows into a buffer of
 8192 elements (``np.getbufsize()``; as many rows as fit, or one longer row) and adds each
-buffer's ``pairwise_sum`` to the total, buffer after buffer, from 0.0 (measured on NumPy 2.4:
+buffer's ``pairwise_sum`` to the total, buffer after buffer, from 0.0 (left with three or more,
+the buffer holds whole cores of the innermost runs: ``_buffers``, session 55) (measured on NumPy 2.4:
 /work/lead-out/lead53/wb/numpy_model.py holds the model checked against it). ``planned``
 says whether an array is such a view and how its elements run; ``total`` sums it that way: the
 view in NumPy's order as rows of ``k`` buffers' elements (each row a pairwise sum, as the code
@@ -26,13 +27,15 @@ from jitcore.tracer import Tracer
 BUFFER = 8192  # NumPy's default buffer size, in elements
 
 
-def planned(x: Tracer) -> tuple[list[int], int, int] | None:
-    """(axes outermost first, rows, row length) of ``x`` as NumPy's iterator runs it where it
-    is left with two merged axes, or with one long axis beside axes of extent 1 or one run of
-    axes not in their own order (rows 1: one run, which the code generator would otherwise sum
-    as rows of one element, or in C order); None where it is one run of axes in their own
-    order (the code generator merges them), not known (a view the aliasing rewrites made), or
-    more than 2 axes."""
+def planned(x: Tracer) -> tuple[list[int], tuple[int, int, int, int] | None] | None:
+    """(axes outermost first, buffers) of ``x`` as NumPy's iterator runs it where its axes
+    merge into two or more runs, or into one long axis beside axes of extent 1 or one run of
+    axes not in their own order (buffers None: one run, which the code generator would
+    otherwise sum as rows of one element, or in C order); None where it is one run of axes in
+    their own order (the code generator merges them) or not known (a view the aliasing
+    rewrites made). ``buffers``: ``(outer, m, core, per)``, the elements in that order as
+    ``outer`` blocks of ``m`` cores of ``core`` elements, each block cut into buffers of
+    ``per`` cores (``_buffers``)."""
     if x.ndim < 2 or x.size == 0 or x.dtype not in (np.float32, np.float64):
         return None
     long_axes = [a for a in range(x.ndim) if x.shape[a] > 1]
@@ -48,32 +51,52 @@ def planned(x: Tracer) -> tuple[list[int], int, int] | None:
             groups.append([a])
     rest = [a for a in range(x.ndim) if a not in order]
     if len(long_axes) == 1 or (len(groups) == 1 and order != long_axes):
-        return [*order, *rest], 1, x.size  # one run (NumPy's order, not C's): one pairwise sum
-    if len(groups) != 2:
+        return [*order, *rest], None  # one run (NumPy's order, not C's): one pairwise sum
+    if len(groups) < 2:
         return None
-    rows, length = (math.prod(x.shape[a] for a in g) for g in groups)
-    return [*order, *rest], rows, length
+    return [*order, *rest], _buffers([math.prod(x.shape[a] for a in g) for g in groups])
+
+
+def _buffers(extents: list[int]) -> tuple[int, int, int, int]:
+    """How NumPy's buffer cuts runs of ``extents`` (outermost first): the innermost runs whose
+    extents multiply to at most ``BUFFER`` make the core (at least the innermost run, however
+    long); the buffer holds as many cores as fit along the next run out, never crossing into
+    the next index of the runs outside it (session 55, checked against NumPy 2.x on 3-d and
+    4-d views: /work/lead-out/lead55/wb55/model_nd.py)."""
+    core, k = extents[-1], len(extents) - 1
+    while k > 0 and core * extents[k - 1] <= BUFFER:
+        core *= extents[k - 1]
+        k -= 1
+    if k == 0:  # one buffer holds it all
+        return 1, 1, core, 1
+    m = extents[k - 1]
+    return math.prod(extents[:k - 1]), m, core, max(1, BUFFER // core)
 
 
 def total(x: Tracer, plan) -> Tracer:
-    """``x``'s sum (0-d) in NumPy's buffered order (``plan`` from ``planned``)."""
+    """``x``'s sum (0-d) in NumPy's buffered order (``plan`` from ``planned``): each buffer a
+    pairwise sum (as the code generator sums a contiguous row), added one after another
+    from 0.0."""
     from jitcore.numpy.reductions import cumsum
 
-    axes, rows, length = plan
-    if rows == 1:  # one run, as NumPy iterates it: one pairwise sum
-        return prims.reduction("sum", prims.reshape(prims.transpose(x, axes), (length,)))
-    flat = prims.reshape(prims.transpose(x, axes), (rows, length))
-    per = max(1, BUFFER // length)  # rows a buffer holds
-    whole, rest = divmod(rows, per)
+    axes, buffers = plan
+    if buffers is None:  # one run, as NumPy iterates it: one pairwise sum
+        return prims.reduction("sum", prims.reshape(prims.transpose(x, axes), (x.size,)))
+    outer, m, core, per = buffers
+    per = min(per, m)
+    blocks = prims.reshape(prims.transpose(x, axes), (outer, m, core))
+    whole, rest = divmod(m, per)
     trace = x.owner_trace
-    parts = [prims.constant(trace, np.zeros(1, x.dtype))]
+    parts = []
     if whole:
-        buffers = prims.slice_(flat, (0, 0), (1, 1), (whole * per, length))
-        parts.append(prims.reduction("sum", prims.reshape(buffers, (whole, per * length)), 1))
+        full = prims.slice_(blocks, (0, 0, 0), (1, 1, 1), (outer, whole * per, core))
+        parts.append(prims.reduction("sum", prims.reshape(full, (outer, whole, per * core)), 2))
     if rest:
-        tail = prims.slice_(flat, (whole * per, 0), (1, 1), (rest, length))
-        parts.append(prims.reshape(prims.reduction("sum", prims.reshape(tail, (rest * length,))), (1,)))
-    running = cumsum(prims.concatenate(parts, 0))
+        tail = prims.slice_(blocks, (0, whole * per, 0), (1, 1, 1), (outer, rest, core))
+        parts.append(prims.reduction("sum", prims.reshape(tail, (outer, 1, rest * core)), 2))
+    sums = parts[0] if len(parts) == 1 else prims.concatenate(parts, 1)
+    flat = prims.reshape(sums, (sums.size,))
+    running = cumsum(prims.concatenate([prims.constant(trace, np.zeros(1, x.dtype)), flat], 0))
     return prims.reshape(prims.slice_(running, (running.shape[0] - 1,), (1,), (1,)), ())
 
 

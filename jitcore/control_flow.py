@@ -279,14 +279,15 @@ def _carry_tracers(trace: Trace, args, avals: list[Aval], sources: frozenset, in
         t = Tracer(arg, trace, sources, a.weak)
         t.scalar = _is_scalar(leaf) and not a.shape
         t.fortran = _is_fortran(leaf)  # (a view method copies where NumPy's does: ravel)
-        t.region_input = True
+        t.region_input = t.loop_carried = True
         out.append(t)
     return out
 
 
-def _region_input(t):
+def _region_input(t, loop_carried: bool = False):
     if isinstance(t, Tracer):
         t.region_input = True
+        t.loop_carried = loop_carried
     return t
 
 
@@ -400,7 +401,8 @@ def _traced_if(trace: Trace, p: Tracer, then, orelse, operands, api: str, python
     for fun, name in (then, orelse):
         block = Block()
         with trace.region(block):  # values made in it are read only in it
-            args = [_region_input(type_choice.carried(leaf, fresh(leaf, leaf.scalar, leaf.weak)))
+            args = [_region_input(type_choice.carried(leaf, fresh(leaf, leaf.scalar, leaf.weak)),
+                                  leaf.loop_carried)
                     if isinstance(leaf, Tracer) else leaf for leaf in op_leaves]
             leaves, tree = pytree.flatten(fun(*pytree.unflatten(op_tree, args)))
             paths = pytree.leaf_paths(tree, "output")

@@ -314,13 +314,16 @@ _CHECKED = (np.add, np.subtract, np.multiply, np.left_shift, np.right_shift, np.
 
 
 def _check_sum(ufunc, a, b) -> None:
-    """``a + b`` or ``a - b`` past int64, both operands traced: the wrapped result's sign against
+    """``a + b`` or ``a - b`` past int64. Both operands traced: the wrapped result's sign against
     the operands' (two's complement: a sum overflows where both operands' signs differ from the
-    result's), one test and a branch that is never taken. A constant step is not checked: a
-    counter would have to start within the step of int64's limit, and the test would keep a
-    counting loop from vectorizing (a counter under a data test: 2.2 ms for 10^6 steps with it,
-    0.32 ms without)."""
+    result's), one test and a branch that is never taken. One a constant (``int(x[0]) - 1``,
+    ``1 - n``): the traced one against the bound that constant leaves it (session 55; before, a
+    constant step was not checked). Not a loop's counter (``n += 1`` on a loop's carry, or in a
+    branch of its body): it would have to start within its steps of int64's limit, and the test
+    would keep a counting loop from vectorizing (a counter under a data test: 2.2 ms for 10^6
+    steps with it, 0.32 ms without)."""
     if type(a) is int or type(b) is int:
+        _check_constant_step(ufunc, a, b)
         return
     if _fits(a, b, (lambda x, y: x + y) if ufunc is np.add else (lambda x, y: x - y)):
         return
@@ -329,6 +332,31 @@ def _check_sum(ufunc, a, b) -> None:
                         prims.ufunc(np.bitwise_xor, b if ufunc is np.add else a,
                                     out if ufunc is np.add else b))
     _raise_when(prims.ufunc(np.less, flips, 0), kernel.INT_OVERFLOW)
+
+
+_INT64_MAX = 2**63 - 1
+
+
+def _check_constant_step(ufunc, a, b) -> None:
+    """``t + c``, ``c + t``, ``t - c`` or ``c - t``, ``t`` traced, ``c`` a Python int: ``t``
+    outside the range that keeps the exact result in int64 raises; a bound past int64's own
+    costs nothing, so ``t + 1`` tests only ``t == 2**63 - 1``."""
+    t, c = (b, a) if type(a) is int else (a, b)
+    if getattr(t, "loop_carried", False) or _fits(a, b, (lambda x, y: x + y) if ufunc is np.add
+                                                 else (lambda x, y: x - y)):
+        return
+    if ufunc is np.add or t is a:  # t + c, c + t, t - c: t + step within int64
+        step = c if ufunc is np.add else -c
+        lo, hi = _INT64_MIN - step, _INT64_MAX - step
+    else:  # c - t within int64: t within [c - max, c - min]
+        lo, hi = c - _INT64_MAX, c - _INT64_MIN
+    bad = []
+    if lo > _INT64_MIN:
+        bad.append(prims.ufunc(np.less, t, lo))
+    if hi < _INT64_MAX:
+        bad.append(prims.ufunc(np.greater, t, hi))
+    if bad:
+        _raise_when(bad[0] if len(bad) == 1 else bad[0] | bad[1], kernel.INT_OVERFLOW)
 
 
 def check_int_power(base, exponent) -> None:

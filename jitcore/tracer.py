@@ -244,7 +244,8 @@ class Tracer:
 
     __slots__ = ("_value", "owner_trace", "sources", "weak", "scalar", "view_of", "index", "version",
                  "_seen", "level", "int_range", "fortran", "index_form", "open_form", "caller_sees",
-                 "view_model", "arg_layout", "type_choice", "refines", "region_input", "counts")
+                 "view_model", "arg_layout", "type_choice", "refines", "region_input", "counts", "also",
+                 "loop_carried")
     __array_priority__ = 1000
 
     def __hash__(self):  # like ndarray's: == is elementwise, so tracers are not hashable
@@ -275,10 +276,17 @@ class Tracer:
         self.index = None  # the key, for a view made by indexing
         self.version = 0  # writes so far (counted on the root of a view chain)
         self._seen = 0  # the root's version when a view's value was last derived
+        # A view chosen between arrays by a traced condition (aliasing.chosen): the roots
+        # besides its own that its value reads, whose writes it sees too (None: none)
+        self.also = None
         self.level = trace.depth  # the region depth it was made at (see Trace.region)
         # a loop's carry or a branch's operand, as its region is given it (not a copy of one:
         # what it holds is the region's caller's; aliasing.held_elsewhere)
         self.region_input = False
+        # A loop's carry as its body is given it, or what a branch in that body is given of
+        # one: a counter, whose steps by a constant are not checked for overflow
+        # (python_arithmetic._check_sum)
+        self.loop_carried = False
         # The selection whose length this is (masked.MaskedSelection.count): named, with what
         # to write instead, where a shape or index needs it (concretization_message)
         self.counts = None
@@ -312,14 +320,22 @@ class Tracer:
         if self.level > self.owner_trace.depth:
             self._escaped()
         if self.view_of is not None:
-            root = self.root()
-            if self._seen != root.version:
+            version = self.root().version if self.also is None else self.versions()
+            if self._seen != version:
                 if self.level < self.owner_trace.depth:
-                    return self._derived_in_region(root.version)
+                    return self._derived_in_region(version)
                 base, forward, _ = self.view_of
                 self._value = forward(base)._value
-                self._seen = root.version
+                self._seen = version
         return self._value
+
+    def versions(self):
+        """The writes so far to the arrays this view reads: its root's count, with those of
+        the other arrays a choice made it read (``also``)."""
+        version = self.root().version
+        if self.also is None:
+            return version
+        return (version, *[r.version for r in self.also])
 
     def _escaped(self):
         dims = ",".join(map(str, self._value.type.shape))
@@ -558,15 +574,25 @@ class Choice:
         return self.read(base)
 
 
-def make_view(base: Tracer, forward, backward, model=None) -> Tracer:
+def make_view(base: Tracer, forward, backward, model=None, also=(), now: Tracer | None = None) -> Tracer:
     """``forward(base)`` as a view: writes to it go to ``base`` through ``backward(base, v)``;
-    ``model`` gives its NumPy strides from a model of the base's (``view_layout.py``)."""
-    out = forward(base)
+    ``model`` gives its NumPy strides from a model of the base's (``view_layout.py``);
+    ``also``: roots besides ``base``'s that ``forward`` reads (a choice between arrays), whose
+    writes it must see, as must every view made of it; ``now``: its value as made, where that
+    is computed already (a choice's select), so that no second copy of it is traced."""
+    out = forward(base) if now is None else Tracer(now.value, now.owner_trace, now.sources, now.weak)
     if out is base:
         out = Tracer(base.value, base.owner_trace, base.sources, base.weak)
     out.view_of = (base, forward, backward)
     out.view_model = model
-    out._seen = base.root().version
+    also = [*(base.also or ()), *also]
+    root = base.root()
+    kept = []
+    for r in also:
+        if r is not root and not any(r is k for k in kept):
+            kept.append(r)
+    out.also = tuple(kept) or None
+    out._seen = out.versions()
     return out
 
 

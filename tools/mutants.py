@@ -1806,8 +1806,8 @@ MUTANTS = [
            "np.std(x, out=int_array) writes truncated roots where NumPy refuses the cast",
            ("tests/jitcore/test_reduction_out.py",)),
     Mutant("chosen-array-by-value", "jitcore/autograph/aliasing.py",
-           "    if first is None and second is None:\n        return selected",
-           "    if True:\n        return selected",
+           "    if sides[0] is None and sides[1] is None:\n        return _guarded",
+           "    if True:\n        return selected\n        return _guarded",
            "out = a if inplace else a.copy(); out *= s leaves the caller's a unwritten when "
            "inplace (a traced bool)",
            ("tests/jitcore/test_shared_arrays.py",)),
@@ -3063,8 +3063,8 @@ MUTANTS = [
            "Python's ZeroDivisionError of a chosen value raised on the NumPy path too",
            ("tests/jitcore/test_chosen_kind_arithmetic.py",)),
     Mutant("buffered-sum-one-buffer", "jitcore/buffered_sum.py",
-           "    per = max(1, BUFFER // length)  # rows a buffer holds",
-           "    per = rows  # rows a buffer holds",
+           "    per = min(per, m)\n",
+           "    per = m\n",
            "a full sum of a view NumPy reads through its 8192-element buffer summed pairwise as one "
            "run, not buffer by buffer", ("tests/jitcore/test_buffered_full_sums.py",)),
     Mutant("median-nan-made-fresh", "jitcore/numpy/sorting.py",
@@ -3115,7 +3115,7 @@ MUTANTS = [
            "g.ravel()[k] = v at a traced k in a loop (Eden growth) asks NumPy for the index's data: "
            "TracerConversionError", ("tests/jitcore/test_view_method_writes_54.py",)),
     Mutant("chosen-view-of-local-array-unlinked", "jitcore/autograph/aliasing.py",
-           "    if not (root.caller_sees or local and steps) or root.level > current_trace().depth:",
+           "    if not (root.caller_sees or local) or root.level > current_trace().depth:",
            "    if not root.caller_sees or root.level > current_trace().depth:",
            "a view of the function's own array picked by a traced condition holds the value from "
            "before a later write to the array", ("tests/jitcore/test_local_view_choice_54.py",)),
@@ -3295,6 +3295,73 @@ MUTANTS = [
            "    at = np.remainder(j - shift, n)  # (Python's mod: in [0, count))",
            "np.roll(cars, -1) of a selection wraps at the capacity, not the count",
            ("tests/jitcore/test_selected_arguments_54.py",)),
+    # session 55 (wrongbits55): a variable chosen between two arrays reads and writes both
+    Mutant("choice-also-roots-ignored", "jitcore/tracer.py",
+           "    out.also = tuple(kept) or None\n",
+           "    out.also = None\n",
+           "v = a[0] if c else b[1]; b[1, 0] = -5: v misses the write to b (only its own root's "
+           "writes re-derive it)", ("tests/jitcore/test_local_view_choice_54.py",)),
+    Mutant("linked-choice-write-skips-second", "jitcore/autograph/aliasing.py",
+           "        root_b.rebind(_up(root_b, steps_b, prims.where(pred, _down(root_b, steps_b), new)))\n",
+           "",
+           "v = b[1] if c else a.T[0]; v += 3 leaves a unwritten where c is false",
+           ("tests/jitcore/test_local_view_choice_54.py",)),
+    Mutant("nested-choice-unguarded", "jitcore/autograph/aliasing.py",
+           "    unfollowed = [r for obj, side in zip(objects, sides) if side is None "
+           "for r in _unfollowed(obj, local)]",
+           "    unfollowed = []",
+           "v = a[0] if p else (b[1] if q else d[2]); d[2, 2] = 7: v holds the value from before "
+           "the write (silently) instead of a refusal", ("tests/jitcore/test_local_view_choice_54.py",)),
+    Mutant("choice-caller-side-not-first", "jitcore/autograph/aliasing.py",
+           "        if picks[0] is None and picks[1] is not None:",
+           "        if False:",
+           "b if c else x (b local, x the caller's): the caller gets a copy of x, not x itself, "
+           "where c is false", ("tests/jitcore/test_local_view_choice_54.py",)),
+    Mutant("choice-selected-twice", "jitcore/autograph/aliasing.py",
+           "    return make_view(root, forward, backward, now=selected, also=other.also or ())",
+           "    return make_view(root, forward, backward, also=other.also or ())",
+           "a choice between a loop's array and the branch's new one traces its select twice "
+           "(the Mandelbrot loop's kernels)", ("tests/jitcore/test_perf_paths_49.py",)),
+    Mutant("constant-int-step-unchecked", "jitcore/python_arithmetic.py",
+           "        _check_constant_step(ufunc, a, b)\n",
+           "",
+           "int(x[0]) - 1 of -2**63 wraps around to 2**63 - 1 instead of a JitOverflowError",
+           ("tests/jitcore/test_int_constant_steps_55.py",)),
+    Mutant("loop-counter-step-checked", "jitcore/python_arithmetic.py",
+           "    if getattr(t, \"loop_carried\", False) or _fits(",
+           "    if _fits(",
+           "count += 1 on a loop's carry gets an overflow test that keeps a counting loop from "
+           "vectorizing", ("tests/jitcore/test_int_constant_steps_55.py",)),
+    Mutant("branch-operand-not-a-counter", "jitcore/control_flow.py",
+           "                                  leaf.loop_carried)\n",
+           "                                  False)\n",
+           "count += 1 under a data test in a loop body is checked (the branch's copy of the loop's "
+           "carry is no counter)", ("tests/jitcore/test_int_constant_steps_55.py",)),
+    Mutant("buffer-core-one-run", "jitcore/buffered_sum.py",
+           "    while k > 0 and core * extents[k - 1] <= BUFFER:",
+           "    while k > 0 and core * extents[k - 1] < 0:",
+           "a whole sum of a (30, 30, 30) strided view fills NumPy's buffer with rows of the "
+           "innermost run, not with whole 30 x 30 cores", ("tests/jitcore/test_buffered_sums_55.py",)),
+    Mutant("buffer-crosses-the-outer-run", "jitcore/buffered_sum.py",
+           "    return math.prod(extents[:k - 1]), m, core, max(1, BUFFER // core)",
+           "    return 1, math.prod(extents[:k]), core, max(1, BUFFER // core)",
+           "a buffer of a (2, 5, 3000) strided view runs on past the end of the outer run's "
+           "index (2 + 2 + 1 rows each in NumPy)", ("tests/jitcore/test_buffered_sums_55.py",)),
+    Mutant("where-sum-layouts-ignored", "jitcore/numpy/reductions.py",
+           "                and (order := buffered_where.numpy_order(a, where)) is not None:",
+           "                and False and (order := buffered_where.numpy_order(a, where)) is not None:",
+           "x.sum(where=m) with x Fortran-ordered and m C-ordered adds its runs in C order, unbroken "
+           "by NumPy's buffers", ("tests/jitcore/test_where_sum_layouts_55.py",)),
+    Mutant("where-buffer-runs-unbroken", "jitcore/buffered_where.py",
+           "        joined = prims.concatenate([rows, gap], 1)",
+           "        joined = rows",
+           "a run of kept terms across the end of NumPy's buffer (mixed layouts) is summed as one",
+           ("tests/jitcore/test_where_sum_layouts_55.py",)),
+    Mutant("where-fortran-pair-in-c-order", "jitcore/buffered_where.py",
+           "    return \"F\" if orders == {\"F\"} else \"buffered\"",
+           "    return \"buffered\"",
+           "x.sum(where=m) with both Fortran-ordered adds runs in C order, not memory order",
+           ("tests/jitcore/test_where_sum_layouts_55.py",)),
 ]
 
 

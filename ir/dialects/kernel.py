@@ -484,7 +484,7 @@ PYTHON_ERRORS = {
          "compiled code's are int64. Keep the number a float, or compute it outside the jitted "
          "function"),
     INT_OVERFLOW: ("OverflowError", "a Python int past int64's range: Python's ints have no limit, "
-         "compiled code's are int64, and this result (a product, power, shift, negation or "
+         "compiled code's are int64, and this result (a sum, difference, product, power, shift, negation or "
          "quotient) does not fit (it would wrap around). Compute with floats (float(n) * m), mask as you go "
          "(h = (h * 31 + c) & 0xFFFFFFFF), or compute it outside the jitted function; where it comes "
          "from an int argument ((1 << width) - 1, a bit mask of width 64), make that argument static "

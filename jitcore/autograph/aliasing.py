@@ -299,7 +299,7 @@ def _array_of(obj, like: Tracer, local: bool = True):
     if not isinstance(obj, Tracer) or obj.scalar:
         return None
     root, steps = _path(obj)
-    if not (root.caller_sees or local and steps) or root.level > current_trace().depth:
+    if not (root.caller_sees or local) or root.level > current_trace().depth:
         return None
     try:  # obj itself may be a view made inside the choice's region, derived again here
         part = _down(root, steps)
@@ -310,34 +310,38 @@ def _array_of(obj, like: Tracer, local: bool = True):
 
 def chosen(pred: Tracer, first, second, selected, local: bool = True):
     """What ``x = first if pred else second`` leaves in ``x`` when one side (or both) is an
-    array the caller sees (an argument, a global's array, a view of one): one of the objects,
-    as in Python. Jitcore's ``selected`` (the choice's value) becomes a view of that array,
-    which reads it where ``pred`` holds and writes it there (``out = a if inplace else
-    a.copy(); out *= s`` writes the caller's ``a`` when ``inplace``); the other side's value
-    lives in a root of the view's own. Where both sides are arrays from outside, different
-    ones, it holds the value chosen and refuses writes. ``local``: a view of an array of the
-    function's own counts as one from outside too (not the array itself, which only its own
-    names hold unless copied there, and not where a branch wrote it in place: that write is
-    joined after the ``if``)."""
+    array from outside the choice (an argument, a global's array, an array of the function's
+    own, a view of one): one of the objects, as in Python. Jitcore's ``selected`` (the choice's
+    value) becomes a view of that array, which reads it where ``pred`` holds and writes it
+    there (``out = a if inplace else a.copy(); out *= s`` writes the caller's ``a`` when
+    ``inplace``); the other side's value lives in a root of the view's own, or, where it is an
+    array from outside too, is read from that array (``_linked_choice``). A side that holds
+    such an array's memory in a way the choice cannot follow (a choice made inside a branch,
+    by a condition that exists only there) is guarded: a later write to that array refuses
+    (``_guarded``). ``local``: False where a branch wrote the function's own array in place
+    (that write is joined after the ``if``): only the caller's arrays and views are followed."""
     if not isinstance(selected, Tracer) or selected.scalar:
         return selected
     if first is second and isinstance(first, Tracer) and first.level <= current_trace().depth:
         return first
-    views, objects = (_host_view(first), _host_view(second)), (first, second)
-    first, second = _array_of(first, selected, local), _array_of(second, selected, local)
-    if first is None and second is None:
-        return selected
-    if first is not None and second is not None:  # a local array beside a view or the caller's:
-        local = [not side[1] and not side[0].caller_sees for side in (first, second)]
-        if local[0] != local[1]:  # keep the view's link (the local array's value is copied)
-            first, second = (None, second) if local[0] else (first, None)
-    if first is not None and second is not None:
-        whole = all(not side[1] or view is not None for side, view in zip((first, second), views))
-        arrays = (first[0], second[0]) if whole else None
-        return _read_only_choice(selected, pred, arrays, views)
-    (root, steps), pred_taken, view, obj = (first, pred, views[0], objects[0]) if first is not None \
-        else (second, np.logical_not(pred), views[1], objects[1])
+    views, objects = [_host_view(first), _host_view(second)], [first, second]
+    sides = [_array_of(first, selected, local), _array_of(second, selected, local)]
+    unfollowed = [r for obj, side in zip(objects, sides) if side is None for r in _unfollowed(obj, local)]
+    if sides[0] is None and sides[1] is None:
+        return _guarded(selected, unfollowed) if unfollowed else selected
+    if sides[0] is not None and sides[1] is not None:
+        picks = [_caller_array(side, view) for side, view in zip(sides, views)]
+        if picks[0] is None and picks[1] is not None:  # the caller's array where ``taken`` holds
+            pred, sides, objects, views, picks = np.logical_not(pred), sides[::-1], objects[::-1], \
+                views[::-1], picks[::-1]
+        arrays = None if all(p is None or p is False for p in picks) or any(p is False for p in picks) \
+            else tuple(picks)
+        return _linked_choice(selected, pred, *sides, objects, arrays, tuple(views))
+    (root, steps), pred_taken, view, obj = (sides[0], pred, views[0], objects[0]) if sides[0] is not None \
+        else (sides[1], np.logical_not(pred), views[1], objects[1])
     other = fresh(selected)  # the other side's value, written where pred does not hold
+    if unfollowed:
+        other = _guarded(other, unfollowed)
 
     def read(base):
         return prims.where(pred_taken, _down(base, steps), other)
@@ -349,7 +353,55 @@ def chosen(pred: Tracer, first, second, selected, local: bool = True):
         other.rebind(prims.where(pred_taken, other, new))
         return _up(base, steps, prims.where(pred_taken, new, _down(base, steps)))
 
-    return make_view(root, forward, backward)
+    return make_view(root, forward, backward, now=selected, also=other.also or ())
+
+
+def _caller_array(side, view):
+    """A side's array as ``Choice.arrays`` gives it (the caller's array, where it is that
+    array or a view NumPy can make of it), None for an array of the function's own, False for
+    a part of the caller's array that NumPy's views cannot make."""
+    root, steps = side
+    if not root.caller_sees:
+        return None
+    return root if not steps or view is not None else False
+
+
+def _unfollowed(obj, local: bool) -> list[Tracer]:
+    """The arrays from outside the choice whose memory ``obj``, a view, holds where
+    ``_array_of`` cannot follow it (a view by values that exist only inside the branch that
+    made it: an inner choice's condition)."""
+    if not isinstance(obj, Tracer) or obj.scalar or obj.view_of is None:
+        return []
+    depth = current_trace().depth
+    return [r for r in (obj.root(), *(obj.also or ()))
+            if (r.caller_sees or local) and r.level <= depth]
+
+
+def _guarded(value: Tracer, roots: list[Tracer]) -> Tracer:
+    """``value``, the part of a choice that holds ``roots``' memory where the choice cannot
+    follow which part (``_unfollowed``), as a view that refuses to be read after a write to
+    one of them, or written: Python's object would see the write, jitcore's value cannot."""
+    seen = [r.version for r in roots]
+
+    def read(base):
+        if any(r.version != v for r, v in zip(roots, seen)):
+            raise _unfollowed_choice("one of those arrays was written after the choice")
+        return base
+
+    def backward(base, new):
+        raise _unfollowed_choice("it is written in place")
+
+    return make_view(fresh(value), read, backward, also=roots, now=value)
+
+
+def _unfollowed_choice(what: str) -> UnsupportedError:
+    return UnsupportedError(
+        f"a variable used at {user_location()} holds one of several arrays (or views of them), "
+        "chosen by nested traced conditions (a if p else b if q else c, or an if inside an if's "
+        f"branch), and {what}: compiled code cannot follow which array it is, so it would miss "
+        "the write Python's object sees. Copy the chosen array first "
+        "(v = (a if p else b).copy()) if the write should not reach it, or choose with one "
+        "condition at a time (v = a if p else b, then w = v if q else c)")
 
 
 def inner_pick(value):
@@ -406,19 +458,25 @@ class NumpyView:
         return out.view() if out is array else out  # (a view is an object of its own)
 
 
-def _read_only_choice(selected, pred: Tracer, arrays, views=(None, None)):
+def _linked_choice(selected, pred: Tracer, first, second, objects, arrays, views):
+    """``selected``, the choice's value, as a view of both arrays from outside, ``first`` and
+    ``second`` (each ``(root, steps)``; ``objects``: the two sides as the user's code made
+    them): read from the first where ``pred`` holds, from the second elsewhere, derived again
+    after a write to either (``Tracer.also``); a write through it writes the array it is on
+    each path, as Python's write to the object chosen does."""
+    (root_a, steps_a), (root_b, steps_b) = first, second
+
     def read(base):
-        return base
+        return prims.where(pred, _down(base, steps_a), _down(root_b, steps_b))
 
     def backward(base, new):
-        raise UnsupportedError(
-            f"an in-place write (at {user_location()}) to a variable that holds one of two arrays, "
-            "chosen by a traced condition (x = a if cond else b): compiled code cannot write "
-            "the one Python would. Write each array under the condition instead "
-            "(a[...] = np.where(cond, v, a[...]); b[...] = np.where(cond, b[...], v)), or copy "
-            "first (x = (a if cond else b).copy())")
+        root_b.rebind(_up(root_b, steps_b, prims.where(pred, _down(root_b, steps_b), new)))
+        return _up(base, steps_a, prims.where(pred, new, _down(base, steps_a)))
 
-    return make_view(fresh(selected), Choice(read, pred, arrays, views), backward)
+    # the roots each side reads (a side may itself be a choice between arrays: a if p else b
+    # if q else c); make_view keeps each once, the view's own root left out
+    also = [r for obj in objects for r in (obj.root(), *(obj.also or ()))]
+    return make_view(root_a, Choice(read, pred, arrays, views), backward, also=also, now=selected)
 
 
 def first_pass_view(entry: Tracer, carried: Tracer, first: Tracer, name: str, what: str, at: str) -> Tracer:

@@ -19,7 +19,7 @@ import operator
 
 import numpy as np
 
-from jitcore import indexing, masked
+from jitcore import buffered_where, indexing, masked
 from jitcore import primitives as prims
 from jitcore.dtypes import ir_type
 from jitcore.errors import (
@@ -102,7 +102,12 @@ def _masked_reduction(kind, a, axis, keepdims, dtype=None, initial=np._NoValue, 
                              "where mask one has to specify 'initial'")
         fill = initial if no_identity else _IDENTITY[kind]
         fill = prims.constant(a.owner_trace, _in_dtype(fill, dtype))
-        a = prims.where(_mask(a, where), prims.convert(a, dtype), fill)
+        mask = _mask(a, where)
+        if kind == "sum" and initial is None and not keepdims and len(axes) == a.ndim \
+                and (order := buffered_where.numpy_order(a, where)) is not None:
+            a, mask = buffered_where.in_order(prims.convert(a, dtype), mask, order)
+            axes = (0,)
+        a = prims.where(mask, prims.convert(a, dtype), fill)
         if kind == "sum":
             prims.summed_in_runs(a)
     if initial is None:

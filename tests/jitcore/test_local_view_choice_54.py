@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from jitcore.errors import UnsupportedError
 from tests.jit_once import jit_once
 
 
@@ -65,11 +66,103 @@ def test_a_chosen_view_of_a_local_array_sees_its_writes(f):
             np.testing.assert_array_equal(g, w)
 
 
-@pytest.mark.xfail(strict=True, reason="a view chosen between two arrays of the function's own holds "
-                   "the value chosen: later writes to either array do not show through it "
-                   "(docs/control-flow.md, round 54)")
-def test_a_view_chosen_between_two_local_arrays_sees_their_writes():
-    jitted = jit_once(_two_arrays)
-    for c in (1, -1):
+# Session 55: a choice between two arrays (the function's own, the caller's, or one of each)
+# reads both and writes the one chosen; nested choices refuse a write they cannot follow.
+def _two_statement(x, c):
+    a = x * 1.0
+    b = x * 2.0
+    if c > 0:
+        v = b[1]
+    else:
+        v = a.T[0]
+    v += 3.0
+    a[0, 1] = 100.0
+    b[1, 2] = -5.0
+    return v + 0.0, a, b
+
+
+def _whole_arrays(x, c):
+    a = x * 1.0
+    b = x * 2.0
+    v = a if c > 0 else b
+    v[2, 0] = 55.0
+    a[0, 0] = 100.0
+    return v + 0.0, b
+
+
+def _caller_and_local(x, c):
+    a = x * 2.0
+    v = x if c > 0 else a[::-1]
+    x[0, 0] = 100.0
+    a[2, 1] = -5.0
+    v[1, 1] = 9.0
+    return v + 0.0, a, x
+
+
+def _written_in_a_loop(x, c, n):
+    a = x * 1.0
+    b = x * 2.0
+    v = a[0] if c > 0 else b[1]
+    for i in range(n):
+        b[1, i] = -float(i)
+        v[i] += 1.0
+    return v + 0.0, a, b
+
+
+def _nested_unwritten(x, c):
+    a = x * 1.0
+    b = x * 2.0
+    d = x * 3.0
+    v = a[0] if c > 0 else (b[1] if c < 0 else d[2])
+    a[0, 0] = 100.0
+    return v + 0.0
+
+
+@pytest.mark.parametrize(
+    "f",
+    [_two_arrays, _two_statement, _whole_arrays, _caller_and_local, _written_in_a_loop, _nested_unwritten],
+)
+def test_a_view_chosen_between_two_arrays_sees_their_writes(f):
+    jitted = jit_once(f)
+    for c in (1, -1, 0):
         x = np.arange(9.0).reshape(3, 3)
-        np.testing.assert_array_equal(jitted(x.copy(), c), _two_arrays(x.copy(), c))
+        extra = (3,) if f is _written_in_a_loop else ()
+        x_np, x_jc = x.copy(), x.copy()
+        want, got = f(x_np, c, *extra), jitted(x_jc, c, *extra)
+        want, got = (want, got) if isinstance(want, tuple) else ((want,), (got,))
+        for w, g in zip(want, got):
+            np.testing.assert_array_equal(g, w)
+        np.testing.assert_array_equal(x_jc, x_np)
+
+
+def test_the_caller_array_chosen_comes_back_itself():
+    def f(x, y, c):
+        b = x * 2.0
+        return (x if c > 0 else y), (b if c > 0 else x)
+
+    jitted = jit_once(f)
+    x, y = np.ones(3), np.zeros(3)
+    for c in (1, -1):
+        first, second = jitted(x, y, c)
+        assert (first is x) == (c > 0) and (first is y) == (c <= 0)
+        assert (second is x) == (c <= 0)
+        np.testing.assert_array_equal(second, x * 2.0 if c > 0 else x)
+
+
+def _nested_written(x, c):
+    a = x * 1.0
+    b = x * 2.0
+    d = x * 3.0
+    if c > 0:
+        v = a[0]
+    elif c < 0:
+        v = b[1]
+    else:
+        v = d[2]
+    d[2, 2] = 7.0
+    return v + 0.0
+
+
+def test_a_write_to_an_array_that_nested_choices_picked_is_refused():
+    with pytest.raises(UnsupportedError, match="nested traced conditions.*cannot follow"):
+        jit_once(_nested_written)(np.ones((3, 3)), 1)

@@ -497,7 +497,10 @@ def test_a_name_that_is_the_callers_array_on_one_path(fn, t):
     np.testing.assert_array_equal(x_jc, x_np)
 
 
-def test_writing_one_of_two_arrays_chosen_by_a_traced_condition_is_refused():
+def test_writing_one_of_two_arrays_chosen_by_a_traced_condition_writes_that_array():
+    """Refused before session 55; now the write reaches the array chosen, which the caller
+    gets back itself."""
+
     def pick(a, b, t):
         c = a if t > 0 else b
         c[0] = 9.0
@@ -509,8 +512,14 @@ def test_writing_one_of_two_arrays_chosen_by_a_traced_condition_is_refused():
 
     a, b = np.arange(3.0), np.ones(3)
     np.testing.assert_array_equal(jc.jit(read)(a, b, 1), read(a, b, 1))
-    with pytest.raises(UnsupportedError, match="chosen by a traced condition"):
-        jc.jit(pick)(a, b, 1)
+    jitted = jc.jit(pick)
+    for t in (1, -1):
+        a_np, b_np, a_jc, b_jc = a.copy(), b.copy(), a.copy(), b.copy()
+        got = jitted(a_jc, b_jc, t)
+        pick(a_np, b_np, t)
+        assert got is (a_jc if t > 0 else b_jc)
+        np.testing.assert_array_equal(a_jc, a_np)
+        np.testing.assert_array_equal(b_jc, b_np)
 
 
 # -- a shared array returned or bound by value inside the region ----------------------------------
