@@ -279,15 +279,14 @@ def _carry_tracers(trace: Trace, args, avals: list[Aval], sources: frozenset, in
         t = Tracer(arg, trace, sources, a.weak)
         t.scalar = _is_scalar(leaf) and not a.shape
         t.fortran = _is_fortran(leaf)  # (a view method copies where NumPy's does: ravel)
-        t.region_input = t.loop_carried = True
+        t.region_input = True
         out.append(t)
     return out
 
 
-def _region_input(t, loop_carried: bool = False):
+def _region_input(t):
     if isinstance(t, Tracer):
         t.region_input = True
-        t.loop_carried = loop_carried
     return t
 
 
@@ -401,8 +400,7 @@ def _traced_if(trace: Trace, p: Tracer, then, orelse, operands, api: str, python
     for fun, name in (then, orelse):
         block = Block()
         with trace.region(block):  # values made in it are read only in it
-            args = [_region_input(type_choice.carried(leaf, fresh(leaf, leaf.scalar, leaf.weak)),
-                                  leaf.loop_carried)
+            args = [_region_input(type_choice.carried(leaf, fresh(leaf, leaf.scalar, leaf.weak)))
                     if isinstance(leaf, Tracer) else leaf for leaf in op_leaves]
             leaves, tree = pytree.flatten(fun(*pytree.unflatten(op_tree, args)))
             paths = pytree.leaf_paths(tree, "output")
@@ -493,7 +491,7 @@ def _trace_body(trace: Trace, api: str, fun_name: str, init_leaves, tree, extra_
     for _ in range(4 * len(avals) + 4):  # each retrace widens a leaf's dtype or its kinds
         n_tags = sum(len(k) > 1 for k in among)
         block = Block([*extra_types, *(a.ir_type for a in avals), *[_TAG_AVAL.ir_type] * n_tags])
-        with trace.region(block):  # values made in it are read only in it
+        with trace.region(block, loop=True):  # values made in it are read only in it
             first = len(extra_types)
             carry = _carry_tracers(trace, block.args[first:first + len(avals)], avals, sources, init_leaves)
             tags = [Tracer(arg, trace, sources) for arg in block.args[first + len(avals):]]
@@ -587,7 +585,7 @@ def while_loop(cond_fun, body_fun, init_val, *, python_types: bool = False):
         lambda block, carry: (body_fun(carry), None), python_types)
     all_avals = [*avals, *tags.avals]
     cond_block = Block([a.ir_type for a in all_avals])
-    with trace.region(cond_block):
+    with trace.region(cond_block, loop=True):
         carry = _carry_tracers(trace, cond_block.args, avals, _sources(init_leaves), init_leaves)
         carry = tags.carry(trace, cond_block.args[len(avals):], carry)
         p = _predicate(trace, cond_fun(pytree.unflatten(tree, carry)), "jc.while_loop",

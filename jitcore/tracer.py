@@ -62,13 +62,14 @@ class Trace:
 
     __slots__ = ("builder", "function_name", "constants", "depth", "derived", "scalar_arguments",
                  "star_items", "extents", "formatted", "appended", "catching", "local_copies",
-                 "arguments", "region_frames", "maybe_unbound", "counted", "kept_bits")
+                 "arguments", "region_frames", "maybe_unbound", "counted", "kept_bits", "loops")
 
     def __init__(self, builder: Builder, function_name: str):
         self.builder = LocatingBuilder(builder.block, builder.before)
         self.function_name = function_name
         self.constants: dict[int, tuple[object, Tracer]] = {}  # id(array) -> (array, tracer)
         self.depth = 0
+        self.loops = 0  # how many of those regions are loop bodies (or a while's test)
         # id(view) -> (view, root version, value): views from outside re-derived in a region
         self.derived: dict[int, tuple[Tracer, int, Value]] = {}
         # The arguments (by path) that are 0-d: the only ones a hint may advise making static,
@@ -126,7 +127,7 @@ class Trace:
                 TRACING.value -= 1
 
     @contextmanager
-    def region(self, block):
+    def region(self, block, loop: bool = False):
         """Trace into ``block`` (a region of an op being built) instead of the current block.
         Constants made inside stay inside: the caches are restored on the way out, since a value
         defined in a region cannot be used after it. If the body raises, the block is dropped:
@@ -137,6 +138,7 @@ class Trace:
         self.derived = dict(self.derived)
         self.local_copies = dict(self.local_copies)
         self.depth += 1
+        self.loops += loop
         self.region_frames.append(stack_depth(sys._getframe(2)))  # (the with statement's frame:
         # this generator's is 0, contextlib's __enter__ 1)
         try:
@@ -148,6 +150,7 @@ class Trace:
         finally:
             self.builder, self.constants, self.derived, self.local_copies = saved
             self.depth -= 1
+            self.loops -= loop
             self.region_frames.pop()
 
 
@@ -244,8 +247,7 @@ class Tracer:
 
     __slots__ = ("_value", "owner_trace", "sources", "weak", "scalar", "view_of", "index", "version",
                  "_seen", "level", "int_range", "fortran", "index_form", "open_form", "caller_sees",
-                 "view_model", "arg_layout", "type_choice", "refines", "region_input", "counts", "also",
-                 "loop_carried")
+                 "view_model", "arg_layout", "type_choice", "refines", "region_input", "counts", "also")
     __array_priority__ = 1000
 
     def __hash__(self):  # like ndarray's: == is elementwise, so tracers are not hashable
@@ -283,10 +285,6 @@ class Tracer:
         # a loop's carry or a branch's operand, as its region is given it (not a copy of one:
         # what it holds is the region's caller's; aliasing.held_elsewhere)
         self.region_input = False
-        # A loop's carry as its body is given it, or what a branch in that body is given of
-        # one: a counter, whose steps by a constant are not checked for overflow
-        # (python_arithmetic._check_sum)
-        self.loop_carried = False
         # The selection whose length this is (masked.MaskedSelection.count): named, with what
         # to write instead, where a shape or index needs it (concretization_message)
         self.counts = None

@@ -3328,15 +3328,10 @@ MUTANTS = [
            "int(x[0]) - 1 of -2**63 wraps around to 2**63 - 1 instead of a JitOverflowError",
            ("tests/jitcore/test_int_constant_steps_55.py",)),
     Mutant("loop-counter-step-checked", "jitcore/python_arithmetic.py",
-           "    if getattr(t, \"loop_carried\", False) or _fits(",
+           "    if t.owner_trace.loops or _fits(",
            "    if _fits(",
            "count += 1 on a loop's carry gets an overflow test that keeps a counting loop from "
            "vectorizing", ("tests/jitcore/test_int_constant_steps_55.py",)),
-    Mutant("branch-operand-not-a-counter", "jitcore/control_flow.py",
-           "                                  leaf.loop_carried)\n",
-           "                                  False)\n",
-           "count += 1 under a data test in a loop body is checked (the branch's copy of the loop's "
-           "carry is no counter)", ("tests/jitcore/test_int_constant_steps_55.py",)),
     Mutant("buffer-core-one-run", "jitcore/buffered_sum.py",
            "    while k > 0 and core * extents[k - 1] <= BUFFER:",
            "    while k > 0 and core * extents[k - 1] < 0:",
