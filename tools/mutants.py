@@ -3296,8 +3296,8 @@ MUTANTS = [
            "np.roll(cars, -1) of a selection wraps at the capacity, not the count",
            ("tests/jitcore/test_selected_arguments_54.py",)),
     Mutant("if-exp-sides-of-two-forms-joined", "jitcore/autograph/expressions.py",
-           "    _one_form(test, a, b)\n",
-           "",
+           "    mixed = _one_form(test, a, b)\n",
+           "    mixed = None\n",
            "a traced 'a if t else b' whose sides differ in shape, length or array dtype joins them "
            "by np.where: np.array([2.]) if reduced else np.array([1., 1.]) gives [2., 2.]",
            ("tests/jitcore/test_if_exp_forms_55.py",)),

@@ -77,3 +77,16 @@ def test_sides_of_one_form_stay_traced():
     x = np.arange(3.0)
     for t in (-1.0, 0.5, 2.0):
         assert_same_tree(jitted(x, t), _same_form(x, t))
+
+
+def _number_in_arithmetic(x):
+    acc = x * 0.0
+    for j in range(x.shape[0]):
+        acc = acc + (x * j if j > 0 else 0.0)  # a loop's counter picks: the number broadcast
+    return acc + (x if x.sum() > 0 else 1.0)
+
+
+def test_a_number_or_an_array_used_in_arithmetic_compiles():
+    jitted = jc.jit(_number_in_arithmetic)
+    for x in (np.arange(4.0), -np.arange(5.0)):
+        assert_same_tree(jitted(x), _number_in_arithmetic(x))
