@@ -267,6 +267,8 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
         # buffer, their count an output after the results (one per mask), as the tags are
         counts, made_of, moved, typed = {}, {}, {}, {}
         for k, leaf in enumerate(leaves):
+            if id(leaf) in t.number_or_array and t.number_or_array[id(leaf)][0] is leaf:
+                raise t.number_or_array[id(leaf)][1]  # a number or an array, by the data
             if isinstance(leaf, Repeated):  # no buffer can hold it: nothing bounds its length
                 raise leaf._refusal(f"returning it from {name}()")
             if isinstance(leaf, ChosenDtype):  # an array whose dtype the data chose: marked

@@ -62,7 +62,8 @@ class Trace:
 
     __slots__ = ("builder", "function_name", "constants", "depth", "derived", "scalar_arguments",
                  "star_items", "extents", "formatted", "appended", "catching", "local_copies",
-                 "arguments", "region_frames", "maybe_unbound", "counted", "kept_bits", "loops")
+                 "arguments", "region_frames", "maybe_unbound", "counted", "kept_bits", "loops",
+                 "number_or_array")
 
     def __init__(self, builder: Builder, function_name: str):
         self.builder = LocatingBuilder(builder.block, builder.before)
@@ -108,6 +109,10 @@ class Trace:
         # (id(mask value), id(block)) -> (mask value, bit_positions.KeptBits): one count per
         # bit-test mask where it is used, so the selections through it pair row for row
         self.kept_bits: dict[tuple, tuple] = {}
+        # id(value) -> (value, error): a number on one side of a traced 'x if t else y' and an
+        # array on the other, the number broadcast (arithmetic on it gives Python's values;
+        # returned, it is refused: autograph.expressions._one_form)
+        self.number_or_array: dict[int, tuple] = {}
 
     @contextmanager
     def running(self):

@@ -3357,6 +3357,12 @@ MUTANTS = [
            "    return \"buffered\"",
            "x.sum(where=m) with both Fortran-ordered adds runs in C order, not memory order",
            ("tests/jitcore/test_where_sum_layouts_55.py",)),
+    Mutant("if-exp-sides-of-two-forms-joined", "jitcore/autograph/expressions.py",
+           "    mixed = _one_form(test, a, b)\n",
+           "    mixed = None\n",
+           "a traced 'a if t else b' whose sides differ in shape, length or array dtype joins them "
+           "by np.where: np.array([2.]) if reduced else np.array([1., 1.]) gives [2., 2.]",
+           ("tests/jitcore/test_if_exp_forms_55.py",)),
 ]
 
 

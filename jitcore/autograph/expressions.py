@@ -265,17 +265,10 @@ def _joined(test, a, b, made_a, made_b):
         return None
     if isinstance(a, str) and isinstance(b, str):  # "+" if d >= 0 else "-": picked at each call
         return traced_text.choice(test.owner_trace, test, a, b)
+    mixed = _one_form(test, a, b)
     try:
         out = np.where(test, a, b)
-    except (JitTypeError, JitValueError) as e:  # sides of shapes that do not broadcast
-        shapes = [np.shape(side) for side in (a, b)]
-        if isinstance(e, JitValueError) and shapes[0] != shapes[1]:
-            e = JitValueError(
-                f"'x if test else y' at {user_location()} gives shape {shapes[0]} on one side "
-                f"and {shapes[1]} on the other, and its test is traced: which one it is depends "
-                "on the data, but a compiled function's values have one shape each. Give both "
-                "sides one shape (x[1:] if t else x[:-1] * 2), or decide outside the jitted "
-                "function")
+    except JitTypeError as e:
         raise needs_static(e, test) from None
     # Python gives one branch itself: a NumPy scalar when both are scalars, not where's 0-d array;
     # an array the caller sees (out = a if inplace else a.copy()) is that array where test holds
@@ -285,7 +278,63 @@ def _joined(test, a, b, made_a, made_b):
         return type_choice.choose(fresh(out, True, True), test, a, b)  # 1 if c else 0.5
     if _is_scalar(a) and _is_scalar(b):  # 1 if c else x.mean(): int or np.float64, by the data
         return type_choice.choose(fresh(out, True, out.weak), test, a, b)
-    return chosen(test, made_a, made_b, out)  # (the objects each side gave)
+    out = chosen(test, made_a, made_b, out)  # (the objects each side gave)
+    if mixed is not None:
+        test.owner_trace.number_or_array[id(out)] = (out, mixed)
+    return out
+
+
+def _one_form(test, a, b) -> JitcoreError | None:
+    """Refuse sides that Python would give as different values where a traced pick cannot: of
+    two shapes (``np.where`` would broadcast one to the other: ``[2.] if t else [1., 1.]``
+    gave ``[2., 2.]``), lists or tuples of two lengths, or arrays of two dtypes (``where``
+    would promote). Scalars of two kinds are picked by the data (``type_choice.choose``). A
+    number against an array is refused where a scalar argument decides it (made static);
+    elsewhere the number stands broadcast, as arithmetic on it gives the same values, and the
+    error is given back, raised if that value is returned (``compiler.trace_to_block``)."""
+    sequences = [isinstance(side, (tuple, list)) for side in (a, b)]
+    if any(sequences):
+        lengths = [len(side) if is_seq else None for side, is_seq in zip((a, b), sequences)]
+        if lengths[0] != lengths[1] or type(a) is not type(b):
+            raise needs_static(JitValueError(
+                f"'x if test else y' at {user_location()} gives {_described(a)} on one side and "
+                f"{_described(b)} on the other, and its test is traced: which one it is depends "
+                "on the data, but a compiled function's values have one shape each. Give both "
+                "sides one length, or decide outside the jitted function"), test)
+        return
+    shapes = [np.shape(side) for side in (a, b)]
+    if shapes[0] != shapes[1]:
+        error = needs_static(JitValueError(
+            f"'x if test else y' at {user_location()} gives shape {shapes[0]} on one side "
+            f"and {shapes[1]} on the other, and its test is traced: which one it is depends "
+            "on the data, but a compiled function's values have one shape each. Give both "
+            "sides one shape (x[1:] if t else x[:-1] * 2), or decide outside the jitted "
+            "function"), test)
+        if () not in shapes or _static_would_decide(test):
+            raise error
+        # (a number on one side, an array on the other, picked by data or a loop's counter:
+        # 'beta * w if j > 0 else 0.0' is used in arithmetic, where the broadcast number is
+        # the number; the error stands for the value returned)
+        return error
+    dtypes = [getattr(side, "dtype", None) for side in (a, b)]  # (dtype == None: float64's)
+    if shapes[0] != () and all(d is not None for d in dtypes) and dtypes[0] != dtypes[1]:
+        raise needs_static(JitTypeError(
+            f"'x if test else y' at {user_location()} gives {dtypes[0]} arrays on one side and "
+            f"{dtypes[1]} on the other, and its test is traced: which one it is depends on the "
+            "data, but a compiled function's arrays have one dtype each. Convert one side "
+            f"(y.astype(np.{dtypes[0]})), or decide outside the jitted function"), test)
+
+
+def _static_would_decide(test) -> bool:
+    """Whether ``test`` comes only from scalar arguments, which static on demand makes static."""
+    sources = test.sources
+    return bool(sources) and sources <= test.owner_trace.scalar_arguments
+
+
+def _described(side) -> str:
+    if isinstance(side, (tuple, list)):
+        return f"a {type(side).__name__} of {len(side)}"
+    return f"a value of shape {np.shape(side)}"
 
 
 def python_number(x) -> bool:
