@@ -1194,6 +1194,8 @@ def _data_edges(trace, a: Tracer, bins, selected: Tracer | None = None):
         first = prims.where(same, prims.ufunc(np.subtract, first, half), first)
         last = prims.where(same, prims.ufunc(np.add, last, half), last)
     edges = linspace(first, last, n + 1, endpoint=True, dtype=bin_type)
+    if a.size:
+        _raise_if_too_many_bins(edges, n)
     return edges, first, last
 
 
@@ -1250,6 +1252,27 @@ def _raise_if_not_finite(first: Tracer, last: Tracer) -> None:
 
     bad = ~(np.isfinite(first) & np.isfinite(last))
     cond(bad, lambda: debug_callback(fail, first, last), lambda: None)
+
+
+def _too_many_bins(n: int) -> str:
+    return f"Too many bins for data range. Cannot create {n} finite-sized bins."
+
+
+def _raise_if_too_many_bins(edges: Tracer, n: int) -> None:
+    """NumPy's ValueError when the data's range is too narrow for ``n`` bins in the edges'
+    dtype (two edges round to one: float32 data at 1e8 has a spacing of 8), raised by the
+    call: a callback on the branch taken only then."""
+    from jitcore.control_flow import cond  # here: jitcore.numpy loads before control flow
+    from jitcore.debugging import debug_callback  # and the codegen's callbacks
+
+    where = user_location()
+
+    def fail(_):
+        raise JitValueError(f"{_too_many_bins(n)} (at {where}): widen the data's range, give fewer "
+                            "bins, or bin the data in float64")
+
+    bad = np.any(edges[:-1] >= edges[1:])
+    cond(bad, lambda: debug_callback(fail, bad), lambda: None)
 
 
 def _traced_edges(bins: Tracer, api: str = "numpy.histogram",
@@ -1318,6 +1341,8 @@ def _histogram_edges(a, bins, range, api: str = "numpy.histogram"):
         if bin_type.kind in "biu":
             bin_type = np.result_type(bin_type, float)
         edges = np.linspace(first, last, n + 1, endpoint=True, dtype=bin_type)
+        if np.any(edges[:-1] >= edges[1:]):
+            raise JitValueError(f"{_too_many_bins(n)} (at {user_location()})")
         return edges, first, last
     edges = np.asarray(bins)
     if edges.ndim != 1:
