@@ -907,9 +907,13 @@ def variance(x: Tracer, axis=None, keepdims=False, dtype=None, ddof=0) -> Tracer
         acc_dtype = x.dtype
         result_dtype = np.dtype(x.dtype.char.lower())  # complex64 -> float32
     else:
-        result_dtype = np.dtype(dtype or (np.float64 if x.dtype.kind in "biu" else x.dtype))
-        acc_dtype = np.dtype(np.float32) if result_dtype == np.float16 else result_dtype
-    centered = ufunc(np.subtract, convert(x, acc_dtype), mean(convert(x, acc_dtype), axis, True))
+        result_dtype = acc_dtype = np.dtype(dtype or (np.float64 if x.dtype.kind in "biu" else x.dtype))
+    if acc_dtype == np.float16:  # NumPy's var sums float16 in float16 (its mean, in float32)
+        total = reduction("sum", convert(x, acc_dtype), axis, True)
+        centre = convert(ufunc(np.true_divide, convert(total, np.dtype(np.float64)), count), acc_dtype)
+    else:
+        centre = mean(convert(x, acc_dtype), axis, True)
+    centered = ufunc(np.subtract, convert(x, acc_dtype), centre)
     if len(axes) == x.ndim and not keepdims:
         centered = _materialised_as_numpy(x, centered)
     if centered.dtype.kind == "c":
@@ -918,6 +922,8 @@ def variance(x: Tracer, axis=None, keepdims=False, dtype=None, ddof=0) -> Tracer
     else:
         squared = ufunc(np.multiply, centered, centered)
     total = reduction("sum", squared, axis, keepdims)
+    if total.dtype == np.float16:  # divided in float64, as by NumPy's intp count
+        total = convert(total, np.dtype(np.float64))
     return convert(ufunc(np.true_divide, total, max(count - ddof, 0)), result_dtype)
 
 

@@ -3363,6 +3363,48 @@ MUTANTS = [
            "a traced 'a if t else b' whose sides differ in shape, length or array dtype joins them "
            "by np.where: np.array([2.]) if reduced else np.array([1., 1.]) gives [2., 2.]",
            ("tests/jitcore/test_if_exp_forms_55.py",)),
+    Mutant("quantile-positions-in-float64", "jitcore/numpy/sorting.py",
+           '    return dtype if dtype.kind == "f" else np.dtype(np.float64)',
+           "    return np.dtype(np.float64)",
+           "a float32 q's positions are worked out in float64: inverted_cdf takes the next element",
+           ("tests/jitcore/test_quantile_q_dtype_55.py",)),
+    Mutant("quantile-integer-q-interpolates", "jitcore/numpy/sorting.py",
+           '    return method == "linear" and _q_kind(q) in "biu"',
+           "    return False",
+           "np.quantile(x, 1) of an infinite last value interpolates to NaN (NumPy takes it: inf)",
+           ("tests/jitcore/test_quantile_q_dtype_55.py",)),
+    Mutant("arg-best-element-by-scalar-emit", "codegen/cpu/reduction.py",
+           "            return self.body.evaluate_without(point, skipped, [merging.element])[0]",
+           "            values = {id(args[i]): self.body.load(i, point, v)\n"
+           "                      for i, v in enumerate(op.operands)}\n"
+           "            for inner in _slice(merging.element, {id(a) for a in args[:n_in]}):\n"
+           "                operands = [values[id(v)] for v in inner.operands]\n"
+           "                values[id(inner.results[0])] = scalar.emit(\n"
+           "                    b, inner, operands, self.body.precision)\n"
+           "            return values[id(merging.element)]",
+           "np.argmax(fit[idx], axis=1) with a fused gather: no lowering for kernel.extract",
+           ("tests/jitcore/test_argreduce_scan.py::test_argmax_of_a_fused_gather",)),
+    Mutant("histogram-equal-edges-allowed", "jitcore/numpy/reductions.py",
+           "    bad = np.any(edges[:-1] >= edges[1:])",
+           "    bad = np.any(edges[:-1] > edges[1:])",
+           "np.histogram of float32 data at 1e8, 8 bins over 16: repeated edges, no ValueError",
+           ("tests/jitcore/test_histogram_bins_50.py",)),
+    Mutant("nanmean-float16-in-float32", "jitcore/numpy/reductions.py",
+           '    total = _masked_reduction("sum", filled, axis, keepdims, dtype, np._NoValue, where)',
+           '    total = _masked_reduction("sum", _mean_input(filled, dtype), axis, keepdims, None, '
+           "np._NoValue, where)",
+           "np.nanmean(float16 [60000, 60000, 1]) sums in float32: 4e4, not NumPy's inf",
+           ("tests/jitcore/test_float16_statistics_55.py",)),
+    Mutant("nanvar-deviation-not-rounded", "jitcore/numpy/reductions.py",
+           "    dev = prims.where(mask, zero, prims.convert(prims.ufunc(np.subtract, x, avg), x.dtype))",
+           "    dev = prims.where(mask, zero, prims.ufunc(np.subtract, x, avg))",
+           "np.nanvar(float32, dtype=float64) keeps float64 deviations (NumPy rounds them into the data)",
+           ("tests/jitcore/test_float16_statistics_55.py",)),
+    Mutant("var-float16-centre-in-float32", "jitcore/primitives.py",
+           "    if acc_dtype == np.float16:  # NumPy's var sums float16 in float16 (its mean, in float32)",
+           "    if False:",
+           "np.var of float16 takes its centre from mean's float32 sum, not NumPy's float16 one",
+           ("tests/jitcore/test_float16_statistics_55.py",)),
 ]
 
 

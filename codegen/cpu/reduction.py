@@ -977,9 +977,9 @@ class RowReduction(_Cascade):
         if not isinstance(merging, ArgBest):
             return False
         n_in, args = len(op.operands), op.body.args
-        ops = _slice(merging.element, {id(a) for a in args[:n_in]})
         best_type = self.types[1]
-        if ops is None or best_type == ll.IntType(1) or isinstance(best_type, ll.LiteralStructType):
+        if _slice(merging.element, {id(a) for a in args[:n_in]}) is None or best_type == ll.IntType(1) \
+                or isinstance(best_type, ll.LiteralStructType):
             return False
         i32 = ll.IntType(32)
         with b.goto_entry_block():
@@ -991,12 +991,14 @@ class RowReduction(_Cascade):
         def slot(array, lane, t):
             return b.gep(array, [lane], inbounds=True, source_etype=t)
 
+        # The element through the body's own emission (indexed reads, index checks, nested
+        # regions: every kernel op a gather or a guard puts in it), without the ops that read
+        # the best so far: the test and the two selects, which ``step`` does per lane.
+        skipped = {id(inner) for inner in _slice(merging.take, {id(merging.element), id(merging.best)})}
+        skipped |= {id(y.op) for y in op.body.terminator.operands}
+
         def element(point):
-            values = {id(args[i]): self.body.load(i, point, v) for i, v in enumerate(op.operands)}
-            for inner in ops:
-                operands = [values[id(v)] for v in inner.operands]
-                values[id(inner.results[0])] = scalar.emit(b, inner, operands, self.body.precision)
-            return values[id(merging.element)]
+            return self.body.evaluate_without(point, skipped, [merging.element])[0]
 
         def run(c):
             number, base = b.trunc(c, i32), b.mul(c, extent(SETS * lanes))

@@ -291,8 +291,8 @@ def _masked_variance(a, axis, dtype, ddof, keepdims, where):
     if a.dtype.kind == "c" and dtype is None:
         acc_dtype, result_dtype = a.dtype, np.dtype(a.dtype.char.lower())
     else:
-        result_dtype = np.dtype(dtype or (np.float64 if a.dtype.kind in "biu" else a.dtype))
-        acc_dtype = np.dtype(np.float32) if result_dtype == np.float16 else result_dtype
+        # (float16 sums in float16, as NumPy's var: its mean's float32 is mean's alone)
+        result_dtype = acc_dtype = np.dtype(dtype or (np.float64 if a.dtype.kind in "biu" else a.dtype))
     x = prims.convert(a, acc_dtype)
     count = _masked_reduction("sum", _mask(a, where), axis, True, np.intp)
     centre = prims.ufunc(np.true_divide, _masked_reduction("sum", x, axis, True, None, np._NoValue, where),
@@ -542,7 +542,9 @@ def _nan_count(a, mask, axis, keepdims, where=True):
 
 @implements(np.nanmean)
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
-    """The mean of the non-NaN elements (NaN for a slice of NaNs only, as NumPy's)."""
+    """The mean of the non-NaN elements (NaN for a slice of NaNs only, as NumPy's): NumPy's
+    ``nansum`` (float16 in float16, not in mean's float32: 60000 + 60000 overflows to inf)
+    divided by the count."""
     if not traced(a, where):
         return np.nanmean(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, **_given(where=where))
     if out is not None:
@@ -553,14 +555,16 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     filled, mask = _replace_nan(a, 0)
     if mask is None:
         return mean(a, axis, dtype, out, keepdims, where=where)
-    total = _masked_reduction("sum", _mean_input(filled, dtype), axis, keepdims, None, np._NoValue, where)
+    total = _masked_reduction("sum", filled, axis, keepdims, dtype, np._NoValue, where)
     return _divide(total, _nan_count(a, mask, axis, keepdims, where), _mean_dtype(a, dtype))
 
 
 @implements(np.nanvar)
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True):
     """NumPy's nanvar: deviations from the non-NaN mean, squared, summed over the non-NaN
-    elements, divided by ``count - ddof`` (NaN where that is not positive)."""
+    elements, divided by ``count - ddof`` (NaN where that is not positive). Float data as NumPy
+    computes it in place: the sums in ``dtype`` (default the data's, float16 too), each
+    deviation rounded back to the data's dtype; integers (no NaN) as ``var``, in float64."""
     if not traced(a, where):
         return np.nanvar(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
                          **_given(where=where))
@@ -578,17 +582,20 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
         mask = prims.ufunc(np.bitwise_or, mask, prims.ufunc(np.invert, _mask(a, where)))
     result = np.dtype(dtype if dtype is not None else np.float64 if a.dtype.kind in "biu" else
                       a.dtype.char.lower() if a.dtype.kind == "c" else a.dtype)
-    x = _mean_input(filled, dtype if a.dtype.kind != "c" else None)
+    in_place = a.dtype.kind in "fc"  # NumPy's deviations overwrite the data's own copy
+    x = filled if in_place else _mean_input(filled, dtype)
+    sum_dtype = dtype if a.dtype.kind == "f" else None
     count = _nan_count(a, mask, axis, True)
-    avg = _divide(_masked_reduction("sum", x, axis, True, None, np._NoValue, where), count, x.dtype)
+    total = _masked_reduction("sum", x, axis, True, sum_dtype, np._NoValue, where)
+    avg = _divide(total, count, total.dtype)
     zero = prims.constant(a.owner_trace, np.zeros((), x.dtype))
-    dev = prims.where(mask, zero, prims.ufunc(np.subtract, x, avg))
+    dev = prims.where(mask, zero, prims.convert(prims.ufunc(np.subtract, x, avg), x.dtype))
     if dev.dtype.kind == "c":
         re, im = prims.part("real", dev), prims.part("imag", dev)
         sq = prims.ufunc(np.add, prims.ufunc(np.multiply, re, re), prims.ufunc(np.multiply, im, im))
     else:
         sq = prims.ufunc(np.multiply, dev, dev)
-    total = _masked_reduction("sum", sq, axis, keepdims)
+    total = _masked_reduction("sum", sq, axis, keepdims, sum_dtype)
     dof = prims.ufunc(np.subtract, _nan_count(a, mask, axis, keepdims), ddof)
     var = _divide(total, dof, result)
     return prims.numpy_scalar(prims.where)(prims.ufunc(np.less_equal, dof, 0),
@@ -1199,6 +1206,8 @@ def _data_edges(trace, a: Tracer, bins, selected: Tracer | None = None):
         first = prims.where(same, prims.ufunc(np.subtract, first, half), first)
         last = prims.where(same, prims.ufunc(np.add, last, half), last)
     edges = linspace(first, last, n + 1, endpoint=True, dtype=bin_type)
+    if a.size:
+        _raise_if_too_many_bins(edges, n)
     return edges, first, last
 
 
@@ -1255,6 +1264,27 @@ def _raise_if_not_finite(first: Tracer, last: Tracer) -> None:
 
     bad = ~(np.isfinite(first) & np.isfinite(last))
     cond(bad, lambda: debug_callback(fail, first, last), lambda: None)
+
+
+def _too_many_bins(n: int) -> str:
+    return f"Too many bins for data range. Cannot create {n} finite-sized bins."
+
+
+def _raise_if_too_many_bins(edges: Tracer, n: int) -> None:
+    """NumPy's ValueError when the data's range is too narrow for ``n`` bins in the edges'
+    dtype (two edges round to one: float32 data at 1e8 has a spacing of 8), raised by the
+    call: a callback on the branch taken only then."""
+    from jitcore.control_flow import cond  # here: jitcore.numpy loads before control flow
+    from jitcore.debugging import debug_callback  # and the codegen's callbacks
+
+    where = user_location()
+
+    def fail(_):
+        raise JitValueError(f"{_too_many_bins(n)} (at {where}): widen the data's range, give fewer "
+                            "bins, or bin the data in float64")
+
+    bad = np.any(edges[:-1] >= edges[1:])
+    cond(bad, lambda: debug_callback(fail, bad), lambda: None)
 
 
 def _traced_edges(bins: Tracer, api: str = "numpy.histogram",
@@ -1323,6 +1353,8 @@ def _histogram_edges(a, bins, range, api: str = "numpy.histogram"):
         if bin_type.kind in "biu":
             bin_type = np.result_type(bin_type, float)
         edges = np.linspace(first, last, n + 1, endpoint=True, dtype=bin_type)
+        if np.any(edges[:-1] >= edges[1:]):
+            raise JitValueError(f"{_too_many_bins(n)} (at {user_location()})")
         return edges, first, last
     edges = np.asarray(bins)
     if edges.ndim != 1:

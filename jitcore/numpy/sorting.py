@@ -206,25 +206,53 @@ _ALL_METHODS = (*_METHODS, "inverted_cdf", "averaged_inverted_cdf", "closest_obs
                 *_ALPHA_BETA)
 
 
-def _positions(n: int, q: float, method: str) -> tuple[int, int, float | None]:
+def _index_dtype(q) -> np.dtype:
+    """The dtype NumPy works out a quantile's position and weight in: ``q``'s own for a float
+    ``q`` (``n * q`` with ``n`` a Python int keeps a float32 or float16 ``q``'s dtype), float64
+    otherwise (an integer or bool ``q`` holds only 0 and 1, exact in float64)."""
+    dtype = np.asarray(q).dtype if not isinstance(q, Tracer) else q.dtype
+    return dtype if dtype.kind == "f" else np.dtype(np.float64)
+
+
+def _takes_integer_index(q, method: str) -> bool:
+    """NumPy's ``linear`` at an integer (or bool) ``q`` gets whole positions, ``(n - 1) * q``,
+    and takes the value there without interpolating (an infinite neighbour gives no NaN)."""
+    return method == "linear" and _q_kind(q) in "biu"
+
+
+def _q_kind(q) -> str:
+    return (q.dtype if isinstance(q, Tracer) else np.asarray(q).dtype).kind
+
+
+def _index_qs(q, method: str):
+    """``q`` (constant or traced) in the dtype its positions are worked out in."""
+    return q if _takes_integer_index(q, method) else q.astype(_index_dtype(q))
+
+
+def _positions(n: int, q, method: str) -> tuple[int, int, float | None]:
     """NumPy's neighbours and interpolation weight (None: take, no interpolation) for quantile
-    ``q`` of ``n`` sorted values, as its ``_QuantileMethods``, ``_get_indexes`` and
-    ``_get_gamma`` compute them: past the last position both neighbours are the last value and
-    the weight is counted from -1 (an infinite last value interpolates to NaN there, as in
-    NumPy); before the first, both are the first."""
-    q = np.float64(q)
+    ``q`` (a NumPy scalar of ``_index_dtype``) of ``n`` sorted values, as its
+    ``_QuantileMethods``, ``_get_indexes`` and ``_get_gamma`` compute them, in ``q``'s dtype
+    (``n`` a Python int, as NumPy's): past the last position both neighbours are the last
+    value and the weight is counted from -1 (an infinite last value interpolates to NaN
+    there, as in NumPy); before the first, both are the first."""
+    if _takes_integer_index(q, method):
+        i = (n - 1) * int(q)
+        return i, i, None
     if method in ("lower", "higher", "nearest"):
         i = int({"lower": np.floor, "higher": np.ceil, "nearest": np.around}[method]((n - 1) * q))
         return i, i, None
     if method in ("inverted_cdf", "closest_observation"):  # a discrete step, clipped at 0
-        index = n * q - 1 - (0.5 if method == "closest_observation" else 0.0)
+        index = n * q - 1
+        if method == "closest_observation":
+            index = index - 0.5
         below = np.floor(index)
         at_below = index - below == 0
         if method == "closest_observation":
             at_below = at_below and below % 2 == 1
         i = max(int(below if at_below else below + 1), 0)
         return i, i, None
-    virtual = _virtual_index(np.float64(n), q, method)
+    virtual = _virtual_index(n, n - 1, q, method)
     if virtual >= n - 1:
         below, above = -1, -1
     elif virtual < 0:
@@ -232,7 +260,7 @@ def _positions(n: int, q: float, method: str) -> tuple[int, int, float | None]:
     else:
         below = int(np.floor(virtual))
         above = below + 1
-    gamma = float(virtual - below)
+    gamma = float(virtual - below)  # in q's dtype, as NumPy's ``_get_gamma``
     if method == "midpoint":
         gamma = 0.0 if virtual % 1 == 0 else 0.5
     elif method == "averaged_inverted_cdf":
@@ -240,17 +268,18 @@ def _positions(n: int, q: float, method: str) -> tuple[int, int, float | None]:
     return below % n, above % n, gamma
 
 
-def _virtual_index(n, q, method: str):
-    """NumPy's virtual index of quantile ``q`` among ``n`` sorted values (n a float64, traced
-    per lane or not) for the methods that interpolate: ``_positions`` and ``_lane_positions``."""
+def _virtual_index(n, n_less_1, q, method: str):
+    """NumPy's virtual index of quantile ``q`` among ``n`` sorted values for the methods that
+    interpolate, in ``q``'s dtype: ``n`` and ``n_less_1`` (``n - 1``, rounded once) are Python
+    ints (``_positions``) or traced per lane and already in that dtype (``_lane_positions``)."""
     if method in _ALPHA_BETA:
         alpha, beta = _ALPHA_BETA[method]
         return n * q + (alpha + q * (1 - alpha - beta)) - 1
     if method == "averaged_inverted_cdf":
-        return n * q - 1.0
+        return n * q - 1
     if method == "midpoint":
-        return 0.5 * (np.floor((n - 1.0) * q) + np.ceil((n - 1.0) * q))
-    return (n - 1.0) * q
+        return 0.5 * (np.floor(n_less_1 * q) + np.ceil(n_less_1 * q))
+    return n_less_1 * q
 
 
 def _lerp(a: Tracer, b: Tracer, t: float, dtype: np.dtype) -> Tracer:
@@ -269,7 +298,7 @@ def _quantile(a, q: np.ndarray, axis, method: str, keepdims: bool, name: str, us
     x, keep_shape = _lanes_last(a, axis, name)
     n = x.shape[-1]
     _refuse_empty(n, name)
-    at = [_positions(n, float(qv), method) for qv in q.reshape(-1)]
+    at = [_positions(n, qv, method) for qv in _index_qs(q, method).reshape(-1)]
     s = _selected(x, {r for lo, hi, _ in at for r in (lo, hi)})
     out = []
     for lo, hi, t in at:
@@ -422,33 +451,37 @@ def _at(s: Tracer, i: Tracer) -> Tracer:
 
 def _lane_positions(count: Tracer, q, method: str):
     """``_positions`` for a traced per-lane length ``count`` (int64): NumPy's neighbours (int64,
-    the last non-NaN value for its -1) and interpolation weight (float64; None: take, no
-    interpolation) for quantiles ``q`` (broadcast against ``count``) of each lane's first
-    ``count`` sorted values."""
-    f64 = np.dtype(np.float64)
-    n = prims.convert(count, f64)
+    the last non-NaN value for its -1) and interpolation weight (in ``q``'s dtype, which
+    ``_index_qs`` chose; None: take, no interpolation) for quantiles ``q`` (broadcast against
+    ``count``) of each lane's first ``count`` sorted values."""
     last = count - 1
+    if _takes_integer_index(q, method):
+        i = last * q.astype(np.int64)
+        return i, i, None
+    dtype = q.dtype
+    n, n_less_1 = prims.convert(count, dtype), prims.convert(last, dtype)
     if method in ("lower", "higher", "nearest"):
-        rounded = {"lower": np.floor, "higher": np.ceil, "nearest": np.around}[method](
-            (n - 1.0) * q)
+        rounded = {"lower": np.floor, "higher": np.ceil, "nearest": np.around}[method](n_less_1 * q)
         i = rounded.astype(np.int64)
         return i, i, None
     if method in ("inverted_cdf", "closest_observation"):  # a discrete step, clipped at 0
-        index = n * q - (1.5 if method == "closest_observation" else 1.0)
+        index = n * q - 1  # then - 0.5: NumPy's two roundings
+        if method == "closest_observation":
+            index = index - 0.5
         below = np.floor(index)
         at_below = index - below == 0
         if method == "closest_observation":
-            at_below = at_below & (np.mod(below, 2.0) == 1)
-        i = np.maximum(np.where(at_below, below, below + 1.0), 0.0).astype(np.int64)
+            at_below = at_below & (np.mod(below, 2) == 1)
+        i = np.maximum(np.where(at_below, below, below + 1), 0).astype(np.int64)
         return i, i, None
-    virtual = _virtual_index(n, q, method)
-    above_end, before_start = virtual >= n - 1.0, virtual < 0
+    virtual = _virtual_index(n, n_less_1, q, method)
+    above_end, before_start = virtual >= n_less_1, virtual < 0
     below = np.where(above_end, -1.0, np.where(before_start, 0.0, np.floor(virtual)))
     gamma = virtual - below
     if method == "midpoint":
-        gamma = np.where(np.mod(virtual, 1.0) == 0, 0.0, 0.5)
+        gamma = np.where(np.mod(virtual, 1) == 0, 0.0, 0.5).astype(dtype)
     elif method == "averaged_inverted_cdf":
-        gamma = np.where(gamma == 0, 0.5, 1.0)
+        gamma = np.where(gamma == 0, 0.5, 1.0).astype(dtype)
     lo = np.where(above_end, last, below.astype(np.int64))
     hi = np.where(above_end | before_start, lo, lo + 1)
     return lo, hi, gamma
@@ -479,7 +512,7 @@ def _lane_quantiles(x: Tracer, count: Tracer, keep_shape, q, method: str, dtype:
     shape: q's first. ``whole_lanes``: ``count`` is the lanes' length (a constant the code
     takes as a run-time extent, so one code serves every length), not a selection's count."""
     lanes = count[..., None]
-    lo_i, hi_i, gamma = _lane_positions(lanes, np.reshape(q, (-1,)).astype(np.float64), method)
+    lo_i, hi_i, gamma = _lane_positions(lanes, np.reshape(_index_qs(q, method), (-1,)), method)
     plain = not skip_nan  # a NaN sorts last: the last place tells a lane holding one
     wanted = [lo_i, hi_i] if gamma is not None else [lo_i]
     if plain and x.dtype.kind == "f":  # the last place a lane uses, where NaN would sort

@@ -290,3 +290,34 @@ def test_scan_of_a_broadcast_and_argmax_of_a_transpose():
                    np.cumsum(np.broadcast_to(x, (3, 5)), axis=0))
     y = np.arange(12, dtype=np.float64).reshape(3, 4) % 5
     assert_matches(jc.jit(lambda a: jnp.argmax(a.T, axis=1))(y), np.argmax(y.T, axis=1))
+
+
+def test_argmax_of_a_fused_gather(monkeypatch):
+    """``np.argmax(fit[idx], axis=1)`` (a GA's tournament): an index array checked by a pass of
+    its own (``HOISTED_CHECK_MIN`` elements, 16384, lowered here to reach it at small sizes)
+    leaves a gather that ``fuse`` puts in the argmax's body, whose ``kernel.extract`` the
+    chunked argmax (``reduction._fold_arg_best``) emitted through ``scalar.emit``, which has no
+    lowering for it. Short rows (only emitted: their length is a run-time extent) and long ones
+    (run in chunks), argmin, float32, integers, NaN and ties, take_along_axis, negative indices;
+    an index out of range still raises NumPy's IndexError."""
+    import jitcore.indexing
+
+    monkeypatch.setattr(jitcore.indexing, "HOISTED_CHECK_MIN", 0)
+
+    def f(fit, fit32, ifit, short, long):
+        best = np.argmax(fit[short], axis=1)
+        return (best, np.argmin(fit32[short], axis=1), np.argmax(ifit[long], axis=1),
+                np.argmin(fit[long], axis=1), np.take_along_axis(short, best[:, None], 1),
+                short[np.arange(short.shape[0]), np.argmin(fit[short], axis=1)])
+
+    r = np.random.default_rng(5)
+    fit = r.integers(0, 9, 40).astype(np.float64)  # ties
+    fit[[3, 17]] = np.nan  # the first NaN wins
+    args = (fit, r.random(40).astype(np.float32), r.integers(-5, 5, 40),
+            r.integers(-40, 40, (6, 3)), r.integers(0, 40, (3, 101)))
+    for got, want in zip(jc.jit(f)(*args), f(*args), strict=True):
+        np.testing.assert_array_equal(got, want)
+    short = args[3].copy()
+    short[4, 1] = 40
+    with pytest.raises(IndexError, match="index 40 is out of bounds for axis 0 with size 40"):
+        jc.jit(f)(*args[:3], short, args[4])

@@ -92,6 +92,29 @@ def test_data_edges_with_nan_raise_as_numpy_does():
         jc.jit(f)(x)
 
 
+def test_too_many_bins_for_the_data_range_raise_as_numpy_does():
+    """float32 data at 1e8 (a spacing of 8) over 16 has no room for 8 finite bins: two edges
+    round to one, and NumPy raises (jitcore returned the repeated edges). From the data's range
+    when the call runs (histogram and histogram_bin_edges, one compile), from range= when
+    tracing; a range with room still bins as NumPy does."""
+    def f(x):
+        return np.histogram(x, 8), np.histogram_bin_edges(x, 8)
+
+    narrow = np.float32([1e8, 1e8 + 8, 1e8 + 16])
+    message = r"Too many bins for data range\. Cannot create 8 finite-sized bins\."
+    with pytest.raises(ValueError, match=message):
+        f(narrow)
+    with pytest.raises(ValueError, match=message + r" \(at .*test_histogram_bins_50.py"):
+        jc.jit(f)(narrow)
+    wide = np.float32([1e8, 1e8 + 64, 1e8 + 128])
+    (hist, edges), only_edges = jc.jit(f)(wide)
+    (want_hist, want_edges), want_only = f(wide)
+    _same((hist, edges), (want_hist, want_edges))
+    np.testing.assert_array_equal(only_edges, want_only)
+    with pytest.raises(ValueError, match=message):
+        jc.jit(lambda x: np.histogram(x, 8, range=(1e8, 1e8 + 16)))(narrow)
+
+
 def test_select_of_positions_keeps_its_check_unless_both_arms_are_positions():
     """A where() of indices is proved a position only where both arms are (passes/effects.py):
     one arm out of range keeps the gather's check, and NumPy's IndexError."""
