@@ -37,7 +37,7 @@ import numpy as np
 
 from jitcore import indexing, masked
 from jitcore import primitives as prims
-from jitcore.compaction import bounded, compaction
+from jitcore.compaction import bounded, bounded_scan, compaction
 from jitcore.data_length import Positions, positions
 from jitcore.errors import JitTypeError
 from jitcore.ir.dialects.kernel import INDEX_OUT_OF_BOUNDS
@@ -243,7 +243,7 @@ def _running(np_fn, a, axis=None, dtype=None, out=None):
     if axis not in (None, 0):
         return a._like(np_fn(a.values, axis=axis + a.mask.ndim - 1, dtype=dtype))
     p = _flat(a) if axis is None else as_prefix(a)
-    return p._like(np_fn(p.values, axis=0, dtype=dtype))
+    return p._like(bounded_scan(np_fn(p.values, axis=0, dtype=dtype), p.length))
 
 
 cumsum = functools.partial(_running, np.cumsum)

@@ -1024,6 +1024,15 @@ class _Schedule:
             with long:
                 blocked()
 
+    def _window_rest(self, depth: int, rest: ll.Value) -> ll.Value:
+        """The scan dim's positions after 0 that lie below the window's upper bounds (a
+        count of them, at least 0; position 0 runs anyway: rows past a head are unspecified)."""
+        b = self.b
+        for bound in self.window.uppers[depth]:
+            x = b.sub(self._affine_value(bound, []), extent(1))
+            rest = b.select(b.icmp_signed("<", x, rest), x, rest)
+        return b.select(b.icmp_signed(">", rest, extent(0)), rest, extent(0))
+
     def _in_order(self, depth: int, ivs: list) -> None:
         """The loop over dim ``depth`` with no reduction in lanes: a scan's, in segments, or a
         plain (maybe ranged) loop."""
@@ -1036,6 +1045,8 @@ class _Schedule:
             self.scan_start = False
             one = ll.Constant(I64, 1)
             rest = self._minus(trip_count, 1)
+            if self.in_window:  # a head's scan (``_head_window``): positions 1 .. count - 1
+                rest = self._window_rest(depth, rest)
             emit_loop(self.b, rest, lambda iv: self._loop_nest(depth + 1, ivs + [self.b.add(iv, one)]))
             return
         if self.breakpoints.get(depth):
@@ -1375,8 +1386,8 @@ def _head_window(op: kernel.GenericOp) -> WindowUpdate | None:
     """A kernel marked ``head`` (``kernel.HEAD``: a gather or scatter through a compacted
     index array) as a window with no source: dim 0 over ``[0, count)``, ``count`` its input."""
     k = kernel.head_input(op)
-    if k is None or not op.iterator_types or op.iterator_types[0] != kernel.PARALLEL:
-        return None
+    if k is None or not op.iterator_types or op.iterator_types[0] not in (kernel.PARALLEL, kernel.SCAN):
+        return None  # (a scan along dim 0: its first count positions, ``_in_order``)
     rank = len(op.iterator_types)
     uppers = (((({Input(k): 1}, 0),),) + ((),) * (rank - 1))
     return WindowUpdate(-1, None, True, ((),) * rank, uppers)

@@ -135,6 +135,8 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
         if bucketed and kind != "f" else None
     lanes = None if argsort or kind != "f" else \
         sort_quick.use_quicksort(t.bitwidth, n, target.kernel_isa())
+    int_lanes = None if argsort or kind == "f" else \
+        sort_quick.use_int_quicksort(t.bitwidth, n, target.kernel_isa())
     # lengths the radix path takes on one thread, the quicksort on several (sort51)
     threaded = None if argsort or kind != "f" or lanes is not None else \
         sort_quick.use_threaded_quicksort(t.bitwidth, n, target.kernel_isa())
@@ -188,10 +190,28 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
                 sort_ints.emit_counting_sort(b, module, keys, src, source.strides[-1], out,
                                                  tables, lo, span, _c(n), table_slots)
             with wide:
-                if spread is None:
-                    run_lane(ivs, offset)
+                if int_lanes is None:
+                    radix_int_lane(ivs, src, tables, lo, span, offset)
                 else:
-                    spread_lane(ivs, src, tables, lo, span)
+                    quick_int_lane(ivs, src, tables, lo, span, offset)
+
+    def radix_int_lane(ivs, src, tables, lo, span, offset):
+        if spread is None:
+            run_lane(ivs, offset)
+        else:
+            spread_lane(ivs, src, tables, lo, span)
+
+    def quick_int_lane(ivs, src, tables, lo, span, offset):
+        """By the quicksort's vector partitions (sorts55), copied into the result first; its
+        way out past the depth limit the radix path."""
+        zero = [*ivs, ll.Constant(I64, 0)]
+        key_a = element_pointer(b, buffers[0].pointer, zero, buffers[0].strides, elem)
+        _by_stride(b, source.strides[-1], lambda step: emit_loop(b, _c(n), lambda i: b.store(
+            keys.load(b, src, step, i), b.gep(key_a, [i], inbounds=True, source_etype=elem))))
+        quick = sort_quick.declare(module, t.bitwidth, int_lanes, kind)
+        failed = b.call(quick, [key_a, _c(n), _c(sort_quick.depth_limit(n))])
+        with b.if_then(b.icmp_unsigned("!=", failed, _c(0)), likely=False):
+            radix_int_lane(ivs, src, tables, lo, span, offset)
 
     def spread_lane(ivs, src, tables, lo, span):
         zero = [*ivs, ll.Constant(I64, 0)]

@@ -85,11 +85,13 @@ ENABLED = True  # False: the radix path for every lane (tools/bench_sort.py --ra
 FORCE_LANES: int | None = None  # tests: a vector width of their own on any target
 
 SYMBOL_PREFIX = "jitcore_cpu_sort_quick"
-_SYMBOL = re.compile(SYMBOL_PREFIX + r"_f(32|64)_w(\d+)")
+_SYMBOL = re.compile(SYMBOL_PREFIX + r"_([fiu])(32|64)_w(\d+)")
 
 
-def shared_symbol(width: int, lanes: int, table: bool = False) -> str:
-    base = f"{SYMBOL_PREFIX}_f{width}_w{lanes}"
+def shared_symbol(width: int, lanes: int, table: bool = False, kind: str = "f") -> str:
+    """The sort's symbol (``table``: its table of addresses) of keys of ``kind``
+    (``sort_keys.KINDS``: float, signed or unsigned int)."""
+    base = f"{SYMBOL_PREFIX}_{kind}{width}_w{lanes}"
     return base if table else f"{base}_sort"
 
 
@@ -111,6 +113,24 @@ def use_quicksort(width: int, n: int, isa: frozenset[str]) -> int | None:
     return lanes_for(width, isa) if taken else None
 
 
+# Int lanes sorted here (sorts55) rather than by the radix path, where their span is too wide
+# to count: lengths in any of these ranges, per width. Measured (one thread, load 11; random
+# ints of +-2^30, tools/bench_argsort.py-like, ms quicksort / radix / NumPy): int32 10^4
+# 0.034 / 0.044 / 0.023, 10^5 0.46 / 0.71 / 0.31, 10^6 5.7 / 8.8 / 4.2; int64 10^4 0.062 /
+# 0.085 / 0.046, 10^5 0.89 / 0.92 / 0.60, 10^6 12.9 / 12.8 / 8.7 and 12.5 / 10.0 over the
+# whole int64 range: int64 from 2^17 stays radix.
+INT_QUICK_LENGTHS = {32: ((1, 1 << 62),), 64: ((1, 1 << 17),)}
+
+
+def use_int_quicksort(width: int, n: int, isa: frozenset[str]) -> int | None:
+    """The lanes of the quicksort for an int lane of ``n`` keys of ``width`` bits too wide to
+    count, or None: the radix path."""
+    if not ENABLED or lanes_for(width, isa) is None:
+        return None
+    taken = any(start <= n < stop for start, stop in INT_QUICK_LENGTHS.get(width, ()))
+    return lanes_for(width, isa) if taken else None
+
+
 def use_threaded_quicksort(width: int, n: int, isa: frozenset[str]) -> int | None:
     """The lanes of the quicksort for a lane that ``use_quicksort`` leaves to the radix path
     on one thread but that the quicksort sorts on several (``THREADED_FROM`` keys or more: the
@@ -125,22 +145,23 @@ def depth_limit(n: int) -> int:
     return 2 * max(1, n.bit_length()) + 4
 
 
-def declare(module: ll.Module, width: int, lanes: int) -> ll.Function:
-    name = shared_symbol(width, lanes)
+def declare(module: ll.Module, width: int, lanes: int, kind: str = "f") -> ll.Function:
+    name = shared_symbol(width, lanes, kind=kind)
     existing = module.globals.get(name)
     if existing is not None:
         return existing
     return ll.Function(module, ll.FunctionType(I64, [PTR, I64, I64]), name)
 
 
-def select_symbol(width: int, lanes: int, positions: bool = False) -> str:
-    return f"{SYMBOL_PREFIX}_f{width}_w{lanes}_{'argselect' if positions else 'select'}"
+def select_symbol(width: int, lanes: int, positions: bool = False, kind: str = "f") -> str:
+    return f"{SYMBOL_PREFIX}_{kind}{width}_w{lanes}_{'argselect' if positions else 'select'}"
 
 
-def declare_select(module: ll.Module, width: int, lanes: int, positions: bool = False) -> ll.Function:
+def declare_select(module: ll.Module, width: int, lanes: int, positions: bool = False,
+                   kind: str = "f") -> ll.Function:
     """``i64 select(ptr data, i64 n, i64 k)`` of the quicksort's module, or (``positions``)
     ``void argselect(ptr data, ptr positions, i64 n, i64 k, ptr range)`` (``_QuickKernel._select``)."""
-    name = select_symbol(width, lanes, positions)
+    name = select_symbol(width, lanes, positions, kind)
     existing = module.globals.get(name)
     if existing is not None:
         return existing
@@ -154,40 +175,48 @@ def _c(v: int) -> ll.Constant:
 
 
 class _QuickKernel:
-    """The module of one (float width, lanes) quicksort."""
+    """The module of one (key kind, width, lanes) quicksort: floats (no NaN: the callers move
+    them out first) or, since sorts55, signed or unsigned ints (``kind`` "i", "u"), which
+    compare as ints and pad a network with their largest value."""
 
-    def __init__(self, width: int, lanes: int):
-        self.width, self.lanes = width, lanes
-        self.t = ll.FloatType() if width == 32 else ll.DoubleType()
+    def __init__(self, width: int, lanes: int, kind: str = "f"):
+        self.width, self.lanes, self.kind = width, lanes, kind
+        if kind == "f":
+            self.t = ll.FloatType() if width == 32 else ll.DoubleType()
+            self.largest = float("inf")
+        else:
+            self.t = ll.IntType(width)
+            self.largest = (1 << (width - 1)) - 1 if kind == "i" else (1 << width) - 1
+        letter = "f" if kind == "f" else "i"  # the intrinsics' name of the element type
         self.vec = ll.VectorType(self.t, lanes)
         self.mask = ll.VectorType(I1, lanes)
         self.module = ll.Module()
         m = self.module
-        store_name = f"llvm.masked.compressstore.v{lanes}f{width}"
-        self.compress = ll.Function(m, ll.FunctionType(ll.VoidType(), [self.vec, PTR, self.mask]),
-                                    store_name)
-        self.squeeze = ll.Function(m, ll.FunctionType(self.vec, [self.vec, self.mask, self.vec]),
-                                   f"llvm.experimental.vector.compress.v{lanes}f{width}")
+        def intrinsic(name, result, params):  # once: int64 keys share the positions' ones
+            return m.globals.get(name) or ll.Function(m, ll.FunctionType(result, params), name)
+
+        self.compress = intrinsic(f"llvm.masked.compressstore.v{lanes}{letter}{width}", ll.VoidType(),
+                                  [self.vec, PTR, self.mask])
+        self.squeeze = intrinsic(f"llvm.experimental.vector.compress.v{lanes}{letter}{width}", self.vec,
+                                 [self.vec, self.mask, self.vec])
         # positions beside the keys (argpartition), in parts of at most 8: LLVM 22's
         # compress of 16 i64s (two registers) crashed at run time on AVX-512
         self.part = min(lanes, 8)
         self.ivec, pmask = ll.VectorType(I64, self.part), ll.VectorType(I1, self.part)
-        self.icompress = ll.Function(m, ll.FunctionType(ll.VoidType(), [self.ivec, PTR, pmask]),
-                                     f"llvm.masked.compressstore.v{self.part}i64")
-        self.isqueeze = ll.Function(m, ll.FunctionType(self.ivec, [self.ivec, pmask, self.ivec]),
-                                    f"llvm.experimental.vector.compress.v{self.part}i64")
-        self.imasked_load = ll.Function(m, ll.FunctionType(self.ivec, [PTR, ll.IntType(32), pmask,
-                                                                       self.ivec]),
-                                        f"llvm.masked.load.v{self.part}i64.p0")
+        self.icompress = intrinsic(f"llvm.masked.compressstore.v{self.part}i64", ll.VoidType(),
+                                   [self.ivec, PTR, pmask])
+        self.isqueeze = intrinsic(f"llvm.experimental.vector.compress.v{self.part}i64", self.ivec,
+                                  [self.ivec, pmask, self.ivec])
+        self.imasked_load = intrinsic(f"llvm.masked.load.v{self.part}i64.p0", self.ivec,
+                                      [PTR, ll.IntType(32), pmask, self.ivec])
         self.pctpop = m.declare_intrinsic("llvm.ctpop", [ll.IntType(self.part)])
         bits = ll.IntType(lanes)
         self.ctpop = m.declare_intrinsic("llvm.ctpop", [bits])
         self.bits = bits
         self.small = NETWORK_VECTORS[width] * lanes
-        suffix = f"v{lanes}f{width}.p0"
-        self.masked_load = ll.Function(m, ll.FunctionType(self.vec, [PTR, ll.IntType(32), self.mask,
-                                                                     self.vec]),
-                                       f"llvm.masked.load.{suffix}")
+        suffix = f"v{lanes}{letter}{width}.p0"
+        self.masked_load = intrinsic(f"llvm.masked.load.{suffix}", self.vec,
+                                     [PTR, ll.IntType(32), self.mask, self.vec])
         self.masked_store = ll.Function(m, ll.FunctionType(ll.VoidType(), [self.vec, PTR, ll.IntType(32),
                                                                          self.mask]),
                                         f"llvm.masked.store.{suffix}")
@@ -197,14 +226,14 @@ class _QuickKernel:
             self.networks[count] = self._network(count)
             count *= 2
         self.rec = ll.Function(m, ll.FunctionType(I1, [PTR, I64, I64]),
-                               f"{shared_symbol(width, lanes)}_segment")
+                               f"{shared_symbol(width, lanes, kind=kind)}_segment")
         self.rec.linkage = "internal"
         self._segment()
         self.split = self._split_kernel()
         self.blocks = self._blocks_kernel()
         self.finish = self._finish_kernel()
         select, argselect = self._select(), self._select(positions=True)
-        entry = declare(m, width, lanes)
+        entry = declare(m, width, lanes, kind)
         b = ll.IRBuilder(entry.append_basic_block("entry"))
         data, n, depth = entry.args
         threads = runtime.setting(b, "num_threads")
@@ -213,7 +242,7 @@ class _QuickKernel:
             b.ret(self._threaded(b, data, n, depth))
         failed = b.call(self.rec, [data, n, depth])
         b.ret(b.zext(failed, I64))
-        sort_buckets.emit_address_table(m, shared_symbol(width, lanes, table=True),
+        sort_buckets.emit_address_table(m, shared_symbol(width, lanes, True, kind),
                                         [entry, select, argselect])
         if width == 32:  # vectors already: O3 without SLP makes the same object code. Not
             # float64's: there SLP reorders scalar compares, and without it a 50,000-key
@@ -312,7 +341,7 @@ class _QuickKernel:
         moved with the keys, and no network: ``range`` gets the ``[lo, hi)`` still to select
         in (a network's or, past the depth, a longer one; empty when done), which the caller's
         scalar selection finishes."""
-        fn = declare_select(self.module, self.width, self.lanes, positions)
+        fn = declare_select(self.module, self.width, self.lanes, positions, self.kind)
         if positions:
             a0, pos0, n0, k0, out = fn.args
         else:
@@ -387,7 +416,7 @@ class _QuickKernel:
 
     def _ranged(self, name: str, pointers: int) -> tuple[ll.Function, ll.IRBuilder]:
         fn = ll.Function(self.module, ll.FunctionType(ll.VoidType(), [PTR] * pointers + [I64, I64]),
-                         f"{shared_symbol(self.width, self.lanes)}_{name}")
+                         f"{shared_symbol(self.width, self.lanes, kind=self.kind)}_{name}")
         fn.linkage = "internal"
         fn.attributes.add("noinline")  # called whole and from the pool's workers: one copy
         return fn, ll.IRBuilder(fn.append_basic_block("entry"))
@@ -463,6 +492,14 @@ class _QuickKernel:
         emit_loop(b, b.sub(hi, lo), one, vectorize=False, unroll=False)
         b.ret_void()
         return fn
+
+    def cmp(self, b, op, x, y) -> ll.Value:
+        """``x op y`` for keys (scalars or vectors) of this sort's kind."""
+        if self.kind == "f":
+            return b.fcmp_ordered(op, x, y)
+        if self.kind == "i":
+            return b.icmp_signed(op, x, y)
+        return b.icmp_unsigned(op, x, y)
 
     def at(self, b, base, i):
         return b.gep(base, [i], inbounds=True, source_etype=self.t)
@@ -561,7 +598,7 @@ class _QuickKernel:
 
         def put(vp, valid=None, whole=False):
             v, p = vp
-            goes = b.fcmp_ordered(op, v, splat)
+            goes = self.cmp(b, op, v, splat)
             stays = b.not_(goes)
             if valid is not None:
                 goes, stays = b.and_(goes, valid), b.and_(stays, valid)
@@ -634,7 +671,7 @@ class _QuickKernel:
                 for k in range(SAMPLE)]
         for rnd in range(SAMPLE):
             for k in range(rnd % 2, SAMPLE - 1, 2):
-                lt = b.fcmp_ordered("<", keys[k + 1], keys[k])
+                lt = self.cmp(b, "<", keys[k + 1], keys[k])
                 keys[k], keys[k + 1] = (b.select(lt, keys[k + 1], keys[k]),
                                         b.select(lt, keys[k], keys[k + 1]))
         return keys
@@ -649,13 +686,13 @@ class _QuickKernel:
         lo, hi = sample[0], sample[-1]
         two = ll.Constant(I1, 1)
         for key in sample[1:-1]:
-            two = b.and_(two, b.or_(b.fcmp_ordered("==", key, lo), b.fcmp_ordered("==", key, hi)))
+            two = b.and_(two, b.or_(self.cmp(b, "==", key, lo), self.cmp(b, "==", key, hi)))
         with b.goto_entry_block():
             settled = b.alloca(I1)
         b.store(ll.Constant(I1, 0), settled)
         with b.if_then(two, likely=False):
             with b.if_then(self._only(b, a, n, lo, hi)):
-                with b.if_then(b.fcmp_ordered("<", lo, hi)):
+                with b.if_then(self.cmp(b, "<", lo, hi)):
                     self._partition(b, a, n, hi, "<", pos)
                 b.store(ll.Constant(I1, 1), settled)
         return b.load(settled, typ=I1)
@@ -671,7 +708,7 @@ class _QuickKernel:
         def other(at):  # i1: a key of the vector at ``at`` is neither
             v = b.load(self.at(b, a, at), typ=self.vec)
             v.align = self.width // 8
-            either = b.or_(b.fcmp_ordered("==", v, splats[0]), b.fcmp_ordered("==", v, splats[1]))
+            either = b.or_(self.cmp(b, "==", v, splats[0]), self.cmp(b, "==", v, splats[1]))
             return b.icmp_unsigned("!=", b.bitcast(either, self.bits), ll.Constant(self.bits, (1 << w) - 1))
 
         with b.goto_entry_block():
@@ -723,13 +760,13 @@ class _QuickKernel:
         selects of whole vectors, and of each vector's elements with a shuffled copy."""
         w = self.lanes
         fn = ll.Function(self.module, ll.FunctionType(ll.VoidType(), [PTR, PTR, I64]),
-                         f"{shared_symbol(self.width, w)}_net{count}")
+                         f"{shared_symbol(self.width, w, kind=self.kind)}_net{count}")
         fn.linkage = "internal"
         src, dst, n = fn.args
         b = ll.IRBuilder(fn.append_basic_block("entry"))
         i32 = ll.IntType(32)
         iota = ll.Constant(ll.VectorType(I64, w), list(range(w)))
-        inf = ll.Constant(self.vec, [float("inf")] * w)
+        inf = ll.Constant(self.vec, [self.largest] * w)
         align = ll.Constant(i32, self.width // 8)
 
         def mask_at(r):
@@ -744,7 +781,7 @@ class _QuickKernel:
              for r in range(count)]
 
         def order(x, y):
-            lt = b.fcmp_ordered("<", y, x)
+            lt = self.cmp(b, "<", y, x)
             return b.select(lt, y, x), b.select(lt, x, y)
 
         total = count * w
@@ -766,8 +803,8 @@ class _QuickKernel:
                         other = b.shuffle_vector(v[r], ll.Constant(self.vec, ll.Undefined), perm)
                         # x86's min and max: each gives ``other`` where the two are equal, so
                         # equal keys (-0.0, 0.0) trade places, never both come out the same
-                        small = b.select(b.fcmp_ordered("<", v[r], other), v[r], other)
-                        large = b.select(b.fcmp_ordered(">", v[r], other), v[r], other)
+                        small = b.select(self.cmp(b, "<", v[r], other), v[r], other)
+                        large = b.select(self.cmp(b, ">", v[r], other), v[r], other)
                         takes_small = [((lane & j) == 0) == (((r * w + lane) & k) == 0)
                                        for lane in range(w)]
                         pick = ll.Constant(self.mask, [int(t) for t in takes_small])
@@ -791,12 +828,12 @@ def load_shared(llvm_ir: str, compile_and_load) -> None:
     if found:  # the threaded sort's launches call the pool's run_chunks
         runtime.load_run_chunks(compile_and_load)
     with _lock:
-        for width, lanes in found:
+        for kind, width, lanes in found:
             width, lanes = int(width), int(lanes)
-            if shared_symbol(width, lanes) in _loaded:
+            if shared_symbol(width, lanes, kind=kind) in _loaded:
                 continue
-            module = _QuickKernel(width, lanes).module
+            module = _QuickKernel(width, lanes, kind).module
             _loaded.update(sort_buckets.load_address_table(
-                compile_and_load(module_text(module), shared_symbol(width, lanes, table=True)),
-                [shared_symbol(width, lanes), select_symbol(width, lanes),
-                 select_symbol(width, lanes, positions=True)]))
+                compile_and_load(module_text(module), shared_symbol(width, lanes, True, kind)),
+                [shared_symbol(width, lanes, kind=kind), select_symbol(width, lanes, kind=kind),
+                 select_symbol(width, lanes, positions=True, kind=kind)]))

@@ -111,14 +111,18 @@ def scan(op: ScanOp) -> kernel.GenericOp:
         # a selection's positions reads no array of them)
         count = kb.emit.op("arith.addi", kb.emit.convert(kb.index(op.axis), i64), kb.emit.const(1, i64))
         return kb.finish(op, [x.type], [AffineMap.identity(rank)], [kernel.PARALLEL] * rank, [count])
+    count = op.operands[1] if len(op.operands) == 2 else None
+    if count is not None:
+        kb.input(count, AffineMap(rank, ()))
     acc = kb.body.add_arg(t)
     iterators = [kernel.SCAN if d == op.axis else kernel.PARALLEL for d in range(rank)]
     out = kb.emit.combine(op.kind, acc, value)
     if t.is_complex and op.kind == "prod":  # (1 + 0j) * x is not x where a part is inf: copy it
         first = kb.emit.cmp("eq", kb.index(op.axis), kb.emit.const(0, index))
         out = kb.emit.select(first, value, out)
-    return kb.finish(op, [x.type], [AffineMap.identity(rank)], iterators, [out],
-                     inits=[scan_init(op.kind, t)], accumulators=[acc])
+    generic = kb.finish(op, [x.type], [AffineMap.identity(rank)], iterators, [out],
+                        inits=[scan_init(op.kind, t)], accumulators=[acc])
+    return generic if count is None else _head(generic, kb, count)  # (along axis 0)
 
 
 def _all_ones(x: Value) -> bool:

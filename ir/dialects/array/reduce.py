@@ -84,12 +84,23 @@ class ArgReduceOp(_AxisOp):
 class ScanOp(_AxisOp):
     """Inclusive prefix ``sum``, ``prod``, ``max``, ``min`` or bitwise ``bitand``/``bitor``/
     ``bitxor`` along ``axis``, in the operand's type (``max``/``min``:
-    ``np.maximum.accumulate``'s rule, NaN kept once met)."""
+    ``np.maximum.accumulate``'s rule, NaN kept once met). A second operand, a 0-d i64
+    ``count`` (axis 0 only; sorts55): the rows from ``count`` on unspecified, the scan run
+    over the first ``count`` only (a compacted selection's running total,
+    ``jitcore/run_length.py``)."""
 
     name = "array.scan"
     traits = frozenset({PURE})
     __slots__ = ()
+    arity = None
     kind = attr(one_of(SCAN))
+
+    def check(self) -> None:
+        if len(self.operands) not in (1, 2) or len(self.results) != 1:
+            self.fail("needs an operand, maybe a count, and one result")
+        if len(self.operands) == 2 and (self.axis != 0 or self.operands[1].type != TensorType((), i64)):
+            self.fail("takes a count (a 0-d i64) along axis 0 only")
+        super().check()
 
     def expected_type(self) -> TensorType:
         return self.operands[0].type
