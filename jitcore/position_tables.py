@@ -11,6 +11,8 @@ from their own positions and whose type's dims are the only sizes it holds:
 - an *affine* table, ``c0 + sum(s[a] * i[a])`` in whole numbers, each element with the bits
   of that int64 converted to the table's dtype (so -0.0 or a fraction is refused): arange and
   its slices, broadcasts and sums, ``np.indices``'s planes, ``np.cumsum(np.ones(n))``;
+- ``np.linspace(a, b, n)``'s float64 table (its bits, endpoint included): NumPy's formula on
+  a ramp (``creation._traced_linspace``, the same bits);
 - a *band* of a 2-d table, one value where ``j - i`` meets a test (``== k``, ``<= k`` or
   ``>= k``) and another elsewhere: ``eye``, ``identity``, ``tri`` and the masks of ``tril``/``triu``.
 
@@ -35,12 +37,14 @@ _I64 = np.dtype(np.int64)
 def traced_table(trace: Trace, value: np.ndarray) -> Tracer | None:
     """``value`` traced as a function of its positions, or None where it is small or not one
     that this module recognises (it then stays a constant)."""
-    if value.size < MIN_ELEMENTS or not any(value.strides) or value.dtype.kind not in "iuf" \
+    if value.size < MIN_ELEMENTS or not any(value.strides) or value.dtype.kind not in "biuf" \
             or value.dtype.itemsize not in (1, 2, 4, 8):
         return None
-    form = _affine(value)
+    form = _affine(value) if value.dtype.kind != "b" else None
     if form is not None:
         return _affine_ramp(trace, value.shape, value.dtype, *form)
+    if value.ndim == 1 and value.dtype == np.float64:
+        return _linspace(trace, value)
     if value.ndim == 2:
         return _band(trace, value)
     return None
@@ -166,3 +170,24 @@ def _band_test(marked: np.ndarray, rows: int):
     if last == high:
         return np.greater_equal, first, True
     return None
+
+
+def _linspace(trace: Trace, value: np.ndarray) -> Tracer | None:
+    """``np.linspace(value[0], value[-1], n)`` where ``value`` has its bits, else None. NumPy's
+    formula where the step is not 0, ``i * step + start`` and the last point ``stop``, checked
+    in blocks (the middle element first)."""
+    from jitcore.numpy.creation import _traced_linspace  # (here: creation makes constants)
+
+    start, stop, n = float(value[0]), float(value[-1]), value.shape[0]
+    step = (stop - start) / (n - 1) if np.isfinite(start) and np.isfinite(stop) else 0.0
+    if step == 0:
+        return None
+    middle = n // 2
+    if (np.float64(middle) * step + start).view(np.uint64) != value[middle:middle + 1].view(np.uint64)[0]:
+        return None
+    for r in range(0, n - 1, _BLOCK):
+        want = np.arange(r, min(r + _BLOCK, n - 1), dtype=np.float64) * step + start
+        if not np.array_equal(want.view(np.uint64), value[r:r + want.size].view(np.uint64)):
+            return None
+    endpoints = [prims.constant(trace, np.float64(v)) for v in (start, stop)]
+    return _traced_linspace(*endpoints, n, True, False, None, 0)
