@@ -94,7 +94,8 @@ def test_small_and_unrecognised_tables_stay_constants(table):
     x = np.linspace(0, 1, N)
     jitted = jc.jit(fn)
     assert np.array_equal(jitted(x).view(np.uint64), fn(x).view(np.uint64))
-    sizes = [op.value.array.size for op in jitted.lower(x).optimized().walk() if op.op_name == "array.constant"]
+    optimized = jitted.lower(x).optimized()
+    sizes = [op.value.array.size for op in optimized.walk() if op.op_name == "array.constant"]
     assert table(N).size in sizes
 
 
