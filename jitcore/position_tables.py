@@ -141,9 +141,11 @@ def _band(trace: Trace, value: np.ndarray) -> Tracer | None:
     test = _band_test(by_diagonal == words[1], rows)
     if test is None:
         return None
-    diagonal = np.subtract.outer(-np.arange(rows), -np.arange(cols))  # j - i
-    if not np.array_equal(bits, by_diagonal[diagonal + rows - 1]):
-        return None
+    windows = np.lib.stride_tricks.sliding_window_view(by_diagonal, cols)  # row i: windows[rows - 1 - i]
+    step = max(1, _BLOCK // cols)
+    for r in range(0, rows, step):
+        if not np.array_equal(bits[r:r + step], windows[rows - 1 - np.arange(r, min(r + step, rows))]):
+            return None
     predicate, k, inside = test
     d = prims.ufunc(np.subtract, ramp(trace, value.shape, 1, _I64), ramp(trace, value.shape, 0, _I64))
     cond = prims.ufunc(predicate, d, np.int64(k))
