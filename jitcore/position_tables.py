@@ -37,8 +37,12 @@ _I64 = np.dtype(np.int64)
 def traced_table(trace: Trace, value: np.ndarray) -> Tracer | None:
     """``value`` traced as a function of its positions, or None where it is small or not one
     that this module recognises (it then stays a constant)."""
-    if value.size < MIN_ELEMENTS or not any(value.strides) or value.dtype.kind not in "biuf" \
-            or value.dtype.itemsize not in (1, 2, 4, 8):
+    if (
+        value.size < MIN_ELEMENTS
+        or not any(value.strides)
+        or value.dtype.kind not in "biuf"
+        or value.dtype.itemsize not in (1, 2, 4, 8)
+    ):
         return None
     form = _affine(value) if value.dtype.kind != "b" else None
     if form is not None:
@@ -64,7 +68,7 @@ def _affine(value: np.ndarray) -> tuple[int, tuple[int, ...]] | None:
     origin = (0,) * value.ndim
     corners = [value[origin].item()]
     for a, n in enumerate(value.shape):
-        corners.append(value[origin[:a] + (1,) + origin[a + 1:]].item() if n > 1 else corners[0])
+        corners.append(value[origin[:a] + (1,) + origin[a + 1 :]].item() if n > 1 else corners[0])
     if not all(np.isfinite(c) and float(c).is_integer() and abs(c) < 1 << 62 for c in corners):
         return None
     c0 = int(corners[0])
@@ -77,7 +81,7 @@ def _affine(value: np.ndarray) -> tuple[int, tuple[int, ...]] | None:
     rows = max(1, _BLOCK // per_row)
     rest = [np.arange(n) for n in value.shape[1:]]
     for r in range(0, value.shape[0], rows):
-        block = value[r:r + rows]
+        block = value[r : r + rows]
         want = _expected(value.dtype, c0, steps, [np.arange(r, r + block.shape[0]), *rest])
         if not np.array_equal(want.view(_uint(value)), np.ascontiguousarray(block).view(_uint(value))):
             return None
@@ -144,14 +148,15 @@ def _band(trace: Trace, value: np.ndarray) -> Tracer | None:
     windows = np.lib.stride_tricks.sliding_window_view(by_diagonal, cols)  # row i: windows[rows - 1 - i]
     step = max(1, _BLOCK // cols)
     for r in range(0, rows, step):
-        if not np.array_equal(bits[r:r + step], windows[rows - 1 - np.arange(r, min(r + step, rows))]):
+        if not np.array_equal(bits[r : r + step], windows[rows - 1 - np.arange(r, min(r + step, rows))]):
             return None
     predicate, k, inside = test
     d = prims.ufunc(np.subtract, ramp(trace, value.shape, 1, _I64), ramp(trace, value.shape, 0, _I64))
     cond = prims.ufunc(predicate, d, np.int64(k))
     hit, miss = words.view(value.dtype)[::-1] if inside else words.view(value.dtype)
-    return prims.convert(prims.where(cond, np.asarray(hit, value.dtype), np.asarray(miss, value.dtype)),
-                         value.dtype)
+    return prims.convert(
+        prims.where(cond, np.asarray(hit, value.dtype), np.asarray(miss, value.dtype)), value.dtype
+    )
 
 
 def _band_test(marked: np.ndarray, rows: int):
@@ -185,11 +190,11 @@ def _linspace(trace: Trace, value: np.ndarray) -> Tracer | None:
     if step == 0:
         return None
     middle = n // 2
-    if (np.float64(middle) * step + start).view(np.uint64) != value[middle:middle + 1].view(np.uint64)[0]:
+    if (np.float64(middle) * step + start).view(np.uint64) != value[middle : middle + 1].view(np.uint64)[0]:
         return None
     for r in range(0, n - 1, _BLOCK):
         want = np.arange(r, min(r + _BLOCK, n - 1), dtype=np.float64) * step + start
-        if not np.array_equal(want.view(np.uint64), value[r:r + want.size].view(np.uint64)):
+        if not np.array_equal(want.view(np.uint64), value[r : r + want.size].view(np.uint64)):
             return None
     endpoints = [prims.constant(trace, np.float64(v)) for v in (start, stop)]
     return _traced_linspace(*endpoints, n, True, False, None, 0)

@@ -43,7 +43,7 @@ def one_process(op: str, n: int) -> dict:
     import jitcore as jc
 
     fn = eval(PROGRAMS[op])  # noqa: S307  (the table above)
-    side = int(round(n ** 0.5)) if op in SQUARE else n
+    side = int(round(n**0.5)) if op in SQUARE else n
     x = np.random.default_rng(0).random(side)
     jitted = jc.jit(fn)
     start = time.process_time()
@@ -63,8 +63,14 @@ def one_process(op: str, n: int) -> dict:
         fn(x)
         numpy.append(time.perf_counter() - start)
     info = jitted.cache_info()
-    return {"first": first, "new_size": new_size, "steady": min(steady), "numpy": min(numpy),
-            "compiles": info.compiles, "resized": info.resized}
+    return {
+        "first": first,
+        "new_size": new_size,
+        "steady": min(steady),
+        "numpy": min(numpy),
+        "compiles": info.compiles,
+        "resized": info.resized,
+    }
 
 
 def main() -> None:
@@ -86,14 +92,23 @@ def main() -> None:
             for _ in range(args.repeat):
                 for tree in args.trees:  # alternately, so both trees see the same load
                     env = dict(os.environ, PYTHONPATH=tree)
-                    out = subprocess.run([sys.executable, me, "--one", op, str(n)], cwd=tree, env=env,
-                                         capture_output=True, text=True, check=True).stdout
+                    out = subprocess.run(
+                        [sys.executable, me, "--one", op, str(n)],
+                        cwd=tree,
+                        env=env,
+                        capture_output=True,
+                        text=True,
+                        check=True,
+                    ).stdout
                     runs[tree].append(json.loads(out.strip().splitlines()[-1]))
             for tree, rs in runs.items():
                 med = {k: statistics.median(r[k] for r in rs) for k in rs[0]}
-                print(f"{op:12s} {int(n):<8d} {os.path.basename(tree)[-8:]:8s} {med['first'] * 1e3:13.1f} "
-                      f"{med['new_size'] * 1e3:13.1f} {med['steady'] * 1e3:10.3f} {med['numpy'] * 1e3:9.3f} "
-                      f"{rs[-1]['compiles']:8d} {rs[-1]['resized']:7d}", flush=True)
+                print(
+                    f"{op:12s} {int(n):<8d} {os.path.basename(tree)[-8:]:8s} {med['first'] * 1e3:13.1f} "
+                    f"{med['new_size'] * 1e3:13.1f} {med['steady'] * 1e3:10.3f} {med['numpy'] * 1e3:9.3f} "
+                    f"{rs[-1]['compiles']:8d} {rs[-1]['resized']:7d}",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

@@ -108,9 +108,13 @@ def test_iota_prints_and_parses_back():
 
 
 @settings(max_examples=examples(60, 25), deadline=None)
-@given(st.lists(st.integers(1, 40), min_size=1, max_size=3), st.integers(-1000, 1000),
-       st.lists(st.integers(-9, 9), min_size=3, max_size=3),
-       st.sampled_from(["int8", "int32", "int64", "uint16", "float32", "float64"]), st.booleans())
+@given(
+    st.lists(st.integers(1, 40), min_size=1, max_size=3),
+    st.integers(-1000, 1000),
+    st.lists(st.integers(-9, 9), min_size=3, max_size=3),
+    st.sampled_from(["int8", "int32", "int64", "uint16", "float32", "float64"]),
+    st.booleans(),
+)
 def test_affine_tables_are_recognised_by_their_bits(shape, c0, steps, dtype, perturb):
     grid = np.indices(shape, dtype=np.int64)
     exact = c0 + sum(s * g for s, g in zip(steps, grid))
