@@ -205,7 +205,9 @@ def _same_data(cached: Tracer, value: np.ndarray) -> bool:
     data: a NumPy array made while tracing may be written by NumPy between two reads (a method's
     ``self.n[...] = self.n + 1``; before session 45 the second read got the first's value)."""
     op = getattr(cached._value, "op", None)
-    attr = op.attributes.get("value") if op is not None else None
+    if not isinstance(op, array.ConstantOp):  # a ramp (position_tables) holds no copy: made anew
+        return False
+    attr = op.attributes.get("value")
     return not isinstance(attr, DenseAttr) or np.array_equal(
         attr.array, value, equal_nan=value.dtype.kind in "fc")
 

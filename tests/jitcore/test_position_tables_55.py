@@ -129,3 +129,15 @@ def test_affine_tables_are_recognised_by_their_bits(shape, c0, steps, dtype, per
     c, found = form
     rebuilt = (c + sum(s * g for s, g in zip(found, grid))).astype(dtype)
     assert np.array_equal(rebuilt.view(f"u{table.itemsize}"), table.view(f"u{table.itemsize}"))
+
+
+def _written_after_use(x):
+    t = np.arange(x.shape[0])
+    y = x + t
+    t[0] = 100  # NumPy writes the table after its first use: the second reads the new value
+    return y + t
+
+
+def test_a_table_written_after_its_first_use_is_read_anew():
+    x = np.ones(N)
+    assert np.array_equal(jc.jit(_written_after_use)(x), _written_after_use(x))
