@@ -67,7 +67,11 @@ def _uniform(v: Value) -> bool:
 
 
 def is_ramp(v: Value) -> bool:
-    """Whether ``v`` is ``np.arange(len(v))`` of an integer dtype (a constant of it)."""
+    """Whether ``v`` is ``np.arange(len(v))`` of an integer dtype (a constant of it, or the
+    ``array.iota`` a large one is traced as: ``position_tables``)."""
+    iota = _op(v, "array.iota")
+    if iota is not None:
+        return len(v.type.shape) == 1 and v.type.element.is_integer
     attr = _constant_of(v)
     if (
         not isinstance(attr, DenseAttr)

@@ -113,7 +113,10 @@ def position_ramp(v: Value, depth: int = 16) -> Value | None:
 
 def _ramp_axis(v: Value) -> int | None:
     """The axis ``d`` where ``v`` is ``data_length.positions`` along it (``cumsum(ones, d) -
-    1``: each element's index along ``d``), or None."""
+    1``: each element's index along ``d``; or ``array.iota``), or None."""
+    iota = _op(v, "array.iota")
+    if iota is not None:
+        return iota.attributes["dimension"] if v.type.element.name == "i64" else None
     sub = _op(v, "array.sub")
     if sub is None or not _splat_one(sub.operands[1]):
         return None

@@ -308,7 +308,7 @@ def _link_dims(op, dims: Dims) -> bool:
     if len(op.results) != 1 or op.regions:
         return False
     result = op.results[0]
-    if isinstance(op, array.ConstantOp):
+    if isinstance(op, (array.ConstantOp, array.IotaOp)):  # (a ramp: a table the size of its type)
         for k, n in enumerate(result.type.shape):
             dims.label((result, k), n)
         return True

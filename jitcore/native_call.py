@@ -901,6 +901,10 @@ _ENV = ("ndarray", "None", "tuple", "dict", "str", "Table", "TRACING", "python_c
         "PyDict_SetItem", "PyErr_SetString", "UnsupportedError", "PyArray_Newshape", "to_python",
         "PyLong_FromVoidPtr")
 ENV_SYMBOL = "jitcore_native_call_env"
+# LLVM's pipeline level for the dispatcher: scalar loads, compares and branches, which O1 makes
+# as fast as O3 (tools/bench_dispatch.py) in about two thirds of the compile, paid once per
+# process where the disk cache is off (session 55).
+LEVEL = 1
 _NAME = "jitcore_native_call"
 _NOT_HANDLED = 1  # what the entries' search returns when no entry matched (never an object's address)
 
@@ -922,8 +926,8 @@ def dispatcher(slot: int, python_call) -> tuple[int, object]:
     offsets = sorted((k, v) for k, v in _LAYOUT.items() if k != "api")  # the api's: addresses, in the env
     stat = os.stat(__file__)  # this module emits the code: its own version
     source = (f"native call: slot {slot} layout {offsets} env {_ENV} python {sys.version} "
-              f"emitter {stat.st_size} {stat.st_mtime_ns}")
-    address = backend_for("cpu").load_support(_NAME, source, lambda: str(_emit(slot)))
+              f"emitter {stat.st_size} {stat.st_mtime_ns} level {LEVEL}")
+    address = backend_for("cpu").load_support(_NAME, source, lambda: str(_emit(slot)), LEVEL)
     return address, (env, python_call)
 
 

@@ -174,7 +174,11 @@ def raise_if(bad: Tracer, code: int, words=()) -> None:
 
 
 def constant(trace: Trace, value, dtype=None) -> Tracer:
-    """A NumPy array or scalar as an ``array.constant``; one op per closed-over array."""
+    """A NumPy array or scalar as an ``array.constant``; one op per closed-over array. A large
+    table of positions (``np.arange(n)``, ``np.eye(n)``) is traced as ramps instead
+    (``position_tables``)."""
+    from jitcore import position_tables  # (here: it builds on this module)
+
     key = id(value)
     if dtype is None and type(value) is np.ndarray:
         hidden = calltime.hidden_array(trace, value)  # a global array: read at call time
@@ -186,9 +190,11 @@ def constant(trace: Trace, value, dtype=None) -> Tracer:
         if type(value) is not np.ndarray or _same_data(cached, value):
             return cached
     arr = np.asarray(value) if dtype is None else np.asarray(scalar_to_dtype(value, dtype))
-    t = TensorType(arr.shape, ir_type(arr.dtype))
-    op = trace.builder.create(array.ConstantOp, [], [t], {"value": DenseAttr(arr, t)})
-    tracer = Tracer(op.result, trace)
+    tracer = position_tables.traced_table(trace, arr) if isinstance(value, np.ndarray) else None
+    if tracer is None:
+        t = TensorType(arr.shape, ir_type(arr.dtype))
+        op = trace.builder.create(array.ConstantOp, [], [t], {"value": DenseAttr(arr, t)})
+        tracer = Tracer(op.result, trace)
     if dtype is None and isinstance(value, np.ndarray):
         trace.constants[key] = (value, tracer)  # keep value alive so its id stays unique
     return tracer
@@ -199,7 +205,9 @@ def _same_data(cached: Tracer, value: np.ndarray) -> bool:
     data: a NumPy array made while tracing may be written by NumPy between two reads (a method's
     ``self.n[...] = self.n + 1``; before session 45 the second read got the first's value)."""
     op = getattr(cached._value, "op", None)
-    attr = op.attributes.get("value") if op is not None else None
+    if not isinstance(op, array.ConstantOp):  # a ramp (position_tables) holds no copy: made anew
+        return False
+    attr = op.attributes.get("value")
     return not isinstance(attr, DenseAttr) or np.array_equal(
         attr.array, value, equal_nan=value.dtype.kind in "fc")
 

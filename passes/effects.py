@@ -73,7 +73,8 @@ def _bounds(v: Value, depth: int = 8):
     (``_arm_bounds``); ``searchsorted``'s insertion points, in ``[0, len(a)]``; ``argmax``/
     ``argmin`` positions; a ``max``/``min`` scan and a gather (each element is one of the
     operand's); ``&``,
-    ``|`` and ``<<`` of values not negative; an ``scf.for``'s induction variable with constant
+    ``|`` and ``<<`` of values not negative; ``array.iota``'s positions and products of known
+    values (session 55: ``np.arange(n)[::-1]`` as a ramp); an ``scf.for``'s induction variable with constant
     bounds and a positive step. So ``np.clip(np.searchsorted(xp, x) - 1, 0, n - 2) + 1``,
     interp's neighbour, is proved a position, and so is ``idx + stride`` where ``idx &
     stride == 0`` (a state-vector gate's partner index). A result outside its integer type's
@@ -126,6 +127,8 @@ def _half_bounds(v: Value, depth: int) -> tuple[int | None, int | None]:
     name = op.op_name
     if name in ("array.broadcast_in_dim", "array.slice", "array.reshape"):  # (the same elements)
         return _half_bounds(op.operands[0], depth - 1)
+    if name == "array.iota":  # each element's position along its dimension
+        return 0, v.type.shape[op.attributes["dimension"]] - 1
     if name == "array.searchsorted":
         return 0, op.operands[0].type.shape[0]
     if name == "array.argreduce":  # a position along a non-empty axis
@@ -144,6 +147,8 @@ def _half_bounds(v: Value, depth: int) -> tuple[int | None, int | None]:
     if name == "array.shr":  # not negative, shifted right by any count: at most itself, at least 0
         lo, hi = _half_bounds(op.operands[0], depth - 1)
         return (0, hi) if lo is not None and lo >= 0 else (None, None)
+    if name == "array.mul":
+        return _product_bounds(v, *(_half_bounds(u, depth - 1) for u in op.operands))
     if name not in ("array.add", "array.sub", "array.max", "array.min"):
         return None, None
     (alo, ahi), (blo, bhi) = (_half_bounds(u, depth - 1) for u in op.operands)
@@ -160,6 +165,17 @@ def _half_bounds(v: Value, depth: int) -> tuple[int | None, int | None]:
         lo = None if alo is None or bhi is None else alo - bhi
         hi = None if ahi is None or blo is None else ahi - blo
     return _unwrapped(v, name, lo, hi)
+
+
+def _product_bounds(v: Value, a, b) -> tuple[int | None, int | None]:
+    """Bounds of ``a * b`` from both operands' (a ramp times a step): the extremes are among
+    the corners' products; nothing known where one may wrap."""
+    if None in (*a, *b):
+        return None, None
+    if a[0] > a[1] or b[0] > b[1]:  # an empty operand: nothing to bound
+        return 1, 0
+    corners = [x * y for x in a for y in b]
+    return _unwrapped(v, "array.add", min(corners), max(corners))
 
 
 def _unwrapped(v: Value, name: str, lo, hi) -> tuple[int | None, int | None]:

@@ -401,10 +401,14 @@ SEARCH_READS = 3
 
 def _fills(producer: kernel.GenericOp) -> bool:
     """Whether ``producer`` only fills its result with constants (no operands, no scalar op
-    but constants: a broadcast scalar that ``licm`` took out of a loop, ``<= 4.0``'s): inlined
-    in a loop it costs nothing per iteration, as a splat constant does, so it is, from any
+    but constants: a broadcast scalar that ``licm`` took out of a loop, ``<= 4.0``'s), or with
+    its positions (an ``array.iota`` ramp, ``np.arange(n)``: session 55, where a constant
+    table was read in the loop as the position, ``index_tables``): inlined in a loop it costs
+    nothing per iteration, or a few integer ops, as a splat constant does, so it is, from any
     enclosing block, where stored it would be read from memory at every iteration."""
-    return not producer.operands and _cost(producer, 0) == 0
+    if producer.operands:
+        return False
+    return _cost(producer, 0) == 0 or (len(producer.results) == 1 and _computes_positions(producer))
 
 
 def _broadcasts_elements(producer: kernel.GenericOp) -> bool:

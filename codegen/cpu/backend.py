@@ -548,14 +548,15 @@ class CpuBackend:
         self._support[symbol] = (llvm_ir, code)
         return load_kept(code, [symbol])[symbol]
 
-    def load_support(self, symbol: str, source: str, make_ir) -> int:
+    def load_support(self, symbol: str, source: str, make_ir, level: int = 3) -> int:
         """Load support code defining ``symbol`` whose IR costs more to build than its object
         code costs to load: ``source`` (a description from which ``make_ir()`` builds the same
-        IR, every time) keys it in the object cache; the IR is built only on a miss."""
+        IR, every time, and the pipeline ``level`` it is compiled at) keys it in the object
+        cache; the IR is built only on a miss."""
         cache = self._object_cache
         code = cache.load_object(symbol, source) if cache is not None else None
         if code is None:
-            code = target.compile_ir(make_ir())[1]
+            code = target.compile_ir(make_ir(), level=level)[1]
             if cache is not None:
                 cache.store_object(symbol, source, code)
         return load_kept(code, [symbol])[symbol]

@@ -231,11 +231,12 @@ def _engine() -> llvm.ExecutionEngine:
 
 
 def optimize(module: llvm.ModuleRef, tm: llvm.TargetMachine | None = None, unroll: bool = True,
-             light: bool = False, slp: bool = True) -> None:
+             light: bool = False, slp: bool = True, level: int = 3) -> None:
     """Run LLVM's O3 pipeline with loop and SLP vectorization, in place; ``unroll=False``
     leaves out the loop unroller (see ``backend.TINY_WORK``), ``slp=False`` the SLP
     vectorizer (``NO_SLP_METADATA``); ``light`` runs the light pipeline's passes instead
-    (``LIGHT_PASSES``)."""
+    (``LIGHT_PASSES``); ``level`` below 3 runs LLVM's O1 or O2 pipeline, without vectorizers
+    (scalar support code: ``SUPPORT_LEVEL``)."""
     tm = tm or host_target_machine()
     if light:
         for fn in module.functions:  # the kernels, each called once from the entry
@@ -247,9 +248,9 @@ def optimize(module: llvm.ModuleRef, tm: llvm.TargetMachine | None = None, unrol
             getattr(pm, f"add_{name}_pass")()
         pm.run(module, llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options()))
         return
-    pto = llvm.create_pipeline_tuning_options(speed_level=3)
-    pto.loop_vectorization = True
-    pto.slp_vectorization = slp
+    pto = llvm.create_pipeline_tuning_options(speed_level=level)
+    pto.loop_vectorization = level == 3
+    pto.slp_vectorization = slp and level == 3
     pto.loop_unrolling = unroll
     builder = llvm.create_pass_builder(tm, pto)
     builder.getModulePassManager().run(module, builder)
@@ -296,19 +297,19 @@ def _memo_key() -> str | None:
 
 
 def compile_ir(llvm_ir: str, machine: tuple[str, str, str] | None = None,
-               unroll: bool = True, light: bool = False) -> tuple[llvm.ModuleRef, bytes]:
+               unroll: bool = True, light: bool = False, level: int = 3) -> tuple[llvm.ModuleRef, bytes]:
     """Parse, verify and optimise ``llvm_ir`` for the host, or for ``machine`` (a triple, CPU
     name and features, as ``magic()`` names the host); the optimised module and its object code.
     ``unroll``: whether O3 runs the loop unroller; ``light``: the light pipeline instead of O3,
-    and machine code at ``LIGHT_CODEGEN_OPT`` (``optimize``). O3 leaves out the SLP vectorizer
-    where the text carries ``NO_SLP_METADATA``."""
+    and machine code at ``LIGHT_CODEGEN_OPT`` (``optimize``); ``level``: LLVM's pipeline level
+    (``optimize``). O3 leaves out the SLP vectorizer where the text carries ``NO_SLP_METADATA``."""
     tm = machine_for(machine, light)
     with stage_times.timed(stage_times.LLVM_OPTIMIZATION):
         module = llvm.parse_assembly(with_legal_width(llvm_ir, machine[2] if machine else host_features()))
         module.triple = tm.triple
         module.data_layout = str(tm.target_data)
         module.verify()
-        optimize(module, tm, unroll, light, slp=f"!{NO_SLP_METADATA} =" not in llvm_ir)
+        optimize(module, tm, unroll, light, slp=f"!{NO_SLP_METADATA} =" not in llvm_ir, level=level)
         _inline_math(module, tm, machine[2] if machine else host_features())
     with stage_times.timed(stage_times.MACHINE_CODE):
         return module, tm.emit_object(module)

@@ -185,7 +185,7 @@ def _traced_linspace(start, stop, num, endpoint, retstep, dtype, axis):
         step = prims.ufunc(np.multiply, delta, np.nan)
     y = prims.ufunc(np.add, y, start)
     if endpoint and num > 1:
-        last = prims.constant(trace, np.arange(num) == num - 1)
+        last = prims.ufunc(np.equal, i, calc.type(num - 1))  # (i: no table when num is large)
         y = prims.where(last, prims.broadcast_to(stop, (num,)), y)
     dtype = np.dtype(dtype or calc)
     if dtype.kind in "iu":  # NumPy floors before casting to an integer dtype

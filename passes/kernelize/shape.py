@@ -1,5 +1,5 @@
 """Kernel forms of the data-movement ops: broadcast_in_dim, transpose, slice, pad, concatenate
-and update_slice.
+and update_slice; and of iota, a kernel of no operands whose body is its position.
 
 Broadcasts and transposes are indexing maps with empty bodies, so they cost nothing once fused
 (a broadcast size-1 axis is read at index 0, a transpose through the inverse permutation).
@@ -103,7 +103,13 @@ def update_slice(op: array.UpdateSliceOp) -> kernel.GenericOp:
                      domain=update.type.shape, copy_inputs=[0])
 
 
+def iota(op: array.IotaOp) -> kernel.GenericOp:
+    kb = KernelBuilder(op.result_type.rank)
+    return _parallel(kb, op, kb.emit.convert(kb.index(op.dimension), op.result_type.element))
+
+
 RULES = {
+    array.IotaOp: iota,
     array.BroadcastInDimOp: broadcast_in_dim,
     array.TransposeOp: transpose,
     array.SliceOp: slice_,

@@ -16,6 +16,7 @@ from jitcore.ir.dialects.array.base import (  # noqa: F401  (re-exported)
     FOLD_LIMIT,
     ArrayOp,
     ConstantOp,
+    IotaOp,
 )
 from jitcore.ir.dialects.array.decompose import (  # noqa: F401  (re-exported)
     CholeskyOp,

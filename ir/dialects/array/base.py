@@ -79,3 +79,25 @@ class ConstantOp(ArrayOp):
 
     def fold(self, constants):
         return None
+
+
+class IotaOp(ArrayOp):
+    """``array.iota``: each element's position along ``dimension``, in the result's element type
+    (``np.arange(n)`` and its broadcasts). A ramp is no table: it costs nothing to make, hash or
+    store whatever its size, kernels compute it from their positions, and its type's dims are
+    all that a new size changes (``jitcore/position_tables.py`` makes it for large tables)."""
+
+    name = "array.iota"
+    traits = frozenset({PURE})
+    __slots__ = ()
+    arity = (0, 1)
+    dimension = attr(of(int))
+
+    def check(self) -> None:
+        if not 0 <= self.dimension < self.result_type.rank:
+            self.fail("needs a 'dimension' among the result's dims")
+        if self.result_type.element.is_complex or self.result_type.element.is_bool:
+            self.fail("needs an integer or float result")
+
+    def fold(self, constants):
+        return None
