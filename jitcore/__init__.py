@@ -13,6 +13,7 @@ import os
 from jitcore import (  # noqa: F401  (array_methods installs Tracer's operators)
     _layers,
     array_methods,
+    position_tables,  # noqa: F401  (installs the ramps primitives.constant traces tables as)
     traced_text,  # noqa: F401  (installs the text a Tracer formats to)
 )
 

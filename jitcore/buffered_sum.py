@@ -77,8 +77,6 @@ def total(x: Tracer, plan) -> Tracer:
     """``x``'s sum (0-d) in NumPy's buffered order (``plan`` from ``planned``): each buffer a
     pairwise sum (as the code generator sums a contiguous row), added one after another
     from 0.0."""
-    from jitcore.numpy.reductions import cumsum
-
     axes, buffers = plan
     if buffers is None:  # one run, as NumPy iterates it: one pairwise sum
         return prims.reduction("sum", prims.reshape(prims.transpose(x, axes), (x.size,)))
@@ -96,7 +94,7 @@ def total(x: Tracer, plan) -> Tracer:
         parts.append(prims.reduction("sum", prims.reshape(tail, (outer, 1, rest * core)), 2))
     sums = parts[0] if len(parts) == 1 else prims.concatenate(parts, 1)
     flat = prims.reshape(sums, (sums.size,))
-    running = cumsum(prims.concatenate([prims.constant(trace, np.zeros(1, x.dtype)), flat], 0))
+    running = np.cumsum(prims.concatenate([prims.constant(trace, np.zeros(1, x.dtype)), flat], 0))
     return prims.reshape(prims.slice_(running, (running.shape[0] - 1,), (1,), (1,)), ())
 
 

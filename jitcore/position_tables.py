@@ -198,3 +198,6 @@ def _linspace(trace: Trace, value: np.ndarray) -> Tracer | None:
             return None
     endpoints = [prims.constant(trace, np.float64(v)) for v in (start, stop)]
     return _traced_linspace(*endpoints, n, True, False, None, 0)
+
+
+prims.table_ramps = traced_table  # (primitives.constant asks it; it cannot import this module)

@@ -173,12 +173,15 @@ def raise_if(bad: Tracer, code: int, words=()) -> None:
           {"code": code})
 
 
+# ``position_tables.traced_table``, which builds on this module and sets this when it is
+# imported (``jitcore/__init__.py``): a size-n table of positions traced as ramps, or None.
+table_ramps = None
+
+
 def constant(trace: Trace, value, dtype=None) -> Tracer:
     """A NumPy array or scalar as an ``array.constant``; one op per closed-over array. A large
     table of positions (``np.arange(n)``, ``np.eye(n)``) is traced as ramps instead
-    (``position_tables``)."""
-    from jitcore import position_tables  # (here: it builds on this module)
-
+    (``position_tables``, through ``table_ramps``)."""
     key = id(value)
     if dtype is None and type(value) is np.ndarray:
         hidden = calltime.hidden_array(trace, value)  # a global array: read at call time
@@ -190,7 +193,8 @@ def constant(trace: Trace, value, dtype=None) -> Tracer:
         if type(value) is not np.ndarray or _same_data(cached, value):
             return cached
     arr = np.asarray(value) if dtype is None else np.asarray(scalar_to_dtype(value, dtype))
-    tracer = position_tables.traced_table(trace, arr) if isinstance(value, np.ndarray) else None
+    ramps = table_ramps if isinstance(value, np.ndarray) else None
+    tracer = None if ramps is None else ramps(trace, arr)
     if tracer is None:
         t = TensorType(arr.shape, ir_type(arr.dtype))
         op = trace.builder.create(array.ConstantOp, [], [t], {"value": DenseAttr(arr, t)})
