@@ -19,7 +19,9 @@ import warnings
 import numpy as np
 
 from jitcore import primitives as prims
+from jitcore import traced_cuts
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
+from jitcore.indexing import is_traced_int
 from jitcore.ir.dialects import kernel
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, implements, python_bool, traced
 from jitcore.tracer import Tracer, refuse_traced, user_location
@@ -354,13 +356,19 @@ def corrcoef(x, y=None, rowvar=True, bias=np._NoValue, ddof=np._NoValue, *, dtyp
 def delete(arr, obj, axis=None):
     """``arr`` without the entries ``obj`` (static: an int, a slice, a sequence of ints or a
     boolean mask) along ``axis`` (None: of the flattened array): a gather of the kept ones."""
-    if not traced(arr):
+    one_traced = is_traced_int(obj) and obj.ndim == 0  # np.delete(x, i) in a loop over i
+    if not traced(arr) and not one_traced:
         return np.delete(arr, obj, axis)
-    refuse_traced(obj, "the indices of numpy.delete")
+    if not one_traced:
+        refuse_traced(obj, "the indices of numpy.delete")
+    if not isinstance(arr, Tracer):
+        arr = prims.constant(obj.owner_trace, np.asarray(arr))
     if axis is None:
         arr, axis = np.ravel(arr), 0
     refuse_traced(axis, "the axis of numpy.delete")
     (axis,) = prims.normalize_axes(axis, arr.ndim, "delete")
+    if one_traced:  # n - 1 entries stay, wherever the one deleted is
+        return traced_cuts.delete_at(arr, obj, axis)
     kept = np.delete(np.arange(arr.shape[axis]), obj)  # NumPy's own rules and errors for obj
     return np.take(arr, kept, axis=axis)
 
