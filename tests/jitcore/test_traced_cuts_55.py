@@ -16,7 +16,7 @@ from tests.jit_once import jit_once
 def same(got, want):
     assert type(got) is type(want), (type(got), type(want))
     if isinstance(want, np.ndarray):
-        assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, got.shape, want.dtype, want.shape)
+        assert (got.dtype, got.shape) == (want.dtype, want.shape)
     np.testing.assert_array_equal(got, want)
 
 
