@@ -396,6 +396,12 @@ def _draw_running(recorder, owner, method: str, args, kwargs):
             errors.append(e)
         if len(samples) == 2 or not any(traced):
             break
+    if not samples and errors and all(isinstance(e, ValueError) for e in errors):
+        # NumPy refuses the parameters' values (rng.integers(0, i) at i = 0), which it does only
+        # when the draw runs, and a draw under a traced if may never run: the result's kind
+        # comes from stand-ins for every number among the parameters, and the call draws with
+        # the real values, raising NumPy's error where it reaches the draw.
+        samples = _probed_with_numbers(owner, method, names, args, kwargs)
     if len(samples) < (2 if any(traced) else 1):  # two that agree, or the shape is not known
         raise needs_static(UnsupportedError(
             f"{label} {where} (at {user_location()}): NumPy refuses the stand-ins jitcore tries "
@@ -510,6 +516,30 @@ def _native_draw(recorder, trace, owner, method, state, parameters, sampler, wri
     native_draws.note_draw(recorder, owner, None)
     return _running_result(recorder, trace, owner, native_draws.synced(owner, draw), operands,
                            {"native": native}, sample, sources)
+
+
+def _probed_with_numbers(owner, method: str, names: list, args, kwargs) -> list:
+    """Two draws on copies of ``owner`` (or none) with a stand-in for each parameter that is a
+    number or a traced value (its place among them times ``c``, so that low < high), for the
+    shape, dtype and Python type of a draw whose own values NumPy refuses."""
+    if len(args) > len(names) + 1:
+        return []
+    bound = {**dict(zip([*names, "size"], args)), **kwargs}
+    numbers = [k for k in names if k in bound and (isinstance(bound[k], Tracer) or (
+        isinstance(bound[k], (int, float, np.integer, np.floating)) and not isinstance(bound[k], bool)))]
+    samples = []
+    for c in _STAND_INS:
+        stand = dict(bound)
+        for r, k in enumerate(numbers, 1):
+            x = bound[k]
+            stand[k] = _stand_in(x, c * r) if isinstance(x, Tracer) else type(x)(c * r)
+        try:
+            samples.append(getattr(copy.deepcopy(owner), method)(**stand))
+        except (ValueError, TypeError, OverflowError):
+            continue
+        if len(samples) == 2:
+            return samples
+    return []
 
 
 def _stand_in(x: Tracer, c):
