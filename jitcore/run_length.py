@@ -387,6 +387,8 @@ def sliced(sel: MaskedSelection, key: slice, rest: tuple = ()) -> Prefix:
         values = np.take(p.values, at, axis=0, mode="clip")
     if rest:
         values = values[(slice(None), *rest)]
+        if isinstance(values, MaskedSelection):  # K[keep][:, keep]: a second data-sized dim
+            raise sel._refusal("selecting from it again along another axis")
     out = Prefix(values, prims.convert(np.minimum(length, most), _I64))
     out.described = p.described
     return out

@@ -20,6 +20,7 @@ import numpy as np
 
 from jitcore import primitives as prims
 from jitcore import traced_cuts
+from jitcore.data_size_advice import data_size_advice
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.indexing import is_traced_int
 from jitcore.ir.dialects import kernel
@@ -396,11 +397,12 @@ def _result_depends_on_data(np_fn, advice: str):
     def fn(*args, **kwargs):
         if not traced(*args, *kwargs.values()):
             return np_fn(*args, **kwargs)
-        raise JitTypeError(
-            f"numpy.{np_fn.__name__} returns an array whose length depends on the data, which a "
-            f"compiled function cannot return (at {user_location()}); {advice}, or call it outside "
-            "the jitted function"
-        )
+        words = f"numpy.{np_fn.__name__} returns an array whose length depends on the data, which a " \
+            f"compiled function cannot return (at {user_location()})"
+        static = data_size_advice((*args, *kwargs.values()), matrix=np_fn is np.setdiff1d)
+        if static:  # (a mask of membership would be refused the same way where it selects)
+            raise JitTypeError(words + "." + static)
+        raise JitTypeError(f"{words}; {advice}, or call it outside the jitted function")
     HANDLED_FUNCTIONS[np_fn] = fn
 
 
