@@ -21,8 +21,11 @@ def _deciding(deciders, values) -> list[str]:
     for d in deciders:
         if isinstance(d, Tracer):
             found |= {s for s in d.sources if " " not in s and s not in own}  # (no draws)
-            kinds = {next(iter(a.sources)): a.dtype.kind for a in getattr(d.owner_trace, "arguments", ())
-                     if len(a.sources) == 1}
+            kinds = {
+                next(iter(a.sources)): a.dtype.kind
+                for a in getattr(d.owner_trace, "arguments", ())
+                if len(a.sources) == 1
+            }
     return sorted(s for s in found if kinds.get(s) in ("i", "u", "b"))
 
 
@@ -44,15 +47,21 @@ def data_size_advice(deciders, values=None, matrix: bool = False) -> str:
     roots = sorted({_root(s) for s in names})
     listed = ", ".join(repr(r) for r in roots)
     arrays = [s for s in names if s not in scalars and "[" not in s and "." not in s]
-    text = (f" A size set by the values of {', '.join(roots)} cannot be a compiled array's: "
-            f"pass {'them' if len(roots) > 1 else 'it'} as a tuple and name "
-            f"{'them' if len(roots) > 1 else 'it'} static, jit(f, static_argnames=({listed},)), "
-            "and the size is known when compiling (each new value compiles once)")
+    text = (
+        f" A size set by the values of {', '.join(roots)} cannot be a compiled array's: "
+        f"pass {'them' if len(roots) > 1 else 'it'} as a tuple and name "
+        f"{'them' if len(roots) > 1 else 'it'} static, jit(f, static_argnames=({listed},)), "
+        "and the size is known when compiling (each new value compiles once)"
+    )
     if arrays:
-        text += (f"; an array cannot be static, so call f(..., {arrays[0]}=tuple({arrays[0]}.tolist())) "
-                 f"and use np.asarray({arrays[0]}) inside")
+        text += (
+            f"; an array cannot be static, so call f(..., {arrays[0]}=tuple({arrays[0]}.tolist())) "
+            f"and use np.asarray({arrays[0]}) inside"
+        )
     if matrix:
-        text += (". Or keep the full size: for a linear system, the penalty method (a large number "
-                 "added to the removed rows' diagonal), or those rows and columns set to the "
-                 "identity's with np.where")
+        text += (
+            ". Or keep the full size: for a linear system, the penalty method (a large number "
+            "added to the removed rows' diagonal), or those rows and columns set to the "
+            "identity's with np.where"
+        )
     return text + "."

@@ -21,7 +21,7 @@ def jk_concat(x):
     n = x.shape[0]
     vals = np.zeros(n)
     for i in range(n):
-        vals[i] = np.median(np.concatenate([x[:i], x[i + 1:]]))
+        vals[i] = np.median(np.concatenate([x[:i], x[i + 1 :]]))
     m = vals.mean()
     return np.sqrt((n - 1) / n * ((vals - m) ** 2).sum())
 
@@ -53,8 +53,10 @@ def main(n: int) -> None:
             t0 = time.perf_counter()
             f(x)
             ns.append(time.perf_counter() - t0)
-        print(f"{f.__name__} n={n}: first call {first:.2f} s, jit {1e3 * np.median(js):.2f} ms, "
-              f"NumPy {1e3 * np.median(ns):.2f} ms ({np.median(ns) / np.median(js):.1f}x)")
+        print(
+            f"{f.__name__} n={n}: first call {first:.2f} s, jit {1e3 * np.median(js):.2f} ms, "
+            f"NumPy {1e3 * np.median(ns):.2f} ms ({np.median(ns) / np.median(js):.1f}x)"
+        )
 
 
 if __name__ == "__main__":

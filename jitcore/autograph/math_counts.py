@@ -34,8 +34,10 @@ def _int(name: str, v):
         numpy_bool = v.dtype.kind == "b" and not v.weak
         if v.ndim or v.dtype.kind not in "biu" or numpy_bool:
             what = f"a {v.dtype} array" if v.ndim else f"a {v.dtype}"
-            raise JitTypeError(f"math.{name}() takes Python ints, not {what} (at {user_location()}); "
-                               "int(v) makes a number one")
+            raise JitTypeError(
+                f"math.{name}() takes Python ints, not {what} (at {user_location()}); "
+                "int(v) makes a number one"
+            )
         return prims.convert(v, _I64)
     return np.int64(v.__index__())
 
@@ -48,6 +50,7 @@ def _raise(bad, code: int) -> None:
 def _product(first, count):
     """``first * (first + 1) * ... `` over ``count`` factors (all positive), int64; the call's
     OverflowError past int64, the loop stopping there."""
+
     def more(state):
         j, _, over = state
         return (j < count) & np.logical_not(over)
