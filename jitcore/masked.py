@@ -17,6 +17,7 @@ import numpy as np
 from jitcore import compaction, index_forms, ufunc_operators
 from jitcore import primitives as prims
 from jitcore.control_flow import cond
+from jitcore.data_size_advice import data_size_advice
 from jitcore.errors import ConcretizationError, JitTypeError, UnsupportedError
 from jitcore.ir.dialects.kernel import INDEX_OUT_OF_BOUNDS, MASK_POSITIONS_APART
 from jitcore.tracer import Tracer, as_scalar, fresh, needs_static, user_location
@@ -35,13 +36,16 @@ _SELECTION_TEXT = ("a selection x[mask] (of a {values.dtype} array of shape {val
                    "traced condition)")
 
 
-def refused(x, what: str = "", origin: str = _SELECTION_TEXT, advice: str = "") -> str:
+def refused(x, what: str = "", origin: str = _SELECTION_TEXT, advice: str = "", made: str = "") -> str:
     """The message for a use of ``x[mask]`` (or of ``origin``, what the user wrote: np.unique(x),
-    np.argwhere(a)) that needs the selection's data-dependent shape."""
+    np.argwhere(a)) that needs the selection's data-dependent shape; ``made``: where the
+    selection was made ("the boolean filter at f.py:9"), named where that is another line."""
     use = f" ({what})" if what else ""
     written = origin.format(values=x)
+    here = user_location()
+    made = f" (the selection comes from {made})" if made and not made.endswith(f" at {here}") else ""
     return (f"{written} has a length that depends on the data (the elements a traced condition "
-            f"keeps), which a compiled function cannot have{use}, at {user_location()}. "
+            f"keeps), which a compiled function cannot have{use}, at {here}{made}. "
             + (advice or "Reduce it at once (x[mask].sum(), .max(), np.nanmean(x[mask]), "
                "np.median(x[mask]), len(x[mask]) or np.count_nonzero(mask) for its length; "
                "elementwise ufuncs first), write through it (x[mask] = v), return it, or use "
@@ -191,8 +195,14 @@ class MaskedSelection:
         raise self._refusal("bool()")
 
     def _refusal(self, what: str) -> Exception:
-        """The error for a use that needs the selection's shape."""
-        return JitTypeError(refused(self.values, what, self.origin, self.advice))
+        """The error for a use that needs the selection's shape (and, where an argument the
+        values do not come from decides the mask, how to make its size static)."""
+        extra = data_size_advice((self.mask,), self.values, matrix=self.values.ndim >= 2)
+        made = _filter_site(self.mask)
+        if extra and not self.advice:  # (its own words, not the ones that lead back here)
+            return JitTypeError(refused(self.values, what, self.origin, extra.strip(), made))
+        text = refused(self.values, what, self.origin, self.advice, made)
+        return JitTypeError(text.rstrip(".") + "." + extra if extra else text)
 
     def __getattr__(self, name: str):
         """Any other array attribute (``.T``, ``.cumsum``): the selection's refusal, not a bare
@@ -552,6 +562,8 @@ class MaskedSelection:
             if args[0] is not self:
                 raise self._refusal(f"numpy.{func.__name__} with it after the first argument")
             return _STATISTICS[func](self, *args[1:], **kwargs)
+        if func is np.ndim and len(args) == 1 and not kwargs:  # static (np.r_ asks for it)
+            return self.ndim
         along = LENGTH_OPS["functions"].get(func)
         if along is not None and (func is np.concatenate or args[0] is self) and self.position == 0:
             return along(*args, **kwargs)  # np.sort(y): at the selection's length

@@ -66,7 +66,7 @@ from jitcore.tracer import Tracer, current_trace, fresh, needs_static, user_loca
 # Methods that draw numbers (arrays or scalars) without writing to their arguments.
 SAMPLERS = frozenset({
     "rand", "randn", "random", "random_sample", "ranf", "sample", "uniform", "normal",
-    "standard_normal", "randint", "random_integers", "integers", "choice", "permutation",
+    "standard_normal", "randint", "random_integers", "integers", "choice", "permutation", "permuted",
     "exponential", "standard_exponential", "poisson", "binomial", "negative_binomial", "beta",
     "gamma", "standard_gamma", "laplace", "logistic", "lognormal", "geometric", "gumbel",
     "chisquare", "noncentral_chisquare", "standard_cauchy", "standard_t", "weibull", "pareto",
@@ -133,6 +133,9 @@ def _draw(owner, method: str, *args, **kwargs):
         weights = _choice_weights(*args, **kwargs)
         if isinstance(weights, Tracer):
             return _weighted_choice(owner, *args, **kwargs)
+    if method == "permuted" and args and kwargs.get("out") is None and recorder is not None \
+            and (isinstance(args[0], Tracer) or prims.holds_tracer(args[0])):
+        return _permuted(owner, *args, **kwargs)
     if method in ("permutation", "choice") and args and isinstance(args[0], Tracer) \
             and not (method == "choice" and args[0].ndim == 0):  # choice(k): a draw below k
         return _take_drawn(owner, method, *args, **kwargs)
@@ -261,6 +264,31 @@ def _take_drawn(owner, method: str, x: Tracer, *args, **kwargs):
         raise UnsupportedError(f"{_label(owner, method)}: unexpected arguments")
     index = _draw(owner, method, x.shape[axis], *args, **kwargs)
     return np.take(x, index, axis=axis)
+
+
+def _permuted(owner, x, axis=None, out=None):
+    """``Generator.permuted(x, axis)`` of a traced ``x`` (a new array: NumPy shuffles a copy):
+    NumPy's Fisher-Yates draws depend on the lengths only, not the values, so the same call on
+    an index grid (each slice along ``axis`` holding ``arange(n)``) draws the same numbers, and
+    the result is ``x`` taken along the axis at the shuffled indices. With ``axis=None`` NumPy
+    shuffles a 2-d or larger copy in its memory order, which a traced array does not have."""
+    x = prims.array_operand(x)
+    label = _label(owner, "permuted")
+    if axis is None and x.ndim > 1:
+        raise UnsupportedError(
+            f"{label} of a {x.ndim}-d traced array with axis=None (at {user_location()}): NumPy "
+            "shuffles all of it in its memory order, which a traced array does not have. Give "
+            "an axis (rows shuffled independently: axis=1), or write "
+            "rng.permuted(x.ravel()).reshape(x.shape) for C order")
+    if x.ndim == 0:
+        raise UnsupportedError(f"{label} of a 0-d traced array (at {user_location()}): NumPy "
+                               "needs an array of at least one dimension")
+    at = 0 if axis is None else prims.normalize_axes(axis, x.ndim, "permuted")[0]
+    n = x.shape[at]
+    grid = np.ascontiguousarray(np.broadcast_to(
+        np.arange(n, dtype=np.intp).reshape([n if k == at else 1 for k in range(x.ndim)]), x.shape))
+    index = _draw(owner, "permuted", grid, axis=None if axis is None else at)
+    return np.take_along_axis(x, index, axis=at)
 
 
 def _call_time_draw(recorder, owner, method, label, where, args, kwargs, frame=None):
@@ -396,6 +424,12 @@ def _draw_running(recorder, owner, method: str, args, kwargs):
             errors.append(e)
         if len(samples) == 2 or not any(traced):
             break
+    if not samples and errors and all(isinstance(e, ValueError) for e in errors):
+        # NumPy refuses the parameters' values (rng.integers(0, i) at i = 0), which it does only
+        # when the draw runs, and a draw under a traced if may never run: the result's kind
+        # comes from stand-ins for every number among the parameters, and the call draws with
+        # the real values, raising NumPy's error where it reaches the draw.
+        samples = _probed_with_numbers(owner, method, names, args, kwargs)
     if len(samples) < (2 if any(traced) else 1):  # two that agree, or the shape is not known
         raise needs_static(UnsupportedError(
             f"{label} {where} (at {user_location()}): NumPy refuses the stand-ins jitcore tries "
@@ -510,6 +544,30 @@ def _native_draw(recorder, trace, owner, method, state, parameters, sampler, wri
     native_draws.note_draw(recorder, owner, None)
     return _running_result(recorder, trace, owner, native_draws.synced(owner, draw), operands,
                            {"native": native}, sample, sources)
+
+
+def _probed_with_numbers(owner, method: str, names: list, args, kwargs) -> list:
+    """Two draws on copies of ``owner`` (or none) with a stand-in for each parameter that is a
+    number or a traced value (its place among them times ``c``, so that low < high), for the
+    shape, dtype and Python type of a draw whose own values NumPy refuses."""
+    if len(args) > len(names) + 1:
+        return []
+    bound = {**dict(zip([*names, "size"], args)), **kwargs}
+    numbers = [k for k in names if k in bound and (isinstance(bound[k], Tracer) or (
+        isinstance(bound[k], (int, float, np.integer, np.floating)) and not isinstance(bound[k], bool)))]
+    samples = []
+    for c in _STAND_INS:
+        stand = dict(bound)
+        for r, k in enumerate(numbers, 1):
+            x = bound[k]
+            stand[k] = _stand_in(x, c * r) if isinstance(x, Tracer) else type(x)(c * r)
+        try:
+            samples.append(getattr(copy.deepcopy(owner), method)(**stand))
+        except (ValueError, TypeError, OverflowError):
+            continue
+        if len(samples) == 2:
+            return samples
+    return []
 
 
 def _stand_in(x: Tracer, c):

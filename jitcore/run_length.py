@@ -35,7 +35,7 @@ import operator
 
 import numpy as np
 
-from jitcore import indexing, masked
+from jitcore import indexing, masked, traced_cuts
 from jitcore import primitives as prims
 from jitcore.compaction import bounded, bounded_scan, compaction
 from jitcore.data_length import Positions, positions
@@ -387,6 +387,8 @@ def sliced(sel: MaskedSelection, key: slice, rest: tuple = ()) -> Prefix:
         values = np.take(p.values, at, axis=0, mode="clip")
     if rest:
         values = values[(slice(None), *rest)]
+        if isinstance(values, MaskedSelection):  # K[keep][:, keep]: a second data-sized dim
+            raise sel._refusal("selecting from it again along another axis")
     out = Prefix(values, prims.convert(np.minimum(length, most), _I64))
     out.described = p.described
     return out
@@ -398,6 +400,9 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
         raise JitTypeError(f"numpy.concatenate of a selection takes a list of arrays (at {user_location()})")
     selection = next(a for a in arrays if isinstance(a, MaskedSelection))
     _no_options(selection, "concatenate", out=out)
+    joined = traced_cuts.static_concatenate(arrays, axis, dtype) if casting == "same_kind" else None
+    if joined is not None:  # x[:i] and x[i + 1:]: a static total, whatever the loop's index
+        return joined
     if casting != "same_kind":
         raise selection._refusal("numpy.concatenate with casting=")
     trace = selection.values.owner_trace

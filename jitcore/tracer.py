@@ -674,10 +674,12 @@ def concretization_message(tracer: Tracer, what: str) -> str:
     made = getattr(tracer.value, "op", None)
     origin = made.loc.parts()[:1] if made is not None else ()
     here = (frame.f_code.co_filename, frame.f_lineno) if frame is not None else None
-    made_at = (f"{tracer!r} was computed at {describe(made.loc)}.\n"
+    # (description(), not repr: under formatting.users_text, a C function's call, repr is text
+    # for the user's output, a placeholder: "1Traced<i64[]>" in the message)
+    made_at = (f"{tracer.description()} was computed at {describe(made.loc)}.\n"
                if origin and (origin[0].file, origin[0].line) != here else "")
     return (
-        f"{what} needs a concrete value, but {tracer!r} is traced.\n"
+        f"{what} needs a concrete value, but {tracer.description()} is traced.\n"
         f"  in {trace.function_name}(), at {where}\n"
         + (f"    {line}\n" if line else "")
         + made_at

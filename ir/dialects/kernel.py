@@ -738,3 +738,8 @@ PYTHON_ERRORS[MASK_POSITIONS_APART] = (
          "of traced bounds (x[i + 1:]) may be indexed by a mask made from a slice at the same "
          "bounds (x[i + 1:][r[i + 1:] < rc]), and these select other positions. Slice both arrays "
          "alike, or mask the whole arrays (x[(np.arange(n) > i) & (r < rc)])")
+# math.comb/perm/factorial of traced ints (``autograph/math_counts.py``): Python's ValueErrors
+MATH_COUNT_MESSAGES = ("n must be a non-negative integer", "k must be a non-negative integer",
+                       "factorial() not defined for negative values")
+MATH_COUNTS = MASK_POSITIONS_APART + 1
+PYTHON_ERRORS.update((MATH_COUNTS + k, ("ValueError", m)) for k, m in enumerate(MATH_COUNT_MESSAGES))

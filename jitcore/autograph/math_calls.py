@@ -29,6 +29,7 @@ import numpy as np
 
 from jitcore import primitives as prims
 from jitcore.autograph.fsum import traced_fsum
+from jitcore.autograph.math_counts import MATH_COUNT_CALLS
 from jitcore.autograph.vector_norm import traced_dist, traced_hypot
 from jitcore.autograph.vectorized import VectorizedLoop
 from jitcore.errors import JitTypeError, JitValueError, JitZeroDivisionError
@@ -251,6 +252,7 @@ MATH_CALLS.update({getattr(math, n): _predicate(n, f)
                    for n, f in (("isnan", np.isnan), ("isinf", np.isinf), ("isfinite", np.isfinite))})
 MATH_CALLS[math.isclose] = _isclose
 MATH_CALLS[math.fsum] = _fsum
+MATH_CALLS.update(MATH_COUNT_CALLS)  # comb, perm, factorial: compiled loops
 MATH_CALLS[math.gcd] = _gcd_lcm("gcd", np.gcd)
 MATH_CALLS[math.lcm] = _gcd_lcm("lcm", np.lcm)
 
@@ -279,8 +281,8 @@ def traced_vectorize(vectorized):
     object (``excluded``, ``signature``: refused on traced data)."""
     if vectorized.excluded or vectorized.signature is not None:
         return vectorized
-    try:
-        plain = vectorized.pyfunc in MATH_CALLS
+    try:  # (comb, perm, factorial: loops of their own, per element by VectorizedLoop)
+        plain = vectorized.pyfunc in MATH_CALLS and vectorized.pyfunc not in MATH_COUNT_CALLS
     except TypeError:  # an unhashable callable
         plain = False
     return _VectorizedMath(vectorized) if plain else VectorizedLoop(vectorized)

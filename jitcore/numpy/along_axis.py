@@ -14,6 +14,7 @@ import numpy as np
 
 from jitcore import control_flow
 from jitcore import primitives as prims
+from jitcore.data_size_advice import data_size_advice
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.numpy.registry import implements, traced
 from jitcore.tracer import Tracer, refuse_traced, user_location
@@ -267,8 +268,11 @@ def ix_(*args):
         if seq.ndim != 1:
             raise JitValueError(f"Cross index must be 1 dimensional (numpy.ix_ at {user_location()})")
         if seq.dtype.kind == "b" and isinstance(seq, Tracer):
+            static = data_size_advice((seq,), matrix=True)
             raise JitTypeError(f"numpy.ix_ of a traced boolean array gives indices whose number depends "
-                               f"on the data (at {user_location()}); pass integer indices")
+                               f"on the data (at {user_location()})."
+                               + (static or " Select with a mask of the full size instead: "
+                                  "jitcore.numpy.where(keep[:, None] & keep, x, fill)"))
         if seq.size == 0 and not isinstance(seq, Tracer):
             seq = seq.astype(np.intp)
         out.append(np.reshape(seq, (1,) * k + (seq.shape[0],) + (1,) * (len(args) - k - 1)))

@@ -19,7 +19,10 @@ import warnings
 import numpy as np
 
 from jitcore import primitives as prims
+from jitcore import traced_cuts
+from jitcore.data_size_advice import data_size_advice
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
+from jitcore.indexing import is_traced_int
 from jitcore.ir.dialects import kernel
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, implements, python_bool, traced
 from jitcore.tracer import Tracer, refuse_traced, user_location
@@ -354,13 +357,19 @@ def corrcoef(x, y=None, rowvar=True, bias=np._NoValue, ddof=np._NoValue, *, dtyp
 def delete(arr, obj, axis=None):
     """``arr`` without the entries ``obj`` (static: an int, a slice, a sequence of ints or a
     boolean mask) along ``axis`` (None: of the flattened array): a gather of the kept ones."""
-    if not traced(arr):
+    one_traced = is_traced_int(obj) and obj.ndim == 0  # np.delete(x, i) in a loop over i
+    if not traced(arr) and not one_traced:
         return np.delete(arr, obj, axis)
-    refuse_traced(obj, "the indices of numpy.delete")
+    if not one_traced:
+        refuse_traced(obj, "the indices of numpy.delete")
+    if not isinstance(arr, Tracer):
+        arr = prims.constant(obj.owner_trace, np.asarray(arr))
     if axis is None:
         arr, axis = np.ravel(arr), 0
     refuse_traced(axis, "the axis of numpy.delete")
     (axis,) = prims.normalize_axes(axis, arr.ndim, "delete")
+    if one_traced:  # n - 1 entries stay, wherever the one deleted is
+        return traced_cuts.delete_at(arr, obj, axis)
     kept = np.delete(np.arange(arr.shape[axis]), obj)  # NumPy's own rules and errors for obj
     return np.take(arr, kept, axis=axis)
 
@@ -388,11 +397,12 @@ def _result_depends_on_data(np_fn, advice: str):
     def fn(*args, **kwargs):
         if not traced(*args, *kwargs.values()):
             return np_fn(*args, **kwargs)
-        raise JitTypeError(
-            f"numpy.{np_fn.__name__} returns an array whose length depends on the data, which a "
-            f"compiled function cannot return (at {user_location()}); {advice}, or call it outside "
-            "the jitted function"
-        )
+        words = f"numpy.{np_fn.__name__} returns an array whose length depends on the data, which a " \
+            f"compiled function cannot return (at {user_location()})"
+        static = data_size_advice((*args, *kwargs.values()), matrix=np_fn is np.setdiff1d)
+        if static:  # (a mask of membership would be refused the same way where it selects)
+            raise JitTypeError(words + "." + static)
+        raise JitTypeError(f"{words}; {advice}, or call it outside the jitted function")
     HANDLED_FUNCTIONS[np_fn] = fn
 
 

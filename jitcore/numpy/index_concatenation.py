@@ -18,6 +18,7 @@ import numpy as np
 
 from jitcore import primitives as prims
 from jitcore.errors import JitValueError, UnsupportedError
+from jitcore.masked import MaskedSelection
 from jitcore.numpy.creation import array
 from jitcore.tracer import user_location
 
@@ -75,6 +76,11 @@ def _range(item: slice):
     return np.arange(start, item.stop, step)
 
 
+def holds_selection(key) -> bool:
+    """Does the key hold a selection of a run-time length (``np.r_[np.nonzero(m)[0], n]``)?"""
+    return any(isinstance(k, MaskedSelection) for k in (key if isinstance(key, tuple) else (key,)))
+
+
 def concatenate_by_index(concatenator, key):
     """``concatenator[key]`` as NumPy computes it, with traced items."""
     if isinstance(key, str):
@@ -94,6 +100,9 @@ def concatenate_by_index(concatenator, key):
                 obj = np.array(obj, ndmin=ndmin)
                 obj = obj.swapaxes(-1, trans1d) if trans1d != -1 else obj
             promoted.append(obj.dtype)
+        elif isinstance(item, MaskedSelection) and item.ndim == 1 and ndmin <= 1:
+            obj = item  # joined at its length (run_length.concatenate)
+            promoted.append(item.dtype)
         elif type(item) in np.ScalarType:
             obj = item  # weak in the result's dtype when a Python number, as in NumPy
             promoted.append(item)
@@ -112,6 +121,10 @@ def concatenate_by_index(concatenator, key):
     if not objs:
         raise JitValueError(f"need at least one array to concatenate (at {user_location()})")
     dtype = np.result_type(*promoted)
+    if any(isinstance(obj, MaskedSelection) for obj in objs):
+        objs = [obj if isinstance(obj, MaskedSelection) else array(obj, dtype, copy=False, ndmin=1)
+                for obj in objs]
+        return np.concatenate(objs, axis=axis, dtype=dtype)
     objs = [array(obj, dtype, copy=False, ndmin=ndmin) for obj in objs]
     return np.concatenate(objs, axis=axis)
 

@@ -15,9 +15,10 @@ import warnings
 import numpy as np
 
 from jitcore import control_flow as cf
-from jitcore import indexing, masked, tied_length
+from jitcore import indexing, masked, tied_length, traced_cuts
 from jitcore import primitives as prims
 from jitcore.errors import JitOverflowError, JitTypeError, JitValueError, UnsupportedError
+from jitcore.indexing import is_traced_int
 from jitcore.ir.dialects.array import BroadcastInDimOp
 from jitcore.numpy.registry import implements, traced
 from jitcore.numpy.stride_tricks import window_positions
@@ -292,17 +293,24 @@ def insert(arr, obj, values, axis=None):
     arr, values = prims.array_operand(arr), prims.array_operand(values)
     if not traced(arr, values, obj):
         return np.insert(arr, obj, values, axis)
-    if isinstance(obj, Tracer) or (isinstance(obj, (list, tuple)) and prims.holds_tracer(obj)):
+    one_traced = is_traced_int(obj) and obj.ndim == 0  # np.insert(x, i, v) in a loop over i
+    traced_obj = isinstance(obj, Tracer) or (isinstance(obj, (list, tuple)) and prims.holds_tracer(obj))
+    if traced_obj and not one_traced:
         raise UnsupportedError(
-            f"numpy.insert under jit takes static indices (at {user_location()}): where the new "
-            f"values go sets the result's layout; for a traced position build the result with "
-            f"numpy.where on an index grid")
+            f"numpy.insert under jit takes static indices, or one traced int (at {user_location()}): "
+            "where several new values go sets the result's layout; for traced positions build the "
+            "result with numpy.where on an index grid")
     arr = _lift(arr, [arr, values])
     if axis is None:
         arr, axis = prims.reshape(arr, (-1,)), 0
     (axis,) = prims.normalize_axes(axis, arr.ndim, "insert")
     n = arr.shape[axis]
     v = prims.convert(_lift(values, [arr, values]), arr.dtype)
+    if one_traced:  # the result's length is n plus the values' slab, wherever they go
+        v = prims.reshape(v, (1,) * (arr.ndim - v.ndim) + v.shape) if v.ndim < arr.ndim else v
+        v = moveaxis(v, 0, axis)
+        v = broadcast_to(v, arr.shape[:axis] + (v.shape[axis],) + arr.shape[axis + 1:])
+        return traced_cuts.insert_at(arr, obj, v, axis)
     if isinstance(obj, slice):
         at = np.arange(*obj.indices(n), dtype=np.intp)
     else:
