@@ -476,6 +476,40 @@ def test_a_transposed_b_packed_a_panel_at_a_time_by_the_first_row_block_gives_th
     check(results[0], a, b, product)
 
 
+def poison_kept_buffers() -> None:
+    """Every kept packing buffer (``gemm_scratch``'s slots) filled with NaN after its header:
+    a panel the next call reads without packing it first makes its sums NaN."""
+    scratch = tiled_gemm.gemm_scratch
+    for address in scratch.BUFFERS:
+        if address:
+            size = ctypes.c_int64.from_address(address).value
+            ctypes.memset(address + scratch.HEADER, 0xFF, size)  # all-ones bits: a NaN of either type
+
+
+@pytest.mark.parametrize("form, dtype", [("a@b.T", np.float64), ("a.T@b.T", np.float32)])
+def test_each_chunk_s_first_row_block_packs_its_panels_of_b(small_blocks, monkeypatch, form, dtype):
+    """A transposed B packed a panel at a time (``LAZY_PACK_B``) is packed by the first row block
+    of every chunk, not only by the chunk that starts at row 0: four chunks of rows (the columns
+    too few for a second chunk) of several row blocks, on 1 to 3 threads, each call after the
+    kept buffers were filled with NaN, two blocks of k (a buffer kept from the last chunk holds
+    the last block's panels, not the first's). Every result within NumPy's bound."""
+    tile = tiled_gemm.host_tile_shape(np.dtype(dtype).itemsize * 8)
+    product, shapes = FORMS[form]
+    m, k, n = 4 * (tile.nr + 5) + 3, 23, tile.nr + 5
+    monkeypatch.setattr(tiled_gemm, "MC_ROWS", 2 * tile.mr)
+    monkeypatch.setattr(tiled_gemm, "NC_COLS", 2 * tile.nr)
+    for side in ("MIN_CHUNK_SIDE", "SMALL_CHUNK_SIDE"):  # one chunk of columns, four of rows
+        monkeypatch.setattr(tiled_gemm, side, n)
+    rng = np.random.default_rng(55)
+    a, b = (rng.standard_normal(s).astype(dtype) for s in shapes(m, k, n))
+    jitted = compiled(product, a, b)
+    for threads in (1, 2, 3):
+        with config.using(num_threads=threads, parallel_threshold=0, chunk_size=1):
+            jitted(a, b)  # buffers into the slots
+            poison_kept_buffers()
+            check(jitted(a, b), a, b, product)
+
+
 def test_the_micro_kernel_prefetches_the_next_panel_of_b_along_k(tiled):
     """Each step of the micro-kernel's k loop prefetches (into L2: ``PREFETCH_LOCALITY``) its
     tile's share of the next packed panel of B, so the panel's first tile finds it in L2."""
