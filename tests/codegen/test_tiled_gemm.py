@@ -510,6 +510,49 @@ def test_each_chunk_s_first_row_block_packs_its_panels_of_b(small_blocks, monkey
             check(jitted(a, b), a, b, product)
 
 
+def gram_products(z, y, s, w):
+    """Products of one array and its own transpose, and ``w @ w``: the same array on both sides
+    but not transposed, no such product."""
+    x = s[::2, 1::3]
+    return z @ z.T, y.T @ y, x @ x.T, w @ w
+
+
+@pytest.mark.parametrize("generic, dtype", [(True, np.float64), (False, np.float32)])
+def test_one_array_times_its_transpose_runs_half_and_mirrors_the_whole_product_s_bits(
+        small_blocks, monkeypatch, generic, dtype):
+    """``z @ z.T``, ``y.T @ y`` and a strided view's run the tiles at or below the diagonal and
+    copy the rest (``GRAM_HALF``): the bits of the whole product, exactly symmetric, within
+    NumPy's bound. Small blocks (many row and column blocks, tiles across the diagonal, blocks
+    of k, padded panels), chunks of columns (a size-generic function, the copy by squares) or of
+    rows (sizes fixed, the copy one value at a time), on 1 and 3 threads, the kept buffers
+    filled with NaN before each call."""
+    from jitcore.codegen import host
+
+    monkeypatch.setattr(host, "SIZE_GENERIC", generic)
+    monkeypatch.setattr(tiled_gemm, "MIRROR_BY_SQUARES", generic)
+    tile = tiled_gemm.host_tile_shape(np.dtype(dtype).itemsize * 8)
+    n, k = 2 * tile.nr + 2 * tile.lanes + 3, 23  # past two panels: whole and ragged squares
+    rng = np.random.default_rng(55)
+    args = [rng.standard_normal(shape).astype(dtype) for shape in ((n, k), (k, n), (2 * n, 3 * k), (n, n))]
+    results = []
+    for half in (False, True):
+        monkeypatch.setattr(tiled_gemm, "GRAM_HALF", half)
+        jitted = compiled(gram_products, *args)
+        for threads in (1, 3):
+            with config.using(num_threads=threads, parallel_threshold=0, chunk_size=1):
+                jitted(*args)  # buffers into the slots
+                poison_kept_buffers()
+                results.append(jitted(*args))
+    z, y, s, w = args
+    operands = [(z, z.T), (y.T, y), (s[::2, 1::3], s[::2, 1::3].T), (w, w)]
+    for i, (a, b) in enumerate(operands):
+        for other in results[1:]:
+            np.testing.assert_array_equal(results[0][i], other[i])
+        check(results[0][i], a, b, lambda a, b: a @ b)
+        if i < 3:
+            np.testing.assert_array_equal(results[0][i], results[0][i].T)
+
+
 def test_the_micro_kernel_prefetches_the_next_panel_of_b_along_k(tiled):
     """Each step of the micro-kernel's k loop prefetches (into L2: ``PREFETCH_LOCALITY``) its
     tile's share of the next packed panel of B, so the panel's first tile finds it in L2."""
