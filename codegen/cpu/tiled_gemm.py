@@ -191,6 +191,12 @@ UNLIMITED_SPAN_CPUS = frozenset({"znver4", "znver5"})
 # which moved float64 2048^2 by 12% before (fewer row blocks, fewer first tiles), no longer
 # mattered (docs/performance.md, "Session 54: matmul"). 3 (prefetcht0) measured 1-3% slower.
 PREFETCH_LOCALITY = 2
+# ... in products whose packed block of B (``kc x nc``) has more bytes than this: a smaller one
+# stays in L2 between row blocks, and the prefetch only costs its instruction. Xeon of session
+# 54, one thread, CPU time, medians of 11, prefetch against none (docs/performance.md, "Session
+# 55: matmul"): 64^2-256^2 (blocks of 16-512 KiB) 0-7% slower in a@b, a.T@b and a@b.T, float32
+# and float64; from 384^2 float64 (1.1 MiB) and 512^2 float32 (1 MiB) even or 1-12% faster.
+PREFETCH_MIN_BLOCK_BYTES = 512 << 10
 # A transposed B (``a @ b.T``: packed by squares, ``copy``) is packed a panel at a time just
 # before the first row block's tiles use it, so they read it from L1/L2 instead of the whole
 # packed block having been written out first: float64 64x1024x1024 a@b.T 3.17 -> 2.44 ms,
@@ -654,7 +660,9 @@ class _Gemm:
         self.bm, (self.sb_k, self.sb_n) = bb[0], bb[1]
         self.c, (self.sc_m, self.sc_n) = cc[0], cc[1]
         self.module = b.module
-        self.micro = _micro_kernel(self.module, element, tile)
+        prefetch = PREFETCH_LOCALITY is not None and (
+            blocking.kc * blocking.nc * self.itemsize > PREFETCH_MIN_BLOCK_BYTES)
+        self.micro = _micro_kernel(self.module, element, tile, prefetch=prefetch)
         # The last panel of columns, when the product's columns are not whole panels, runs on
         # a kernel of as few vectors as it has columns (the same rows, the same packed B): a
         # 96-column float32 product's second panel computed 64 columns for 32 on AVX-512.
@@ -662,6 +670,7 @@ class _Gemm:
         edge_nv = -(-edge_cols // tile.lanes)
         if 0 < edge_nv < tile.nv:
             self.edge_micro = _micro_kernel(self.module, element, TileShape(tile.mr, edge_nv, tile.lanes),
+                                            prefetch=prefetch,
                                             b_stride=tile.nr)
         self.direct_a = self.reads_a_in_place()
 
@@ -1107,7 +1116,8 @@ def _aligned(b: ll.IRBuilder, raw: ll.Value) -> ll.Value:
     return b.gep(raw, [pad], source_etype=I8)
 
 
-def _micro_kernel(module: ll.Module, element: ll.Type, tile: TileShape, b_stride: int = 0) -> ll.Function:
+def _micro_kernel(module: ll.Module, element: ll.Type, tile: TileShape, b_stride: int = 0,
+                  prefetch: bool = True) -> ll.Function:
     """``void micro(i64 kc, ptr a, i64 sa_k, i64 sa_m, ptr b, ptr c, i64 sc_m, i64 sc_n, i64
     rows, i64 cols, i1 first, ptr pf, i64 pf_step)``: the ``mr x nr`` tile of A at ``a``
     (element ``(i, k)`` at ``k * sa_k + i * sa_m``: a packed panel, ``(MR, 1)``, or A in
@@ -1116,12 +1126,15 @@ def _micro_kernel(module: ll.Module, element: ll.Type, tile: TileShape, b_stride
     ``rows - 1`` again (in bounds, and their sums are never stored). The packed rows of B are
     ``b_stride`` values apart (the tile's own width unless given: an edge kernel reads the
     first vectors of wider panels). ``pf``, ``pf_step``: each step of k prefetches the value
-    at ``pf + k * pf_step`` (this tile's share of the next panel of B: ``PREFETCH_LOCALITY``)."""
+    at ``pf + k * pf_step`` (this tile's share of the next panel of B: ``PREFETCH_LOCALITY``),
+    if ``prefetch``."""
     bits = 32 if isinstance(element, ll.FloatType) else 64
     b_stride = b_stride or tile.nr
     name = f"jitcore_gemm_micro_f{bits}_{tile.mr}x{tile.nv}x{tile.lanes}"
     if b_stride != tile.nr:
         name += f"_b{b_stride}"
+    if not prefetch:
+        name += "_nopf"
     existing = module.globals.get(name)
     if existing is not None:
         return existing
@@ -1164,7 +1177,7 @@ def _micro_kernel(module: ll.Module, element: ll.Type, tile: TileShape, b_stride
         v = b.load(b.gep(b_row, [ll.Constant(I64, j * tile.lanes)], source_etype=element), typ=vec)
         v.align = vbytes
         b_vecs.append(v)
-    if PREFETCH_LOCALITY is not None:
+    if prefetch:
         prefetch = declare(module, "llvm.prefetch.p0", ll.VoidType(), [PTR, I32, I32, I32])
         ahead = b.gep(pf, [b.mul(kk, pf_step)], source_etype=element)
         locality = ll.Constant(I32, PREFETCH_LOCALITY)

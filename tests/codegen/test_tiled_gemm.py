@@ -553,12 +553,19 @@ def test_one_array_times_its_transpose_runs_half_and_mirrors_the_whole_product_s
             np.testing.assert_array_equal(results[0][i], results[0][i].T)
 
 
-def test_the_micro_kernel_prefetches_the_next_panel_of_b_along_k(tiled):
+def test_the_micro_kernel_prefetches_the_next_panel_of_b_along_k_where_b_s_block_is_large(tiled):
     """Each step of the micro-kernel's k loop prefetches (into L2: ``PREFETCH_LOCALITY``) its
-    tile's share of the next packed panel of B, so the panel's first tile finds it in L2."""
-    a = np.ones((64, 64), np.float32)
-    text = compiled(lambda a, b: a @ b, a, a).lower(a, a).plan().llvm_ir
-    body = text[text.index('define internal void @"jitcore_gemm_micro'):]
-    loop = body[body.index("\nk.body:"):body.index("\nk.done:")]
-    call = re.search(r'call void @"llvm.prefetch.p0"\(ptr %"\.\d+", i32 0, i32 (\d), i32 1\)', loop)
+    tile's share of the next packed panel of B, so the panel's first tile finds it in L2: where
+    the packed block of B is larger than ``PREFETCH_MIN_BLOCK_BYTES`` (64 x 1024 x 1024 float32:
+    4 MiB), not in a 64^3 product (16 KiB, in L2 anyway). Compiled only."""
+    prefetch = re.compile(r'call void @"llvm.prefetch.p0"\(ptr %"\.\d+", i32 0, i32 (\d), i32 1\)')
+
+    def k_loop(a, b):
+        text = compiled(lambda a, b: a @ b, a, b).lower(a, b).plan().llvm_ir
+        body = text[text.index('define internal void @"jitcore_gemm_micro'):]
+        return body[body.index("\nk.body:"):body.index("\nk.done:")]
+
+    small, tall, wide = (np.ones(shape, np.float32) for shape in ((64, 64), (64, 1024), (1024, 1024)))
+    call = prefetch.search(k_loop(tall, wide))
     assert call and call[1] == str(tiled_gemm.PREFETCH_LOCALITY)
+    assert prefetch.search(k_loop(small, small)) is None
