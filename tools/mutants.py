@@ -410,6 +410,11 @@ MUTANTS = [
            "blocking.kc * blocking.nc * self.itemsize >= 0)",
            "products whose packed block of B stays in L2 prefetch it anyway (64^2-256^2: 0-7% slower)",
            ("tests/codegen/test_tiled_gemm.py",)),
+    Mutant("tiled-gemm-one-row-block-steps-whole-blocks", "codegen/cpu/tiled_gemm.py",
+           "_for(b, col0, col1, col_step, column_block)", "_for(b, col0, col1, bl.nc, column_block)",
+           "a chunk of one row block packs and runs narrower blocks of B but steps as if they were whole:"
+           " columns nothing computes",
+           ("tests/codegen/test_tiled_gemm.py",)),
     Mutant("tiled-gemm-span-limit-only-on-named-cpus", "codegen/cpu/tiled_gemm.py",
            "return 1 << 62 if target.magic()[1] in UNLIMITED_SPAN_CPUS else DIRECT_SPAN_BYTES",
            "return DIRECT_SPAN_BYTES if target.magic()[1] == \"emeraldrapids\" else 1 << 62",

@@ -197,6 +197,14 @@ PREFETCH_LOCALITY = 2
 # 55: matmul"): 64^2-256^2 (blocks of 16-512 KiB) 0-7% slower in a@b, a.T@b and a@b.T, float32
 # and float64; from 384^2 float64 (1.1 MiB) and 512^2 float32 (1 MiB) even or 1-12% faster.
 PREFETCH_MIN_BLOCK_BYTES = 512 << 10
+# The most bytes of a packed block of B (``kc x nc``) where a chunk has a single row block
+# (``mc`` rows or fewer: a tall-thin product's 64 rows); ``nc`` is cut to fit. Each block is
+# then read by one row block's tiles just after it is packed, and a block larger than L2 was
+# gone by then. Xeon of session 54, one thread, CPU time, 64x1024x1024 (one row block), nc
+# against NC_COLS (1024), docs/performance.md "Session 55: matmul": float64 a.T@b 0.94x (nc 256,
+# 1 MiB), a@b 0.88x (128), a@b.T 0.93x (128); float32 a.T@b 0.99x (512), a@b 0.95x and a@b.T
+# 0.97x (256). 1024^2 (many row blocks) took 1.12-1.29x with nc 256 or 128 in a.T@b: kept.
+ONE_ROW_BLOCK_B_BYTES = 1 << 20
 # A transposed B (``a @ b.T``: packed by squares, ``copy``) is packed a panel at a time just
 # before the first row block's tiles use it, so they read it from L1/L2 instead of the whole
 # packed block having been written out first: float64 64x1024x1024 a@b.T 3.17 -> 2.44 ms,
@@ -629,8 +637,9 @@ def _max(b: ll.IRBuilder, x: ll.Value, y: ll.Value) -> ll.Value:
     return b.select(b.icmp_signed(">", x, y), x, y)
 
 
-def _for(b: ll.IRBuilder, start: ll.Value, stop: ll.Value, step: int, body) -> None:
-    """``for iv in range(start, stop, step): body(iv)``; the builder ends after the loop."""
+def _for(b: ll.IRBuilder, start: ll.Value, stop: ll.Value, step: int | ll.Value, body) -> None:
+    """``for iv in range(start, stop, step): body(iv)`` (``step`` positive); the builder ends
+    after the loop."""
     pre, fn = b.block, b.function
     header, inner, done = (fn.append_basic_block(x) for x in ("for", "for.body", "for.done"))
     b.branch(header)
@@ -640,7 +649,7 @@ def _for(b: ll.IRBuilder, start: ll.Value, stop: ll.Value, step: int, body) -> N
     b.cbranch(b.icmp_signed("<", iv, stop), inner, done)
     b.position_at_end(inner)
     body(iv)
-    iv.add_incoming(b.add(iv, ll.Constant(I64, step)), b.block)
+    iv.add_incoming(b.add(iv, ll.Constant(I64, step) if isinstance(step, int) else step), b.block)
     b.branch(header)
     b.position_at_end(done)
 
@@ -727,8 +736,16 @@ class _Gemm:
         # B packed a panel at a time by the first row block (``LAZY_PACK_B``), or whole first
         lazy_b = b.icmp_signed("!=", self.sb_n, self.const(1)) if LAZY_PACK_B else ll.Constant(I1, 0)
 
+        # A chunk of one row block (a tall-thin product's 64 rows) uses each packed block of B
+        # once, right after packing it: blocks of at most ONE_ROW_BLOCK_B_BYTES, which stay in L2
+        one_block = b.icmp_signed("<=", b.sub(row1, row0), self.const(bl.mc))
+        fit = ONE_ROW_BLOCK_B_BYTES // (bl.kc * self.itemsize) // tile.nr * tile.nr
+        narrow = min(bl.nc, max(tile.nr, fit))
+        col_step = bl.nc if self.finish is not None or narrow == bl.nc else b.select(
+            one_block, self.const(narrow), self.const(bl.nc))
+
         def column_block(jc):
-            nc = _min(b, self.const(bl.nc), b.sub(col1, jc))
+            nc = _min(b, self.const(col_step) if isinstance(col_step, int) else col_step, b.sub(col1, jc))
 
             def depth_block(pc):
                 kc = _min(b, self.const(bl.kc), b.sub(self.const(depth), pc))
@@ -803,7 +820,7 @@ class _Gemm:
 
             _for(b, self.const(0), self.const(depth), bl.kc, depth_block)
 
-        _for(b, col0, col1, bl.nc, column_block)
+        _for(b, col0, col1, col_step, column_block)
 
     def first_row_block(self, row0: ll.Value, row: ll.Value) -> ll.Value:
         """The first row of the chunk's row block (from ``row0``, ``mc`` rows each) that holds

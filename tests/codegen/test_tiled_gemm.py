@@ -476,6 +476,29 @@ def test_a_transposed_b_packed_a_panel_at_a_time_by_the_first_row_block_gives_th
     check(results[0], a, b, product)
 
 
+@pytest.mark.parametrize("form, dtype", [("a@b", np.float64)])
+def test_a_chunk_of_one_row_block_packs_b_in_blocks_that_fit_l2_and_gives_the_same_bits(
+        tiled, monkeypatch, form, dtype):
+    """A chunk of at most ``mc`` rows packs B in blocks of at most ``ONE_ROW_BLOCK_B_BYTES``
+    (here 4 KiB a value of k: a few panels), the last one short: the bits of whole blocks of
+    ``NC_COLS``, within NumPy's bound, on one thread (one chunk) and on three."""
+    tile = tiled_gemm.host_tile_shape(np.dtype(dtype).itemsize * 8)
+    product, shapes = FORMS[form]
+    m, k, n = tile.mr + 1, 700, 5 * tile.nr + 3
+    rng = np.random.default_rng(56)
+    a, b = (rng.standard_normal(s).astype(dtype) for s in shapes(m, k, n))
+    results = []
+    for limit in (1 << 62, 2 * tile.nr * 700 * np.dtype(dtype).itemsize):  # whole, then 2 panels
+        monkeypatch.setattr(tiled_gemm, "ONE_ROW_BLOCK_B_BYTES", limit)
+        jitted = compiled(product, a, b)
+        for threads in (1, 3):
+            with config.using(num_threads=threads, parallel_threshold=0, chunk_size=1):
+                results.append(jitted(a, b))
+    for other in results[1:]:
+        np.testing.assert_array_equal(results[0], other)
+    check(results[0], a, b, product)
+
+
 def poison_kept_buffers() -> None:
     """Every kept packing buffer (``gemm_scratch``'s slots) filled with NaN after its header:
     a panel the next call reads without packing it first makes its sums NaN."""
