@@ -20,8 +20,9 @@ micro-kernel of explicit vector multiply-adds (the BLIS scheme), emitted as LLVM
   copy (``_Gemm.reads_a_in_place``): measured faster, and nothing of A is copied.
 - **Micro-kernel.** An ``MR x NR`` tile of C is ``MR * NV`` vector accumulators (``NR = NV``
   vectors of the target's width) held in registers across the k block: per k, ``NV`` vector
-  loads of packed B, ``MR`` broadcasts of packed A, ``MR * NV`` ``llvm.fmuladd``, and a
-  prefetch of the next panel of B (each tile of a panel fetches its share into L2). The tile
+  loads of packed B, ``MR`` broadcasts of packed A, ``MR * NV`` ``llvm.fmuladd``, and, where
+  the packed block of B outgrows L2, a prefetch of the next panel of B (each tile of a panel
+  fetches its share into L2). The tile
   shape is chosen from the target's vector width and register count (``TileShape.for_target``),
   never fixed to one ISA: 512-bit AVX-512 and 256-bit AVX2 and 128-bit NEON/SSE all get the
   same code, narrower; a product with fewer columns than ``NR`` gets a tile of fewer vectors
@@ -53,6 +54,10 @@ micro-kernel of explicit vector multiply-adds (the BLIS scheme), emitted as LLVM
   ``CHUNKS_PER_THREAD_ROWS_OF_A`` in place of ``CHUNKS_PER_THREAD``; the launch takes the
   product's own count (``StaticBlocks``, ``RunTimeBlocks``).
 - If a buffer cannot be allocated, the chunk runs a plain loop with the same blocked sum order.
+- **One array times its own transpose** (``z @ z.T``, ``z.T @ z``: ``is_gram_product``) runs
+  only the tiles that reach the diagonal or lie below it, and each chunk then copies its
+  values into the rest of C (``_Gemm.mirror``), as BLAS's syrk, which NumPy calls for it,
+  does: half the multiply-adds, and the bits of the whole product (``GRAM_HALF``).
 - **Epilogue.** A product with a fused epilogue (``codegen/gemm_epilogue.py``: ``tanh(x @ w +
   b)`` as one kernel) writes its sums into the epilogue's result, and once the last block of k
   is added to a row block's ``mc x nc`` values (every panel of the block: at most 192 x 1024,
