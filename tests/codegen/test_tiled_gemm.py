@@ -453,10 +453,11 @@ def test_packing_buffers_are_kept_between_calls_and_their_old_values_never_leak(
 def test_a_transposed_b_packed_a_panel_at_a_time_by_the_first_row_block_gives_the_same_bits(
         small_blocks, monkeypatch, form, dtype):
     """A transposed B is packed a panel at a time by the first row block of each chunk
-    (``LAZY_PACK_B``); later row blocks read those panels. A tall product cut into chunks of
-    rows of two row blocks each, several panels of columns a block with a short last one, two
-    blocks of k: the bits of B packed whole first, on 1, 2 and 3 threads, and NumPy's within
-    the bound."""
+    (``LAZY_PACK_B``); later row blocks read those panels. A tall product of many row blocks
+    (a size-generic function's: its chunks, ``emit_split``, are of columns here, each starting
+    at row 0; chunks of rows are ``test_each_chunk_s_first_row_block_packs_its_panels_of_b``'s),
+    several panels of columns a block with a short last one, two blocks of k: the bits of B
+    packed whole first, on 1, 2 and 3 threads, and NumPy's within the bound."""
     tile = tiled_gemm.host_tile_shape(np.dtype(dtype).itemsize * 8)
     monkeypatch.setattr(tiled_gemm, "MC_ROWS", tile.mr)  # chunks of 12 rows: 2 row blocks each
     monkeypatch.setattr(tiled_gemm, "NC_COLS", 3 * tile.nr)
