@@ -7,7 +7,8 @@ with ``JITCORE_NUM_THREADS=1`` (the numbers of docs/performance.md, "The MLP ste
         --shapes 'a@b:10000x256x16,a@b*(1-c*c):10000x16x256' \\
         --variant s24=NARROW_STREAMS=24 --variant s8=NARROW_STREAMS=8 [--dtype float64]
 
-A shape is ``FORM:MxKxN`` (FORM one of ``FORMS``; ``c`` is an M x N operand of the epilogue);
+A shape is ``FORM:MxKxN`` (FORM one of ``FORMS``; ``c`` is an M x N operand of the epilogue;
+``a@a.T`` has one operand, and N is M);
 a variant is ``NAME=ATTR=VALUE;ATTR=VALUE...`` (values as Python literals), the first one the
 base of the ratios. Each variant's function is compiled with its constants set (and then put
 back), checked against the first, and timed in loops of about 30 ms, medians of ``--repeat``.
@@ -32,10 +33,14 @@ FORMS = {
     "a.T@b.T": lambda a, b: a.T @ b.T,
     "tanh(a@b)": lambda a, b: np.tanh(a @ b),
     "a@b*(1-c*c)": lambda a, b, c: (a @ b) * (1 - c * c),
+    "a@a.T": lambda a: a @ a.T,  # one operand: MxK (N is M)
+    "a.T@a": lambda a: a.T @ a,  # KxM
 }
 
 
 def operand_shapes(form: str, m: int, k: int, n: int) -> list[tuple[int, int]]:
+    if form in ("a@a.T", "a.T@a"):
+        return [(m, k) if form == "a@a.T" else (k, m)]
     a = (k, m) if form.startswith("a.T") else (m, k)
     b = (n, k) if "b.T" in form else (k, n)
     return [a, b, (m, n)] if "c" in form else [a, b]

@@ -20,8 +20,9 @@ micro-kernel of explicit vector multiply-adds (the BLIS scheme), emitted as LLVM
   copy (``_Gemm.reads_a_in_place``): measured faster, and nothing of A is copied.
 - **Micro-kernel.** An ``MR x NR`` tile of C is ``MR * NV`` vector accumulators (``NR = NV``
   vectors of the target's width) held in registers across the k block: per k, ``NV`` vector
-  loads of packed B, ``MR`` broadcasts of packed A, ``MR * NV`` ``llvm.fmuladd``, and a
-  prefetch of the next panel of B (each tile of a panel fetches its share into L2). The tile
+  loads of packed B, ``MR`` broadcasts of packed A, ``MR * NV`` ``llvm.fmuladd``, and, where
+  the packed block of B outgrows L2, a prefetch of the next panel of B (each tile of a panel
+  fetches its share into L2). The tile
   shape is chosen from the target's vector width and register count (``TileShape.for_target``),
   never fixed to one ISA: 512-bit AVX-512 and 256-bit AVX2 and 128-bit NEON/SSE all get the
   same code, narrower; a product with fewer columns than ``NR`` gets a tile of fewer vectors
@@ -53,6 +54,10 @@ micro-kernel of explicit vector multiply-adds (the BLIS scheme), emitted as LLVM
   ``CHUNKS_PER_THREAD_ROWS_OF_A`` in place of ``CHUNKS_PER_THREAD``; the launch takes the
   product's own count (``StaticBlocks``, ``RunTimeBlocks``).
 - If a buffer cannot be allocated, the chunk runs a plain loop with the same blocked sum order.
+- **One array times its own transpose** (``z @ z.T``, ``z.T @ z``: ``is_gram_product``) runs
+  only the tiles that reach the diagonal or lie below it, and each chunk then copies its
+  values into the rest of C (``_Gemm.mirror``), as BLAS's syrk, which NumPy calls for it,
+  does: half the multiply-adds, and the bits of the whole product (``GRAM_HALF``).
 - **Epilogue.** A product with a fused epilogue (``codegen/gemm_epilogue.py``: ``tanh(x @ w +
   b)`` as one kernel) writes its sums into the epilogue's result, and once the last block of k
   is added to a row block's ``mc x nc`` values (every panel of the block: at most 192 x 1024,
@@ -191,6 +196,20 @@ UNLIMITED_SPAN_CPUS = frozenset({"znver4", "znver5"})
 # which moved float64 2048^2 by 12% before (fewer row blocks, fewer first tiles), no longer
 # mattered (docs/performance.md, "Session 54: matmul"). 3 (prefetcht0) measured 1-3% slower.
 PREFETCH_LOCALITY = 2
+# ... in products whose packed block of B (``kc x nc``) has more bytes than this: a smaller one
+# stays in L2 between row blocks, and the prefetch only costs its instruction. Xeon of session
+# 54, one thread, CPU time, medians of 11, prefetch against none (docs/performance.md, "Session
+# 55: matmul"): 64^2-256^2 (blocks of 16-512 KiB) 0-7% slower in a@b, a.T@b and a@b.T, float32
+# and float64; from 384^2 float64 (1.1 MiB) and 512^2 float32 (1 MiB) even or 1-12% faster.
+PREFETCH_MIN_BLOCK_BYTES = 512 << 10
+# The most bytes of a packed block of B (``kc x nc``) where a chunk has a single row block
+# (``mc`` rows or fewer: a tall-thin product's 64 rows); ``nc`` is cut to fit. Each block is
+# then read by one row block's tiles just after it is packed, and a block larger than L2 was
+# gone by then. Xeon of session 54, one thread, CPU time, 64x1024x1024 (one row block), nc
+# against NC_COLS (1024), docs/performance.md "Session 55: matmul": float64 a.T@b 0.94x (nc 256,
+# 1 MiB), a@b 0.88x (128), a@b.T 0.93x (128); float32 a.T@b 0.99x (512), a@b 0.95x and a@b.T
+# 0.97x (256). 1024^2 (many row blocks) took 1.12-1.29x with nc 256 or 128 in a.T@b: kept.
+ONE_ROW_BLOCK_B_BYTES = 1 << 20
 # A transposed B (``a @ b.T``: packed by squares, ``copy``) is packed a panel at a time just
 # before the first row block's tiles use it, so they read it from L1/L2 instead of the whole
 # packed block having been written out first: float64 64x1024x1024 a@b.T 3.17 -> 2.44 ms,
@@ -198,6 +217,13 @@ PREFETCH_LOCALITY = 2
 # even. B with rows of unit stride keeps its row-by-row packing (a whole row of the block per k,
 # in order): a panel at a time read 256 bytes per row a row apart, 1.0-1.1x the time.
 LAZY_PACK_B = True
+# One array times its own transpose (``z @ z.T``: a Gram or kinship matrix) runs only the tiles
+# at or below the diagonal and copies the rest of C from them, as BLAS's syrk does (NumPy calls
+# it for such a product). C[i, j] and C[j, i] are the same products summed in the same order
+# (a multiply-add's product does not depend on its operands' order), so the bits are those of
+# the whole product, exactly symmetric, as NumPy's are.
+GRAM_HALF = True
+MIRROR_BY_SQUARES = True  # False: copy one value at a time (tests reach that path with it)
 
 
 @dataclass(frozen=True)
@@ -493,7 +519,9 @@ def emit_tiled_gemm(module: ll.Module, name: str, op: Operation, c: Contraction,
         # the epilogue reads the sum from the result it then overwrites
         finish = _epilogue(b, fused.epilogue, [result, *operands[2:len(shaped) - 1], result], m, n,
                            blocking.nc, fastmath)
-    gemm = _Gemm(b, element, tile, blocking, (a, sa), (bb, sb), (cc, sc), finish, cols % tile.nr)
+    symmetric = fused is None and not c.batch and is_gram_product(op, left, right, m, n)
+    gemm = _Gemm(b, element, tile, blocking, (a, sa), (bb, sb), (cc, sc), finish, cols % tile.nr,
+                 symmetric)
     if c.batch:
         batch = [[dim_stride(b, x, maps[i], d) for d in c.batch]
                  for x, i in ((operands[left], left), (operands[right], right), (result, 2))]
@@ -514,6 +542,18 @@ def emit_tiled_gemm(module: ll.Module, name: str, op: Operation, c: Contraction,
         gemm.run(whole, (first, last), depth)
     b.ret_void()
     return fn, StaticBlocks(blocking.split_blocks, per_thread)
+
+
+def is_gram_product(op: Operation, left: int, right: int, m: int, n: int) -> bool:
+    """Whether ``op`` is one array times its own transpose (``z @ z.T``, ``z.T @ z``): both
+    sides read the same value, B's map A's with the row and column dims swapped, so that
+    ``C[i, j]`` and ``C[j, i]`` are the same sum of the same products (``_Gemm.symmetric``)."""
+    if op.operands[left] is not op.operands[right]:
+        return False
+    swap = {m: n, n: m}
+    a_map, b_map = op.indexing_maps[left].exprs, op.indexing_maps[right].exprs
+    swapped = [(swap.get(y.dim, y.dim), y.scale, y.offset) for y in b_map]
+    return [(x.dim, x.scale, x.offset) for x in a_map] == swapped
 
 
 def _run_batch(b: ll.IRBuilder, gemm: _Gemm, extents: list[int], strides: list[list[ll.Value]],
@@ -602,8 +642,9 @@ def _max(b: ll.IRBuilder, x: ll.Value, y: ll.Value) -> ll.Value:
     return b.select(b.icmp_signed(">", x, y), x, y)
 
 
-def _for(b: ll.IRBuilder, start: ll.Value, stop: ll.Value, step: int, body) -> None:
-    """``for iv in range(start, stop, step): body(iv)``; the builder ends after the loop."""
+def _for(b: ll.IRBuilder, start: ll.Value, stop: ll.Value, step: int | ll.Value, body) -> None:
+    """``for iv in range(start, stop, step): body(iv)`` (``step`` positive); the builder ends
+    after the loop."""
     pre, fn = b.block, b.function
     header, inner, done = (fn.append_basic_block(x) for x in ("for", "for.body", "for.done"))
     b.branch(header)
@@ -613,7 +654,7 @@ def _for(b: ll.IRBuilder, start: ll.Value, stop: ll.Value, step: int, body) -> N
     b.cbranch(b.icmp_signed("<", iv, stop), inner, done)
     b.position_at_end(inner)
     body(iv)
-    iv.add_incoming(b.add(iv, ll.Constant(I64, step)), b.block)
+    iv.add_incoming(b.add(iv, ll.Constant(I64, step) if isinstance(step, int) else step), b.block)
     b.branch(header)
     b.position_at_end(done)
 
@@ -622,15 +663,20 @@ class _Gemm:
     """The blocked loops of one chunk, at the builder's position."""
 
     def __init__(self, b: ll.IRBuilder, element: ll.Type, tile: TileShape, blocking: Blocking,
-                 a, bb, cc, finish=None, edge_cols: int = 0):
+                 a, bb, cc, finish=None, edge_cols: int = 0, symmetric: bool = False):
         self.b, self.element, self.tile, self.blocking = b, element, tile, blocking
+        # C is symmetric, bit for bit (``is_gram_product``): only the tiles that reach the
+        # diagonal or below it run, and the rest of C is copied from them (``mirror``)
+        self.symmetric = symmetric and GRAM_HALF
         self.finish = finish  # the fused epilogue on a finished row block (``_epilogue``), or None
         self.itemsize = 4 if isinstance(element, ll.FloatType) else 8
         self.a, (self.sa_m, self.sa_k) = a[0], a[1]
         self.bm, (self.sb_k, self.sb_n) = bb[0], bb[1]
         self.c, (self.sc_m, self.sc_n) = cc[0], cc[1]
         self.module = b.module
-        self.micro = _micro_kernel(self.module, element, tile)
+        prefetch = PREFETCH_LOCALITY is not None and (
+            blocking.kc * blocking.nc * self.itemsize > PREFETCH_MIN_BLOCK_BYTES)
+        self.micro = _micro_kernel(self.module, element, tile, prefetch=prefetch)
         # The last panel of columns, when the product's columns are not whole panels, runs on
         # a kernel of as few vectors as it has columns (the same rows, the same packed B): a
         # 96-column float32 product's second panel computed 64 columns for 32 on AVX-512.
@@ -638,6 +684,7 @@ class _Gemm:
         edge_nv = -(-edge_cols // tile.lanes)
         if 0 < edge_nv < tile.nv:
             self.edge_micro = _micro_kernel(self.module, element, TileShape(tile.mr, edge_nv, tile.lanes),
+                                            prefetch=prefetch,
                                             b_stride=tile.nr)
         self.direct_a = self.reads_a_in_place()
 
@@ -684,6 +731,8 @@ class _Gemm:
                 pack_a = _aligned(b, start)
                 self.tiled(row_range, col_range, depth, pack_a,
                            _aligned(b, b.gep(start, [self.const(a_bytes)], source_etype=I8)))
+                if self.symmetric:
+                    self.mirror(row_range, col_range)
         gemm_scratch.give(b, raw)
 
     def tiled(self, row_range, col_range, depth: int, pack_a: ll.Value, pack_b: ll.Value) -> None:
@@ -692,8 +741,16 @@ class _Gemm:
         # B packed a panel at a time by the first row block (``LAZY_PACK_B``), or whole first
         lazy_b = b.icmp_signed("!=", self.sb_n, self.const(1)) if LAZY_PACK_B else ll.Constant(I1, 0)
 
+        # A chunk of one row block (a tall-thin product's 64 rows) uses each packed block of B
+        # once, right after packing it: blocks of at most ONE_ROW_BLOCK_B_BYTES, which stay in L2
+        one_block = b.icmp_signed("<=", b.sub(row1, row0), self.const(bl.mc))
+        fit = ONE_ROW_BLOCK_B_BYTES // (bl.kc * self.itemsize) // tile.nr * tile.nr
+        narrow = min(bl.nc, max(tile.nr, fit))
+        col_step = bl.nc if self.finish is not None or narrow == bl.nc else b.select(
+            one_block, self.const(narrow), self.const(bl.nc))
+
         def column_block(jc):
-            nc = _min(b, self.const(bl.nc), b.sub(col1, jc))
+            nc = _min(b, self.const(col_step) if isinstance(col_step, int) else col_step, b.sub(col1, jc))
 
             def depth_block(pc):
                 kc = _min(b, self.const(bl.kc), b.sub(self.const(depth), pc))
@@ -745,20 +802,92 @@ class _Gemm:
                         return self.at(pack_b, self.panel(following, kc, tile.nr))
 
                     def panel_of_tiles(jr):
-                        with b.if_then(b.and_(lazy_b, b.icmp_signed("==", ic, row0))):
+                        # packed just before its first tiles: the chunk's first row block, or
+                        # of a symmetric C the first that reaches the panel's diagonal
+                        first_use = self.first_row_block(row0, b.add(jc, jr)) if self.symmetric else row0
+                        with b.if_then(b.and_(lazy_b, b.icmp_signed("==", ic, first_use))):
                             self.pack_b_panel(pack_b, pc, kc, jc, nc, jr)
-                        _for(b, self.const(0), mc, tile.mr, lambda ir: one_tile(ir, jr))
+                        first_tile = self.const(0)
+                        if self.symmetric:  # the panel's tiles whose last row reaches its first column
+                            ahead = b.sub(b.add(jc, jr), ic)
+                            whole = b.mul(b.sdiv(ahead, self.const(tile.mr)), self.const(tile.mr))
+                            first_tile = b.select(b.icmp_signed(">", ahead, self.const(0)), whole, first_tile)
+                        _for(b, first_tile, mc, tile.mr, lambda ir: one_tile(ir, jr))
 
                     _for(b, self.const(0), nc, tile.nr, panel_of_tiles)
                     if self.finish is not None:  # the block's last block of k: in L2
                         with b.if_then(last_block):
                             self.finish(ic, jc, mc, nc)
 
-                _for(b, row0, row1, bl.mc, row_block)
+                # a symmetric C's row blocks from the one that reaches the block's diagonal
+                first_block = self.first_row_block(row0, jc) if self.symmetric else row0
+                _for(b, first_block, row1, bl.mc, row_block)
 
             _for(b, self.const(0), self.const(depth), bl.kc, depth_block)
 
-        _for(b, col0, col1, bl.nc, column_block)
+        _for(b, col0, col1, col_step, column_block)
+
+    def first_row_block(self, row0: ll.Value, row: ll.Value) -> ll.Value:
+        """The first row of the chunk's row block (from ``row0``, ``mc`` rows each) that holds
+        ``row``; ``row0`` for a row before it."""
+        b, mc = self.b, self.const(self.blocking.mc)
+        past = b.sub(_max(b, row, row0), row0)
+        return b.add(row0, b.mul(b.udiv(past, mc), mc))
+
+    def mirror(self, row_range, col_range) -> None:
+        """A symmetric C's values above the tiles that ran (``tiled``), each copied from its
+        mirror image below the diagonal: ``C[r, c] = C[c, r]`` for the chunk's columns ``r``
+        (its rows, where its chunks are of rows, hold ``c``) and every ``c`` past the last
+        column panel the tile of rows holding ``r`` reached. Those values no tile wrote, and
+        their images are this chunk's, finished: so chunks never write one another's values.
+        Where C's rows have unit stride, ``lanes`` rows at a time by squares transposed in
+        registers: read down a column one value at a time, each value a page apart in a large
+        C, the copy took 11% of a 2000x1000 float64 ``z @ z.T``."""
+        b, mr, nr, lanes = self.b, self.tile.mr, self.tile.nr, self.tile.lanes
+        (c_lo, c_hi), (r_lo, r_hi) = row_range, col_range
+
+        def start(r):  # the first column past the tiles of the rows holding r
+            tile_end = b.add(b.mul(b.udiv(r, self.const(mr)), self.const(mr)), self.const(mr))
+            first = b.mul(b.udiv(b.add(tile_end, self.const(nr - 1)), self.const(nr)), self.const(nr))
+            return _max(b, first, c_lo)
+
+        def copy(r, c):
+            value = b.load(self.at(self.c, b.add(b.mul(c, self.sc_m), b.mul(r, self.sc_n))), typ=self.element)
+            b.store(value, self.at(self.c, b.add(b.mul(r, self.sc_m), b.mul(c, self.sc_n))))
+
+        def row(r, stop=None):
+            _for(b, start(r), c_hi if stop is None else stop, 1, lambda c: copy(r, c))
+
+        def row_of_c(r, c):  # where C[r, c:] starts (its values of unit stride)
+            return self.at(self.c, b.add(b.mul(r, self.sc_m), c))
+
+        def square(r0, c0):  # C[r0:r0+lanes, c0:c0+lanes] from C[c0:c0+lanes, r0:r0+lanes]
+            rows = [self.load_vector(row_of_c(b.add(c0, self.const(t)), r0), lanes) for t in range(lanes)]
+            for t, vector in enumerate(_transposed(b, rows)):
+                self.store_vector(vector, row_of_c(b.add(r0, self.const(t)), c0))
+
+        def whole(start, stop):  # the first value of start + lanes * i at or past stop
+            return b.add(start, b.mul(b.udiv(b.sub(stop, start), self.const(lanes)), self.const(lanes)))
+
+        def group(r0):  # rows r0 .. r0+lanes-1: ragged starts, whole squares, a last part
+            first = _min(b, start(b.add(r0, self.const(lanes - 1))), c_hi)  # the group's latest start
+            squares_end = whole(first, c_hi)
+            for t in range(lanes):
+                row(b.add(r0, self.const(t)), first)
+            _for(b, first, squares_end, lanes, lambda c0: square(r0, c0))
+            for t in range(lanes):
+                r = b.add(r0, self.const(t))
+                _for(b, _max(b, squares_end, start(r)), c_hi, 1, lambda c, r=r: copy(r, c))
+
+        squares = MIRROR_BY_SQUARES and lanes > 1 and lanes & (lanes - 1) == 0
+        unit = b.icmp_signed("==", self.sc_n, self.const(1)) if squares else ll.Constant(I1, 0)
+        with b.if_else(unit) as (vectors, elements):
+            with vectors:
+                groups_end = whole(r_lo, r_hi)
+                _for(b, r_lo, groups_end, lanes, group)
+                _for(b, groups_end, r_hi, 1, row)
+            with elements:
+                _for(b, r_lo, r_hi, 1, row)
 
     def a_panel(self, row: ll.Value, kc: ll.Value) -> ll.Value:
         return self.panel(row, kc, self.tile.mr)
@@ -1009,7 +1138,8 @@ def _aligned(b: ll.IRBuilder, raw: ll.Value) -> ll.Value:
     return b.gep(raw, [pad], source_etype=I8)
 
 
-def _micro_kernel(module: ll.Module, element: ll.Type, tile: TileShape, b_stride: int = 0) -> ll.Function:
+def _micro_kernel(module: ll.Module, element: ll.Type, tile: TileShape, b_stride: int = 0,
+                  prefetch: bool = True) -> ll.Function:
     """``void micro(i64 kc, ptr a, i64 sa_k, i64 sa_m, ptr b, ptr c, i64 sc_m, i64 sc_n, i64
     rows, i64 cols, i1 first, ptr pf, i64 pf_step)``: the ``mr x nr`` tile of A at ``a``
     (element ``(i, k)`` at ``k * sa_k + i * sa_m``: a packed panel, ``(MR, 1)``, or A in
@@ -1018,12 +1148,15 @@ def _micro_kernel(module: ll.Module, element: ll.Type, tile: TileShape, b_stride
     ``rows - 1`` again (in bounds, and their sums are never stored). The packed rows of B are
     ``b_stride`` values apart (the tile's own width unless given: an edge kernel reads the
     first vectors of wider panels). ``pf``, ``pf_step``: each step of k prefetches the value
-    at ``pf + k * pf_step`` (this tile's share of the next panel of B: ``PREFETCH_LOCALITY``)."""
+    at ``pf + k * pf_step`` (this tile's share of the next panel of B: ``PREFETCH_LOCALITY``),
+    if ``prefetch``."""
     bits = 32 if isinstance(element, ll.FloatType) else 64
     b_stride = b_stride or tile.nr
     name = f"jitcore_gemm_micro_f{bits}_{tile.mr}x{tile.nv}x{tile.lanes}"
     if b_stride != tile.nr:
         name += f"_b{b_stride}"
+    if not prefetch:
+        name += "_nopf"
     existing = module.globals.get(name)
     if existing is not None:
         return existing
@@ -1066,7 +1199,7 @@ def _micro_kernel(module: ll.Module, element: ll.Type, tile: TileShape, b_stride
         v = b.load(b.gep(b_row, [ll.Constant(I64, j * tile.lanes)], source_etype=element), typ=vec)
         v.align = vbytes
         b_vecs.append(v)
-    if PREFETCH_LOCALITY is not None:
+    if prefetch:
         prefetch = declare(module, "llvm.prefetch.p0", ll.VoidType(), [PTR, I32, I32, I32])
         ahead = b.gep(pf, [b.mul(kk, pf_step)], source_etype=element)
         locality = ll.Constant(I32, PREFETCH_LOCALITY)

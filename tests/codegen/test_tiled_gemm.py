@@ -453,10 +453,11 @@ def test_packing_buffers_are_kept_between_calls_and_their_old_values_never_leak(
 def test_a_transposed_b_packed_a_panel_at_a_time_by_the_first_row_block_gives_the_same_bits(
         small_blocks, monkeypatch, form, dtype):
     """A transposed B is packed a panel at a time by the first row block of each chunk
-    (``LAZY_PACK_B``); later row blocks read those panels. A tall product cut into chunks of
-    rows of two row blocks each, several panels of columns a block with a short last one, two
-    blocks of k: the bits of B packed whole first, on 1, 2 and 3 threads, and NumPy's within
-    the bound."""
+    (``LAZY_PACK_B``); later row blocks read those panels. A tall product of many row blocks
+    (a size-generic function's: its chunks, ``emit_split``, are of columns here, each starting
+    at row 0; chunks of rows are ``test_each_chunk_s_first_row_block_packs_its_panels_of_b``'s),
+    several panels of columns a block with a short last one, two blocks of k: the bits of B
+    packed whole first, on 1, 2 and 3 threads, and NumPy's within the bound."""
     tile = tiled_gemm.host_tile_shape(np.dtype(dtype).itemsize * 8)
     monkeypatch.setattr(tiled_gemm, "MC_ROWS", tile.mr)  # chunks of 12 rows: 2 row blocks each
     monkeypatch.setattr(tiled_gemm, "NC_COLS", 3 * tile.nr)
@@ -476,12 +477,119 @@ def test_a_transposed_b_packed_a_panel_at_a_time_by_the_first_row_block_gives_th
     check(results[0], a, b, product)
 
 
-def test_the_micro_kernel_prefetches_the_next_panel_of_b_along_k(tiled):
+@pytest.mark.parametrize("form, dtype", [("a@b", np.float64)])
+def test_a_chunk_of_one_row_block_packs_b_in_blocks_that_fit_l2_and_gives_the_same_bits(
+        tiled, monkeypatch, form, dtype):
+    """A chunk of at most ``mc`` rows packs B in blocks of at most ``ONE_ROW_BLOCK_B_BYTES``
+    (here 4 KiB a value of k: a few panels), the last one short: the bits of whole blocks of
+    ``NC_COLS``, within NumPy's bound, on one thread (one chunk) and on three."""
+    tile = tiled_gemm.host_tile_shape(np.dtype(dtype).itemsize * 8)
+    product, shapes = FORMS[form]
+    m, k, n = tile.mr + 1, 700, 5 * tile.nr + 3
+    rng = np.random.default_rng(56)
+    a, b = (rng.standard_normal(s).astype(dtype) for s in shapes(m, k, n))
+    results = []
+    for limit in (1 << 62, 2 * tile.nr * 700 * np.dtype(dtype).itemsize):  # whole, then 2 panels
+        monkeypatch.setattr(tiled_gemm, "ONE_ROW_BLOCK_B_BYTES", limit)
+        jitted = compiled(product, a, b)
+        for threads in (1, 3):
+            with config.using(num_threads=threads, parallel_threshold=0, chunk_size=1):
+                results.append(jitted(a, b))
+    for other in results[1:]:
+        np.testing.assert_array_equal(results[0], other)
+    check(results[0], a, b, product)
+
+
+def poison_kept_buffers() -> None:
+    """Every kept packing buffer (``gemm_scratch``'s slots) filled with NaN after its header:
+    a panel the next call reads without packing it first makes its sums NaN."""
+    scratch = tiled_gemm.gemm_scratch
+    for address in scratch.BUFFERS:
+        if address:
+            size = ctypes.c_int64.from_address(address).value
+            ctypes.memset(address + scratch.HEADER, 0xFF, size)  # all-ones bits: a NaN of either type
+
+
+@pytest.mark.parametrize("form, dtype", [("a@b.T", np.float64), ("a.T@b.T", np.float32)])
+def test_each_chunk_s_first_row_block_packs_its_panels_of_b(small_blocks, monkeypatch, form, dtype):
+    """A transposed B packed a panel at a time (``LAZY_PACK_B``) is packed by the first row block
+    of every chunk, not only by the chunk that starts at row 0: four chunks of rows (the columns
+    too few for a second chunk) of several row blocks, on 1 to 3 threads, each call after the
+    kept buffers were filled with NaN, two blocks of k (a buffer kept from the last chunk holds
+    the last block's panels, not the first's). Every result within NumPy's bound."""
+    tile = tiled_gemm.host_tile_shape(np.dtype(dtype).itemsize * 8)
+    product, shapes = FORMS[form]
+    m, k, n = 4 * (tile.nr + 5) + 3, 23, tile.nr + 5
+    monkeypatch.setattr(tiled_gemm, "MC_ROWS", 2 * tile.mr)
+    monkeypatch.setattr(tiled_gemm, "NC_COLS", 2 * tile.nr)
+    for side in ("MIN_CHUNK_SIDE", "SMALL_CHUNK_SIDE"):  # one chunk of columns, four of rows
+        monkeypatch.setattr(tiled_gemm, side, n)
+    rng = np.random.default_rng(55)
+    a, b = (rng.standard_normal(s).astype(dtype) for s in shapes(m, k, n))
+    jitted = compiled(product, a, b)
+    for threads in (1, 2, 3):
+        with config.using(num_threads=threads, parallel_threshold=0, chunk_size=1):
+            jitted(a, b)  # buffers into the slots
+            poison_kept_buffers()
+            check(jitted(a, b), a, b, product)
+
+
+def gram_products(z, y, s, w):
+    """Products of one array and its own transpose, and ``w @ w``: the same array on both sides
+    but not transposed, no such product."""
+    x = s[::2, 1::3]
+    return z @ z.T, y.T @ y, x @ x.T, w @ w
+
+
+@pytest.mark.parametrize("generic, dtype", [(True, np.float64), (False, np.float32)])
+def test_one_array_times_its_transpose_runs_half_and_mirrors_the_whole_product_s_bits(
+        small_blocks, monkeypatch, generic, dtype):
+    """``z @ z.T``, ``y.T @ y`` and a strided view's run the tiles at or below the diagonal and
+    copy the rest (``GRAM_HALF``): the bits of the whole product, exactly symmetric, within
+    NumPy's bound. Small blocks (many row and column blocks, tiles across the diagonal, blocks
+    of k, padded panels), chunks of columns (a size-generic function, the copy by squares) or of
+    rows (sizes fixed, the copy one value at a time), on 1 and 3 threads, the kept buffers
+    filled with NaN before each call."""
+    from jitcore.codegen import host
+
+    monkeypatch.setattr(host, "SIZE_GENERIC", generic)
+    monkeypatch.setattr(tiled_gemm, "MIRROR_BY_SQUARES", generic)
+    tile = tiled_gemm.host_tile_shape(np.dtype(dtype).itemsize * 8)
+    n, k = 2 * tile.nr + 2 * tile.lanes + 3, 23  # past two panels: whole and ragged squares
+    rng = np.random.default_rng(55)
+    args = [rng.standard_normal(shape).astype(dtype) for shape in ((n, k), (k, n), (2 * n, 3 * k), (n, n))]
+    results = []
+    for half in (False, True):
+        monkeypatch.setattr(tiled_gemm, "GRAM_HALF", half)
+        jitted = compiled(gram_products, *args)
+        for threads in (1, 3):
+            with config.using(num_threads=threads, parallel_threshold=0, chunk_size=1):
+                jitted(*args)  # buffers into the slots
+                poison_kept_buffers()
+                results.append(jitted(*args))
+    z, y, s, w = args
+    operands = [(z, z.T), (y.T, y), (s[::2, 1::3], s[::2, 1::3].T), (w, w)]
+    for i, (a, b) in enumerate(operands):
+        for other in results[1:]:
+            np.testing.assert_array_equal(results[0][i], other[i])
+        check(results[0][i], a, b, lambda a, b: a @ b)
+        if i < 3:
+            np.testing.assert_array_equal(results[0][i], results[0][i].T)
+
+
+def test_the_micro_kernel_prefetches_the_next_panel_of_b_along_k_where_b_s_block_is_large(tiled):
     """Each step of the micro-kernel's k loop prefetches (into L2: ``PREFETCH_LOCALITY``) its
-    tile's share of the next packed panel of B, so the panel's first tile finds it in L2."""
-    a = np.ones((64, 64), np.float32)
-    text = compiled(lambda a, b: a @ b, a, a).lower(a, a).plan().llvm_ir
-    body = text[text.index('define internal void @"jitcore_gemm_micro'):]
-    loop = body[body.index("\nk.body:"):body.index("\nk.done:")]
-    call = re.search(r'call void @"llvm.prefetch.p0"\(ptr %"\.\d+", i32 0, i32 (\d), i32 1\)', loop)
+    tile's share of the next packed panel of B, so the panel's first tile finds it in L2: where
+    the packed block of B is larger than ``PREFETCH_MIN_BLOCK_BYTES`` (64 x 1024 x 1024 float32:
+    4 MiB), not in a 64^3 product (16 KiB, in L2 anyway). Compiled only."""
+    prefetch = re.compile(r'call void @"llvm.prefetch.p0"\(ptr %"\.\d+", i32 0, i32 (\d), i32 1\)')
+
+    def k_loop(a, b):
+        text = compiled(lambda a, b: a @ b, a, b).lower(a, b).plan().llvm_ir
+        body = text[text.index('define internal void @"jitcore_gemm_micro'):]
+        return body[body.index("\nk.body:"):body.index("\nk.done:")]
+
+    small, tall, wide = (np.ones(shape, np.float32) for shape in ((64, 64), (64, 1024), (1024, 1024)))
+    call = prefetch.search(k_loop(tall, wide))
     assert call and call[1] == str(tiled_gemm.PREFETCH_LOCALITY)
+    assert prefetch.search(k_loop(small, small)) is None
