@@ -668,14 +668,14 @@ class RowReduction(_Cascade):
     def _at(self, i: ll.Value) -> ll.Value:
         return i if self.first is None else self.b.add(self.first, i)
 
-    def _group(self, base: ll.Value, arrays: list | None = None) -> None:
+    def _group(self, base: ll.Value, arrays: list | None = None, unroll: bool = True) -> None:
         """Elements ``base .. base + LANES - 1``, one per lane (of ``arrays``, the lanes by
         default): a loop over the lanes, which LLVM's loop vectorizer turns into vector code
         whatever the body (calls of the math library included), or unrolls for the SLP
-        vectorizer."""
+        vectorizer (``unroll=False``: vectorized only, one copy of the body, not ``LANES``)."""
         b = self.b
         emit_loop(b, extent(self.lanes),
-                  lambda lane: self._step([*self.ivs, b.add(base, lane)], lane, arrays))
+                  lambda lane: self._step([*self.ivs, b.add(base, lane)], lane, arrays), unroll=unroll)
 
     def _emit_blocks(self) -> None:
         """The blocks into the cascade, ``SIDE_BLOCKS`` at a time where the body is cheap and
@@ -1453,7 +1453,7 @@ class PairwiseRow(RowReduction):
 
         def add_group(arrays, first, offset, g):
             if not costly:
-                self._group(b.add(first, b.mul(g, width)), arrays)
+                self._group(b.add(first, b.mul(g, width)), arrays, unroll=False)
                 return
             at = b.add(offset, b.mul(g, width))
             for k, c in enumerate(self.merging.combiners):
@@ -1517,7 +1517,7 @@ class PairwiseRow(RowReduction):
             else:
                 def step(i):
                     self._step([*self.ivs, b.add(first, b.add(whole, i))], 0, total)
-            emit_loop(b, b.sub(m, whole), step)
+            emit_loop(b, b.sub(m, whole), step, unroll=False)  # at most 7, in the row's last leaf
 
         each(last_groups)
         for s, tree in enumerate(self._lane_trees(trees_from)):
