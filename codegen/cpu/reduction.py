@@ -369,6 +369,7 @@ class _Cascade:
         self.elements = _separable(op, merging, body.cost_op)  # groups side by side (``_groups``)
         self.temps: list[ll.Value] | None = None
         self.whole = _whole_lanes(merging, self.types)
+        self.plain_blocks = False  # blocks one at a time (``_recheck``)
 
     # -- all lanes at once ------------------------------------------------------------------
     # Where each result's merge is one float op (a sum, a product, a max or min), a merge of
@@ -544,8 +545,7 @@ class _Cascade:
         self._fold_lanes()
         if isinstance(self.merging, ArgBest):
             return  # ties go by index: the same pair in any order
-        with self.b.if_then(self._zero_or_nan(), likely=False):
-            self._ordered_lanes()
+        self._recheck(self._ordered_lanes)
 
     def emit(self, keep=None) -> None:
         """The lanes (``_lanes``), then ``finish`` (or, given ``keep``, ``keep(k, lane,
@@ -623,8 +623,19 @@ class _Cascade:
             return
         self._fold_lanes()
         if not isinstance(self.merging, ArgBest):
-            with self.b.if_then(self._zero_or_nan(), likely=False):
+            self._recheck(ordered)
+
+    def _recheck(self, ordered) -> None:
+        """``ordered()`` where a max or min lane holds a zero or a NaN, its blocks one at a
+        time: the same lanes as side by side (``RowReduction._emit_blocks``), in one copy of
+        the body where runs of 4, 2 and 1 blocks, from memory or not, made seven, most of a
+        full max's code for a case that rarely runs."""
+        with self.b.if_then(self._zero_or_nan(), likely=False):
+            self.plain_blocks = True
+            try:
                 ordered()
+            finally:
+                self.plain_blocks = False
 
 
 class RowReduction(_Cascade):
@@ -689,7 +700,7 @@ class RowReduction(_Cascade):
         Inputs too large for the cache go one block at a time, in address order, which the
         hardware prefetchers follow (side by side they did not: ``block_order.py``); the same
         merges, the same bits. Size-generic code tests the size at run time."""
-        if self.elements is not None or self._strided_inputs():
+        if self.elements is not None or self._strided_inputs() or self.plain_blocks:
             super()._emit_blocks()
             return
         b = self.b
