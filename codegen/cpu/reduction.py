@@ -386,13 +386,22 @@ class _Cascade:
     def store_lanes(self, k: int, value: ll.Value, at: ll.Value) -> None:
         self.b.store(value, self.b.bitcast(at, value.type.as_pointer()), align=self._align(k))
 
+    def copies_whole(self, k: int) -> bool:
+        """Whether result ``k``'s lanes move as one vector where they are only stored or copied
+        (the identity, a cascade level, a piece's partials): any float or integer of whole
+        bytes (an i1 vector packs bits; a complex pair is a struct). An argmax's lanes written
+        out one by one were a fifth of its full reduction's code."""
+        t = self.types[k]
+        return self.whole or isinstance(t, (ll.FloatType, ll.DoubleType, ll.HalfType)) or (
+            isinstance(t, ll.IntType) and t.width >= 8)
+
     def _align(self, k: int) -> int:
         return numpy_dtype(self.op.results[k].type.element).itemsize  # the arrays' own alignment
 
     # -- lanes ------------------------------------------------------------------------------
     def reset_lanes(self) -> None:
         for k, init in enumerate(self.inits):
-            if self.whole:
+            if self.copies_whole(k):
                 self.store_lanes(k, ll.Constant(self._vector_type(k), [init] * self.lanes), self.arrays[k])
                 continue
             for slot in self._slots(k):
@@ -499,7 +508,7 @@ class _Cascade:
 
         top = shifted(self._while_bit(block, False, lambda level: self._add_level_to_lanes(shifted(level))))
         for k in range(len(self.types)):
-            if self.whole:
+            if self.copies_whole(k):
                 self.store_lanes(k, self.load_lanes(k, self.arrays[k]), self._level(k, top, 0))
                 continue
             for lane, value in enumerate(self._lane_values(k)):
@@ -558,10 +567,10 @@ class _Cascade:
         self._keep(keep)
 
     def _keep(self, keep) -> None:
-        """Each result's lanes to ``keep(k, lane, value)``; whole lanes (``whole``) in one call
+        """Each result's lanes to ``keep(k, lane, value)``; whole lanes (``copies_whole``) in one call
         with lane None and a vector of them all."""
         for k in range(len(self.types)):
-            if self.whole:
+            if self.copies_whole(k):
                 keep(k, None, self.load_lanes(k, self.arrays[k]))
                 continue
             for lane, value in enumerate(self._lane_values(k)):
@@ -609,7 +618,7 @@ class _Cascade:
     def _take_level(self, top: ll.Value) -> None:
         """Cascade level ``top`` as the lanes."""
         for k, t in enumerate(self.types):
-            if self.whole:
+            if self.copies_whole(k):
                 self.store_lanes(k, self.load_lanes(k, self._level(k, top, 0)), self.arrays[k])
                 continue
             for lane in range(self.lanes):
