@@ -1480,8 +1480,16 @@ class PairwiseRow(RowReduction):
                 x = self.load_lanes(k, self._temp(k, at))
                 self.store_lanes(k, combine(b, c, self.load_lanes(k, arrays[k]), x), arrays[k])
 
-        emit_loop(b, common, lambda g: [add_group(sets[s], firsts[s], slots[s][0], g) for s in range(len(slots))],
-                  unroll=False)
+        def add_groups(g):  # group ``g`` of every leaf; a cheap body's in one loop over the lanes
+            if costly:
+                for s in range(len(slots)):
+                    add_group(sets[s], firsts[s], slots[s][0], g)
+                return
+            at = [b.add(first, b.mul(g, width)) for first in firsts]
+            emit_loop(b, width, lambda lane: [self._step([*self.ivs, b.add(base, lane)], lane, arrays)
+                                              for base, arrays in zip(at, sets)], unroll=False)
+
+        emit_loop(b, common, add_groups, unroll=False)
         if count is None:  # every slot its own leaf, each emitted
             def leaf(s):
                 return sets[s], firsts[s], slots[s][0], slots[s][1], groups[s], [x[s] for x in sums_at]
