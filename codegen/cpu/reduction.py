@@ -1333,16 +1333,18 @@ class PairwiseRow(RowReduction):
         b.store(self.trip_count, cur)
         b.store(extent(0), depth)
         fn = b.function
-        descend, split, batch, ascend, check, merge, park, done = (
+        descend, node, split, batch, ascend, check, merge, park, done = (
             fn.append_basic_block("pairwise." + n)
-            for n in ("descend", "split", "batch", "ascend", "check", "merge", "park", "done"))
+            for n in ("descend", "node", "split", "batch", "ascend", "check", "merge", "park", "done"))
 
         def at(array, t, d):
             return b.gep(array, [d], inbounds=True, source_etype=t)
 
         b.branch(descend)
         b.position_at_end(descend)
-        c = b.load(cur, typ=I64)
+        c = b.load(cur, typ=I64)  # (a node of more than a batch's leaves splits at once)
+        b.cbranch(b.icmp_unsigned(">", c, extent(PAIRWISE_BLOCK * BATCH_LEAVES)), split, node)
+        b.position_at_end(node)
         count, slots = self._subtree(c)
         b.cbranch(b.icmp_unsigned("==", count, extent(0)), split, batch)
 
@@ -1437,13 +1439,12 @@ class PairwiseRow(RowReduction):
     def _leaves(self, node: ll.Value, span: ll.Value, slots: list, count: ll.Value | None = None) -> list:
         """Leaves ``slots`` (``(first, m)`` from element ``node``, ``m <= 128``, one subtree's
         in order, ``span`` elements in all) summed side by side, each leaf's total per result;
-        ``count``: how many of the slots hold a leaf of their own (the others repeat them).
-        Their groups of 8 in one loop, each into its own lanes, then each leaf's last groups
-        past the shortest's, their lane trees (all at once: ``_lane_trees``) and each leaf's
-        tail (in order). With ``count``, one copy of the code serves every leaf's last groups
-        and tail, the leaf a run-time index (its lanes and total in memory): one copy of the
-        body per slot in the loop of groups and one for the rest, where a loop per leaf and
-        per form of subtree made the body 20 times. A costly body's elements
+        ``count``: how many of the slots hold a leaf of their own (the others repeat them; None:
+        all). Their groups of 8 in one loop, each into its own lanes (a cheap body's every slot
+        in one loop over the lanes, which LLVM's loop vectorizer makes one vector each: one copy
+        of the body, where unrolled for the SLP vectorizer it was 8 or 16), then each leaf's
+        last groups past the shortest's, their lane trees (all at once: ``_lane_trees``) and
+        the tail of the last leaf, the only one that has one. A costly body's elements
         (``self.elements``: the math library) are computed first, for the whole span, in one
         loop LLVM vectorizes at full width and interleaves (``_elements_into_temps``); the
         groups then add those. Each lane adds its elements in NumPy's order either way: the
@@ -1452,7 +1453,7 @@ class PairwiseRow(RowReduction):
         ks = range(len(types))
         with b.goto_entry_block():
             sets = [[b.alloca(t, size=lanes) for t in types] for _ in slots]
-            sums = [b.alloca(t, size=len(slots)) for t in types]
+            total = [b.alloca(t) for t in types]
         start = self._at(node)
         costly = self.elements is not None
         if costly:
@@ -1489,71 +1490,38 @@ class PairwiseRow(RowReduction):
             emit_loop(b, width, lambda lane: [self._step([*self.ivs, b.add(base, lane)], lane, arrays)
                                               for base, arrays in zip(at, sets)], unroll=False)
 
-        emit_loop(b, common, add_groups, unroll=False)
-        if count is None:  # every slot its own leaf, each emitted
-            def leaf(s):
-                return sets[s], firsts[s], slots[s][0], slots[s][1], groups[s], [x[s] for x in sums_at]
-
-            def each(emit):
-                for s in range(len(slots)):
-                    emit(s)
-
-            sums_at = [[b.gep(x, [extent(s)], inbounds=True, source_etype=t) for s in range(len(slots))]
-                       for x, t in zip(sums, types)]
-            trees_from = sets
-        else:  # one copy for every leaf: its lanes, place and total by its run-time index
-            with b.goto_entry_block():
-                pending = [b.alloca(t, size=len(slots) * lanes) for t in types]
-                table = b.alloca(I64, size=2 * len(slots))
-
-            def lanes_of(s):
-                return [b.gep(pending[k], [b.mul(s, extent(lanes))], inbounds=True, source_etype=t)
-                        for k, t in enumerate(types)]
-
-            def entry(s, field):
-                return b.gep(table, [b.add(b.shl(s, extent(1)), extent(field))], inbounds=True, source_etype=I64)
-
-            for s, ((offset, m), arrays) in enumerate(zip(slots, sets)):
-                for k, into in enumerate(lanes_of(extent(s))):
-                    self.store_lanes(k, self.load_lanes(k, arrays[k]), into)
-                b.store(offset, entry(extent(s), 0))
-                b.store(m, entry(extent(s), 1))
-
-            def leaf(s):
-                offset, m = b.load(entry(s, 0), typ=I64), b.load(entry(s, 1), typ=I64)
-                return (lanes_of(s), b.add(start, offset), offset, m, b.lshr(m, extent(3)),
-                        [b.gep(x, [s], inbounds=True, source_etype=t) for x, t in zip(sums, types)])
-
-            def each(emit):
-                emit_loop(b, count, emit, unroll=False)
-
-            trees_from = [lanes_of(extent(s)) for s in range(len(slots))]
-
-        def last_groups(s):  # a longer leaf's groups past the common ones
-            arrays, first, offset, _, g, _ = leaf(s)
-            emit_loop(b, b.sub(g, common), lambda i: add_group(arrays, first, offset, b.add(common, i)),
+        emit_loop(b, common, add_groups)
+        for s, (offset, _) in enumerate(slots):  # a longer leaf's groups past the common ones
+            emit_loop(b, b.sub(groups[s], common),
+                      lambda i, s=s, offset=offset: add_group(sets[s], firsts[s], offset, b.add(common, i)),
                       unroll=costly)
+        trees = self._lane_trees(sets)
+        # The last m % 8 elements, in order: only the subtree's last leaf has any (a left half
+        # is a multiple of 8, and so is a right half of one), so one copy, that leaf chosen.
+        last = extent(len(slots) - 1) if count is None else b.sub(count, extent(1))
 
-        def tail(s):  # the last m % 8 elements, in order
-            _, first, offset, m, g, total = leaf(s)
-            whole = b.shl(g, extent(3))
-            if costly:
-                def step(i):
-                    for k, (c, t) in enumerate(zip(self.merging.combiners, types)):
-                        x = b.load(self._temp(k, b.add(offset, b.add(whole, i))), typ=t)
-                        b.store(combine(b, c, b.load(total[k], typ=t), x), total[k])
-            else:
-                def step(i):
-                    self._step([*self.ivs, b.add(first, b.add(whole, i))], 0, total)
-            emit_loop(b, b.sub(m, whole), step, unroll=False)  # at most 7, in the row's last leaf
+        def pick(values):
+            value = values[0]
+            for s, other in enumerate(values[1:], 1):
+                value = b.select(b.icmp_unsigned("==", last, extent(s)), other, value)
+            return value
 
-        each(last_groups)
-        for s, tree in enumerate(self._lane_trees(trees_from)):
-            for k, value in enumerate(tree):
-                b.store(value, b.gep(sums[k], [extent(s)], inbounds=True, source_etype=types[k]))
-        each(tail)
-        return [[b.load(b.gep(sums[k], [extent(s)], inbounds=True, source_etype=t), typ=t)
-                 for k, t in enumerate(types)] for s in range(len(slots))]
+        first, offset, m = pick(firsts), pick([at for at, _ in slots]), pick([m for _, m in slots])
+        whole = b.and_(m, extent(-PAIRWISE_LANES))
+        for k, slot in enumerate(total):
+            b.store(pick([tree[k] for tree in trees]), slot)
+        if costly:
+            def step(i):
+                for k, (c, t) in enumerate(zip(self.merging.combiners, types)):
+                    x = b.load(self._temp(k, b.add(offset, b.add(whole, i))), typ=t)
+                    b.store(combine(b, c, b.load(total[k], typ=t), x), total[k])
+        else:
+            def step(i):
+                self._step([*self.ivs, b.add(first, b.add(whole, i))], 0, total)
+        emit_loop(b, b.sub(m, whole), step, unroll=False)  # at most 7
+        ends = [b.load(slot, typ=t) for slot, t in zip(total, types)]
+        return [[b.select(b.icmp_unsigned("==", last, extent(s)), end, value) for end, value in zip(ends, tree)]
+                for s, tree in enumerate(trees)]
 
     def _temp(self, k: int, i: ll.Value) -> ll.Value:
         return self.b.gep(self.leaf_temps[k], [i], inbounds=True, source_etype=self.types[k])
