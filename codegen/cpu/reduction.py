@@ -1458,10 +1458,10 @@ class PairwiseRow(RowReduction):
         costly = self.elements is not None
         if costly:
             self._elements_into_temps(start, span)
+        # The first leaf is the shortest: a left half is at most its right half, and NumPy's
+        # split of a longer run is no shorter (so the groups all leaves have are the first's)
         groups = [b.lshr(m, extent(3)) for _, m in slots]
         common = groups[0]
-        for g in groups[1:]:
-            common = b.select(b.icmp_unsigned("<", g, common), g, common)
         for arrays in sets:
             for k in ks:  # -0.0 + x is x, bit for bit: r[j] = a[j]
                 self.store_lanes(k, ll.Constant(self._vector_type(k), [-0.0] * lanes), arrays[k])
@@ -1491,7 +1491,7 @@ class PairwiseRow(RowReduction):
                                               for base, arrays in zip(at, sets)], unroll=False)
 
         emit_loop(b, common, add_groups)
-        for s, (offset, _) in enumerate(slots):  # a longer leaf's groups past the common ones
+        for s, (offset, _) in enumerate(slots[1:], 1):  # a longer leaf's groups past the first's
             emit_loop(b, b.sub(groups[s], common),
                       lambda i, s=s, offset=offset: add_group(sets[s], firsts[s], offset, b.add(common, i)),
                       unroll=costly)
