@@ -1520,8 +1520,8 @@ class PairwiseRow(RowReduction):
                 self._step([*self.ivs, b.add(first, b.add(whole, i))], 0, total)
         emit_loop(b, b.sub(m, whole), step, unroll=False)  # at most 7
         ends = [b.load(slot, typ=t) for slot, t in zip(total, types)]
-        return [[b.select(b.icmp_unsigned("==", last, extent(s)), end, value) for end, value in zip(ends, tree)]
-                for s, tree in enumerate(trees)]
+        return [[b.select(b.icmp_unsigned("==", last, extent(s)), end, value)
+                 for end, value in zip(ends, tree)] for s, tree in enumerate(trees)]
 
     def _temp(self, k: int, i: ll.Value) -> ll.Value:
         return self.b.gep(self.leaf_temps[k], [i], inbounds=True, source_etype=self.types[k])
