@@ -141,12 +141,6 @@ MUTANTS = [
            "return b.and_(b.lshr(n, extent(1)), extent(-2 * PAIRWISE_LANES))",
            "a float sum's halves split at a multiple of 16, not NumPy's 8: last bits differ",
            ("tests/jitcore/test_numpy_summation_order.py",)),
-    Mutant("pairwise-leaf-start-not-frozen", "codegen/cpu/reduction.py",
-           "firsts = [freeze(b, b.add(start, offset)) for offset, _ in slots]",
-           "firsts = [b.add(start, offset) for offset, _ in slots]",
-           "side-by-side leaves read from their starts as sums of splits: the SLP vectorizer "
-           "gathers the 2nd-4th leaf of sum(x * y) element by element (float64 2x slower)",
-           ("tests/jitcore/test_pairwise_speed_47.py",)),
     Mutant("pairwise-leaf-start-of-the-first", "codegen/cpu/reduction.py",
            "at = [b.add(first, b.mul(g, width)) for first in firsts]",
            "at = [b.add(firsts[0], b.mul(g, width)) for first in firsts]",
