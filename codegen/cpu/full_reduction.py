@@ -173,7 +173,7 @@ class Pieces:
 
         def take(piece: ll.Value) -> None:
             for k in results:
-                if cascade.whole:
+                if cascade.copies_whole(k):
                     lanes = cascade.load_lanes(k, self.slot(b, scratch, k, piece, 0))
                     cascade.store_lanes(k, lanes, cascade.arrays[k])
                     continue

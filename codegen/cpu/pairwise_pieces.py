@@ -113,7 +113,7 @@ class PairwisePieces:
             b.store(b.select(right, b.add(b.load(first, typ=I64), half), b.load(first, typ=I64)), first)
             b.store(b.select(right, b.sub(c, half), half), length)
 
-        emit_loop(b, self.depth, level)
+        emit_loop(b, self.depth, level, unroll=False)
         return b.load(first, typ=I64), b.load(length, typ=I64)
 
     def emit_piece(self, b: ll.IRBuilder, body, merging, ivs: list, scratch: ll.Value,
@@ -139,9 +139,11 @@ class PairwisePieces:
                 for k, value in zip(results, merging.merge(b, left, right)):
                     b.store(value, self.slot(b, scratch, k, j))
 
-            emit_loop(b, pairs, pair)
+            emit_loop(b, pairs, pair, vectorize=False, unroll=False)
 
-        emit_loop(b, self.depth, level)
+        # at most 63 adds a call: loops as written (LLVM vectorized and unrolled them, a fifth
+        # of a full sum's module)
+        emit_loop(b, self.depth, level, unroll=False)
         at = [*ivs, ll.Constant(I64, 0)]
         n_in = len(self.op.operands)
         inits = [constant(r.type.element, init.value)

@@ -369,6 +369,7 @@ class _Cascade:
         self.elements = _separable(op, merging, body.cost_op)  # groups side by side (``_groups``)
         self.temps: list[ll.Value] | None = None
         self.whole = _whole_lanes(merging, self.types)
+        self.plain_blocks = False  # blocks one at a time (``_recheck``)
 
     # -- all lanes at once ------------------------------------------------------------------
     # Where each result's merge is one float op (a sum, a product, a max or min), a merge of
@@ -385,13 +386,22 @@ class _Cascade:
     def store_lanes(self, k: int, value: ll.Value, at: ll.Value) -> None:
         self.b.store(value, self.b.bitcast(at, value.type.as_pointer()), align=self._align(k))
 
+    def copies_whole(self, k: int) -> bool:
+        """Whether result ``k``'s lanes move as one vector where they are only stored or copied
+        (the identity, a cascade level, a piece's partials): any float or integer of whole
+        bytes (an i1 vector packs bits; a complex pair is a struct). An argmax's lanes written
+        out one by one were a fifth of its full reduction's code."""
+        t = self.types[k]
+        return self.whole or isinstance(t, (ll.FloatType, ll.DoubleType, ll.HalfType)) or (
+            isinstance(t, ll.IntType) and t.width >= 8)
+
     def _align(self, k: int) -> int:
         return numpy_dtype(self.op.results[k].type.element).itemsize  # the arrays' own alignment
 
     # -- lanes ------------------------------------------------------------------------------
     def reset_lanes(self) -> None:
         for k, init in enumerate(self.inits):
-            if self.whole:
+            if self.copies_whole(k):
                 self.store_lanes(k, ll.Constant(self._vector_type(k), [init] * self.lanes), self.arrays[k])
                 continue
             for slot in self._slots(k):
@@ -498,7 +508,7 @@ class _Cascade:
 
         top = shifted(self._while_bit(block, False, lambda level: self._add_level_to_lanes(shifted(level))))
         for k in range(len(self.types)):
-            if self.whole:
+            if self.copies_whole(k):
                 self.store_lanes(k, self.load_lanes(k, self.arrays[k]), self._level(k, top, 0))
                 continue
             for lane, value in enumerate(self._lane_values(k)):
@@ -544,8 +554,7 @@ class _Cascade:
         self._fold_lanes()
         if isinstance(self.merging, ArgBest):
             return  # ties go by index: the same pair in any order
-        with self.b.if_then(self._zero_or_nan(), likely=False):
-            self._ordered_lanes()
+        self._recheck(self._ordered_lanes)
 
     def emit(self, keep=None) -> None:
         """The lanes (``_lanes``), then ``finish`` (or, given ``keep``, ``keep(k, lane,
@@ -558,10 +567,10 @@ class _Cascade:
         self._keep(keep)
 
     def _keep(self, keep) -> None:
-        """Each result's lanes to ``keep(k, lane, value)``; whole lanes (``whole``) in one call
+        """Each result's lanes to ``keep(k, lane, value)``; whole lanes (``copies_whole``) in one call
         with lane None and a vector of them all."""
         for k in range(len(self.types)):
-            if self.whole:
+            if self.copies_whole(k):
                 keep(k, None, self.load_lanes(k, self.arrays[k]))
                 continue
             for lane, value in enumerate(self._lane_values(k)):
@@ -609,7 +618,7 @@ class _Cascade:
     def _take_level(self, top: ll.Value) -> None:
         """Cascade level ``top`` as the lanes."""
         for k, t in enumerate(self.types):
-            if self.whole:
+            if self.copies_whole(k):
                 self.store_lanes(k, self.load_lanes(k, self._level(k, top, 0)), self.arrays[k])
                 continue
             for lane in range(self.lanes):
@@ -623,8 +632,19 @@ class _Cascade:
             return
         self._fold_lanes()
         if not isinstance(self.merging, ArgBest):
-            with self.b.if_then(self._zero_or_nan(), likely=False):
+            self._recheck(ordered)
+
+    def _recheck(self, ordered) -> None:
+        """``ordered()`` where a max or min lane holds a zero or a NaN, its blocks one at a
+        time: the same lanes as side by side (``RowReduction._emit_blocks``), in one copy of
+        the body where runs of 4, 2 and 1 blocks, from memory or not, made seven, most of a
+        full max's code for a case that rarely runs."""
+        with self.b.if_then(self._zero_or_nan(), likely=False):
+            self.plain_blocks = True
+            try:
                 ordered()
+            finally:
+                self.plain_blocks = False
 
 
 class RowReduction(_Cascade):
@@ -668,14 +688,14 @@ class RowReduction(_Cascade):
     def _at(self, i: ll.Value) -> ll.Value:
         return i if self.first is None else self.b.add(self.first, i)
 
-    def _group(self, base: ll.Value, arrays: list | None = None) -> None:
+    def _group(self, base: ll.Value, arrays: list | None = None, unroll: bool = True) -> None:
         """Elements ``base .. base + LANES - 1``, one per lane (of ``arrays``, the lanes by
         default): a loop over the lanes, which LLVM's loop vectorizer turns into vector code
         whatever the body (calls of the math library included), or unrolls for the SLP
-        vectorizer."""
+        vectorizer (``unroll=False``: vectorized only, one copy of the body, not ``LANES``)."""
         b = self.b
         emit_loop(b, extent(self.lanes),
-                  lambda lane: self._step([*self.ivs, b.add(base, lane)], lane, arrays))
+                  lambda lane: self._step([*self.ivs, b.add(base, lane)], lane, arrays), unroll=unroll)
 
     def _emit_blocks(self) -> None:
         """The blocks into the cascade, ``SIDE_BLOCKS`` at a time where the body is cheap and
@@ -689,7 +709,7 @@ class RowReduction(_Cascade):
         Inputs too large for the cache go one block at a time, in address order, which the
         hardware prefetchers follow (side by side they did not: ``block_order.py``); the same
         merges, the same bits. Size-generic code tests the size at run time."""
-        if self.elements is not None or self._strided_inputs():
+        if self.elements is not None or self._strided_inputs() or self.plain_blocks:
             super()._emit_blocks()
             return
         b = self.b
@@ -1252,8 +1272,9 @@ def numpy_pairwise(merging, op) -> bool:
             and all(r.type.element.name in ("f32", "f64") for r in op.results))
 
 
-# Subtrees of 4 leaves, then of 2, summed side by side (``PairwiseRow._side_by_side_leaves``)
-SIDE_LEAF_LEVELS = (2, 1)
+# Leaves summed side by side (``PairwiseRow._batch``): a subtree's 4 leaves two levels down,
+# else its 2 one level down (each twice), else a leaf alone (four times)
+BATCH_LEAVES = 4
 
 
 def _pairwise_half(b: ll.IRBuilder, n: ll.Value) -> ll.Value:
@@ -1287,6 +1308,7 @@ class PairwiseRow(RowReduction):
         super().__init__(b, op, body, merging, trip_count, ivs, first)
         known = static_value(trip_count)
         self.short = short or (known is not None and known <= PAIRWISE_BLOCK)
+        self.strided = StridedCopy(b, op, body, len(ivs), PAIRWISE_BLOCK * BATCH_LEAVES, self.lanes)
 
     @staticmethod
     def lanes_count(op) -> int:
@@ -1297,8 +1319,8 @@ class PairwiseRow(RowReduction):
         subtree of a row cut into pieces: ``pairwise_pieces.py``)."""
         b, types = self.b, self.types
         if self.short:
-            # one leaf is the whole tree: its nodes, side-by-side subtrees and stack would
-            # never run, and were most of a small sum's emission and of LLVM's work on it
+            # one leaf is the whole tree: its nodes, batches and stack would never run, and
+            # were most of a small sum's emission and of LLVM's work on it
             with b.goto_entry_block():
                 self.totals = [b.alloca(t) for t in types]
             self._leaf(extent(0), self.trip_count)
@@ -1313,23 +1335,20 @@ class PairwiseRow(RowReduction):
         b.store(self.trip_count, cur)
         b.store(extent(0), depth)
         fn = b.function
-        descend, split, leaf, ascend, check, merge, park, done = (
+        descend, node, split, batch, ascend, check, merge, park, done = (
             fn.append_basic_block("pairwise." + n)
-            for n in ("descend", "split", "leaf", "ascend", "check", "merge", "park", "done"))
+            for n in ("descend", "node", "split", "batch", "ascend", "check", "merge", "park", "done"))
 
         def at(array, t, d):
             return b.gep(array, [d], inbounds=True, source_etype=t)
 
         b.branch(descend)
         b.position_at_end(descend)
-        c = b.load(cur, typ=I64)
-        if self._strided_inputs():  # (their copies hold one leaf)
-            b.cbranch(b.icmp_unsigned(">", c, extent(PAIRWISE_BLOCK)), split, leaf)
-        else:
-            side = fn.append_basic_block("pairwise.side")
-            b.cbranch(b.icmp_unsigned(">", c, extent(PAIRWISE_BLOCK)), side, leaf)
-            b.position_at_end(side)
-            self._side_by_side_leaves(c, pos, split, ascend)
+        c = b.load(cur, typ=I64)  # (a node of more than a batch's leaves splits at once)
+        b.cbranch(b.icmp_unsigned(">", c, extent(PAIRWISE_BLOCK * BATCH_LEAVES)), split, node)
+        b.position_at_end(node)
+        count, slots = self._subtree(c)
+        b.cbranch(b.icmp_unsigned("==", count, extent(0)), split, batch)
 
         b.position_at_end(split)  # the left half first; the right half's size on the stack
         half = _pairwise_half(b, c)
@@ -1340,10 +1359,10 @@ class PairwiseRow(RowReduction):
         b.store(half, cur)
         b.branch(descend)
 
-        b.position_at_end(leaf)
-        first, m = b.load(pos, typ=I64), b.load(cur, typ=I64)
-        self._leaf(first, m)
-        b.store(b.add(first, m), pos)
+        b.position_at_end(batch)
+        first = b.load(pos, typ=I64)
+        self._batch(first, c, slots, count)
+        b.store(b.add(first, c), pos)
         b.branch(ascend)
 
         b.position_at_end(ascend)
@@ -1379,118 +1398,145 @@ class PairwiseRow(RowReduction):
         for k, (total, t) in enumerate(zip(self.totals, self.types)):
             keep(k, self.b.load(total, typ=t))
 
-    def _side_by_side_leaves(self, c: ll.Value, pos: ll.Value, split, ascend) -> None:
-        """A node of ``c > 128`` elements whose subtree is ``2**levels`` leaves (levels 2,
-        else 1), summed as those leaves side by side (``_leaves``) into ``self.totals``, and on
-        to ``ascend``; any other node to ``split``. Independent leaves are independent chains:
-        a costly body (log, exp, sqrt) overlaps them, and float32's 8 lanes of two leaves fill
-        a 16-lane vector; each lane adds its elements in the same order: the same bits."""
-        b, fn = self.b, self.b.function
-        for levels in SIDE_LEAF_LEVELS:
-            nodes = [(None, c)]  # (first, size) from the node's start, level by level
-            inner = []
-            for _ in range(levels):
-                inner += [size for _, size in nodes]
-                nodes = [part for at, size in nodes for part in self._halves(at, size)]
-            fits = [b.icmp_unsigned(">", size, extent(PAIRWISE_BLOCK)) for size in inner[1:]]
-            fits += [b.icmp_unsigned("<=", size, extent(PAIRWISE_BLOCK)) for _, size in nodes[1::2]]
-            ok = fits[0]
-            for more in fits[1:]:
-                ok = b.and_(ok, more)
-            run, other = fn.append_basic_block(f"pairwise.leaves{len(nodes)}"), fn.append_basic_block()
-            b.cbranch(ok, run, other)
-            b.position_at_end(run)
-            first = b.load(pos, typ=I64)
-            self._leaves([(first if at is None else b.add(first, at), size) for at, size in nodes])
-            b.store(b.add(first, c), pos)
-            b.branch(ascend)
-            b.position_at_end(other)
-        b.branch(split)
+    def _subtree(self, c: ll.Value) -> tuple[ll.Value, list]:
+        """How a node of ``c`` elements is summed: its leaves side by side (``_batch``) where
+        its subtree is ``2**levels`` leaves (levels 2, else 1, else a leaf itself), as the
+        count of leaves and ``BATCH_LEAVES`` slots ``(first, size)`` from the node's start
+        (2 leaves fill them twice over, 1 four times); a count of 0: split it."""
+        b = self.b
 
-    def _halves(self, at: ll.Value | None, size: ll.Value) -> list:
-        half = _pairwise_half(self.b, size)
-        return [(at, half), (half if at is None else self.b.add(at, half), self.b.sub(size, half))]
+        def more(size):
+            return b.icmp_unsigned(">", size, extent(PAIRWISE_BLOCK))
 
-    def _leaves(self, leaves: list) -> None:
-        """Leaves ``(first, m)`` (``m <= 128``; several: one whole subtree's, in order) summed
-        side by side into ``self.totals``: their groups of 8 in one loop, each into its own
-        lanes, the longer ones' last groups after; then their lane trees (all at once:
-        ``_lane_trees``) and each leaf's tail (in order), and the leaves added as the tree adds
-        them (pairwise, left + right). A costly
-        body's elements (``self.elements``: the math library) are computed first, for every
-        leaf at once, in one loop LLVM vectorizes at full width and interleaves
-        (``_elements_into_temps``); the groups then add those. Each lane adds its elements in
-        NumPy's order either way: the same bits."""
-        b, width, types = self.b, self.width, self.types
+        def fits(size):
+            return b.icmp_unsigned("<=", size, extent(PAIRWISE_BLOCK))
+
+        left = _pairwise_half(b, c)
+        right = b.sub(c, left)
+        left_left, right_left = _pairwise_half(b, left), _pairwise_half(b, right)
+        two = b.and_(more(c), b.and_(fits(left), fits(right)))
+        four = b.and_(b.and_(more(c), b.and_(more(left), more(right))),
+                      b.and_(fits(b.sub(left, left_left)), fits(b.sub(right, right_left))))
+        count = b.select(four, extent(4), b.select(two, extent(2), b.zext(fits(c), I64)))
+        zero = extent(0)
+        by_four = [(zero, left_left), (left_left, b.sub(left, left_left)),
+                   (left, right_left), (b.add(left, right_left), b.sub(right, right_left))]
+        by_two = [(zero, left), (left, right)] * 2
+        slots = [tuple(b.select(four, x4, b.select(two, x2, x1)) for x4, x2, x1 in zip(s4, s2, (zero, c)))
+                 for s4, s2 in zip(by_four, by_two)]
+        return count, slots
+
+    def _batch(self, first: ll.Value, c: ll.Value, slots: list, count: ll.Value) -> None:
+        """The node of ``c`` elements from ``first``, its ``count`` leaves (``_subtree``'s
+        ``slots``) summed side by side and added as the tree adds them, into ``self.totals``."""
+        b = self.b
+        with self._copied(self._at(first), c):
+            sums = self._leaves(first, c, slots, count)
+        pairs = [self.merging.merge(b, x, y) for x, y in zip(sums[::2], sums[1::2])]
+        four, two = self.merging.merge(b, *pairs), pairs[0]
+        is_four, is_two = (b.icmp_unsigned("==", count, extent(n)) for n in (4, 2))
+        for k, slot in enumerate(self.totals):
+            b.store(b.select(is_four, four[k], b.select(is_two, two[k], sums[0][k])), slot)
+
+    def _leaves(self, node: ll.Value, span: ll.Value, slots: list, count: ll.Value | None = None) -> list:
+        """Leaves ``slots`` (``(first, m)`` from element ``node``, ``m <= 128``, one subtree's
+        in order, ``span`` elements in all) summed side by side, each leaf's total per result;
+        ``count``: how many of the slots hold a leaf of their own (the others repeat them; None:
+        all). Their groups of 8 in one loop, each into its own lanes (a cheap body's every slot
+        in one loop over the lanes, which LLVM's loop vectorizer makes one vector each: one copy
+        of the body, where unrolled for the SLP vectorizer it was 8 or 16), then each leaf's
+        last groups past the shortest's, their lane trees (all at once: ``_lane_trees``) and
+        the tail of the last leaf, the only one that has one. A costly body's elements
+        (``self.elements``: the math library) are computed first, for the whole span, in one
+        loop LLVM vectorizes at full width and interleaves (``_elements_into_temps``); the
+        groups then add those. Each lane adds its elements in NumPy's order either way: the
+        same bits."""
+        b, width, types, lanes = self.b, self.width, self.types, self.lanes
+        ks = range(len(types))
         with b.goto_entry_block():
-            sets = [[b.alloca(t, size=self.lanes) for t in types] for _ in leaves]
-            totals = [[b.alloca(t) for t in types] for _ in leaves]
-        start = self._at(leaves[0][0])
+            sets = [[b.alloca(t, size=lanes) for t in types] for _ in slots]
+            total = [b.alloca(t) for t in types]
+        start = self._at(node)
         costly = self.elements is not None
         if costly:
-            last, m = leaves[-1]
-            self._elements_into_temps(start, b.sub(b.add(last, m), leaves[0][0]))
-        offsets = [b.sub(self._at(first), start) for first, _ in leaves]  # in the node
-        groups = [b.lshr(m, extent(3)) for _, m in leaves]
+            self._elements_into_temps(start, span)
+        # The first leaf is the shortest: a left half is at most its right half, and NumPy's
+        # split of a longer run is no shorter (so the groups all leaves have are the first's)
+        groups = [b.lshr(m, extent(3)) for _, m in slots]
         common = groups[0]
-        for g in groups[1:]:
-            common = b.select(b.icmp_unsigned("<", g, common), g, common)
         for arrays in sets:
-            for k in range(len(types)):  # -0.0 + x is x, bit for bit: r[j] = a[j]
-                self.store_lanes(k, ll.Constant(self._vector_type(k), [-0.0] * self.lanes), arrays[k])
+            for k in ks:  # -0.0 + x is x, bit for bit: r[j] = a[j]
+                self.store_lanes(k, ll.Constant(self._vector_type(k), [-0.0] * lanes), arrays[k])
 
-        # A cheap body reads each leaf in place from its start frozen (``loops.freeze``), so
-        # that LLVM's SLP vectorizer loads a group of 8 as one vector, where from the start's
-        # sum of splits it took them for scattered elements and gathered them (float64
-        # sum(x * y) 2x slower).
-        firsts = [freeze(b, self._at(first)) for first, _ in leaves]
+        # A cheap body reads each leaf in place from its start frozen (``loops.freeze``): LLVM's
+        # SLP vectorizer took a start's sum of splits for scattered elements and gathered them
+        # (float64 sum(x * y) 2x slower); its loop vectorizer, which makes the groups since
+        # session 55, loads whole vectors either way, in 3% less code with the freeze.
+        firsts = [freeze(b, b.add(start, offset)) for offset, _ in slots]
 
-        def group(s, g):
+        def add_group(arrays, first, offset, g):
             if not costly:
-                self._group(b.add(firsts[s], b.mul(g, width)), sets[s])
+                self._group(b.add(first, b.mul(g, width)), arrays, unroll=False)
                 return
-            at = b.add(offsets[s], b.mul(g, width))
+            at = b.add(offset, b.mul(g, width))
             for k, c in enumerate(self.merging.combiners):
                 x = self.load_lanes(k, self._temp(k, at))
-                self.store_lanes(k, combine(b, c, self.load_lanes(k, sets[s][k]), x), sets[s][k])
+                self.store_lanes(k, combine(b, c, self.load_lanes(k, arrays[k]), x), arrays[k])
 
-        emit_loop(b, common, lambda g: [group(s, g) for s in range(len(leaves))])
-        for s, g in enumerate(groups):  # a longer leaf's last groups (unrolled, SLP gathered them)
-            emit_loop(b, b.sub(g, common), lambda i, s=s: group(s, b.add(common, i)), unroll=costly)
-        sums = []
-        trees = self._lane_trees(sets)
-        for s, ((_, m), total) in enumerate(zip(leaves, totals)):
-            for slot, value in zip(total, trees[s]):
-                b.store(value, slot)
-            whole = b.add(offsets[s], b.shl(groups[s], extent(3)))
-            rest = b.sub(m, b.shl(groups[s], extent(3)))
+        def add_groups(g):  # group ``g`` of every leaf; a cheap body's in one loop over the lanes
             if costly:
-                def tail(i, total=total, whole=whole):
-                    for k, (c, t) in enumerate(zip(self.merging.combiners, types)):
-                        x = b.load(self._temp(k, b.add(whole, i)), typ=t)
-                        b.store(combine(b, c, b.load(total[k], typ=t), x), total[k])
-            else:
-                def tail(i, total=total, whole=whole):
-                    self._step([*self.ivs, b.add(start, b.add(whole, i))], 0, total)
-            emit_loop(b, rest, tail)
-            sums.append([b.load(slot, typ=t) for slot, t in zip(total, types)])
-        while len(sums) > 1:
-            sums = [self.merging.merge(b, x, y) for x, y in zip(sums[::2], sums[1::2])]
-        for slot, value in zip(self.totals, sums[0]):
-            b.store(value, slot)
+                for s in range(len(slots)):
+                    add_group(sets[s], firsts[s], slots[s][0], g)
+                return
+            at = [b.add(first, b.mul(g, width)) for first in firsts]
+            emit_loop(b, width, lambda lane: [self._step([*self.ivs, b.add(base, lane)], lane, arrays)
+                                              for base, arrays in zip(at, sets)], unroll=False)
+
+        emit_loop(b, common, add_groups)
+        for s, (offset, _) in enumerate(slots[1:], 1):  # a longer leaf's groups past the first's
+            emit_loop(b, b.sub(groups[s], common),
+                      lambda i, s=s, offset=offset: add_group(sets[s], firsts[s], offset, b.add(common, i)),
+                      unroll=costly)
+        trees = self._lane_trees(sets)
+        # The last m % 8 elements, in order: only the subtree's last leaf has any (a left half
+        # is a multiple of 8, and so is a right half of one), so one copy, that leaf chosen.
+        last = extent(len(slots) - 1) if count is None else b.sub(count, extent(1))
+
+        def pick(values):
+            value = values[0]
+            for s, other in enumerate(values[1:], 1):
+                value = b.select(b.icmp_unsigned("==", last, extent(s)), other, value)
+            return value
+
+        first, offset, m = pick(firsts), pick([at for at, _ in slots]), pick([m for _, m in slots])
+        whole = b.and_(m, extent(-PAIRWISE_LANES))
+        for k, slot in enumerate(total):
+            b.store(pick([tree[k] for tree in trees]), slot)
+        if costly:
+            def step(i):
+                for k, (c, t) in enumerate(zip(self.merging.combiners, types)):
+                    x = b.load(self._temp(k, b.add(offset, b.add(whole, i))), typ=t)
+                    b.store(combine(b, c, b.load(total[k], typ=t), x), total[k])
+        else:
+            def step(i):
+                self._step([*self.ivs, b.add(first, b.add(whole, i))], 0, total)
+        emit_loop(b, b.sub(m, whole), step, unroll=False)  # at most 7
+        ends = [b.load(slot, typ=t) for slot, t in zip(total, types)]
+        return [[b.select(b.icmp_unsigned("==", last, extent(s)), end, value)
+                 for end, value in zip(ends, tree)] for s, tree in enumerate(trees)]
 
     def _temp(self, k: int, i: ll.Value) -> ll.Value:
         return self.b.gep(self.leaf_temps[k], [i], inbounds=True, source_etype=self.types[k])
 
     def _elements_into_temps(self, start: ll.Value, count: ll.Value) -> None:
         """The body's elements (without their combines) at ``start .. start + count - 1``
-        (``count`` at most ``2**max(SIDE_LEAF_LEVELS)`` leaves) into ``self.leaf_temps``: one
+        (``count`` at most ``BATCH_LEAVES`` leaves) into ``self.leaf_temps``: one
         loop, its vector iterations side by side, so a math call's chains overlap."""
         b = self.b
         skipped, wanted = self.elements
         if getattr(self, "leaf_temps", None) is None:
             with b.goto_entry_block():
-                most = PAIRWISE_BLOCK << max(SIDE_LEAF_LEVELS, default=0)
+                most = PAIRWISE_BLOCK * BATCH_LEAVES
                 self.leaf_temps = [b.alloca(t, size=most) for t in self.types]
         costly = self.body.cost_op
         interleave = SIDE_BY_SIDE
@@ -1525,7 +1571,9 @@ class PairwiseRow(RowReduction):
         """Elements ``first .. first + m - 1`` (``m <= 128``) summed as NumPy's leaf, into
         ``self.totals`` (a row under 8: in order from -0.0, which adds exactly)."""
         with self._copied(self._at(first), m):
-            self._leaves([(first, m)])
+            sums = self._leaves(first, m, [(extent(0), m)])
+        for slot, value in zip(self.totals, sums[0]):
+            self.b.store(value, slot)
 
     def _lane_trees(self, sets: list) -> list[list[ll.Value]]:
         """Each leaf's lanes (``sets``: a leaf's lane arrays each) combined as NumPy combines

@@ -414,6 +414,7 @@ class _Schedule:
             # the plain nest: its innermost loop is the last dim, the one LLVM vectorizes
             self.body.row_divisions = row_invariant_divisions(op, maps)
         self.scan_start = False  # emitting position 0 of the scan dim (see _loop_nest)
+        self.rolled = False  # emitting a row under two groups of lanes (``_short_row``)
         if self.window is not None and (len(self.domain) != len(op.iterator_types) or (
                 (positional or op.clamped) and any(breakpoints(op, d) for d in range(len(self.domain))))):
             self.window = None  # (a dim merged, or run in segments of its own)
@@ -567,7 +568,11 @@ class _Schedule:
     def _short_row(self) -> None:
         """The whole row in order, from the inits (a full reduction: every other dim is 1)."""
         self._emit_inits()
+        # a loop of under 16 steps, kept a loop: LLVM unrolled it 8 times with a remainder,
+        # a tenth of a full max's code
+        self.rolled = True
         self._in_order(len(self.domain) - 1, [ll.Constant(I64, 0)] * (len(self.domain) - 1))
+        self.rolled = False
         self.body.finish_point([ll.Constant(I64, 0)] * len(self.domain))
 
     def _emit_pieces(self, exact_fallback: bool) -> None:
@@ -825,7 +830,7 @@ class _Schedule:
             return
         if depth != self.split_dim:
             count = self.domain[depth]
-            emit_loop(self.b, count, body, self._interleave(depth, count))
+            emit_loop(self.b, count, body, self._interleave(depth, count), unroll=not self.rolled)
             return
         lo, hi = self.bounds
         count = self.b.sub(hi, lo)

@@ -132,7 +132,8 @@ def test_one_copy_of_the_pieces_code():
             sizes[shared] = len(jc.jit(least, cache=False).lower(x).as_text("llvm"))
         finally:
             full_reduction.SHARED_PIECE_CODE = saved
-    assert sizes[True] < 0.7 * sizes[False]
+    # (0.75: since session 55 the zero-or-NaN recheck each copy carries is a quarter as long)
+    assert sizes[True] < 0.75 * sizes[False]
 
 
 def test_lane_merges_are_one_loop():

@@ -59,5 +59,5 @@ def test_a_tiny_sum_is_one_leaf_and_a_long_one_the_tree():
     f = jc.jit(lambda x: np.sum(x))
     tiny = f.lower(np.ones(backend.TINY_WORK)).as_text("llvm")
     long = f.lower(np.ones(backend.TINY_WORK + 1)).as_text("llvm")
-    assert "pairwise.side" not in tiny and "pairwise.descend" not in tiny
-    assert "pairwise.side" in long and "pairwise.descend" in long
+    assert "pairwise.batch" not in tiny and "pairwise.descend" not in tiny
+    assert "pairwise.batch" in long and "pairwise.descend" in long
