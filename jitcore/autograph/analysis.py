@@ -566,10 +566,19 @@ def appended_lists(stmts, own: set[str]) -> tuple[str, ...] | None:
             calls.add(id(base))  # (read at one position: ``appending`` gathers it from the rows)
         if _len_call(n) and isinstance(n.args[0], ast.Name) and n.args[0].id in appended:
             calls.add(id(n.args[0]))  # len(ys): its count so far
+        iterated = n.iter if isinstance(n, ast.For) else n.args[0] if _for_call(n) else None
+        if isinstance(iterated, ast.Name) and iterated.id in appended:
+            calls.add(id(iterated))  # for j in ys: its items so far
     for n in (m for s in stmts for m in ast.walk(s)):
         if isinstance(n, ast.Name) and n.id in appended and id(n) not in calls:
             return None  # used otherwise: len(ys), ys[0], ys = [], f(ys)
     return tuple(sorted(appended))
+
+
+def _for_call(n) -> bool:
+    """A converted ``for`` loop: ``__ag__.for_stmt(iterable, ...)``."""
+    return isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "for_stmt" \
+        and bool(n.args)
 
 
 def _len_call(n) -> bool:

@@ -1429,6 +1429,10 @@ def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targe
     source = None
     if iterates_selection(iterable):  # (for i in np.flatnonzero(m): over its kept items)
         iterable, source = selection_loop(iterable)
+    elif appending.appended_in_loop(iterable):
+        # (for j in keep, in the loop that appends to keep: its items so far, ``appending``)
+        count, capacity, item = iterable.iterated()
+        iterable, source = TracedRange(count, capacity=capacity), Indexed(0, item)
     if isinstance(iterable, TracedRange):
         bounds = (iterable.start, iterable.stop, iterable.step)
         _refuse_in_try(in_try, "a for loop", line, *bounds)
