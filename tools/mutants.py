@@ -3197,6 +3197,23 @@ MUTANTS = [
            "    raise_at_first((key < -length) | (key > length), key, kernel.LIST_INDEX)",
            "s[t + 2] in a loop that appends to s reads the row not yet appended (a zero) where "
            "Python raises IndexError", ("tests/jitcore/test_loops_54.py",)),
+    Mutant("growing-list-appended-at-its-step", "jitcore/autograph/appending.py",
+           "        at = self.offset + self.first + self.count if self.filled is None else self.filled",
+           "        at = self.offset + self.first + self.count",
+           "a list appended to under a traced if and read in the loop writes each step's row at "
+           "the step, not at its count: for j in keep reads the rows of steps that kept nothing",
+           ("tests/jitcore/test_growing_lists_55.py",)),
+    Mutant("growing-list-kept-past-its-count", "jitcore/autograph/appending.py",
+           "            kept = positions(trace, (rows.shape[0],), 0) < lengths[j]",
+           "            kept = positions(trace, (rows.shape[0],), 0) <= lengths[j]",
+           "after the loop a growing list holds one row past its count (a zero)",
+           ("tests/jitcore/test_growing_lists_55.py",)),
+    Mutant("growing-list-type-read-from-the-capacity-end", "jitcore/autograph/appending.py",
+           "        return type_choice.mark(item, self.tags[np.where(key < 0, key + self.filled, key)], "
+           "self.among)",
+           "        return type_choice.mark(item, self.tags[key], self.among)",
+           "best[-1] of a list of 0.0 then np.float64 items reads its Python type from the end of "
+           "the capacity, not of the items so far", ("tests/jitcore/test_growing_lists_55.py",)),
     Mutant("appended-list-read-from-the-end-as-given", "jitcore/autograph/appending.py",
            "    index = np.where(key < 0, key + length, key)\n    shape, _, weak, scalar = kind",
            "    index = np.where(key < 0, key + len(rows), key)\n    shape, _, weak, scalar = kind",
