@@ -738,3 +738,5 @@ PYTHON_ERRORS[MASK_POSITIONS_APART] = (
          "of traced bounds (x[i + 1:]) may be indexed by a mask made from a slice at the same "
          "bounds (x[i + 1:][r[i + 1:] < rc]), and these select other positions. Slice both arrays "
          "alike, or mask the whole arrays (x[(np.arange(n) > i) & (r < rc)])")
+ISQRT_NEGATIVE = MASK_POSITIONS_APART + 1  # math.isqrt of a traced int below 0
+PYTHON_ERRORS[ISQRT_NEGATIVE] = ("ValueError", "isqrt() argument must be nonnegative")
