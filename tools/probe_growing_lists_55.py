@@ -1,6 +1,8 @@
-"""Session 55: loops that read the list they append to under a traced if (a dedupe over the
-kept sites, a running record), compiled as a growing buffer and its count (``appending``).
-First call and per-call time against plain Python (the same function, NumPy scalars).
+"""Session 55 (refuse55): what compiles now, timed. Loops that read the list they append to
+under a traced if (a dedupe over the kept sites, a running record: ``appending._growing``)
+against plain Python and against the array-and-count rewrite the refusal advised; and
+``np.unique(e, axis=0, return_counts=True)`` of mesh edges against NumPy. First call, then the
+median of 5 calls.
 
     PYTHONPATH=. python tools/probe_growing_lists_55.py [n ...]
 """
@@ -31,6 +33,26 @@ def unique_sites(x, tol):
     return np.array(keep)
 
 
+def unique_sites_advised(x, tol):  # (the refusal's rewrite: an array and its count)
+    keep = np.empty(x.shape[0], np.int64)
+    k = 0
+    for i in range(x.shape[0]):
+        dup = False
+        for jj in range(k):
+            if abs(x[i] - x[keep[jj]]) < tol:
+                dup = True
+                break
+        if not dup:
+            keep[k] = i
+            k += 1
+    return keep[:k], k
+
+
+def edge_counts(tri):
+    e = np.sort(np.concatenate([tri[:, [0, 1]], tri[:, [1, 2]], tri[:, [2, 0]]]), axis=1)
+    return np.unique(e, axis=0, return_counts=True)
+
+
 def records(x):
     best = [x[0]]
     for i in range(1, x.shape[0]):
@@ -51,7 +73,13 @@ def _median(f, *args, reps=5):
 def main(sizes):
     for n in sizes:
         x = np.round(np.random.default_rng(n).standard_normal(n), 2)
-        for fn, args in ((unique_sites, (x, 1e-3)), (records, (x,))):
+        tri = np.random.default_rng(n).integers(0, max(n // 2, 3), (n, 3))
+        for fn, args in (
+            (unique_sites, (x, 1e-3)),
+            (unique_sites_advised, (x, 1e-3)),
+            (records, (x,)),
+            (edge_counts, (tri,)),
+        ):
             jitted = jc.jit(fn)
             t = time.perf_counter()
             jitted(*args)
@@ -59,8 +87,8 @@ def main(sizes):
             run = _median(jitted, *args)
             py = _median(fn, *args, reps=3)
             print(
-                f"{fn.__name__:13s} n={n:6d}  first call {first:6.2f} s  call {run * 1e3:8.3f} ms  "
-                f"Python {py * 1e3:9.2f} ms"
+                f"{fn.__name__:20s} n={n:6d}  first call {first:6.2f} s  call {run * 1e3:8.3f} ms  "
+                f"Python/NumPy {py * 1e3:9.2f} ms"
             )
 
 
