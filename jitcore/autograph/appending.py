@@ -126,6 +126,12 @@ class _Appender:
         return self.filled, self.rows.shape[0], \
             lambda i: self._typed(_item(self.rows, self.kind, i), i)
 
+    def contains(self, value):
+        """``value in ys`` in the body, of a growing list of numbers: any item so far equal."""
+        if self.filled is None or self.kind[0]:
+            raise UnsupportedError(f"'in' of '{self.name}' in a loop that appends to it")
+        return _found(self.rows, self.filled, value)
+
     def _typed(self, item, key):
         """A growing list's item read at ``key`` with its Python type, where the data chose it
         (its row's tag: ``type_choice``)."""
@@ -308,6 +314,14 @@ class _Probe:
         return self._grown_length(), self.before + self.count + 1, \
             functools.partial(_item, self._zero_rows(kind), kind)
 
+    def contains(self, value):
+        """``value in ys`` in the trial: as ``_Appender.contains``, over rows of zeros."""
+        self.reads.add("in")
+        kind = self._grown_kind("'in'")
+        if kind[0]:
+            raise UnsupportedError(f"'in' of '{self.name}', a list of arrays, in a loop that appends to it")
+        return _found(self._zero_rows(kind), self._grown_length(), value)
+
     def __iter__(self):
         raise UnsupportedError(f"iterating over '{self.name}' in a loop that appends to it, other "
                                f"than by a for loop (at {user_location()})")
@@ -316,6 +330,25 @@ class _Probe:
         if attr.startswith("__"):  # (Python's own look-ups: ``__dict__``, ``__array__``)
             raise AttributeError(attr)
         raise UnsupportedError(f"'{self.name}'.{attr} in a loop that appends to it")
+
+
+def _found(rows: Tracer, filled: Tracer, value) -> Tracer:
+    """Whether an item among the first ``filled`` of ``rows`` equals ``value`` (Python's ``in``
+    of numbers: ``==``, so a NaN is never found), a traced Python bool."""
+    kept = positions(current_trace(), (rows.shape[0],), 0) < filled
+    return fresh(np.any(kept & (rows == value)), scalar=True, weak=True)
+
+
+class Enumerated:
+    """``enumerate(ys)`` of a list in the loop that appends to it: only a for loop iterates it."""
+
+    def __init__(self, appended, start):
+        self.appended, self.start = appended, start
+
+    def iterated(self) -> tuple:
+        count, capacity, item = self.appended.iterated()
+        start = self.start
+        return count, capacity, lambda i: (fresh(i + start, scalar=True, weak=True), item(i))
 
 
 def _data_sources() -> frozenset:
@@ -356,8 +389,9 @@ def probe(name: str, before: list) -> _Probe:
 
 
 def appended_in_loop(x) -> bool:
-    """Is ``x`` a list as an appending loop's body sees it (``for j in x`` iterates ``iterated``)?"""
-    return isinstance(x, (_Appender, _Probe))
+    """Is ``x`` a list as an appending loop's body sees it (``for j in x`` iterates ``iterated``),
+    or ``enumerate`` of one?"""
+    return isinstance(x, (_Appender, _Probe, Enumerated))
 
 
 def length_of(x):
@@ -600,14 +634,15 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
 
 def _growing(probes: dict, found: dict, masked: bool, start: dict, chosen: set, among: dict) -> set:
     """The lists the loop holds as growing buffers: read in the body (at a position, its length,
-    its last item, or iterated) where an append is under a traced if, or read at a position or
-    iterated in a loop the data ends, so that which rows a step wrote is the data's choice.
+    its last item, iterated, searched by ``in``) where an append is under a traced if; read at a
+    position, iterated or searched in a loop the data ends; iterated or searched in any.
     Such a list is its rows (its items before the loop first, then the capacity of the loop's
     appends) and its count, carried: an append writes at the count and adds one, a read is a
     gather below the count. Refused where its rows cannot be one array of the items' kind."""
     out = set()
     for j, p in probes.items():
-        if not p.reads or not (found[j][2] or masked and p.reads & {"index", "iter"}):
+        if not (found[j][2] and p.reads or masked and p.reads & {"index", "iter", "in"}
+                or p.reads & {"iter", "in"}):  # (a read at a position alone: ``indexed``)
             continue
         kind = found[j][1]
         before = [] if j in chosen else start[j]
