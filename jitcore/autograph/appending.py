@@ -232,11 +232,11 @@ class _Probe:
     def __getitem__(self, key):
         if not (isinstance(key, int) and key == -1):
             return self._read(key)
-        self.reads.add("last")
-        if self.conditional or self.before is None:
+        self.reads.add("last" if self.last is not None else "empty")
+        if self.conditional or self.before is None or self.last is None:
+            # (empty: ``len(s) == 0 or s[-1] < v`` reads it in the trial; the call raises Python's
+            # IndexError where the compiled read is past the count)
             return self._grown_read(key, "[-1]")
-        if self.last is None:
-            raise IndexError("list index out of range")
         return self.last
 
     def _read(self, key):
@@ -459,7 +459,7 @@ def _numbers(kinds: set) -> set:
 
 
 def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int, long: bool = True,
-                   masked: bool = False):
+                   masked: bool = False, test_fn=None):
     """The state after a loop of at most ``trips`` steps whose body appends to the lists
     ``appends`` (names of the state), compiled as a loop: ``run_loop(body, values, names)``
     traces it (a ``fori_loop`` over the range, or a ``while_loop`` where the data may end it
@@ -467,7 +467,9 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
     carried as arrays; ``trial(body, state, then)`` runs the body once on ``state``
     (``statements._trial``). None where it cannot be (the appends vary, the loop needs a Python
     int), or where the loop is short (not ``long``) and appends under no traced if: the caller
-    then runs the loop as before."""
+    then runs the loop as before. ``test_fn``: a ``while`` loop's test, which may read the lists
+    (``while ... and len(s) < k``): run in the trial before the body, and given the lists as the
+    body is (each it reads a growing list); ``run_loop`` then takes the test as a fourth argument."""
     trace = current_trace()
     slots = [j for j, n in enumerate(names) if n in appends and isinstance(values[j], (list, KeptList))]
     if trace is None or not slots or trips < 1:
@@ -482,6 +484,12 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
             data = frozenset().union(*(v.sources for v in (item, *state, *(current_trace().arguments or ()))
                                        if isinstance(v, Tracer)))
             state = [_carried_number(v, data, numbers[j]) if j in numbers else v for j, v in enumerate(state)]
+        if test_fn is not None:  # (the lists the test reads: growing, ``_growing``)
+            before = {j: set(probe.reads) for j, probe in probes.items()}
+            test_fn(*state)
+            for j, probe in probes.items():
+                if probe.reads != before[j]:
+                    probe.reads.add("test")
         return body_fn(item, *state)
 
     # A Python number the body changes is traced in the compiled loop: an append under an if
@@ -599,8 +607,15 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
     state_names = (*names, *(f"{names[j]}[-1]" for j in slots), *(f"{names[j]} kept" for j in kept_slots),
                    *(f"{names[j]} types" for j in tag_slots), *(f"len({names[j]})" for j in grow_slots),
                    "__jc_appended_steps")
+    def test(*carry):  # (a while loop's: the lists it reads, growing, as the body has them)
+        state, tags = list(carry[:n]), dict(zip(tag_slots, carry[n + m + k:n + m + k + t]))
+        for j, filled in zip(grow_slots, carry[n + m + k + t:-1]):
+            state[j] = _Appender(names[j], state[j], 0, None, *found[j][:2], None, True, None,
+                                 tags.get(j), among.get(j, ()), 0, filled)
+        return test_fn(*state)
+
     try:
-        out = run_loop(body, tuple(carried), state_names)
+        out = run_loop(body, tuple(carried), state_names, *([test] if test_fn is not None else []))
     except (ConcretizationError, JitTypeError, UnsupportedError):
         return None
     marks = dict(zip(kept_slots, out[n + m:n + m + k]))
@@ -642,7 +657,7 @@ def _growing(probes: dict, found: dict, masked: bool, start: dict, chosen: set, 
     out = set()
     for j, p in probes.items():
         if not (found[j][2] and p.reads or masked and p.reads & {"index", "iter", "in"}
-                or p.reads & {"iter", "in"}):  # (a read at a position alone: ``indexed``)
+                or p.reads & {"iter", "in", "test", "empty"}):  # (a read at a position alone: ``indexed``)
             continue
         kind = found[j][1]
         before = [] if j in chosen else start[j]

@@ -966,12 +966,11 @@ def _appending_while(test_fn, body_fn, values, names, line, targets, appends, gu
 def _guarded_appending_while(test_fn, body_fn, values, names, line, targets, appends, trips: int):
     """The state after a traced ``while`` of at most ``trips`` steps that appends to the lists
     ``appends``, compiled as an appending loop (``appending``); None where it cannot be."""
-    n = len(values)
     return appending.appending_loop(
-        lambda body, state, state_names: _traced_while(
-            lambda *s: test_fn(*s[:n]), lambda *s: body(None, *s), state, state_names, line, targets),
+        lambda body, state, state_names, test: _traced_while(
+            test, lambda *s: body(None, *s), state, state_names, line, targets),
         lambda body, state, then: _trial(lambda *s: body(None, *s), state, then),
-        lambda _, *state: body_fn(*state), values, names, appends, trips, masked=True)
+        lambda _, *state: body_fn(*state), values, names, appends, trips, masked=True, test_fn=test_fn)
 
 
 def _appending_from_first_step(test_fn, body_fn, values, names, line, targets, appends, guard,

@@ -104,6 +104,33 @@ def first_seen(x):  # v not in seen (Python ints), and v in a list every step ap
     return seen, np.array(hits)
 
 
+def rising(x):  # s[-1] of a list that may be empty, on the right of an or
+    s = []
+    for i in range(x.shape[0]):
+        if len(s) == 0 or s[-1] < x[i]:
+            s.append(x[i])
+    return np.array(s)
+
+
+def until_big(x):  # a guarded while whose test reads the list
+    s = []
+    i = 0
+    while i < x.shape[0] and (len(s) == 0 or s[-1] < 1.0):
+        if x[i] > 0:
+            s.append(x[i])
+        i += 1
+    return np.array(s), i
+
+
+def last_of_empty(x):  # Python's IndexError at the first step (it was a silent 0.0 for a moment)
+    s = []
+    tot = 0.0
+    for i in range(x.shape[0]):
+        tot += s[-1]
+        s.append(x[i])
+    return tot
+
+
 def _same(fn, *args):
     assert_same_tree(jc.jit(fn)(*args), fn(*args))
 
@@ -136,7 +163,11 @@ def test_growing_lists_match_python():
         _same(centers, rng.standard_normal((n, 2)), 0.8)
         _same(int_first, x)
         _same(near_sites, x)
+        _same(rising, x)
+        _same(until_big, x)
         _same(first_seen, x)
+    with pytest.raises(IndexError, match="list index out of range"):
+        jc.jit(last_of_empty)(np.arange(3000.0))
     # one compiled loop at any n: no copy of the body per step
     assert "scf.for" in str(jc.make_ir(unique_sites)(np.zeros(50), 0.1))
 
