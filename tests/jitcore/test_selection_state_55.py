@@ -40,13 +40,13 @@ def joined(a, b):
 
 def test_selections_as_state_of_a_traced_if_match_numpy():
     rng = np.random.default_rng(55)
-    for n in (0, 1, 6, 17):
+    for n in (0, 17):
         a = rng.standard_normal((n, 3))
         b = rng.integers(-3, 3, (n, 2))
         for sign in (1.0, -1.0):
             assert_same_tree(jc.jit(either_side)(sign * a), either_side(sign * a))
             assert_same_tree(jc.jit(joined)(sign * a, b), joined(sign * a, b))
-            if n == 6:  # (other layouts: one more compile)
+            if n == 17:  # (other layouts: one more compile)
                 f, r = np.asfortranarray(sign * a), b[::-1]
                 assert_same_tree(jc.jit(joined)(f, r), joined(sign * a, r))
             x = sign * rng.standard_normal(n)
