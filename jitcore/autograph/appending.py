@@ -345,6 +345,14 @@ class Enumerated:
     def __init__(self, appended, start):
         self.appended, self.start = appended, start
 
+    def contains(self, value):
+        raise UnsupportedError(f"'in' of enumerate('{self.appended.name}') in a loop that appends to "
+                               f"it (at {user_location()}): search the list itself (v in ys)")
+
+    def __iter__(self):
+        raise UnsupportedError(f"iterating over enumerate('{self.appended.name}') in a loop that "
+                               f"appends to it, other than by a for loop (at {user_location()})")
+
     def iterated(self) -> tuple:
         count, capacity, item = self.appended.iterated()
         start = self.start
