@@ -122,6 +122,15 @@ def until_big(x):  # a guarded while whose test reads the list
     return np.array(s), i
 
 
+def shrinking(x):  # the test reads a list every step appends to (no if): growing too
+    s = []
+    i = 0
+    while i < x.shape[0] and len(s) < 7:
+        s.append(abs(x[i]))
+        i += 1
+    return np.array(s), i
+
+
 def last_of_empty(x):  # Python's IndexError at the first step (it was a silent 0.0 for a moment)
     s = []
     tot = 0.0
@@ -165,6 +174,7 @@ def test_growing_lists_match_python():
         _same(near_sites, x)
         _same(rising, x)
         _same(until_big, x)
+        _same(shrinking, x)
         _same(first_seen, x)
     with pytest.raises(IndexError, match="list index out of range"):
         jc.jit(last_of_empty)(np.arange(3000.0))
