@@ -249,7 +249,7 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
 
 
 # Joins of a list that a selection in it handles (masked._stacked, run_length.concatenate).
-_JOINS = frozenset((np.concatenate, np.vstack, np.stack, np.column_stack))
+_JOINS = frozenset((np.concatenate, np.vstack, np.hstack, np.stack, np.column_stack))
 
 
 def array_function(self, func, types, args, kwargs):

@@ -546,6 +546,10 @@ class MaskedSelection:
             return self._dot(func.__name__, a, b)
         if func in _ELEMENTWISE:
             return self._elementwise(func, args, kwargs)
+        if func in _SIDE_BY_SIDE and len(args) == 1 and not kwargs.keys() - {"axis"}:
+            joined = _side_by_side(func, args[0], kwargs.get("axis", 0))
+            if joined is not None:
+                return joined
         if func in _STACKS and len(args) == 1 and not kwargs.keys() - {"axis"}:
             return _stacked(func, args[0], kwargs.get("axis", 0))
         if func is np.linalg.lstsq and args:
@@ -1204,6 +1208,53 @@ def _stacked(func, items, axis) -> MaskedSelection:
     out = MovedSelection(values, first.mask) if rows else MaskedSelection(values, first.mask)
     out.described = first.described
     return out
+
+
+# Joins that put rows side by side: np.hstack / np.concatenate(axis >= 1) of 2-d pieces,
+# np.column_stack of any.
+_SIDE_BY_SIDE = frozenset((np.hstack, np.concatenate, np.column_stack))
+
+
+def _side_by_side(func, items, axis) -> MaskedSelection | None:
+    """``np.hstack([a[m], b[m]])`` (``np.concatenate(..., axis=1)``, ``np.column_stack`` with a
+    2-d piece) of selections of rows by one mask: the rows of their values joined along the
+    axis, a selection by that mask. None where the join is along the rows (``np.hstack`` of
+    1-d pieces, ``np.concatenate`` at axis 0: the count's join, ``_stacked``); refused where a
+    piece is no selection by the same mask (its rows would not pair with the kept ones)."""
+    items = list(items) if isinstance(items, (list, tuple)) else None
+    if not items:
+        return None
+    def ndim(x):
+        return x.ndim if hasattr(x, "ndim") else np.ndim(x)
+
+    if func is np.column_stack:  # (1-d pieces are columns; all 1-d: _stacked's)
+        if all(ndim(x) == 1 for x in items):
+            return None
+        items = [MaskedSelection(prims.reshape(x.values, (*x.values.shape, 1)), x.mask)
+                 if type(x) is MaskedSelection and x.ndim == 1 else x for x in items]
+        axis = 1
+    ndims = {ndim(x) for x in items}
+    if len(ndims) != 1:
+        return None
+    ndim = ndims.pop()
+    if func is np.hstack:  # (NumPy's: along the columns, or the rows of 1-d pieces)
+        if ndim == 1:
+            return LENGTH_OPS["functions"][np.concatenate](items, axis=0)
+        axis = 1
+    if ndim < 2 or not isinstance(axis, (int, np.integer)) or not -ndim <= axis < ndim \
+            or axis % ndim == 0:
+        return None
+    first = next(x for x in items if isinstance(x, MaskedSelection))
+    if not all(type(x) is MaskedSelection and x.position == 0 and x.mask.ndim == 1
+               and same_mask(x.mask, first.mask) for x in items):
+        raise first._refusal(f"numpy.{func.__name__} of it with arrays that are not selections of rows "
+                             "by the same mask, of one number of dims (as many rows as it selects, "
+                             "whatever the data)")
+    dtype = np.result_type(*(x.dtype for x in items))
+    values = prims.concatenate([prims.convert(x.values, dtype) for x in items], axis % ndim)
+    joined = MaskedSelection(values, first.mask)
+    joined.described = first.described
+    return joined
 
 
 # Arrays of a selection's shape, each element a fill: a selection of the same mask.

@@ -58,6 +58,27 @@ def nearest_quotient(a, b):
     return rounded * (exponent << 52).view(np.float64)
 
 
+def int_bit_length(x):
+    """``n.bit_length()`` of a traced Python int (int64, or uint64 past int64's range): the bits
+    of ``|n|``, 0 for 0."""
+    magnitude = x if x.dtype == np.uint64 else _magnitude(x.astype(np.int64))
+    return np.where(magnitude == np.uint64(0), 0, bit_length(np.maximum(magnitude, np.uint64(1))))
+
+
+def int_sqrt(x):
+    """``math.isqrt(n)`` of a traced int ``n >= 0`` (int64 or uint64): the float64 root's floor,
+    which is at most one off for n below 2**64, corrected both ways by exact integer tests
+    (``r * r > n`` as ``r > n // r``, no product past 64 bits)."""
+    n = x.astype(np.uint64)
+    r = np.floor(np.sqrt(n.astype(np.float64))).astype(np.uint64)
+    one = np.uint64(1)
+    for _ in range(2):
+        r = np.where((r > np.uint64(0)) & (r > n // np.maximum(r, one)), r - one, r)
+    for _ in range(2):
+        r = np.where(r + one <= n // (r + one), r + one, r)
+    return r.astype(np.int64)
+
+
 def bit_length(x):
     """``int.bit_length`` of uint64 ``x`` >= 1, as int64 (float64's exponent of a value that
     converts exactly)."""

@@ -268,6 +268,10 @@ class Tracer:
     def __getattr__(self, name: str):
         # A Python number's own methods (n.bit_length(), s.is_integer()) need its value: an
         # int or float argument is made static on demand; anything else is NumPy's error
+        if name == "bit_length" and _number_like(self) and self.weak and self.dtype.kind in "iu":
+            from jitcore.python_division import int_bit_length  # (division loads after the tracer)
+
+            return lambda: fresh(int_bit_length(self), scalar=True, weak=True)  # a Python int's
         if not name.startswith("_") and (hasattr(int, name) or hasattr(float, name)) \
                 and name not in Tracer.__slots__ and _number_like(self):
             self._concretize(f"the number's method {name}()")

@@ -743,3 +743,5 @@ MATH_COUNT_MESSAGES = ("n must be a non-negative integer", "k must be a non-nega
                        "factorial() not defined for negative values")
 MATH_COUNTS = MASK_POSITIONS_APART + 1
 PYTHON_ERRORS.update((MATH_COUNTS + k, ("ValueError", m)) for k, m in enumerate(MATH_COUNT_MESSAGES))
+ISQRT_NEGATIVE = MATH_COUNTS + len(MATH_COUNT_MESSAGES)  # math.isqrt of a traced int below 0
+PYTHON_ERRORS[ISQRT_NEGATIVE] = ("ValueError", "isqrt() argument must be nonnegative")

@@ -578,10 +578,41 @@ def appended_lists(stmts, own: set[str]) -> tuple[str, ...] | None:
             calls.add(id(base))  # (read at one position: ``appending`` gathers it from the rows)
         if _len_call(n) and isinstance(n.args[0], ast.Name) and n.args[0].id in appended:
             calls.add(id(n.args[0]))  # len(ys): its count so far
+        iterated = n.iter if isinstance(n, ast.For) else n.args[0] if _for_call(n) else None
+        if _builtin_call(iterated, "enumerate"):
+            iterated = iterated.args[0]
+        if isinstance(iterated, ast.Name) and iterated.id in appended:
+            calls.add(id(iterated))  # for j in ys, for k, j in enumerate(ys): its items so far
+        searched = [r for op, r in zip(n.ops, n.comparators) if isinstance(op, (ast.In, ast.NotIn))] \
+            if isinstance(n, ast.Compare) else [n.elts[1].body if isinstance(n.elts[1], ast.Lambda)
+                                                else n.elts[1]] if _in_pair(n) else []
+        for r in searched:  # v in ys (and converted code's compare(..., ("in", lambda: ys)))
+            if isinstance(r, ast.Name) and r.id in appended:
+                calls.add(id(r))
     for n in (m for s in stmts for m in ast.walk(s)):
         if isinstance(n, ast.Name) and n.id in appended and id(n) not in calls:
             return None  # used otherwise: len(ys), ys[0], ys = [], f(ys)
     return tuple(sorted(appended))
+
+
+def _in_pair(n) -> bool:
+    """Converted code's ``("in", lambda: ys)`` (or ``"not in"``) of a ``compare`` call."""
+    return isinstance(n, ast.Tuple) and len(n.elts) == 2 and isinstance(n.elts[0], ast.Constant) \
+        and n.elts[0].value in ("in", "not in")
+
+
+def _builtin_call(n, name: str) -> bool:
+    """``name(v)``, or converted code's ``__ag__.call(name)(v)``."""
+    if not (isinstance(n, ast.Call) and len(n.args) >= 1 and not n.keywords):
+        return False
+    f = n.func.args[0] if isinstance(n.func, ast.Call) and len(n.func.args) == 1 else n.func
+    return isinstance(f, ast.Name) and f.id == name
+
+
+def _for_call(n) -> bool:
+    """A converted ``for`` loop: ``__ag__.for_stmt(iterable, ...)``."""
+    return isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "for_stmt" \
+        and bool(n.args)
 
 
 def _len_call(n) -> bool:

@@ -27,9 +27,11 @@ import gc
 import numpy as np
 
 from jitcore import type_choice
-from jitcore.data_length import KeptList
+from jitcore.data_length import KeptList, positions
+from jitcore.dtypes import ir_type
 from jitcore.errors import ConcretizationError, JitTypeError, UnsupportedError
 from jitcore.ir.dialects import kernel
+from jitcore.ir.types import TensorType
 from jitcore.numpy.everyday import raise_at_first
 from jitcore.primitives import (
     as_tracer,
@@ -55,11 +57,14 @@ class _Appender:
     the data chooses them."""
 
     __slots__ = ("name", "rows", "first", "last", "per_step", "kind", "count", "kept", "depth",
-                 "in_if", "before", "tags", "among", "offset")
+                 "in_if", "before", "tags", "among", "offset", "filled")
 
     def __init__(self, name: str, rows: Tracer, first, last, per_step: int, kind: tuple, kept=None,
-                 in_if=None, before=0, tags=None, among=(), offset=0):
+                 in_if=None, before=0, tags=None, among=(), offset=0, filled=None):
         self.name, self.rows, self.first, self.last = name, rows, first, last
+        # (a growing list, ``_growing``: its items so far are the rows' first ``filled``, a
+        # traced count the loop carries; an append writes at it. Else None)
+        self.filled = filled
         # (the rows before the loop's own: the list's items before it, where the body reads
         # the list at any position, ``indexed``; else 0, those items kept outside the rows)
         self.offset = offset
@@ -81,18 +86,22 @@ class _Appender:
             raise UnsupportedError(f"'{self.name}'.append: another count or type of rows than "
                                    "one run of the loop's body gave")
         trace = current_trace()
-        at = self.offset + self.first + self.count
+        at = self.offset + self.first + self.count if self.filled is None else self.filled
         self.rows[at] = nested_array(value, self.kind[1]) if isinstance(value, tuple) \
             else as_tracer(trace, value, self.kind[1])
         if self.kept is not None:
             self.kept[at] = True
         if self.tags is not None:
             self.tags[at] = type_choice.tag(trace, value, self.among)
-        if not self.in_if:
+        if not self.in_if and self.filled is None:  # (a growing list's last item is a read)
             self.last = value
+        if self.filled is not None:
+            self.filled = fresh(self.filled + 1)
         self.count += 1
 
     def __getitem__(self, key):
+        if self.filled is not None and _position(key):
+            return self._typed(_read_row(self.name, self.rows, key, self.filled, self.kind), key)
         if isinstance(key, int) and key == -1 and not self.in_if:
             return self.last
         if self.in_if or self.offset != self.before or not _position(key):
@@ -103,15 +112,50 @@ class _Appender:
 
     def length(self) -> Tracer:
         """``len(ys)`` in the body: the items before the loop and the rows of the steps so far."""
+        if self.filled is not None:
+            return fresh(self.filled, scalar=True, weak=True)
         if self.in_if or self.before is None:
             raise _data_chosen(self.name, "len")
         return fresh(as_tracer(current_trace(), self.first + self.count + self.before, np.dtype(np.int64)),
                      scalar=True, weak=True)
 
+    def iterated(self) -> tuple:
+        """``for v in ys`` in the body, of a growing list: (its count, its capacity, item i)."""
+        if self.filled is None:
+            raise UnsupportedError(f"iterating over '{self.name}' in a loop that appends to it")
+        return self.filled, self.rows.shape[0], \
+            lambda i: self._typed(_item(self.rows, self.kind, i), i)
+
+    def contains(self, value):
+        """``value in ys`` in the body, of a growing list of numbers: any item so far equal."""
+        if self.filled is None or self.kind[0]:
+            raise UnsupportedError(f"'in' of '{self.name}' in a loop that appends to it")
+        return _found(self.rows, self.filled, value)
+
+    def _typed(self, item, key):
+        """A growing list's item read at ``key`` with its Python type, where the data chose it
+        (its row's tag: ``type_choice``)."""
+        if self.tags is None:
+            return item
+        key = as_tracer(current_trace(), key, np.dtype(np.int64)) if not isinstance(key, Tracer) else key
+        return type_choice.mark(item, self.tags[np.where(key < 0, key + self.filled, key)], self.among)
+
+    def __iter__(self):  # (Python's iteration by positions would never end: see ``iterated``)
+        raise UnsupportedError(f"iterating over '{self.name}' in a loop that appends to it, other "
+                               f"than by a for loop (at {user_location()})")
+
     def __getattr__(self, attr):
         if attr.startswith("__"):  # (Python's own look-ups: ``__dict__``, ``__array__``)
             raise AttributeError(attr)
         raise UnsupportedError(f"'{self.name}'.{attr} in a loop that appends to it")
+
+
+def _item(rows: Tracer, kind: tuple, i):
+    """Row ``i`` of a growing list's rows as its item (``i`` within its count: a for loop's)."""
+    shape, _, weak, scalar = kind
+    if shape:
+        return make_view(rows, lambda b: b[i], functools.partial(_row_written, "the list"))
+    return fresh(rows[i], scalar=scalar is True, weak=weak)
 
 
 def _position(key) -> bool:
@@ -151,13 +195,17 @@ class _Probe:
     if (``conditional``)."""
 
     __slots__ = ("name", "items", "count", "conditional", "last", "depth", "refused", "before", "among",
-                 "values", "indexed")
+                 "values", "indexed", "reads", "hint", "guessed", "unknown")
 
     def __init__(self, name: str, before):
         self.name, self.items, self.count, self.conditional = name, [], 0, False
         # (the items, before the loop and appended in the trial: read at positions, ``indexed``)
         self.values = list(before) if isinstance(before, list) else None
         self.indexed = False
+        # (how the body reads it: "last", "index", "len", "iter"; the rows' kind from a trial
+        # before, ``hint``, and the kind a read assumed where no item was known yet, ``guessed``)
+        self.reads, self.hint, self.guessed = set(), None, None
+        self.unknown = None  # (a count no constant folds: ``opened``)
         self.among = [type_choice.kinds(v) for v in before] if isinstance(before, list) else []
         # (a KeptList: its items and their number the data chose)
         listed = isinstance(before, list)
@@ -184,20 +232,23 @@ class _Probe:
     def __getitem__(self, key):
         if not (isinstance(key, int) and key == -1):
             return self._read(key)
-        if self.conditional or self.before is None:
-            self.refused = _data_chosen(self.name, "[-1]")
-            raise self.refused
-        if self.last is None:
-            raise IndexError("list index out of range")
+        self.reads.add("last" if self.last is not None else "empty")
+        if self.conditional or self.before is None or self.last is None:
+            # (empty: ``len(s) == 0 or s[-1] < v`` reads it in the trial; the call raises Python's
+            # IndexError where the compiled read is past the count)
+            return self._grown_read(key, "[-1]")
         return self.last
 
     def _read(self, key):
         """``ys[key]`` at any position in the trial: a gather from the items so far, which must
         be of one kind (the compiled loop's rows hold the items before it too, ``offset``)."""
-        kinds = {_kind(v) for v in self.values or ()}
-        if self.conditional or self.values is None or not _position(key) or len(kinds) != 1 \
-                or None in kinds:
+        if not _position(key):
             raise UnsupportedError(f"'{self.name}'[{key!r}] in a loop that appends to it")
+        self.reads.add("index")
+        # (after a traced if, the items appended in its branches exist only there)
+        kinds = set() if self.conditional else {_kind(v) for v in self.values or ()}
+        if self.conditional or self.values is None or len(kinds) != 1 or None in kinds:
+            return self._grown_read(key, f"[{key!r}]")
         self.indexed = True
         kind = kinds.pop()
         trace = current_trace()
@@ -207,16 +258,110 @@ class _Probe:
 
     def length(self) -> Tracer:
         """``len(ys)`` in the trial run: traced, as the loop's is."""
+        self.reads.add("len")
         if self.conditional or self.before is None:
-            self.refused = _data_chosen(self.name, "len")
-            raise self.refused
+            self._grown_kind("len")
+            return self._grown_length()
         return fresh(as_tracer(current_trace(), self.before + self.count, np.dtype(np.int64)),
                      scalar=True, weak=True)
+
+    # -- reads of a list the compiled loop holds as a growing buffer (``_growing``): in the
+    # trial only their kind matters, so they read rows of zeros of the list's kind
+    def _grown_kind(self, what: str) -> tuple:
+        """The kind of the rows a read of a growing list gives: the kind a trial before found
+        (``hint``), else of the items so far; where none is known (an empty list read before
+        its first append: ``for j in keep``), a Python int's, checked after the trial."""
+        if self.before is None:  # (a KeptList before the loop: which items it holds, the data chose)
+            self.refused = _data_chosen(self.name, what)
+            raise self.refused
+        if self.hint is not None:
+            return self.hint
+        known = [k for k, _ in self.items if k is not None] + [_kind(v) for v in self.values[:self.before]]
+        if known:
+            return known[0]
+        self.guessed = ((), np.dtype(np.int64), True, True)
+        return self.guessed
+
+    def opened(self) -> None:
+        """At the top of a trial of the body: a count of items before it that no evaluation on
+        constants knows (an argument of the trial's block, which is dropped), as the compiled
+        loop's carried count is: an inner loop over the list then runs some steps there too."""
+        trace = current_trace()
+        self.unknown = Tracer(trace.builder.block.add_arg(TensorType((), ir_type(np.dtype(np.int64)))),
+                              trace, _data_sources())
+
+    def _grown_length(self) -> Tracer:
+        out = fresh(self.unknown + self.count, scalar=True, weak=True)
+        out.sources = _data_sources()  # (the data chooses it: an if on it is a traced if)
+        return out
+
+    def _zero_rows(self, kind: tuple) -> Tracer:
+        shape, dtype = kind[0], kind[1]
+        return fresh(broadcast_to(constant(current_trace(), np.zeros((), dtype)),
+                                  (self.before + self.count + 1, *shape)))
+
+    def _grown_read(self, key, what: str):
+        kind = self._grown_kind(what)
+        out = _read_row(self.name, self._zero_rows(kind), key, self._grown_length(), kind)
+        if isinstance(out, Tracer):
+            out.sources = out.sources | _data_sources()
+        return out
+
+    def iterated(self) -> tuple:
+        """``for v in ys`` in the trial: as ``_Appender.iterated``, over rows of zeros."""
+        self.reads.add("iter")
+        kind = self._grown_kind("iterating over it")
+        return self._grown_length(), self.before + self.count + 1, \
+            functools.partial(_item, self._zero_rows(kind), kind)
+
+    def contains(self, value):
+        """``value in ys`` in the trial: as ``_Appender.contains``, over rows of zeros."""
+        self.reads.add("in")
+        kind = self._grown_kind("'in'")
+        if kind[0]:
+            raise UnsupportedError(f"'in' of '{self.name}', a list of arrays, in a loop that appends to it")
+        return _found(self._zero_rows(kind), self._grown_length(), value)
+
+    def __iter__(self):
+        raise UnsupportedError(f"iterating over '{self.name}' in a loop that appends to it, other "
+                               f"than by a for loop (at {user_location()})")
 
     def __getattr__(self, attr):
         if attr.startswith("__"):  # (Python's own look-ups: ``__dict__``, ``__array__``)
             raise AttributeError(attr)
         raise UnsupportedError(f"'{self.name}'.{attr} in a loop that appends to it")
+
+
+def _found(rows: Tracer, filled: Tracer, value) -> Tracer:
+    """Whether an item among the first ``filled`` of ``rows`` equals ``value`` (Python's ``in``
+    of numbers: ``==``, so a NaN is never found), a traced Python bool."""
+    kept = positions(current_trace(), (rows.shape[0],), 0) < filled
+    return fresh(np.any(kept & (rows == value)), scalar=True, weak=True)
+
+
+class Enumerated:
+    """``enumerate(ys)`` of a list in the loop that appends to it: only a for loop iterates it."""
+
+    def __init__(self, appended, start):
+        self.appended, self.start = appended, start
+
+    def contains(self, value):
+        raise UnsupportedError(f"'in' of enumerate('{self.appended.name}') in a loop that appends to "
+                               f"it (at {user_location()}): search the list itself (v in ys)")
+
+    def __iter__(self):
+        raise UnsupportedError(f"iterating over enumerate('{self.appended.name}') in a loop that "
+                               f"appends to it, other than by a for loop (at {user_location()})")
+
+    def iterated(self) -> tuple:
+        count, capacity, item = self.appended.iterated()
+        start = self.start
+        return count, capacity, lambda i: (fresh(i + start, scalar=True, weak=True), item(i))
+
+
+def _data_sources() -> frozenset:
+    """The sources of the function's arguments' data: what a value the data chooses depends on."""
+    return frozenset().union(*(v.sources for v in current_trace().arguments or () if isinstance(v, Tracer)))
 
 
 def _data_chosen(name: str, what: str) -> UnsupportedError:
@@ -249,6 +394,12 @@ def probe(name: str, before: list) -> _Probe:
     """A stand-in for the list ``name`` in a trial run of a loop's body (``statements._trial``),
     which appends under a traced ``if`` accept as an appending loop's would."""
     return _Probe(name, before)
+
+
+def appended_in_loop(x) -> bool:
+    """Is ``x`` a list as an appending loop's body sees it (``for j in x`` iterates ``iterated``),
+    or ``enumerate`` of one?"""
+    return isinstance(x, (_Appender, _Probe, Enumerated))
 
 
 def length_of(x):
@@ -316,7 +467,7 @@ def _numbers(kinds: set) -> set:
 
 
 def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int, long: bool = True,
-                   masked: bool = False):
+                   masked: bool = False, test_fn=None):
     """The state after a loop of at most ``trips`` steps whose body appends to the lists
     ``appends`` (names of the state), compiled as a loop: ``run_loop(body, values, names)``
     traces it (a ``fori_loop`` over the range, or a ``while_loop`` where the data may end it
@@ -324,7 +475,9 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
     carried as arrays; ``trial(body, state, then)`` runs the body once on ``state``
     (``statements._trial``). None where it cannot be (the appends vary, the loop needs a Python
     int), or where the loop is short (not ``long``) and appends under no traced if: the caller
-    then runs the loop as before."""
+    then runs the loop as before. ``test_fn``: a ``while`` loop's test, which may read the lists
+    (``while ... and len(s) < k``): run in the trial before the body, and given the lists as the
+    body is (each it reads a growing list); ``run_loop`` then takes the test as a fourth argument."""
     trace = current_trace()
     slots = [j for j, n in enumerate(names) if n in appends and isinstance(values[j], (list, KeptList))]
     if trace is None or not slots or trips < 1:
@@ -334,10 +487,17 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
     def probing(item, *state, numbers=None):
         for probe in probes.values():
             probe.depth = current_trace().depth
+            probe.opened()
         if numbers:  # (the loop carries them traced, changed as the data chose: an if on them too)
             data = frozenset().union(*(v.sources for v in (item, *state, *(current_trace().arguments or ()))
                                        if isinstance(v, Tracer)))
             state = [_carried_number(v, data, numbers[j]) if j in numbers else v for j, v in enumerate(state)]
+        if test_fn is not None:  # (the lists the test reads: growing, ``_growing``)
+            before = {j: set(probe.reads) for j, probe in probes.items()}
+            test_fn(*state)
+            for j, probe in probes.items():
+                if probe.reads != before[j]:
+                    probe.reads.add("test")
         return body_fn(item, *state)
 
     # A Python number the body changes is traced in the compiled loop: an append under an if
@@ -345,7 +505,7 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
     # there, which a trial on the number as it is before the loop would not meet. Tried so
     # first; as it is where the body needs it a Python number (a shape, x[:k])
     numbers = {j: type_choice.kinds(v) for j, v in enumerate(values) if type(v) in _NUMBERS}
-    found = None
+    found, probed = None, probing
     for _ in range(2 if numbers else 0):  # (again where a step changes a number's type: 0.0 + x[i])
         changed: dict = {}
 
@@ -356,8 +516,8 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
                     changed[j] = merged
             return _kinds(after, probes)
 
-        found = trial(functools.partial(probing, numbers=numbers),
-                      [probes.get(j, v) for j, v in enumerate(values)], settled)
+        probed = functools.partial(probing, numbers=numbers)
+        found = trial(probed, [probes.get(j, v) for j, v in enumerate(values)], settled)
         if not changed:
             break
         numbers.update(changed)
@@ -367,7 +527,18 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
     if found is None:
         for j, probe in probes.items():
             probe.__init__(probe.name, values[j])
+        probed = probing
         found = trial(probing, [probes.get(j, v) for j, v in enumerate(values)],
+                      lambda after, _: _kinds(after, probes))
+    # a growing list read before its first append (for j in keep) was read as Python ints: again
+    # with the rows' kind where the appends gave another
+    hints = {j: found[j][1] for j, p in probes.items()
+             if found is not None and p.guessed is not None and p.guessed != found[j][1]}
+    if hints:
+        for j, probe in probes.items():
+            probe.__init__(probe.name, values[j])
+            probe.hint = hints.get(j)
+        found = trial(probed, [probes.get(j, v) for j, v in enumerate(values)],
                       lambda after, _: _kinds(after, probes))
     refused = next((p.refused for p in probes.values() if p.refused is not None), None)
     if refused is not None:
@@ -390,7 +561,8 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
     chosen = {j for j in slots if isinstance(start[j], KeptList)}  # (items the data chose)
     # lists read at any position (s[t - m]): their rows hold the items before the loop too, of
     # the appended rows' kind, and every step appends alike (no traced if, no break)
-    indexed = {j: len(start[j]) for j, p in probes.items() if p.indexed}
+    growing = _growing(probes, found, masked, start, chosen, among)
+    indexed = {j: len(start[j]) for j, p in probes.items() if p.indexed and j not in growing}
     if any(found[j][2] or masked or j in chosen or j in among
            or any(_kind(v) != found[j][1] for v in start[j]) for j in indexed):
         return None
@@ -401,28 +573,35 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
     for j, (per_step, (shape, dtype, weak, scalar), _) in found.items():
         zero = constant(trace, np.zeros((), dtype))
         carried[j] = fresh(broadcast_to(zero, (trips * per_step, *shape)))
-        if indexed.get(j):
+        if indexed.get(j) or (j in growing and start[j]):
             given = nested_array(start[j], dtype) if holds_tracer(start[j]) else \
                 constant(trace, np.array(start[j], dtype))
             carried[j] = fresh(concatenate([given, carried[j]], 0))
         lasts.append(start[j][-1] if j not in chosen and start[j] else
                      fresh(broadcast_to(zero, shape), scalar=scalar is True, weak=weak))
-    kept_slots = [j for j in slots if found[j][2] or masked or j in chosen]
+    kept_slots = [j for j in slots if (found[j][2] or masked or j in chosen) and j not in growing]
     marks = [fresh(broadcast_to(constant(trace, np.zeros((), bool)), (trips * found[j][0],)))
              for j in kept_slots]
     tag_slots = list(among)
     tags = [fresh(broadcast_to(constant(trace, np.zeros((), type_choice.TAG)), (trips * found[j][0],)))
             for j in tag_slots]
-    carried += [*lasts, *marks, *tags, 0]
-    n, m, k = len(values), len(slots), len(kept_slots)
+    for at, j in enumerate(tag_slots):  # (a growing list's rows hold its items before the loop)
+        if j in growing and start[j]:
+            given = nested_array([type_choice.tag(trace, v, among[j]) for v in start[j]], type_choice.TAG)
+            tags[at] = fresh(concatenate([given, tags[at]], 0))
+    grow_slots = sorted(growing)
+    lengths = [fresh(as_tracer(trace, len(start[j]), np.dtype(np.int64))) for j in grow_slots]
+    carried += [*lasts, *marks, *tags, *lengths, 0]
+    n, m, k, t = len(values), len(slots), len(kept_slots), len(tag_slots)
 
     def body(item, *carry):
         state, lasts, step = list(carry[:n]), carry[n:n + m], carry[-1]
         kept = dict(zip(kept_slots, carry[n + m:n + m + k]))
-        tags = dict(zip(tag_slots, carry[n + m + k:-1]))
+        tags = dict(zip(tag_slots, carry[n + m + k:n + m + k + t]))
+        lengths = dict(zip(grow_slots, carry[n + m + k + t:-1]))
         appenders = {j: _Appender(names[j], state[j], step * found[j][0], last, *found[j][:2], kept.get(j),
                                   found[j][2] or j in chosen, None if j in chosen else len(start[j]),
-                                  tags.get(j), among.get(j, ()), indexed.get(j, 0))
+                                  tags.get(j), among.get(j, ()), indexed.get(j, 0), lengths.get(j))
                      for j, last in zip(slots, lasts)}
         state = [appenders.get(j, v) for j, v in enumerate(state)]
         out = list(body_fn(item, *state))
@@ -431,20 +610,34 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
                 raise UnsupportedError(f"'{names[j]}' appended to a varying number of times")
             out[j] = a.rows
         return (*out, *(appenders[j].last for j in slots), *(appenders[j].kept for j in kept_slots),
-                *(appenders[j].tags for j in tag_slots), step + 1)
+                *(appenders[j].tags for j in tag_slots), *(appenders[j].filled for j in grow_slots), step + 1)
 
     state_names = (*names, *(f"{names[j]}[-1]" for j in slots), *(f"{names[j]} kept" for j in kept_slots),
-                   *(f"{names[j]} types" for j in tag_slots), "__jc_appended_steps")
+                   *(f"{names[j]} types" for j in tag_slots), *(f"len({names[j]})" for j in grow_slots),
+                   "__jc_appended_steps")
+    def test(*carry):  # (a while loop's: the lists it reads, growing, as the body has them)
+        state, tags = list(carry[:n]), dict(zip(tag_slots, carry[n + m + k:n + m + k + t]))
+        for j, filled in zip(grow_slots, carry[n + m + k + t:-1]):
+            state[j] = _Appender(names[j], state[j], 0, None, *found[j][:2], None, True, None,
+                                 tags.get(j), among.get(j, ()), 0, filled)
+        return test_fn(*state)
+
     try:
-        out = run_loop(body, tuple(carried), state_names)
+        out = run_loop(body, tuple(carried), state_names, *([test] if test_fn is not None else []))
     except (ConcretizationError, JitTypeError, UnsupportedError):
         return None
     marks = dict(zip(kept_slots, out[n + m:n + m + k]))
-    tags = {j: (fresh(t), among[j]) for j, t in zip(tag_slots, out[n + m + k:-1])}
+    tags = {j: (fresh(t), among[j]) for j, t in zip(tag_slots, out[n + m + k:n + m + k + t])}
+    lengths = dict(zip(grow_slots, out[n + m + k + t:-1]))
     out = list(out[:n])
     for j in slots:
         rows, (per_step, (shape, dtype, weak, scalar), _) = out[j], found[j]
         rows = fresh(rows)
+        if j in lengths:  # (its items: the rows before the count, the loop's after the list's own)
+            kept = positions(trace, (rows.shape[0],), 0) < lengths[j]
+            out[j] = KeptList(names[j], rows, fresh(kept), _made_of(weak, scalar), tags.get(j))
+            out[j].prefix = True
+            continue
         if j in marks:
             out[j] = _kept_list(names[j], start[j], rows, marks[j], dtype, weak, scalar, tags.get(j))
             # (each step that ran appended alike, after items all kept: the kept rows lead)
@@ -462,13 +655,48 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
     return tuple(out)
 
 
+def _growing(probes: dict, found: dict, masked: bool, start: dict, chosen: set, among: dict) -> set:
+    """The lists the loop holds as growing buffers: read in the body (at a position, its length,
+    its last item, iterated, searched by ``in``) where an append is under a traced if; read at a
+    position, iterated or searched in a loop the data ends; iterated or searched in any.
+    Such a list is its rows (its items before the loop first, then the capacity of the loop's
+    appends) and its count, carried: an append writes at the count and adds one, a read is a
+    gather below the count. Refused where its rows cannot be one array of the items' kind."""
+    out = set()
+    for j, p in probes.items():
+        if not (found[j][2] and p.reads or masked and p.reads & {"index", "iter", "in"}
+                or p.reads & {"iter", "in", "test", "empty"}):  # (a read at a position alone: ``indexed``)
+            continue
+        kind = found[j][1]
+        before = [] if j in chosen else start[j]
+        # (items of Python's and NumPy's number types in one dtype: each row's tag says which)
+        other = next((v for v in before if _kind(v) != kind and not (
+            j in among and _numbers({_kind(v), kind}) == {kind})), None)
+        if j in chosen or kind[3] == "tuple" or other is not None:
+            why = (f"its items before the loop are {_shown(_kind(other))}, its appends {_shown(kind)}"
+                   if other is not None and _kind(other) is not None else
+                   "its items are tuples" if kind[3] == "tuple" else "its items are of more than one type")
+            raise UnsupportedError(
+                f"'{p.name}' is read in the loop that appends to it under a traced if, or in a loop "
+                f"the data ends: compiled, it is one array of rows and their count, and {why}. "
+                f"Start it with items of its appends' type (float(v), np.float64(v)) and append "
+                "values of one type")
+        out.add(j)
+    return out
+
+
+def _made_of(weak: bool, scalar) -> str:
+    """How a list's items came (``KeptList.made_of``) from its rows' kind."""
+    return "tuple" if scalar == "tuple" else "python" if weak and scalar is True else "numpy"
+
+
 def _kept_list(name: str, before, rows: Tracer, kept: Tracer, dtype, weak: bool, scalar,
                choice=None) -> KeptList:
     """The list after the loop: its items before it (kept rows, first), then the loop's. Before
     it, a ``KeptList`` (an earlier loop's, as an unrolled outer loop runs this one again): its
     rows and marks, which must be rows of the same kind. ``choice``: (each row's tag, the
     kinds they name) where a traced condition chose the items' Python types."""
-    made_of = "tuple" if scalar == "tuple" else "python" if weak and scalar is True else "numpy"
+    made_of = _made_of(weak, scalar)
     if isinstance(before, KeptList):
         if before.made_of != made_of or before.rows.shape[1:] != rows.shape[1:] \
                 or before.rows.dtype != rows.dtype or (before.choice is None) != (choice is None):
@@ -568,11 +796,12 @@ def appending_if(run_if, then_fn, else_fn, init, names, appends, where: str, pre
             obj.conditional = obj.conditional or not after_break
             if not getattr(pred, "sources", True):
                 obj.items.append((None, None))
-        elif not (isinstance(obj, _Appender) and obj.kept is not None):
+        elif not (isinstance(obj, _Appender) and (obj.kept is not None or obj.filled is not None)):
             raise _no_capacity(names[j], where)
     carried = [j for j, obj in lists.items() if isinstance(obj, _Appender)]
     # each appender's rows and marks, and its last item where the body may read it
-    parts = {j: ("rows", "kept") if lists[j].in_if else ("rows", "kept", "last") for j in carried}
+    parts = {j: ("rows", "filled") if lists[j].filled is not None else ("rows", "kept") if lists[j].in_if
+             else ("rows", "kept", "last") for j in carried}
     parts = {j: ps + ("tags",) if lists[j].tags is not None else ps for j, ps in parts.items()}
     keep = [j for j in range(len(names)) if j not in lists]
     first = {j: obj.count for j, obj in lists.items()}

@@ -653,6 +653,8 @@ def _reversed(seq):
 def _enumerate(x, start=0):
     if type(x) in _ITERATED_SELECTIONS:
         return EnumeratedSelection(x, start)
+    if appending.appended_in_loop(x):  # (for k, j in enumerate(keep), keep growing: a for loop's)
+        return appending.Enumerated(x, start)
     if type(x) in (list, tuple) and type(start) is int and current_trace() is not None:
         rows = tables.table(x)
         if rows is not None:  # for k, (y, x) in enumerate(positions): a loop over rows

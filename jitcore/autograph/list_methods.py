@@ -22,6 +22,7 @@ import sys
 import numpy as np
 
 from jitcore import primitives as prims
+from jitcore.autograph import appending
 from jitcore.autograph.expressions import Indexed, _element, _indexable, not_, stand_in_type
 from jitcore.errors import UnsupportedError
 from jitcore.ir.dialects import kernel
@@ -57,12 +58,17 @@ def _any(tests: list):
 
 
 def contains(items, value):
-    """``value in items`` of a list or tuple of numbers some of which are traced: a traced bool."""
+    """``value in items`` of a list or tuple of numbers some of which are traced: a traced bool
+    (of a list in the loop that appends to it: ``appending``)."""
+    if appending.appended_in_loop(items):
+        return items.contains(value)
     tests = _equalities(items, value)
     return value in items if tests is None else _any(tests)
 
 
 def not_contains(items, value):
+    if appending.appended_in_loop(items):
+        return not_(items.contains(value))
     tests = _equalities(items, value)
     return value not in items if tests is None else not_(_any(tests))
 

@@ -28,6 +28,7 @@ import math
 import numpy as np
 
 from jitcore import primitives as prims
+from jitcore import python_division
 from jitcore.autograph.fsum import traced_fsum
 from jitcore.autograph.math_counts import MATH_COUNT_CALLS
 from jitcore.autograph.vector_norm import traced_dist, traced_hypot
@@ -233,6 +234,20 @@ def _gcd_lcm(name: str, ufunc):
     return fn
 
 
+def _isqrt(n):
+    """``math.isqrt`` of a traced int (a Python int, a NumPy integer or bool: what has
+    ``__index__``): a Python int; a negative one raises Python's ValueError from the call."""
+    if not isinstance(n, Tracer):
+        return math.isqrt(n)
+    if n.dtype.kind not in "biu" or n.ndim:
+        kind = "float" if n.weak else f"numpy.{n.dtype.name}"
+        what = f"a {n.dtype} array" if n.ndim else f"'{kind}' object"
+        raise JitTypeError(f"{what} cannot be interpreted as an integer (math.isqrt at {user_location()})")
+    if n.dtype.kind == "i":
+        raise_at_first(n < 0, 0, kernel.ISQRT_NEGATIVE)
+    return fresh(python_division.int_sqrt(n), scalar=True, weak=True)
+
+
 def _fsum(seq):
     values = seq if isinstance(seq, Tracer) else list(seq)
     if not isinstance(values, Tracer) and not any(isinstance(v, Tracer) for v in values):
@@ -255,6 +270,7 @@ MATH_CALLS[math.fsum] = _fsum
 MATH_CALLS.update(MATH_COUNT_CALLS)  # comb, perm, factorial: compiled loops
 MATH_CALLS[math.gcd] = _gcd_lcm("gcd", np.gcd)
 MATH_CALLS[math.lcm] = _gcd_lcm("lcm", np.lcm)
+MATH_CALLS[math.isqrt] = _isqrt
 
 
 class _VectorizedMath:

@@ -22,7 +22,17 @@ import numpy as np
 from jitcore import calltime, compile_time, index_forms, pytree, traced_text
 from jitcore import control_flow as cf
 from jitcore import primitives as prims
-from jitcore.autograph import analysis, appending, closure_writes, effects, loop_exit, raises, tables, unbound
+from jitcore.autograph import (
+    analysis,
+    appending,
+    closure_writes,
+    effects,
+    loop_exit,
+    raises,
+    selection_state,
+    tables,
+    unbound,
+)
 from jitcore.autograph.aliasing import (
     Rebound,
     SharedArrays,
@@ -380,12 +390,15 @@ def _cannot_carry_selection(name, leaf, what, line):
                "Keep a fixed-capacity array and a count (pairs = np.zeros((capacity, 2), int), filled "
                "with np.where, used with a mask of its first count rows); or work on the full mask "
                "(np.where(mask, values, 0)) instead of its selected items")
-    return UnsupportedError(
+    error = UnsupportedError(
         f"'{name}' holds {held}, whose number the data chooses, and is assigned in the {what} at "
         f"{where(line)}, whose condition or bounds are traced: a value that changes there must "
         "keep one shape in every path, and this one's length is known only when it is made. "
         f"Build '{name}' once, before any traced if or loop that changes it, and only use it "
         f"there. {instead}")
+    if what == "if" and type(leaf) is MaskedSelection:  # (the if may carry it as a pair: if_stmt)
+        error.selection_state = name
+    return error
 
 
 def _keeping_containers(statement):
@@ -453,10 +466,31 @@ def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, 
 
     try:
         return _with_local_arrays(traced, init, names, (then_fn, else_fn), rebinds)
+    except UnsupportedError as e:
+        name = selection_state.refused_name(e)
+        if name is None or name not in names:
+            raise
+        # (s = x[m] in a branch: the if carries its values and mask, ``selection_state``)
+        picks = {names.index(name)}
+        try:
+            out = _if_of_pairs(pred, then_fn, else_fn, picks, init=init, names=names, line=line,
+                               in_try=in_try, then_defined=then_defined, else_defined=else_defined,
+                               dead=dead, fresh=fresh, changes=changes, rebinds=rebinds,
+                               appends=appends, after_break=after_break, iterated=iterated)
+        except (JitTypeError, LoopCarryShapeError):  # (values of two shapes: said as before)
+            raise e from None
+        return tuple(selection_state.restored(v) if j in picks else v for j, v in enumerate(out))
     except raises.BranchRaised as branch:  # it raises where it is taken; the other one runs
         with _in_user_terms():
             raises.raise_where_taken(pred, branch, then_fn if branch.then else else_fn, init)
         return (else_fn if branch.then else then_fn)(*init)
+
+
+def _if_of_pairs(pred, then_fn, else_fn, picks, *, init, **site):
+    """``if_stmt`` with the variables at ``picks`` (selections) carried as (values, mask) pairs."""
+    return if_stmt(pred, selection_state.paired(then_fn, picks), selection_state.paired(else_fn, picks),
+                   init=tuple(selection_state.carried(v) if j in picks else v for j, v in enumerate(init)),
+                   **site)
 
 
 class _FirstLeftUnset(Exception):
@@ -932,12 +966,11 @@ def _appending_while(test_fn, body_fn, values, names, line, targets, appends, gu
 def _guarded_appending_while(test_fn, body_fn, values, names, line, targets, appends, trips: int):
     """The state after a traced ``while`` of at most ``trips`` steps that appends to the lists
     ``appends``, compiled as an appending loop (``appending``); None where it cannot be."""
-    n = len(values)
     return appending.appending_loop(
-        lambda body, state, state_names: _traced_while(
-            lambda *s: test_fn(*s[:n]), lambda *s: body(None, *s), state, state_names, line, targets),
+        lambda body, state, state_names, test: _traced_while(
+            test, lambda *s: body(None, *s), state, state_names, line, targets),
         lambda body, state, then: _trial(lambda *s: body(None, *s), state, then),
-        lambda _, *state: body_fn(*state), values, names, appends, trips, masked=True)
+        lambda _, *state: body_fn(*state), values, names, appends, trips, masked=True, test_fn=test_fn)
 
 
 def _appending_from_first_step(test_fn, body_fn, values, names, line, targets, appends, guard,
@@ -1429,6 +1462,10 @@ def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targe
     source = None
     if iterates_selection(iterable):  # (for i in np.flatnonzero(m): over its kept items)
         iterable, source = selection_loop(iterable)
+    elif appending.appended_in_loop(iterable):
+        # (for j in keep, in the loop that appends to keep: its items so far, ``appending``)
+        count, capacity, item = iterable.iterated()
+        iterable, source = TracedRange(count, capacity=capacity), Indexed(0, item)
     if isinstance(iterable, TracedRange):
         bounds = (iterable.start, iterable.stop, iterable.step)
         _refuse_in_try(in_try, "a for loop", line, *bounds)

@@ -831,10 +831,13 @@ class ControlFlow(ast.NodeTransformer):
     def visit_While(self, node):
         counted = self.counted.get(id(node))
         stepped = self.stepped.get(id(node))
-        # lists the body only appends to (not read by the test): state, compiled as arrays of
-        # the rows the guard's most trips can append (``statements._appending_while``)
+        # lists the body only appends to (the test may read them as the body may: len(s), s[k],
+        # v in s): state, compiled as arrays of the rows the guard's most trips can append
+        # (``statements._appending_while``)
         appends = analysis.appended_lists(node.body, self.own - self.declared)
-        if appends and any(isinstance(n, ast.Name) and n.id in appends for n in ast.walk(node.test)):
+        if appends and any(isinstance(n, ast.Name) and n.id in appends for n in ast.walk(node.test)) \
+                and analysis.appended_lists([*node.body, ast.Expr(value=node.test)],
+                                            self.own - self.declared) != appends:
             appends = None
         own_lists = analysis.per_step_lists(node.body)  # (xs = [x0] each step: no effect)
         read_first = analysis.read_first(node.body) | analysis.loaded(node.test)

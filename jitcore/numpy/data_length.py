@@ -152,9 +152,13 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     if not traced(ar):
         return np.unique(ar, return_index, return_inverse, return_counts, axis,
                          equal_nan=equal_nan, sorted=sorted)
+    if axis is not None and ar.ndim == 2 and type(axis) is int and axis in (0, -2) and ar.shape[1] \
+            and ar.dtype.kind in "biu":
+        return _unique_rows(ar, return_index, return_inverse, return_counts)
     if axis is not None:
         raise JitTypeError(f"numpy.unique with axis={axis!r} on a traced array, at {user_location()}: "
-                           "only axis=None (the unique elements of the flattened array) is compiled. "
+                           "only axis=None (the unique elements of the flattened array), and axis=0 "
+                           "of a 2-d array of integers or bools (its unique rows), are compiled. "
                            "For unique rows of integers, make each row one key (for columns below "
                            "m: key = x[:, 0] * m + x[:, 1]), take np.unique(key), and split the keys "
                            "back (key // m, key % m); or call np.unique(x, axis=0) outside the "
@@ -182,6 +186,34 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     if return_counts:
         counts = run_lengths(first) if return_index else lengths_so_far(first)
         results.append(MaskedSelection(counts, keep).describe("np.unique(...)'s counts", _UNIQUE))
+    return results[0] if len(results) == 1 else tuple(results)
+
+
+def _unique_rows(ar, return_index, return_inverse, return_counts):
+    """``numpy.unique(ar, axis=0)`` of a 2-d array of integers or bools: its distinct rows in
+    lexicographic order (NumPy's order of the rows as records of their columns; for ints and
+    bools the numbers' own), the first row of each run of equal rows in a stable order (so each
+    first index is the smallest, as NumPy's mergesort gives them), the inverse of ``(n,)``
+    and the counts. Floats are left refused: NumPy's order of records with NaN fields is its
+    record sort's, not a per-column one."""
+    n, m = ar.shape
+    order = np.lexsort(ar.T[::-1])  # (the first column leads)
+    rows = np.take(ar, order, axis=0)
+    if n == 0:
+        first = prims.constant(ar.owner_trace, np.zeros(0, np.bool_))
+    else:
+        differs = np.any(np.not_equal(rows[1:], rows[:-1]), axis=1)
+        first = prims.concatenate([prims.constant(ar.owner_trace, np.ones(1, np.bool_)), differs])
+    results = [MaskedSelection(rows, first).describe("np.unique(..., axis=0)", _UNIQUE)]
+    if return_index:
+        results.append(MaskedSelection(order, first).describe("np.unique(..., axis=0)'s first indices",
+                                                              _UNIQUE))
+    if return_inverse:
+        group = np.cumsum(prims.convert(first, _INTP)) - 1  # each sorted row's number
+        results.append(indexing.scatter(prims.constant(ar.owner_trace, np.zeros(n, _INTP)), order, group))
+    if return_counts:
+        results.append(MaskedSelection(run_lengths(first), first).describe("np.unique(..., axis=0)'s counts",
+                                                                             _UNIQUE))
     return results[0] if len(results) == 1 else tuple(results)
 
 

@@ -268,7 +268,7 @@ def head_gather(op: HeadGatherOp) -> kernel.GenericOp:
     kb = KernelBuilder(rank)
     xt = kb.indexed_input(x)
     i = kb.input(idx, AffineMap.from_dims(rank, [0]))
-    kb.input(count, AffineMap(rank, ()))
+    kb.input(count, AffineMap(rank, ()), copy_source=True)  # (an operand, even a constant: HEAD names it)
     others = [kb.index(d) for d in range(1, rank)]
     value = kb.extract(xt, [kb.emit.convert(i, index), *others])
     generic = kb.finish(op, [op.result_type], [AffineMap.identity(rank)], [kernel.PARALLEL] * rank,
@@ -283,7 +283,7 @@ def head_rows(op: HeadRowsOp) -> kernel.GenericOp:
     rank = values.type.rank
     kb = KernelBuilder(rank)
     x = kb.input(values, AffineMap.identity(rank))
-    kb.input(count, AffineMap(rank, ()))
+    kb.input(count, AffineMap(rank, ()), copy_source=True)  # (an operand, even a constant: HEAD names it)
     generic = kb.finish(op, [op.result_type], [AffineMap.identity(rank)], [kernel.PARALLEL] * rank,
                         [x], domain=values.type.shape)
     return _head(generic, kb, count)
@@ -298,7 +298,7 @@ def head_scatter(op: HeadScatterOp) -> kernel.GenericOp:
     kb.indexed_input(x)  # the result starts as a copy of it
     value = kb.input(updates, AffineMap.identity(rank))
     i = kb.input(idx, AffineMap.from_dims(rank, [0]))
-    kb.input(count, AffineMap(rank, ()))
+    kb.input(count, AffineMap(rank, ()), copy_source=True)  # (an operand, even a constant: HEAD names it)
     kb.insert(value, [kb.emit.convert(i, index), *(kb.index(d) for d in range(1, rank))], 0, "set")
     generic = kb.finish(op, [x.type], [AffineMap(rank, ())], [kernel.PARALLEL] * rank, [],
                         domain=domain, copy_inputs=[0], indexed_results=[0])

@@ -384,10 +384,11 @@ def test_h3_2a_unique_rows_message_is_whole_and_its_rewrite_works():
     def rows(ij):
         return np.unique(ij, axis=0)
     ij = np.array([[1, 2], [1, 2], [0, 1], [3, 0]])
+    check(rows, ij)  # (compiled for integer rows since session 55; floats still refused:)
     with pytest.raises(jc.JitTypeError, match=r"axis=0 on a traced array, at .*round51.py:\d+: only "
-                       r"axis=None .* is compiled\. For unique rows of integers, .*key = x\[:, 0\] \* m"
+                       r"axis=None .* are compiled\. For unique rows of integers, .*key = x\[:, 0\] \* m"
                        r" \+ x\[:, 1\].*outside the jitted function\n"):
-        jc.jit(rows)(ij)
+        jc.jit(rows)(ij * 1.0)
 
     def keyed(ij):  # the rewrite the message gives
         u = np.unique(ij[:, 0] * 4 + ij[:, 1])

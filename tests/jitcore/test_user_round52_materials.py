@@ -176,7 +176,7 @@ def test_masked_slice_by_a_mask_of_other_positions_raises():
         jc.jit(apart)(np.arange(6.0), np.array([1.0, 4.0, 2.0, 5.0, 1.0, 0.0]), 0)
 
 
-def test_iterating_the_list_the_loop_appends_to_names_the_for_and_the_recipe():
+def test_iterating_the_list_the_loop_appends_to_compiles():
     def unique_sites(x, tol):
         keep = []
         for i in range(x.shape[0]):
@@ -189,11 +189,9 @@ def test_iterating_the_list_the_loop_appends_to_names_the_for_and_the_recipe():
                 keep.append(i)
         return np.array(keep)
 
-    with pytest.raises(
-        jc.UnsupportedError, match=r"'keep' is iterated over \(for \.\.\. in keep at .*:\d+\)"
-    ) as e:
-        jc.jit(unique_sites)(np.array([0.1, -0.2, 0.1, 0.3, 0.3]), 1e-3)
-    assert "for jj in range(k): j = keep[jj]" in str(e.value)
+    # (refused until session 55: compiled, keep is a growing buffer and its count, appending.py)
+    x = np.array([0.1, -0.2, 0.1, 0.3, 0.3])
+    np.testing.assert_array_equal(jc.jit(unique_sites)(x, 1e-3), unique_sites(x, 1e-3))
 
 
 def draws_in_while_tests(n, rng):
