@@ -3426,9 +3426,8 @@ MUTANTS = [
            "v = b[1] if c else a.T[0]; v += 3 leaves a unwritten where c is false",
            ("tests/jitcore/test_local_view_choice_54.py",)),
     Mutant("nested-choice-unguarded", "jitcore/autograph/aliasing.py",
-           "    unfollowed = [r for obj, side in zip(objects, sides) if side is None "
-           "for r in _unfollowed(obj, local)]",
-           "    unfollowed = []",
+           "                  for r in _unfollowed(obj, local)] if guard else []",
+           "                  for r in _unfollowed(obj, local)] if False else []",
            "v = a[0] if p else (b[1] if q else d[2]); d[2, 2] = 7: v holds the value from before "
            "the write (silently) instead of a refusal", ("tests/jitcore/test_local_view_choice_54.py",)),
     Mutant("choice-caller-side-not-first", "jitcore/autograph/aliasing.py",
@@ -3602,6 +3601,12 @@ MUTANTS = [
            "    if False:",
            "rng.integers(0, i) under a traced if at i = 0 refused while tracing, not where it runs",
            ("tests/jitcore/test_draw_checks_55.py",)),
+    Mutant("early-return-result-guarded", "jitcore/autograph/statements.py",
+           "                                                   guard=name != RETVAL)",
+           "                                                   guard=True)",
+           "a loop's early return of an array written later on the paths that go on (return x "
+           "under nested traced ifs, then x[k] = -1) is refused as a nested choice",
+           ("tests/jitcore/test_loop_exits_round45.py",)),
 ]
 
 

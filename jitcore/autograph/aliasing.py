@@ -308,7 +308,7 @@ def _array_of(obj, like: Tracer, local: bool = True):
     return (root, steps) if part.shape == like.shape and part.dtype == like.dtype else None
 
 
-def chosen(pred: Tracer, first, second, selected, local: bool = True):
+def chosen(pred: Tracer, first, second, selected, local: bool = True, guard: bool = True):
     """What ``x = first if pred else second`` leaves in ``x`` when one side (or both) is an
     array from outside the choice (an argument, a global's array, an array of the function's
     own, a view of one): one of the objects, as in Python. Jitcore's ``selected`` (the choice's
@@ -319,14 +319,17 @@ def chosen(pred: Tracer, first, second, selected, local: bool = True):
     such an array's memory in a way the choice cannot follow (a choice made inside a branch,
     by a condition that exists only there) is guarded: a later write to that array refuses
     (``_guarded``). ``local``: False where a branch wrote the function's own array in place
-    (that write is joined after the ``if``): only the caller's arrays and views are followed."""
+    (that write is joined after the ``if``): only the caller's arrays and views are followed.
+    ``guard``: False for the function's result as an early return left it, which no later
+    write reaches (the writes after a return are skipped on the path that returned)."""
     if not isinstance(selected, Tracer) or selected.scalar:
         return selected
     if first is second and isinstance(first, Tracer) and first.level <= current_trace().depth:
         return first
     views, objects = [_host_view(first), _host_view(second)], [first, second]
     sides = [_array_of(first, selected, local), _array_of(second, selected, local)]
-    unfollowed = [r for obj, side in zip(objects, sides) if side is None for r in _unfollowed(obj, local)]
+    unfollowed = [r for obj, side in zip(objects, sides) if side is None
+                  for r in _unfollowed(obj, local)] if guard else []
     if sides[0] is None and sides[1] is None:
         return _guarded(selected, unfollowed) if unfollowed else selected
     if sides[0] is not None and sides[1] is not None:

@@ -715,7 +715,8 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
                          for side in sides)
         if writes.wrote[i] and len(leaves) == 1 and first[0] is second[0] is init[i]:
             continue  # both paths keep the array, one writes it: ``writes`` writes it in place
-        out[name] = pytree.unflatten(tree, [chosen(first_pred, a, b, leaf, not writes.wrote[i])
+        out[name] = pytree.unflatten(tree, [chosen(first_pred, a, b, leaf, not writes.wrote[i],
+                                                   guard=name != RETVAL)
                                             for a, b, leaf in zip(first, second, leaves)])
     after = writes.result(tuple(init[i] if i in shared.held else out.get(name, v)
                                 for i, (name, v) in enumerate(zip(names, init))))

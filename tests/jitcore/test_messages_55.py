@@ -139,15 +139,15 @@ def sign_test(x, m0):
     return min(1.0, 2 * p / 2.0 ** int(n))
 
 
-def isqrt_of_count(x):
-    return math.isqrt(int(np.sum(x > 0)))
+def letter_of_count(x):  # (chr asks __index__ from C: math.isqrt compiles since refuse55)
+    return chr(int(np.sum(x > 0)) + 65)
 
 
 def test_sign_test_and_a_clean_concretization_message():
     x = np.array([0.3, -1.2, 0.8, 1.5, 0.1, -0.2, 2.0])
     assert jc.jit(sign_test)(x, 0.0) == sign_test(x, 0.0)
     with pytest.raises(jc.ConcretizationError) as e:
-        jc.jit(isqrt_of_count)(x)
+        jc.jit(letter_of_count)(x)
     assert "but Traced<i64[]> is traced" in str(e.value) and not re.search(r"\dTraced<", str(e.value))
 
 

@@ -255,15 +255,16 @@ def test_float_sums_are_close_to_numpy_pairwise():
         assert abs(float(got) - float(want)) <= bound * float(np.sum(np.abs(v)))
 
 
-def test_float16_variance_is_computed_in_float32():
+def test_float16_variance_is_computed_in_float16_as_numpy_does():
     # NumPy computes float16 var/std in float16 (the mean's sum, deviations, squares, their sum),
-    # so 5000 values near 100 overflow to inf; jitcore computes in float32 and rounds once.
+    # so 5000 values near 100 overflow to inf; so does jitcore since session 55 (before, it
+    # computed in float32 and rounded once: not NumPy's answer).
     x = (np.random.default_rng(0).standard_normal(5000) * 3 + 100).astype(np.float16)
-    exact = np.var(x.astype(np.float64))
     with np.errstate(over="ignore"):
-        assert np.isinf(np.var(x))
+        want = np.var(x)
+    assert np.isinf(want)
     got = jc.jit(np.var)(x)
-    assert got.dtype == np.float16 and abs(float(got) - exact) <= 0.01 * exact
+    assert got.dtype == np.float16 and np.isinf(got) and got > 0
 
 
 def test_reductions_return_numpy_scalars_like_numpy():
