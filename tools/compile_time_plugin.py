@@ -18,6 +18,7 @@ heaviest tests.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sys
@@ -75,6 +76,8 @@ class Recorder:
                         "pipeline": "light" if light else "O3" if unroll else "O3-no-unroll",
                         "sized": '"sizes"' in llvm_ir, "in": instructions(llvm_ir),
                         "out": instructions(str(optimized)),
+                        "digest": hashlib.sha1(llvm_ir.encode()).hexdigest()[:16],
+                        "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"),
                         "test": os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" ", 1)[0]})
             return optimized, code
         self._patch(target, "compile_ir", recorded)
@@ -175,6 +178,30 @@ def workers(records: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def repeats(records: list[dict]) -> str:
+    """LLVM compiles of IR text compiled before in the run (records that carry a digest): by
+    the same process (the memo had let it go) or only by another (the workers do not share
+    code). What a code memo shared by the workers could save at most."""
+    compiles = [r for r in records if r["kind"] == "llvm" and "digest" in r]
+    if not compiles:
+        return ""
+    seen: dict[tuple, set] = defaultdict(set)
+    same = other = 0.0
+    counts = [0, 0]
+    for r in compiles:
+        key = (r["digest"], r["pipeline"])
+        if r["worker"] in seen[key]:
+            same += r["cpu"]
+            counts[0] += 1
+        elif seen[key]:
+            other += r["cpu"]
+            counts[1] += 1
+        seen[key].add(r["worker"])
+    total = sum(r["cpu"] for r in compiles)
+    return (f"LLVM compiles of IR compiled before: {counts[0]} by the same process ({same:.1f} s), "
+            f"{counts[1]} only by another ({other:.1f} s), of {len(compiles)} ({total:.1f} s)")
+
+
 def compare(base: list[dict], branch: list[dict]) -> str:
     """Two records test by test, on the tests both hold (runs stopped early, or slices): their
     thread CPU, each phase and the LLVM compiles, so that a run on a loaded host still compares
@@ -210,9 +237,9 @@ def main(argv: list[str]) -> None:
         return
     records = read(argv)
     print(summary(records))
-    balance = workers(records)
-    if balance:
-        print("\n" + balance)
+    for extra in (workers(records), repeats(records)):
+        if extra:
+            print("\n" + extra)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ import numpy as np
 import jitcore as jc
 import jitcore.numpy as jnp
 from jitcore.codegen.cpu import backend, target
-from tools.compile_time_plugin import PHASES, Recorder, compare, summary, workers
+from tools.compile_time_plugin import PHASES, Recorder, compare, repeats, summary, workers
 
 
 def test_records_the_phases_and_the_llvm_compile_of_a_first_call(monkeypatch):
@@ -43,3 +43,13 @@ def test_compare_pairs_the_tests_both_runs_hold_and_workers_show_the_idle_end():
     assert [line.split()[-2:] for line in text if line.strip().startswith("emit")] == [["1.0", "0.5"]]
     rows = {line.split()[0]: line.split() for line in workers(base).splitlines()[1:]}
     assert rows["gw0"][1:] == ["1", "2.0", "3.0", "4.0"] and rows["gw1"][-1] == "0.0"
+
+
+def test_repeats_counts_ir_compiled_before_by_the_same_or_another_worker():
+    def llvm(digest, worker, cpu, pipeline="O3"):
+        return {"kind": "llvm", "digest": digest, "worker": worker, "cpu": cpu, "pipeline": pipeline}
+    records = [llvm("a", "gw0", 1.0), llvm("a", "gw1", 2.0), llvm("a", "gw1", 4.0),
+               llvm("a", "gw0", 0.5, "light"), llvm("b", "gw0", 8.0)]
+    assert repeats(records) == ("LLVM compiles of IR compiled before: 1 by the same process (4.0 s), "
+                                "1 only by another (2.0 s), of 5 (15.5 s)")
+    assert repeats([{"kind": "llvm", "cpu": 1.0}]) == ""  # records of before digests were kept
