@@ -26,7 +26,7 @@ from jitcore.ir.dialects.func import FuncOp, ReturnOp
 from jitcore.ir.location import UNKNOWN, FileLineCol, Location
 from jitcore.ir.types import FunctionType, TensorType
 from jitcore.kind_conversion import array_as
-from jitcore.masked import MaskedSelection
+from jitcore.masked import MaskedSelection, RangedSelection
 from jitcore.primitives import as_tracer, transpose
 from jitcore.static_on_demand import python_value
 from jitcore.tied_length import Repeated
@@ -284,6 +284,8 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
                 leaf = leaves[k] = leaf.selection(returned=True)
             elif isinstance(leaf, ListSelection):  # np.array(out): np.array([]) where empty
                 made_of[k] = leaf.empty
+            if isinstance(leaf, RangedSelection) and leaf.mask.ndim > 1:  # Y[:k, :k]: a 2-d result
+                raise leaf._refusal("returning it")
             if isinstance(leaf, MaskedSelection):
                 moved[k] = leaf.position  # (a[:, m]: its selected dim is not the first)
                 key = id(leaf.mask)

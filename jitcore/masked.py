@@ -283,7 +283,7 @@ class MaskedSelection:
         L[j, :j]``): the product of the operands with every element outside its selection
         zeroed, as a selection by the dims that are not contracted (a product with anything
         else has a shape or values that depend on the data)."""
-        a, b = (v._on_one_axis() if isinstance(v, MaskedSelection) and v.ndim == 1 and v.factors is None
+        a, b = (v._on_one_axis() if isinstance(v, MaskedSelection) and v.factors is None and v.ndim == 1
                 else v for v in (a, b))  # (a product of 1-d masks, L[j, :j], keeps its factors)
         if not all(isinstance(v, MaskedSelection) and v.factors is not None and v.values.ndim in (1, 2)
                    and len(v.factors) == v.values.ndim for v in (a, b)):
@@ -808,6 +808,94 @@ class RangedSelection(MaskedSelection):
     def _like(self, values: Tracer) -> RangedSelection:
         return RangedSelection(values, self.mask, self.factors, self.spans)
 
+    # -- a block: slices of traced bounds on several axes (Y[:k, :k], a[k:, k:]) -------------------
+    # NumPy keeps every dim of a block, where a selection by a mask of several dims (x[m2]) has
+    # one, in which MaskedSelection's methods read it: a block takes only what means the same
+    # either way (elementwise ops with a number or a selection by the same mask, products of
+    # blocks, whole reductions, writes) and asks for a concrete value for anything else (its
+    # loop unrolled, bounds from arguments made static), never the flattened answer.
+    def _block(self) -> bool:
+        return self.mask.ndim > 1
+
+    @property
+    def ndim(self) -> int:
+        if self._block():  # (MaskedSelection's code reads ndim as the flattened selection's)
+            raise self._refusal("its number of dims")
+        return super().ndim
+
+    def _partial(self, axis) -> tuple | None:
+        """A block's axes that a reduction along ``axis`` reduces, where not all of them (its
+        dims are values' dims); None for a whole reduction or a selection of one sliced axis."""
+        if not self._block() or axis is None:
+            return None
+        axes = tuple(sorted(prims.normalize_axes(axis, self.values.ndim, "reduction")))
+        return None if axes == tuple(range(self.values.ndim)) else axes
+
+    def _user_axes(self, axis) -> tuple:
+        if not self._block():
+            return super()._user_axes(axis)
+        if self._partial(axis) is not None:  # (those reduce in _reduce and _extreme)
+            raise self._refusal("a reduction along some of its axes")
+        return tuple(range(self.values.ndim - self.mask.ndim + 1))  # all: the flattened selection's
+
+    def _in_numpy_order(self, axis, dtype) -> bool:
+        return self._partial(axis) is None and super()._in_numpy_order(axis, dtype)
+
+    def _reduce(self, np_fn, axis, keepdims, **kwargs):
+        """A block reduced along some of its axes (``Y[:k, :k].sum(axis=0)``): each kept
+        position reduced over the masked values of those axes, a block (or ranged slice) of the
+        sliced axes that remain, or a plain array where none remains."""
+        axes = self._partial(axis)
+        if axes is None:
+            return super()._reduce(np_fn, axis, keepdims, **kwargs)
+        if keepdims:
+            raise self._refusal("a reduction along some of its axes with keepdims")
+        values = np_fn(self.values, axis=axes, where=self._where(), **kwargs)
+        kept = [j for j in range(self.mask.ndim) if j not in axes]
+        if not kept:
+            return values
+        factors = tuple(self.factors[j] for j in kept)
+        spans = tuple(self.spans[j] for j in kept) if self.spans else None
+        return RangedSelection(values, product_mask(factors), factors, spans)
+
+    def _extreme(self, np_fn, name: str, axis, out, keepdims, initial=None):
+        axes = self._partial(axis)
+        if axes is None:
+            return super()._extreme(np_fn, name, axis, out, keepdims, initial)
+        _no_out(out, np_fn.__name__)
+        if self.dtype.kind == "c":
+            raise UnsupportedError(f"x[a:b, c:d].{np_fn.__name__}() of complex numbers is not "
+                                   f"supported under jit yet (at {user_location()})")
+        if initial is None:  # NumPy raises where an axis it reduces is empty, whatever is kept
+            message = f"zero-size array to reduction operation {name} which has no identity"
+            if any(self.values.shape[j] == 0 for j in axes if j >= self.mask.ndim):
+                raise ValueError(message)
+            for j in axes:
+                if j < self.mask.ndim:
+                    _raise_if_none_selected(self.factors[j], message)
+            initial = _lowest(self.dtype, np_fn is np.max)
+        return self._reduce(np_fn, axis, keepdims, initial=initial)
+
+    def _operand(self, x, name: str, inputs=()):
+        if not self._block():
+            return super()._operand(x, name, inputs)
+        if isinstance(x, MaskedSelection) and aligned_by_mask(x, self):
+            return x.values  # a block by the same mask: element for element
+        if isinstance(x, MaskedSelection) or np.ndim(x) != 0:  # (NumPy broadcasts against the block's dims)
+            raise self._refusal(f"numpy.{name} with an array of shape {np.shape(x)}")
+        return x
+
+    def __array_function__(self, func, types, args, kwargs):
+        if self._block() and func not in _BLOCK_FUNCTIONS and func not in _ELEMENTWISE \
+                and func not in _FILLED_LIKE and func not in _REDUCTIONS:
+            raise self._refusal(f"numpy.{getattr(func, '__name__', func)}")
+        return super().__array_function__(func, types, args, kwargs)
+
+    def __getattr__(self, name: str):
+        if not name.startswith("__") and name not in MaskedSelection.__slots__ and self._block():
+            raise self._refusal(f".{name}")
+        return super().__getattr__(name)
+
     def _median(self, name: str, axis=None, out=None, overwrite_input=False, keepdims=False):
         """``np.median(x[i - w + 1:i + 1])`` of a 1-d ``x``: the window rebased to its start
         and bounded to its length (``compaction.bounded``), so the median costs the window,
@@ -829,6 +917,8 @@ class RangedSelection(MaskedSelection):
     def __getitem__(self, key):
         """``t[i:j + 1][::-1]``: the slice reversed in place, element ``p`` of its span being
         ``t[start + stop - 1 - p]`` (a gather, clipped; positions outside the span are masked)."""
+        if self._block():
+            raise self._refusal("indexing it")
         first = key[0] if type(key) is tuple and len(key) == 1 else key
         if not (isinstance(first, slice) and first.start is None and first.stop is None
                 and isinstance(first.step, int) and first.step == -1):
@@ -1259,6 +1349,9 @@ def _side_by_side(func, items, axis) -> MaskedSelection | None:
 
 # Arrays of a selection's shape, each element a fill: a selection of the same mask.
 _FILLED_LIKE = frozenset((np.ones_like, np.zeros_like, np.full_like, np.empty_like))
+# What a block (RangedSelection._block) takes besides elementwise functions and reductions:
+# products, whose operands keep their factors (the masks of each dim).
+_BLOCK_FUNCTIONS = frozenset((np.outer, np.dot, np.inner, np.vdot))
 
 
 def _array_like(x) -> bool:

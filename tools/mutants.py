@@ -3475,6 +3475,19 @@ MUTANTS = [
            "    return \"buffered\"",
            "x.sum(where=m) with both Fortran-ordered adds runs in C order, not memory order",
            ("tests/jitcore/test_where_sum_layouts_55.py",)),
+    Mutant("block-read-as-a-mask-selection", "jitcore/masked.py",
+           "    def _block(self) -> bool:\n        return self.mask.ndim > 1\n",
+           "    def _block(self) -> bool:\n        return False\n",
+           "slices of traced bounds on two axes (Y[:k, :k]) are a selection by their product mask, "
+           "flattened as NumPy flattens x[m2]: Y[:k, :k] returns (k*k,), .sum(axis=0) a number",
+           ("tests/jitcore/test_blocks_56.py",)),
+    Mutant("block-reduced-along-every-axis", "jitcore/masked.py",
+           "        values = np_fn(self.values, axis=axes, where=self._where(), **kwargs)\n"
+           "        kept = [j for",
+           "        values = np_fn(self.values, axis=None, where=self._where(), **kwargs)\n"
+           "        kept = [j for",
+           "a block reduced along some of its axes reduces along all of them",
+           ("tests/jitcore/test_blocks_56.py",)),
     Mutant("if-exp-sides-of-two-forms-joined", "jitcore/autograph/expressions.py",
            "    mixed = _one_form(test, a, b)\n",
            "    mixed = None\n",
