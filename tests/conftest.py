@@ -6,10 +6,13 @@ before each test: a plan stored by one test (compiled with a threshold it patche
 never loaded by another. Removed when the run ends.
 """
 
+import functools
+import hashlib
 import os
 import shutil
 import sys
 import tempfile
+import zlib
 
 import pytest
 
@@ -49,6 +52,64 @@ from jitcore.codegen.cpu import backend as _cpu_backend  # noqa: E402  (after JI
 
 _cpu_backend.MEMO_BYTES = 32 * 1024 * 1024
 
+
+def _share_the_memo_between_workers():
+    """The memo's entries written to a folder that the run's xdist workers share, so that a
+    module one worker compiled is the other's too (the same LLVM IR text, digest checked, the
+    same pipeline and machine: the code LLVM makes for it). The process that leads the run
+    makes the folder and names it, with its pid, in the environment its workers inherit; a
+    process whose parent is not that leader (a test's own subprocess) leads its own run.
+    Reads and writes are whole files put in place by rename; a missing or unreadable file is a
+    miss. Tests that turn the memo off (``MEMO_BYTES = 0``) turn this off too; a test of the
+    memo itself takes the methods unshared (their ``__wrapped__``)."""
+    told = os.environ.get("JITCORE_TEST_SHARED_MEMO", "")
+    folder, _, leader = told.rpartition(":")
+    if not (folder and leader == str(os.getppid()) and os.path.isdir(folder)):
+        folder = tempfile.mkdtemp(prefix="jitcore-test-memo-")  # (a run with no workers: unused)
+        os.environ["JITCORE_TEST_SHARED_MEMO"] = f"{folder}:{os.getpid()}"
+        return folder
+    memo = _cpu_backend._CodeMemo
+    get, put = memo.get, memo.put
+
+    def path(key, digest):
+        return os.path.join(folder, hashlib.sha1(repr(key).encode() + digest).hexdigest())
+
+    @functools.wraps(get)
+    def shared_get(self, key, digest):
+        found = get(self, key, digest)
+        if found is not None or _cpu_backend.MEMO_BYTES <= 0:
+            return found
+        try:
+            with open(path(key, digest), "rb") as f:
+                data = f.read()
+            length = int.from_bytes(data[:8], "little")
+            code, text = zlib.decompress(data[8:8 + length]), zlib.decompress(data[8 + length:]).decode()
+        except (OSError, zlib.error, UnicodeDecodeError):
+            return None
+        put(self, key, digest, code, text)
+        return code, text
+
+    @functools.wraps(put)
+    def shared_put(self, key, digest, object_code, optimized_ir):
+        put(self, key, digest, object_code, optimized_ir)
+        if _cpu_backend.MEMO_BYTES <= 0:
+            return
+        target = path(key, digest)
+        code = zlib.compress(object_code, 1)
+        data = len(code).to_bytes(8, "little") + code + zlib.compress(optimized_ir.encode(), 1)
+        try:
+            with tempfile.NamedTemporaryFile(dir=folder, delete=False) as f:
+                f.write(data)
+            os.replace(f.name, target)
+        except OSError:
+            pass
+
+    memo.get, memo.put = shared_get, shared_put
+    return None
+
+
+_SHARED_MEMO_FOLDER = _share_the_memo_between_workers()  # removed when the run ends, by its maker
+
 # The run's cache is emptied before every test, so almost nothing stored is read back: its
 # entries are kept in this process's memory instead of in files (``disk_cache.keep_in_memory``:
 # every plan is still encoded, digested and, on a hit within a test, read back through the same
@@ -78,6 +139,8 @@ def _empty_disk_cache():
 
 def pytest_sessionfinish(session, exitstatus):
     shutil.rmtree(CACHE_DIR, ignore_errors=True)
+    if _SHARED_MEMO_FOLDER is not None:
+        shutil.rmtree(_SHARED_MEMO_FOLDER, ignore_errors=True)
     if BYTECODE_PREFIX is not None and not hasattr(session.config, "workerinput"):
         _forget_bytecode_of_removed_trees(BYTECODE_PREFIX)
 
