@@ -71,6 +71,7 @@ from jitcore.errors import (
     LoopCarryShapeError,
     UnsupportedError,
 )
+from jitcore.generator_arguments import GeneratorArgument
 from jitcore.ir.core import ELEMENTWISE, Block, OpResult
 from jitcore.masked import MaskedSelection
 from jitcore.primitives import as_tracer
@@ -423,18 +424,26 @@ def _keeping_containers(statement):
 
 @_keeping_containers
 def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, else_defined, dead=(),
-            fresh=(), changes=None, rebinds=None, holders=(), appends=(), after_break=False, iterated=()):
+            fresh=(), changes=None, rebinds=None, holders=(), appends=(), after_break=False, iterated=(),
+            refreshed=()):
     if holders:
         attributes = AttributeState(holders, names, init)
         return attributes.finish(if_stmt(
             pred, attributes.body(then_fn), attributes.body(else_fn), init=attributes.init,
             names=attributes.names, line=line, in_try=in_try, then_defined=then_defined,
             else_defined=else_defined, dead=dead, fresh=fresh, changes=changes, rebinds=rebinds,
-            appends=appends, after_break=after_break, iterated=iterated))
+            appends=appends, after_break=after_break, iterated=iterated, refreshed=refreshed))
     if not isinstance(pred, Tracer):
         return then_fn(*init) if pred else else_fn(*init)
     _refuse_in_try(in_try, "an if", line, pred)
     _refuse_changes(changes, "if", line, pred)
+    held = [i for i, name in enumerate(names) if name in refreshed and _unchanged(init[i])]
+    if held:  # (rng, only read again after resample(w, rng): the same Generator on both paths)
+        return _passing_through(held, init, names, line, lambda then, other, state, state_names: if_stmt(
+            pred, then, other, init=state, names=state_names, line=line, in_try=in_try,
+            then_defined=then_defined, else_defined=else_defined, dead=dead, fresh=fresh,
+            rebinds=rebinds, appends=appends, after_break=after_break, iterated=iterated),
+            then_fn, else_fn)
     if appends:  # lists its branches append to: their rows and marks as state (``appending``)
         try:
             return appending.appending_if(
@@ -484,6 +493,32 @@ def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, 
         with _in_user_terms():
             raises.raise_where_taken(pred, branch, then_fn if branch.then else else_fn, init)
         return (else_fn if branch.then else then_fn)(*init)
+
+
+def _passing_through(held, init, names, line, traced, then_fn, else_fn):
+    """The traced if (``traced(then, else, state, names)``) of the variables other than those
+    at ``held`` (each ``_unchanged``, only read again after a call in a branch: ``rng =
+    refreshed(rng)`` after ``resample(w, rng)``), which the branches are given as they are."""
+    keep = [i for i in range(len(names)) if i not in held]
+
+    def narrowed(fn):
+        def run(*state):
+            full = list(init)
+            for i, v in zip(keep, state):
+                full[i] = v
+            out = fn(*full)
+            for i in held:
+                if out[i] is not init[i]:
+                    raise _cannot_carry(names[i], out[i], "if", line)
+            return tuple(out[i] for i in keep)
+        return run
+
+    out = traced(narrowed(then_fn), narrowed(else_fn), tuple(init[i] for i in keep),
+                 tuple(names[i] for i in keep))
+    full = list(init)
+    for i, v in zip(keep, out):
+        full[i] = v
+    return tuple(full)
 
 
 def _if_of_pairs(pred, then_fn, else_fn, picks, *, init, **site):
@@ -1420,14 +1455,18 @@ def for_stmt(iterable, extra_test, body_fn, *, after=None, rebinds=None, holders
         return _for_stmt(iterable, extra_test, body_fn, **site)
 
 
-_UNCHANGED = (bool, int, float, complex, str, type(None))  # what refreshed() gives back as is
+# what refreshed() gives back as is (a generator's draws are the trace's: its stream, not the
+# variable, changes)
+_UNCHANGED = (bool, int, float, complex, str, type(None), GeneratorArgument, np.random.Generator,
+              np.random.RandomState)
 
 
 def _unchanged(value) -> bool:
     """What ``refreshed()`` gives back as it is and no call can write: a Python number or
-    string, a NumPy scalar, and a traced number (a Python int argument), held by the loop as
-    it is rather than carried, so that it keeps its sources (``q`` of ``rng.integers(0, q)``
-    in a loop is still the argument after it: ``np.bincount(s, minlength=q)`` makes it static)."""
+    string, a NumPy scalar, a traced number (a Python int argument) and a random generator,
+    held by the loop or if as it is rather than carried, so that it keeps its sources (``q``
+    of ``rng.integers(0, q)`` in a loop is still the argument after it: ``np.bincount(s,
+    minlength=q)`` makes it static), and a generator passed to a helper needs no carrying."""
     return type(value) in _UNCHANGED or isinstance(value, np.generic) or (
         isinstance(value, Tracer) and value.ndim == 0 and (value.scalar or value.weak))
 
