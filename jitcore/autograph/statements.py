@@ -489,6 +489,10 @@ def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, 
         except (JitTypeError, LoopCarryShapeError):  # (values of two shapes: said as before)
             raise e from None
         return tuple(selection_state.restored(v) if j in picks else v for j, v in enumerate(out))
+    except JitTypeError as e:
+        if after_break:
+            _say_shape_after_break(e, line)
+        raise
     except raises.BranchRaised as branch:  # it raises where it is taken; the other one runs
         with _in_user_terms():
             raises.raise_where_taken(pred, branch, then_fn if branch.then else else_fn, init)
@@ -519,6 +523,33 @@ def _passing_through(held, init, names, line, traced, then_fn, else_fn):
     for i, v in zip(keep, out):
         full[i] = v
     return tuple(full)
+
+
+_BRANCH_TYPES = re.compile(r"^(.+?) is (\S+) from the if branch but (\S+) from the else branch; "
+                           r"the branches must return the same shapes and dtypes")
+
+
+def _say_shape_after_break(error: JitTypeError, line) -> None:
+    """The if ``lowering`` made of a loop body's statements after a traced ``break`` (``if not
+    <break flag>``): where its two paths give a variable two types, say so in the loop's terms
+    (the user wrote no else), and what to do where the loop shrinks or grows an array."""
+    text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
+    found = _BRANCH_TYPES.match(text)
+    if found is None:
+        return
+    name, going, stopping = found.groups()
+    shapes = going.split("[")[1:] != stopping.split("[")[1:]
+    v = name.strip("'")
+    advice = (f" {name} changes shape on each pass of the loop (an array that shrinks or grows), "
+              "which a loop whose exit the data decides cannot carry: keep it at its first size "
+              f"with a count n of the items in use (idx = np.arange({v}.size); each pass {v} = "
+              f"np.where(idx < n - 1, <the new items, computed on all of {v}>, {v}); n -= 1), "
+              f"reading {v}[n - 1] as its last item" if shapes else
+              f" Give {name} its type before the loop (an .astype(), a float literal)")
+    error.args = (f"{name} is {going} where the loop goes on past the traced break at "
+                  f"{where(line)} and {stopping} where it breaks: compiled, the statements after "
+                  "the break are a branch taken where it does not break, and a variable must keep "
+                  f"one shape and dtype on both paths.{advice}",)
 
 
 def _if_of_pairs(pred, then_fn, else_fn, picks, *, init, **site):
@@ -916,13 +947,30 @@ def _while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), coun
         steps += 1
         if steps == LONG_PYTHON_WHILE and current_trace() is not None:
             _warn_long_python_while(line)
-        values = tuple(body_fn(*values))
+        try:
+            values = tuple(body_fn(*values))
+        except UnsupportedError as e:
+            unguarded = [n for n in appends if f"'{n}' is appended to under the if" in str(e)]
+            if not unguarded or guard is not None:
+                raise
+            raise _no_guard(unguarded[0], line) from e
         pred, drew = _tested(test_fn, values)
     _refuse_in_try(in_try, "a while loop", line, pred)
     if appends and current_trace() is not None:
         return _appending_while(test_fn, body_fn, values, names, line, targets, appends, guard, pred)
     _refuse_changes(changes, "while loop", line, pred)
     return _traced_while(test_fn, body_fn, values, names, line, targets, first=pred if drew else None)
+
+
+def _no_guard(name: str, line) -> UnsupportedError:
+    """A list appended to after a traced ``if`` (a ``break``) in a while loop with no iteration
+    guard (``while True:``): Python runs its steps, and compiled, the list has no capacity."""
+    return UnsupportedError(
+        f"'{name}' is appended to in the while loop at {where(line)}, which has no iteration "
+        "guard, after a traced if (a break on the data): compiled, the list needs a capacity "
+        "known when compiling, the most steps the loop can take. Bound its steps with a counter: "
+        "it = 0; while it < max_iter: ...; it += 1 (for a while True), or while cond and it < "
+        f"max_iter; the loop then compiles once and '{name}' holds the rows of the steps that ran")
 
 
 def _tested(test_fn, values) -> tuple:

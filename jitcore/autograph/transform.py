@@ -840,8 +840,8 @@ class ControlFlow(ast.NodeTransformer):
                 pairs = [ast.Tuple(elts=[ast.Constant(n), ast.Constant(at)], ctx=ast.Load())
                          for n, at in sorted(grown.items())]
                 site["iterated"] = ast.Tuple(elts=pairs, ctx=ast.Load())
-            if not node.orelse and analysis.not_break_flag(node.test):
-                site["after_break"] = ast.Constant(True)  # (where it fails, the loop ends)
+        if not node.orelse and analysis.not_break_flag(node.test):
+            site["after_break"] = ast.Constant(True)  # (where it fails, the loop ends)
         call = _call(_helper("if_stmt"), node.test, _load(then_fn), _load(else_fn), **site)
         return self._finish(defs, call, state, node)
 
