@@ -446,6 +446,7 @@ class JitFunction:
         if not names:
             return None
         error.static_would_fix_names = names
+        self._on_demand.promoting(self.__name__, names, self._signature, args, kwargs, error)
         if config.log_compiles:
             compile_log.log_static_on_demand(self.__name__, sorted(names), error)
         self._set_on_demand(self._on_demand.names | names)

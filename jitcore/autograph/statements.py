@@ -1761,10 +1761,12 @@ def _python_for(iterable, extra_test, body_fn, values, names, line, targets, eff
                 # gives it its value, and the rest is tried as a loop again)
             except (JitTypeError, UnsupportedError) as e:
                 table = isinstance(iterable, tables.Table)
-                if done == 0 and (table or _numbers_become_arrays(body_fn, item, values)):
+                if done == 0 and (table or _numbers_become_arrays(body_fn, item, values)) \
+                        or done < PROMOTED_PEEL and _first_step_promotes(body_fn, item, values):
                     pass  # (om = 0.0, then om = om - h * th): its first step runs in Python,
                     # which makes the number the array, and the rest is tried as a loop again
-                    # (a table's rows may change a carry's dtype: f32 * np.int64 is f64)
+                    # (a table's rows may change a carry's dtype: f32 * np.int64 is f64; so
+                    # may the body: a float32 P times a float64 np.eye(n) is float64)
                 elif isinstance(e, LoopCarryShapeError) and trips - done <= UNROLL_LIMIT:
                     # a carry whose shape changes each step (a Kronecker chain) can only run
                     # unrolled, as it did where the steps' kernels were fewer; judged by this
@@ -1847,6 +1849,27 @@ def _numbers_become_arrays(body_fn, item, values) -> bool:
     def grown(after, _):
         return any(getattr(after[i], "shape", ()) != () for i in numbers)
     return bool(numbers) and bool(_trial(lambda *state: body_fn(item, *state), values, grown))
+
+
+# Steps of a for loop run in Python while each promotes its state's dtypes (a float32 Kalman
+# filter's P is float64 after one step, its x after two), before the rest is a loop.
+PROMOTED_PEEL = 3
+
+
+def _first_step_promotes(body_fn, item, values) -> bool:
+    """Whether one trial run of the body gives a carried array or number another dtype at the
+    same shape (NumPy's promotion: a float32 state times a float64 ``np.eye(n)``): the state
+    has that dtype from a later step on, so this step runs in Python and the rest is tried as
+    a loop (it was unrolled: 40 steps of a float32 Kalman filter took 17 s to compile)."""
+    def promoted(after, _):
+        for old, new in zip(values, after):
+            olds, news = pytree.flatten(old)[0], pytree.flatten(new)[0]
+            if len(olds) == len(news) and any(
+                    np.shape(a) == np.shape(b) and _dtype(a) != _dtype(b)
+                    for a, b in zip(olds, news) if not isinstance(a, Undefined)):
+                return True
+        return False
+    return bool(_trial(lambda *state: body_fn(item, *state), values, promoted))
 
 
 class FirstAssigned(UnsupportedError):
