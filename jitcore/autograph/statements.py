@@ -1593,8 +1593,9 @@ def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targe
                                line, targets)
         except ConcretizationError as e:
             compile_time.note_unrolled(e)  # the body needs its position as a Python int: unrolled
-        except (JitTypeError, UnsupportedError):
-            if len(iterable) * _copies() > UNROLL_LIMIT:
+        except (JitTypeError, UnsupportedError) as e:
+            effects = effects or getattr(e, "python_effect", False)  # (Python's steps: unrolled)
+            if len(iterable) * _copies() > UNROLL_LIMIT and not effects:
                 raise  # (short, a loop only for its length: unrolled below, as before)
     # A long static range becomes a loop once its state holds an array (at once, or after the
     # first iterations ran in Python); a loop computing only Python numbers stays Python.
@@ -1767,6 +1768,11 @@ def _python_for(iterable, extra_test, body_fn, values, names, line, targets, eff
                     # which makes the number the array, and the rest is tried as a loop again
                     # (a table's rows may change a carry's dtype: f32 * np.int64 is f64; so
                     # may the body: a float32 P times a float64 np.eye(n) is float64)
+                elif getattr(e, "python_effect", False):
+                    # (a helper or method of the user's changed a list, lg.add(v) appending:
+                    # Python runs each step, as where the body's source shows the change)
+                    long_range = False
+                    refused = e
                 elif isinstance(e, LoopCarryShapeError) and trips - done <= UNROLL_LIMIT:
                     # a carry whose shape changes each step (a Kronecker chain) can only run
                     # unrolled, as it did where the steps' kernels were fewer; judged by this

@@ -151,6 +151,21 @@ def _dict_update(z):
     return d["a"]
 
 
+def _log_steps(zs):
+    kf = _Filter(1)
+    for k in range(zs.shape[0]):
+        kf.add(zs[k])  # (a user's method that appends: each step must run)
+        kf.update(zs[k])
+    return kf.x, len(kf.log)
+
+
+def test_a_loop_calling_a_method_that_appends_runs_each_step():
+    zs = np.arange(70.0)  # (more steps than UNROLL_LIMIT: unrolled for the appends all the same)
+    got, want = jc.jit(_log_steps)(zs), _log_steps(zs)
+    np.testing.assert_array_equal(got[0], want[0])
+    assert got[1] == want[1] == 70
+
+
 @pytest.mark.parametrize("f, words", [(_appends_in_method, "changed the list kf.log"),
                                       (_dict_update, "calls d.update")])
 def test_python_changes_under_a_traced_if_stay_refused(f, words):
