@@ -166,8 +166,9 @@ def test_a_loop_calling_a_method_that_appends_runs_each_step():
     assert got[1] == want[1] == 70
 
 
-@pytest.mark.parametrize("f, words", [(_appends_in_method, "changed the list kf.log"),
-                                      (_dict_update, "calls d.update")])
+@pytest.mark.parametrize(
+    "f, words", [(_appends_in_method, "changed the list kf.log"), (_dict_update, "calls d.update")]
+)
 def test_python_changes_under_a_traced_if_stay_refused(f, words):
     with pytest.raises(jc.UnsupportedError, match=words):
         jc.jit(f)(np.ones(2))
@@ -232,6 +233,7 @@ def _make(gain):
         if x[0] > 0:
             x = x * gain
         return x
+
     return step
 
 
@@ -244,8 +246,11 @@ def test_a_renamed_function_is_converted():
 
 def test_a_function_without_source_says_so_in_any_error():
     scope = {"np": np}
-    exec("def f(c, n):\n    out = np.empty((n, 2))\n    for i in range(n):\n"
-         "        c = c * 0.5\n        out[i] = c\n    return out\n", scope)
+    exec(
+        "def f(c, n):\n    out = np.empty((n, 2))\n    for i in range(n):\n"
+        "        c = c * 0.5\n        out[i] = c\n    return out\n",
+        scope,
+    )
     with pytest.raises(jc.JitcoreError, match="could not give jitcore this function's source") as e:
         jc.jit(scope["f"])(np.ones(2), 3)
     assert str(e.value).count("source") == 1 + str(e.value).count("source lines")
@@ -260,6 +265,7 @@ def _schedule():
             t += 0.5
             trace.append(a)
         return np.array(trace)
+
     return jc.jit(schedule, cache=False)
 
 
