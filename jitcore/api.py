@@ -80,6 +80,23 @@ _NO_GENERATORS = nullcontext()  # a call without generator arguments
 _UNSET = object()  # a key the native entries have not seen
 
 
+
+def _say_source_unread(error: BaseException, fun, name: str) -> None:
+    """Where ``fun``'s source cannot be read (made by exec(), typed at 'python -'), any error
+    of its trace may come from its loops and branches running unconverted (a ConcretizationError,
+    np.asarray() of a traced value, a Generator's draws unseen): say so once, first, keeping
+    the error's kind (a static argument may still fix it)."""
+    if not isinstance(error, JitcoreError) or len(error.args) != 1 or str(error) != error.args[0]:
+        return
+    text = error.args[0]
+    if "source jitcore cannot read" in text or "could not give jitcore this function's source" in text \
+            or not autograph_convert.source_unreadable(fun):
+        return
+    error.args = (f"{name}(): Python could not give jitcore this function's source (a function made "
+                  "by exec() or typed at 'python -'), so it was traced as is, without converting its "
+                  "loops, branches and random draws; define it in a file (a module or a script), or "
+                  f"put its source lines in linecache before jit sees it. Tracing it met: {text}",)
+
 class CacheInfo(namedtuple("CacheInfo", ["hits", "misses", "traces", "compiles"])):
     """The four counts of ``JitFunction.cache_info``, and ``from_disk``: of the compiles, those
     whose code came from the disk cache (``jitcore.disk_cache``: LLVM did not run), and
@@ -429,6 +446,7 @@ class JitFunction:
         if not names:
             return None
         error.static_would_fix_names = names
+        self._on_demand.promoting(self.__name__, names, self._signature, args, kwargs, error)
         if config.log_compiles:
             compile_log.log_static_on_demand(self.__name__, sorted(names), error)
         self._set_on_demand(self._on_demand.names | names)
@@ -932,6 +950,7 @@ class JitFunction:
             add_user_line(e, self.fun)
             if self.autograph:
                 e.__traceback__ = without_helper_frames(e.__traceback__)
+                _say_source_unread(e, self.fun, self.__name__)
             raise
         finally:
             autograph_convert.storing.reset(storing)

@@ -95,6 +95,28 @@ class OnDemand:
         self.names: frozenset[str] = frozenset()
         self.values: dict[str, set] = {}
         self.warned = False
+        self.warned_float = False
+
+    def promoting(self, function_name: str, names, signature, args, kwargs, error) -> None:
+        """Warn at once, and once, where a float argument is made static: a float rarely takes
+        a value twice (an end time, a tolerance), so each call would compile again; the error
+        that asked for its value says what would compile once (an iteration guard for a while
+        loop that appends to a list)."""
+        if self.warned_float or signature is None:
+            return
+        try:
+            bound = signature.bind(*args, **kwargs).arguments
+        except TypeError:
+            return
+        floats = sorted(n for n in names if isinstance(bound.get(n), (float, np.floating)))
+        if not floats:
+            return
+        self.warned_float = True
+        why = str(error).splitlines()[0].rstrip(".")
+        warnings.warn(StaticOnDemandWarning(
+            f"{function_name}(): argument {floats[0]}, a float ({bound[floats[0]]!r}), became static "
+            f"because the trace needed its value, so each new value compiles again: {why}."),
+            stacklevel=user_stacklevel())
 
     def set_names(self, names) -> None:
         self.names = frozenset(names)

@@ -399,12 +399,30 @@ class Liveness:
         self.always = captured(fn) | {"__ag_retval", "__ag_do_return"}  # read by locals()
         self.live_out: dict[int, set[str]] = {}
         self.live_in: dict[int, set[str]] = {}  # of loops: at the head; of ifs: at a branch's start
+        self.raised: set[str] = set()  # live where an exception may leave (in a try's body)
         self.block(fn.body, set())
 
     def block(self, stmts, live: set[str]) -> set[str]:
         for s in reversed(stmts):
-            live = self.stmt(s, live)
+            live = self.stmt(s, live | self.raised) | self.raised
         return live
+
+    def _try(self, s: ast.Try, live: set[str]) -> set[str]:
+        """A try: its body may stop at any statement for a handler or the finally, so what
+        they read is live throughout it (``raised``: live wherever an exception may leave)."""
+        outer = self.raised
+        final = self.block(s.finalbody, live)
+        self.raised = self.block(s.finalbody, outer | self.always) if s.finalbody else outer
+        try:
+            after_body = self.block(s.orelse, final)
+            handlers = set(self.raised)
+            for h in s.handlers:
+                entered = self.block(h.body, final) - ({h.name} if h.name else set())
+                handlers |= entered | (loaded(h.type) if h.type is not None else set())
+            self.raised = handlers
+            return self.block(s.body, after_body)
+        finally:
+            self.raised = outer
 
     def stmt(self, s, live: set[str]) -> set[str]:
         live = set(live) | self.always
@@ -429,11 +447,26 @@ class Liveness:
                     break
                 head = new
             self.live_in[id(s)] = head
+            if isinstance(s, ast.For) and runs_once_at_least(s):
+                # (``for s in range(2): acc = ...`` then ``y += acc``: acc is not read first)
+                return body_in | loaded(s.iter) | (loaded(extra) if extra is not None else set())
             return head | (loaded(s.iter) if isinstance(s, ast.For) else set())
         if isinstance(s, (ast.Return,)):
             return loaded(s) | self.always
         if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return (live - {s.name}) | loaded(s)
+        if isinstance(s, ast.With) and not _may_suppress(s):
+            # ``with np.errstate(...): r = c / k`` then ``use(r)``: the body runs to its end
+            # or the exception leaves the with, so r is not read before the with assigns it
+            live = self.block(s.body, live)
+            for item in reversed(s.items):
+                if item.optional_vars is not None:
+                    live = live - assigned([ast.Assign(targets=[item.optional_vars], value=ast.Constant(0))])
+                    live = live | loaded(item.optional_vars)
+                live = live | loaded(item.context_expr)
+            return live
+        if isinstance(s, ast.Try):
+            return self._try(s, live)
         blocks = _sub_blocks(s)
         if blocks:  # with, try, match: every name they read is live throughout (over-approximate)
             everything = live | loaded(s)
@@ -450,12 +483,55 @@ class Liveness:
         return (live - kills) | loaded(s)
 
 
+# Context managers that never swallow an exception: a with of another may end its body early
+# and go on after it (contextlib.suppress, a user's __exit__ returning True).
+_NOT_SUPPRESSING = {"errstate", "catch_warnings", "printoptions", "nullcontext", "localcontext"}
+
+
+def _may_suppress(s: ast.With) -> bool:
+    for item in s.items:
+        call = item.context_expr
+        if isinstance(call, ast.Name) and call.id.startswith(f"{GENERATED}try_"):
+            continue  # (a try's attempt, ``attempts``: its exit never swallows an error)
+        f = call.func if isinstance(call, ast.Call) else None
+        name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+        if name not in _NOT_SUPPRESSING:
+            return True
+    return False
+
+
+def runs_once_at_least(s: ast.For) -> bool:
+    """``for s in range(2)`` (constant arguments, a non-empty range), or over a non-empty
+    tuple or list display: the body runs at least once."""
+    it = s.iter
+    if isinstance(it, (ast.Tuple, ast.List)):
+        return bool(it.elts) and not any(isinstance(e, ast.Starred) for e in it.elts)
+    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
+            and not it.keywords and 1 <= len(it.args) <= 3):
+        return False
+    args = [_int_constant(a) for a in it.args]
+    if None in args:
+        return False
+    try:
+        return len(range(*args)) > 0
+    except ValueError:  # (a step of 0)
+        return False
+
+
+def _int_constant(node) -> int | None:
+    negative = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+    node = node.operand if negative else node
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return -node.value if negative else node.value
+    return None
+
+
 def read_first(stmts) -> set[str]:
     """Names ``stmts`` may read before they assign them (live at their start with nothing
     live after): a loop's body that reads none of a variable's earlier values can start it
     with no value, as its target."""
     live = Liveness.__new__(Liveness)
-    live.always, live.live_out, live.live_in = set(), {}, {}
+    live.always, live.live_out, live.live_in, live.raised = set(), {}, {}, set()
     return live.block(stmts, set())
 
 
@@ -465,9 +541,10 @@ _EFFECTS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "a
             "setdefault", "popitem", "write"}
 
 
-def has_python_effects(stmts, own_lists: frozenset = frozenset()) -> bool:
+def has_python_effects(stmts, own_lists: frozenset = frozenset(), methods=()) -> bool:
     """Whether ``stmts`` call a method that changes a Python object (``_EFFECTS``), other than
-    one of ``own_lists`` (``per_step_lists``: lists each step makes afresh)."""
+    one of ``own_lists`` (``per_step_lists``: lists each step makes afresh) or a ``(name,
+    method)`` of ``methods`` (a user's class's method: ``effect_methods``)."""
     for n in (m for s in stmts for m in ast.walk(s)):
         if isinstance(n, ast.Call):
             f = n.func
@@ -475,9 +552,29 @@ def has_python_effects(stmts, own_lists: frozenset = frozenset()) -> bool:
                 f = f.args[0]
             if isinstance(f, ast.Attribute) and f.attr in _EFFECTS and not _standard_stream(f) \
                     and not (isinstance(f.value, ast.Name) and f.value.id in own_lists) \
-                    and not _numpy_function(f):
+                    and not _numpy_function(f) and _named_call(f) not in methods:
                 return True
     return False  # (print is no effect: it prints at each call, from compiled loops too)
+
+
+def _named_call(f: ast.Attribute) -> tuple | None:
+    return (f.value.id, f.attr) if isinstance(f.value, ast.Name) else None
+
+
+def effect_methods(stmts, own: set[str]) -> tuple:
+    """``(name, method)`` of each ``name.update(...)``-like call (a method name of ``_EFFECTS``)
+    on a name of ``own``: where ``name`` holds an object of the user's class, the method is the
+    user's (a Kalman filter's ``kf.update(z)``), traced like any call, not a dict's update."""
+    found: dict = {}
+    for n in (m for s in stmts for m in ast.walk(s)):
+        if isinstance(n, ast.Call):
+            f = n.func
+            if isinstance(f, ast.Call) and f.args:
+                f = f.args[0]
+            if isinstance(f, ast.Attribute) and f.attr in _EFFECTS and isinstance(f.value, ast.Name) \
+                    and f.value.id in own:
+                found[(f.value.id, f.attr)] = None
+    return tuple(found)
 
 
 def _numpy_function(f: ast.Attribute) -> bool:
@@ -529,11 +626,11 @@ def _standard_stream(f: ast.Attribute) -> bool:
     return isinstance(root, ast.Name) and root.id == "sys"
 
 
-def changed_python_object(stmts, own: set[str]) -> str | None:
+def changed_python_object(stmts, own: set[str], methods=()) -> str | None:
     """The first ``name.method`` call of ``stmts`` that changes a Python object of the function
-    in place (``peaks.append(i)``; ``name`` one of ``own``, not a module as in ``np.add``), or
-    None: a branch of a traced ``if`` is traced once whatever the condition, so such a call
-    would run whether or not the condition holds."""
+    in place (``peaks.append(i)``; ``name`` one of ``own``, not a module as in ``np.add``, nor
+    a user's method of ``methods``), or None: a branch of a traced ``if`` is traced once
+    whatever the condition, so such a call would run whether or not the condition holds."""
     for n in (m for s in stmts for m in ast.walk(s)):
         if isinstance(n, ast.Call):
             f = n.func
@@ -541,7 +638,8 @@ def changed_python_object(stmts, own: set[str]) -> str | None:
                 f = f.args[0]
             # (a stream's write is output made at each call, as print's: ``outputs``)
             if (isinstance(f, ast.Attribute) and f.attr in _EFFECTS and f.attr != "write"
-                    and isinstance(f.value, ast.Name) and f.value.id in own):
+                    and isinstance(f.value, ast.Name) and f.value.id in own
+                    and (f.value.id, f.attr) not in methods):
                 return f"{f.value.id}.{f.attr}"
     return None
 

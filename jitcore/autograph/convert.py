@@ -165,7 +165,7 @@ def _factory(fun):
         tree = ast.parse(source)
     except SyntaxError:  # a lambda cut out of a longer expression (a dict's or a call's line)
         tree, margin = _whole_file(code), 0
-        if tree is None or fun.__name__ != "<lambda>":
+        if tree is None or code.co_name != "<lambda>":
             return None
     else:
         ast.increment_lineno(tree, first - 1)
@@ -174,7 +174,7 @@ def _factory(fun):
     if node is None:
         return None
     if isinstance(node, ast.Lambda):
-        node = ast.FunctionDef(name=fun.__name__, args=node.args, body=[ast.Return(value=node.body)],
+        node = ast.FunctionDef(name=code.co_name, args=node.args, body=[ast.Return(value=node.body)],
                                decorator_list=[], returns=None, type_comment=None,
                                lineno=node.lineno, col_offset=node.col_offset)
         if "type_params" in ast.FunctionDef._fields:
@@ -254,14 +254,15 @@ def _strip_definition_time(node) -> None:
 def _find(tree, fun, code, margin: int = 0):
     """The function's node in the parsed source: the def of its name at its first line, or the
     lambda on that line whose body the code evaluates (``margin``: the columns dedenting the
-    source took off)."""
-    if fun.__name__ == "<lambda>":
+    source took off). The name is the code's: ``step.__name__ = "step_plant"`` renames only
+    the function object."""
+    if code.co_name == "<lambda>":
         lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == code.co_firstlineno]
         if len(lambdas) > 1:  # several on the line: the one whose body's span an instruction has
             lambdas = [n for n in lambdas if _span(n.body, margin) in _spans(code)]
         return lambdas[0] if len(lambdas) == 1 else None
     for n in ast.walk(tree):
-        if isinstance(n, ast.FunctionDef) and n.name == fun.__name__:
+        if isinstance(n, ast.FunctionDef) and n.name == code.co_name:
             start = min([n.lineno, *(d.lineno for d in n.decorator_list)])
             if start == code.co_firstlineno:
                 return n

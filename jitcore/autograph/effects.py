@@ -127,8 +127,25 @@ def _roots(names, values, functions):
     roots = list(zip(names, values))
     for f in functions:
         if f is not None:
-            roots.append(("", f))
+            roots += [("", g) for g in _unwrapped(f)]
     return roots
+
+
+def _unwrapped(f, depth: int = 4) -> list:
+    """The user's functions that ``f`` runs: itself, or those a statement's wrapper of its body
+    holds in its closure (``statements.AttributeState.body``, a body given its held names):
+    skipped as jitcore's, the wrapper hid the body's helper calls (``lg.add(v)`` appending)."""
+    if not isinstance(f, types.FunctionType) or _user_function(f) or depth == 0:
+        return [f]
+    out = []
+    for cell in f.__closure__ or ():
+        try:
+            held = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        if isinstance(held, types.FunctionType):
+            out += _unwrapped(held, depth - 1)
+    return out
 
 
 class undone:
@@ -198,7 +215,9 @@ def _refusal(what, at, obj, label, had) -> UnsupportedError:
             "array made before the loop (out[i] = v)"
     traced = "is compiled (its bounds are traced, or it has too many steps to unroll)" \
         if what == "for loop" else "has a traced condition"
-    return UnsupportedError(
+    error = UnsupportedError(
         f"the {what} at {at} {traced}, and tracing it changed the {kind} {label} "
         f"(from {had} to {len(obj)} items: an append or insert through a helper function, an "
         f"item or an attribute): {runs}. Instead, {instead}")
+    error.python_effect = True  # (a static range's loop then runs unrolled: ``_python_for``)
+    return error

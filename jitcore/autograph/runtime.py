@@ -58,7 +58,7 @@ from jitcore.errors import ConcretizationError, JitTypeError, TracerConversionEr
 from jitcore.masked import MaskedSelection
 from jitcore.numpy.orthogonal_series import call_series
 from jitcore.traced_text import joined
-from jitcore.tracer import Tracer, current_trace, print_options, user_location
+from jitcore.tracer import Tracer, current_trace, is_user_file, print_options, user_location
 
 __all__ = ["and_", "at_call", "attempt", "aug_assign", "aug_setitem", "bound", "bound_before", "call",
            "caught", "compare",
@@ -520,6 +520,22 @@ def _held_by_made_object(array: np.ndarray) -> bool:
     return r is not None and any(
         type(v) is np.ndarray and local_arrays._owner(v) is owner
         for obj in r._made.values() for v in vars(obj).values())
+
+
+def unless_users_methods(local_vars: dict, methods, found, otherwise):
+    """A statement's Python change as the conversion saw it (``found``: ``kf.update`` may be a
+    dict's update), or ``otherwise`` where each ``(name, method)`` of ``methods`` calls a method
+    of a user's class on an object of it: that method is converted and traced like any call
+    (the attributes it sets carried, ``statements.holders``; a list it appends to seen by
+    ``effects.watching``)."""
+    return otherwise if all(_users_method(local_vars.get(name), method) for name, method in methods) \
+        else found
+
+
+def _users_method(obj, method: str) -> bool:
+    fn = getattr(type(obj), method, None)
+    code = getattr(fn, "__code__", None)
+    return isinstance(fn, types.FunctionType) and code is not None and is_user_file(code.co_filename)
 
 
 def refreshed(value):

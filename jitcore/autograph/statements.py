@@ -71,6 +71,7 @@ from jitcore.errors import (
     LoopCarryShapeError,
     UnsupportedError,
 )
+from jitcore.generator_arguments import GeneratorArgument
 from jitcore.ir.core import ELEMENTWISE, Block, OpResult
 from jitcore.masked import MaskedSelection
 from jitcore.primitives import as_tracer
@@ -423,18 +424,26 @@ def _keeping_containers(statement):
 
 @_keeping_containers
 def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, else_defined, dead=(),
-            fresh=(), changes=None, rebinds=None, holders=(), appends=(), after_break=False, iterated=()):
+            fresh=(), changes=None, rebinds=None, holders=(), appends=(), after_break=False, iterated=(),
+            refreshed=()):
     if holders:
         attributes = AttributeState(holders, names, init)
         return attributes.finish(if_stmt(
             pred, attributes.body(then_fn), attributes.body(else_fn), init=attributes.init,
             names=attributes.names, line=line, in_try=in_try, then_defined=then_defined,
             else_defined=else_defined, dead=dead, fresh=fresh, changes=changes, rebinds=rebinds,
-            appends=appends, after_break=after_break, iterated=iterated))
+            appends=appends, after_break=after_break, iterated=iterated, refreshed=refreshed))
     if not isinstance(pred, Tracer):
         return then_fn(*init) if pred else else_fn(*init)
     _refuse_in_try(in_try, "an if", line, pred)
     _refuse_changes(changes, "if", line, pred)
+    held = [i for i, name in enumerate(names) if name in refreshed and _unchanged(init[i])]
+    if held:  # (rng, only read again after resample(w, rng): the same Generator on both paths)
+        return _passing_through(held, init, names, line, lambda then, other, state, state_names: if_stmt(
+            pred, then, other, init=state, names=state_names, line=line, in_try=in_try,
+            then_defined=then_defined, else_defined=else_defined, dead=dead, fresh=fresh,
+            rebinds=rebinds, appends=appends, after_break=after_break, iterated=iterated),
+            then_fn, else_fn)
     if appends:  # lists its branches append to: their rows and marks as state (``appending``)
         try:
             return appending.appending_if(
@@ -480,10 +489,67 @@ def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, 
         except (JitTypeError, LoopCarryShapeError):  # (values of two shapes: said as before)
             raise e from None
         return tuple(selection_state.restored(v) if j in picks else v for j, v in enumerate(out))
+    except JitTypeError as e:
+        if after_break:
+            _say_shape_after_break(e, line)
+        raise
     except raises.BranchRaised as branch:  # it raises where it is taken; the other one runs
         with _in_user_terms():
             raises.raise_where_taken(pred, branch, then_fn if branch.then else else_fn, init)
         return (else_fn if branch.then else then_fn)(*init)
+
+
+def _passing_through(held, init, names, line, traced, then_fn, else_fn):
+    """The traced if (``traced(then, else, state, names)``) of the variables other than those
+    at ``held`` (each ``_unchanged``, only read again after a call in a branch: ``rng =
+    refreshed(rng)`` after ``resample(w, rng)``), which the branches are given as they are."""
+    keep = [i for i in range(len(names)) if i not in held]
+
+    def narrowed(fn):
+        def run(*state):
+            full = list(init)
+            for i, v in zip(keep, state):
+                full[i] = v
+            out = fn(*full)
+            for i in held:
+                if out[i] is not init[i]:
+                    raise _cannot_carry(names[i], out[i], "if", line)
+            return tuple(out[i] for i in keep)
+        return run
+
+    out = traced(narrowed(then_fn), narrowed(else_fn), tuple(init[i] for i in keep),
+                 tuple(names[i] for i in keep))
+    full = list(init)
+    for i, v in zip(keep, out):
+        full[i] = v
+    return tuple(full)
+
+
+_BRANCH_TYPES = re.compile(r"^(.+?) is (\S+) from the if branch but (\S+) from the else branch; "
+                           r"the branches must return the same shapes and dtypes")
+
+
+def _say_shape_after_break(error: JitTypeError, line) -> None:
+    """The if ``lowering`` made of a loop body's statements after a traced ``break`` (``if not
+    <break flag>``): where its two paths give a variable two types, say so in the loop's terms
+    (the user wrote no else), and what to do where the loop shrinks or grows an array."""
+    text = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else ""
+    found = _BRANCH_TYPES.match(text)
+    if found is None:
+        return
+    name, going, stopping = found.groups()
+    shapes = going.split("[")[1:] != stopping.split("[")[1:]
+    v = name.strip("'")
+    advice = (f" {name} changes shape on each pass of the loop (an array that shrinks or grows), "
+              "which a loop whose exit the data decides cannot carry: keep it at its first size "
+              f"with a count n of the items in use (idx = np.arange({v}.size); each pass {v} = "
+              f"np.where(idx < n - 1, <the new items, computed on all of {v}>, {v}); n -= 1), "
+              f"reading {v}[n - 1] as its last item" if shapes else
+              f" Give {name} its type before the loop (an .astype(), a float literal)")
+    error.args = (f"{name} is {going} where the loop goes on past the traced break at "
+                  f"{where(line)} and {stopping} where it breaks: compiled, the statements after "
+                  "the break are a branch taken where it does not break, and a variable must keep "
+                  f"one shape and dtype on both paths.{advice}",)
 
 
 def _if_of_pairs(pred, then_fn, else_fn, picks, *, init, **site):
@@ -881,13 +947,30 @@ def _while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), coun
         steps += 1
         if steps == LONG_PYTHON_WHILE and current_trace() is not None:
             _warn_long_python_while(line)
-        values = tuple(body_fn(*values))
+        try:
+            values = tuple(body_fn(*values))
+        except UnsupportedError as e:
+            unguarded = [n for n in appends if f"'{n}' is appended to under the if" in str(e)]
+            if not unguarded or guard is not None:
+                raise
+            raise _no_guard(unguarded[0], line) from e
         pred, drew = _tested(test_fn, values)
     _refuse_in_try(in_try, "a while loop", line, pred)
     if appends and current_trace() is not None:
         return _appending_while(test_fn, body_fn, values, names, line, targets, appends, guard, pred)
     _refuse_changes(changes, "while loop", line, pred)
     return _traced_while(test_fn, body_fn, values, names, line, targets, first=pred if drew else None)
+
+
+def _no_guard(name: str, line) -> UnsupportedError:
+    """A list appended to after a traced ``if`` (a ``break``) in a while loop with no iteration
+    guard (``while True:``): Python runs its steps, and compiled, the list has no capacity."""
+    return UnsupportedError(
+        f"'{name}' is appended to in the while loop at {where(line)}, which has no iteration "
+        "guard, after a traced if (a break on the data): compiled, the list needs a capacity "
+        "known when compiling, the most steps the loop can take. Bound its steps with a counter: "
+        "it = 0; while it < max_iter: ...; it += 1 (for a while True), or while cond and it < "
+        f"max_iter; the loop then compiles once and '{name}' holds the rows of the steps that ran")
 
 
 def _tested(test_fn, values) -> tuple:
@@ -1420,14 +1503,18 @@ def for_stmt(iterable, extra_test, body_fn, *, after=None, rebinds=None, holders
         return _for_stmt(iterable, extra_test, body_fn, **site)
 
 
-_UNCHANGED = (bool, int, float, complex, str, type(None))  # what refreshed() gives back as is
+# what refreshed() gives back as is (a generator's draws are the trace's: its stream, not the
+# variable, changes)
+_UNCHANGED = (bool, int, float, complex, str, type(None), GeneratorArgument, np.random.Generator,
+              np.random.RandomState)
 
 
 def _unchanged(value) -> bool:
     """What ``refreshed()`` gives back as it is and no call can write: a Python number or
-    string, a NumPy scalar, and a traced number (a Python int argument), held by the loop as
-    it is rather than carried, so that it keeps its sources (``q`` of ``rng.integers(0, q)``
-    in a loop is still the argument after it: ``np.bincount(s, minlength=q)`` makes it static)."""
+    string, a NumPy scalar, a traced number (a Python int argument) and a random generator,
+    held by the loop or if as it is rather than carried, so that it keeps its sources (``q``
+    of ``rng.integers(0, q)`` in a loop is still the argument after it: ``np.bincount(s,
+    minlength=q)`` makes it static), and a generator passed to a helper needs no carrying."""
     return type(value) in _UNCHANGED or isinstance(value, np.generic) or (
         isinstance(value, Tracer) and value.ndim == 0 and (value.scalar or value.weak))
 
@@ -1506,8 +1593,9 @@ def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targe
                                line, targets)
         except ConcretizationError as e:
             compile_time.note_unrolled(e)  # the body needs its position as a Python int: unrolled
-        except (JitTypeError, UnsupportedError):
-            if len(iterable) * _copies() > UNROLL_LIMIT:
+        except (JitTypeError, UnsupportedError) as e:
+            effects = effects or getattr(e, "python_effect", False)  # (Python's steps: unrolled)
+            if len(iterable) * _copies() > UNROLL_LIMIT and not effects:
                 raise  # (short, a loop only for its length: unrolled below, as before)
     # A long static range becomes a loop once its state holds an array (at once, or after the
     # first iterations ran in Python); a loop computing only Python numbers stays Python.
@@ -1674,10 +1762,17 @@ def _python_for(iterable, extra_test, body_fn, values, names, line, targets, eff
                 # gives it its value, and the rest is tried as a loop again)
             except (JitTypeError, UnsupportedError) as e:
                 table = isinstance(iterable, tables.Table)
-                if done == 0 and (table or _numbers_become_arrays(body_fn, item, values)):
+                if done == 0 and (table or _numbers_become_arrays(body_fn, item, values)) \
+                        or done < PROMOTED_PEEL and _first_step_promotes(body_fn, item, values):
                     pass  # (om = 0.0, then om = om - h * th): its first step runs in Python,
                     # which makes the number the array, and the rest is tried as a loop again
-                    # (a table's rows may change a carry's dtype: f32 * np.int64 is f64)
+                    # (a table's rows may change a carry's dtype: f32 * np.int64 is f64; so
+                    # may the body: a float32 P times a float64 np.eye(n) is float64)
+                elif getattr(e, "python_effect", False):
+                    # (a helper or method of the user's changed a list, lg.add(v) appending:
+                    # Python runs each step, as where the body's source shows the change)
+                    long_range = False
+                    refused = e
                 elif isinstance(e, LoopCarryShapeError) and trips - done <= UNROLL_LIMIT:
                     # a carry whose shape changes each step (a Kronecker chain) can only run
                     # unrolled, as it did where the steps' kernels were fewer; judged by this
@@ -1760,6 +1855,27 @@ def _numbers_become_arrays(body_fn, item, values) -> bool:
     def grown(after, _):
         return any(getattr(after[i], "shape", ()) != () for i in numbers)
     return bool(numbers) and bool(_trial(lambda *state: body_fn(item, *state), values, grown))
+
+
+# Steps of a for loop run in Python while each promotes its state's dtypes (a float32 Kalman
+# filter's P is float64 after one step, its x after two), before the rest is a loop.
+PROMOTED_PEEL = 3
+
+
+def _first_step_promotes(body_fn, item, values) -> bool:
+    """Whether one trial run of the body gives a carried array or number another dtype at the
+    same shape (NumPy's promotion: a float32 state times a float64 ``np.eye(n)``): the state
+    has that dtype from a later step on, so this step runs in Python and the rest is tried as
+    a loop (it was unrolled: 40 steps of a float32 Kalman filter took 17 s to compile)."""
+    def promoted(after, _):
+        for old, new in zip(values, after):
+            olds, news = pytree.flatten(old)[0], pytree.flatten(new)[0]
+            if len(olds) == len(news) and any(
+                    np.shape(a) == np.shape(b) and _dtype(a) != _dtype(b)
+                    for a, b in zip(olds, news) if not isinstance(a, Undefined)):
+                return True
+        return False
+    return bool(_trial(lambda *state: body_fn(item, *state), values, promoted))
 
 
 class FirstAssigned(UnsupportedError):

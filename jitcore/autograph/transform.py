@@ -784,6 +784,19 @@ class ControlFlow(ast.NodeTransformer):
             site["holders"] = _call(_helper("holders"), _call(_load("locals")), pairs, calls)
         return site
 
+    def _unless_users_methods(self, stmts, found) -> ast.AST:
+        """``found(())``, the Python change a statement's body makes as its source shows it, or,
+        where that counts a call like ``kf.update(z)`` (``analysis.effect_methods``) and the
+        object turns out to be of a user's class when the statement runs, ``found(methods)``:
+        a user's method is traced as any call (``runtime.unless_users_methods``)."""
+        methods = analysis.effect_methods(stmts, self.own - self.declared)
+        seen, without = found(()), found(methods)
+        if not methods or seen == without:
+            return ast.Constant(seen)
+        pairs = ast.Tuple(elts=[_strings(pair) for pair in methods], ctx=ast.Load())
+        return _call(_helper("unless_users_methods"), _call(_load("locals")), pairs,
+                     ast.Constant(seen), ast.Constant(without))
+
     def visit_If(self, node):
         # lists the branches only append to (read before the branches are converted, whose
         # nested statements name them as their state): carried as state, for a traced if in
@@ -813,9 +826,13 @@ class ControlFlow(ast.NodeTransformer):
         site["else_defined"] = _strings(sorted(_defined(node.orelse, state)))
         site["dead"] = _strings(sorted(dead & set(state)))
         site["fresh"] = _strings(sorted(fresh & set(state)))
-        site["changes"] = ast.Constant(None if appends else
-                                       analysis.changed_python_object(node.body + node.orelse, self.own))
+        branches = node.body + node.orelse
+        site["changes"] = ast.Constant(None) if appends else self._unless_users_methods(
+            branches, lambda methods: analysis.changed_python_object(branches, self.own, methods))
         site["rebinds"] = _strings(sorted(analysis.rebound(node.body + node.orelse) & set(state)))
+        refreshed = analysis.only_refreshed(node.body + node.orelse, state)
+        if refreshed:  # (rng, only read again after resample(w, rng): given as it is)
+            site["refreshed"] = _strings(sorted(refreshed))
         if appends:
             site["appends"] = _strings(appends)
             grown = {name: line for loop in self.grown for name, line in loop.items() if name in appends}
@@ -823,8 +840,8 @@ class ControlFlow(ast.NodeTransformer):
                 pairs = [ast.Tuple(elts=[ast.Constant(n), ast.Constant(at)], ctx=ast.Load())
                          for n, at in sorted(grown.items())]
                 site["iterated"] = ast.Tuple(elts=pairs, ctx=ast.Load())
-            if not node.orelse and analysis.not_break_flag(node.test):
-                site["after_break"] = ast.Constant(True)  # (where it fails, the loop ends)
+        if not node.orelse and analysis.not_break_flag(node.test):
+            site["after_break"] = ast.Constant(True)  # (where it fails, the loop ends)
         call = _call(_helper("if_stmt"), node.test, _load(then_fn), _load(else_fn), **site)
         return self._finish(defs, call, state, node)
 
@@ -888,8 +905,11 @@ class ControlFlow(ast.NodeTransformer):
             site["stepped"] = ast.Tuple(elts=[ast.Constant(counter), ast.Constant(compare),
                                               ast.Constant(once)], ctx=ast.Load())
             site["bound"] = _load(bound_fn)
-        site["changes"] = ast.Constant(analysis.changed_python_object(node.body, self.own - own_lists))
-        site["effects"] = ast.Constant(analysis.has_python_effects(node.body, own_lists))
+        outer = self.own - own_lists
+        site["changes"] = self._unless_users_methods(
+            node.body, lambda methods: analysis.changed_python_object(node.body, outer, methods))
+        site["effects"] = self._unless_users_methods(node.body, lambda methods: analysis.has_python_effects(
+            node.body, own_lists, methods))
         site["after"] = self._after(node, state)
         site["rebinds"] = _strings(sorted(analysis.rebound(node.body) & set(state)))
         refreshed = analysis.only_refreshed(node.body, state)
@@ -955,11 +975,15 @@ class ControlFlow(ast.NodeTransformer):
         # first set in the body, before any read: a traced loop may start them with no value,
         # as its target, and they are bound after it where it ran (``unbound``)
         site["fresh"] = _strings(sorted(set(state) - read_first - analysis.assigned([bind])))
-        site["effects"] = ast.Constant(analysis.has_python_effects(node.body, own_lists))
-        changes = analysis.changed_python_object(node.body, self.own - own_lists)
-        if changes is not None and changes.split(".")[0] in shown:  # the user's words
-            changes = f"{shown[changes.split('.')[0]]}.{changes.split('.', 1)[1]}"
-        site["changes"] = ast.Constant(changes)
+        site["effects"] = self._unless_users_methods(node.body, lambda methods: analysis.has_python_effects(
+            node.body, own_lists, methods))
+
+        def changes(methods):
+            changed = analysis.changed_python_object(node.body, self.own - own_lists, methods)
+            if changed is not None and changed.split(".")[0] in shown:  # the user's words
+                changed = f"{shown[changed.split('.')[0]]}.{changed.split('.', 1)[1]}"
+            return changed
+        site["changes"] = self._unless_users_methods(node.body, changes)
         site["appends"] = ast.Constant(appends)
         if under_if:
             site["appends_under_if"] = ast.Constant(True)
