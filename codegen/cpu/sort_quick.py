@@ -85,14 +85,22 @@ ENABLED = True  # False: the radix path for every lane (tools/bench_sort.py --ra
 FORCE_LANES: int | None = None  # tests: a vector width of their own on any target
 
 SYMBOL_PREFIX = "jitcore_cpu_sort_quick"
-_SYMBOL = re.compile(SYMBOL_PREFIX + r"_([fiu])(32|64)_w(\d+)")
+# A module of its own per part (sorts56): the sort (networks, recursion, threads), the
+# selection and the selection with positions. A process compiles only the parts its code calls
+# (an int partition neither the sort's networks nor argpartition's moves of positions).
+PARTS = ("sort", "select", "argselect")
+_SYMBOL = re.compile(SYMBOL_PREFIX + r"_([fiu])(32|64)_w(\d+)_(" + "|".join(PARTS) + r")\b")
 
 
-def shared_symbol(width: int, lanes: int, table: bool = False, kind: str = "f") -> str:
-    """The sort's symbol (``table``: its table of addresses) of keys of ``kind``
-    (``sort_keys.KINDS``: float, signed or unsigned int)."""
-    base = f"{SYMBOL_PREFIX}_{kind}{width}_w{lanes}"
-    return base if table else f"{base}_sort"
+def shared_symbol(width: int, lanes: int, kind: str = "f") -> str:
+    """The sort's symbol, of keys of ``kind`` (``sort_keys.KINDS``: float, signed or unsigned
+    int)."""
+    return f"{SYMBOL_PREFIX}_{kind}{width}_w{lanes}_sort"
+
+
+def table_symbol(width: int, lanes: int, kind: str = "f", part: str = "sort") -> str:
+    """The symbol of the table of addresses of one part's module (``PARTS``)."""
+    return f"{SYMBOL_PREFIX}_{kind}{width}_w{lanes}_{part}_table"
 
 
 def lanes_for(width: int, isa: frozenset[str]) -> int | None:
@@ -146,7 +154,7 @@ def depth_limit(n: int) -> int:
 
 
 def declare(module: ll.Module, width: int, lanes: int, kind: str = "f") -> ll.Function:
-    name = shared_symbol(width, lanes, kind=kind)
+    name = shared_symbol(width, lanes, kind)
     existing = module.globals.get(name)
     if existing is not None:
         return existing
@@ -159,15 +167,15 @@ def select_symbol(width: int, lanes: int, positions: bool = False, kind: str = "
 
 def declare_select(module: ll.Module, width: int, lanes: int, positions: bool = False,
                    kind: str = "f") -> ll.Function:
-    """``i64 select(ptr data, i64 n, i64 k)`` of the quicksort's module, or (``positions``)
-    ``void argselect(ptr data, ptr positions, i64 n, i64 k, ptr range)`` (``_QuickKernel._select``)."""
+    """``void select(ptr data, i64 n, i64 k, ptr range)`` of the quicksort's selection
+    module, or (``positions``) ``void argselect(ptr data, ptr positions, i64 n, i64 k, ptr
+    range)`` (``_QuickKernel._select``)."""
     name = select_symbol(width, lanes, positions, kind)
     existing = module.globals.get(name)
     if existing is not None:
         return existing
-    kind = ll.FunctionType(ll.VoidType(), [PTR, PTR, I64, I64, PTR]) if positions else \
-        ll.FunctionType(I64, [PTR, I64, I64])
-    return ll.Function(module, kind, name)
+    params = [PTR, PTR, I64, I64, PTR] if positions else [PTR, I64, I64, PTR]
+    return ll.Function(module, ll.FunctionType(ll.VoidType(), params), name)
 
 
 def _c(v: int) -> ll.Constant:
@@ -179,8 +187,8 @@ class _QuickKernel:
     them out first) or, since sorts55, signed or unsigned ints (``kind`` "i", "u"), which
     compare as ints and pad a network with their largest value."""
 
-    def __init__(self, width: int, lanes: int, kind: str = "f"):
-        self.width, self.lanes, self.kind = width, lanes, kind
+    def __init__(self, width: int, lanes: int, kind: str = "f", part: str = "sort"):
+        self.width, self.lanes, self.kind, self.module_part = width, lanes, kind, part
         if kind == "f":
             self.t = ll.FloatType() if width == 32 else ll.DoubleType()
             self.largest = float("inf")
@@ -220,20 +228,33 @@ class _QuickKernel:
         self.masked_store = ll.Function(m, ll.FunctionType(ll.VoidType(), [self.vec, PTR, ll.IntType(32),
                                                                          self.mask]),
                                         f"llvm.masked.store.{suffix}")
+        self._partitions: dict[tuple[str, bool], ll.Function] = {}
+        if part == "sort":
+            entry = self._sort_entry()
+        else:
+            entry = self._select(positions=part == "argselect")
+        sort_buckets.emit_address_table(m, table_symbol(width, lanes, kind, part), [entry])
+        if width == 32:  # vectors already: O3 without SLP makes the same object code. Not
+            # float64's: there SLP reorders scalar compares, and without it a 50,000-key
+            # sort on one thread measured 1.04-1.5x as long (docs/performance.md, session 54)
+            m.add_named_metadata(target.NO_SLP_METADATA, [])
+
+    def _sort_entry(self) -> ll.Function:
+        """The sort's entry (``i64 sort(data, n, depth)``), its networks, its recursion and its
+        kernels on the threads."""
         self.networks = {}
         count = 1
-        while count <= NETWORK_VECTORS[width]:
+        while count <= NETWORK_VECTORS[self.width]:
             self.networks[count] = self._network(count)
             count *= 2
-        self.rec = ll.Function(m, ll.FunctionType(I1, [PTR, I64, I64]),
-                               f"{shared_symbol(width, lanes, kind=kind)}_segment")
+        self.rec = ll.Function(self.module, ll.FunctionType(I1, [PTR, I64, I64]),
+                               f"{shared_symbol(self.width, self.lanes, kind=self.kind)}_segment")
         self.rec.linkage = "internal"
         self._segment()
         self.split = self._split_kernel()
         self.blocks = self._blocks_kernel()
         self.finish = self._finish_kernel()
-        select, argselect = self._select(), self._select(positions=True)
-        entry = declare(m, width, lanes, kind)
+        entry = declare(self.module, self.width, self.lanes, self.kind)
         b = ll.IRBuilder(entry.append_basic_block("entry"))
         data, n, depth = entry.args
         threads = runtime.setting(b, "num_threads")
@@ -242,12 +263,7 @@ class _QuickKernel:
             b.ret(self._threaded(b, data, n, depth))
         failed = b.call(self.rec, [data, n, depth])
         b.ret(b.zext(failed, I64))
-        sort_buckets.emit_address_table(m, shared_symbol(width, lanes, True, kind),
-                                        [entry, select, argselect])
-        if width == 32:  # vectors already: O3 without SLP makes the same object code. Not
-            # float64's: there SLP reorders scalar compares, and without it a 50,000-key
-            # sort on one thread measured 1.04-1.5x as long (docs/performance.md, session 54)
-            m.add_named_metadata(target.NO_SLP_METADATA, [])
+        return entry
 
     def _threaded(self, b, data, n, depth) -> ll.Value:
         """Sort the lane on the runtime's threads: ``SPLIT_LEVELS`` rounds of partitions, each
@@ -331,21 +347,21 @@ class _QuickKernel:
         return fn
 
     def _select(self, positions: bool = False) -> ll.Function:
-        """``i64 select(a, n, k)``: the ``n`` keys at ``a`` (no NaN) rearranged so that key
-        ``k`` is the one sorting puts there, smaller or equal ones before it, larger or equal
-        ones after (``np.partition``'s contract, ``sort_select.py``): the partitions of the
-        sort, each going on in the side holding ``k``, the last segment sorted by a network;
-        1 where it gave up past ``depth_limit(n)`` levels (the caller selects again).
+        """``void select(a, n, k, range)``: the ``n`` keys at ``a`` (no NaN) partitioned
+        towards ``np.partition``'s contract at ``k`` (``sort_select.py``): the partitions of the
+        sort, each going on in the side holding ``k``. ``range`` gets the ``[lo, hi)`` still
+        to select in (a network's length or, past ``depth_limit(n)`` levels, a longer one;
+        empty when done), which the caller's scalar selection finishes: no network here
+        (sorts56: the networks were about a seventh of the module's compile, for a range of a
+        few hundred keys at the end of a selection of thousands).
 
         ``positions`` (argpartition): ``void argselect(a, pos, n, k, range)``, the positions
-        moved with the keys, and no network: ``range`` gets the ``[lo, hi)`` still to select
-        in (a network's or, past the depth, a longer one; empty when done), which the caller's
-        scalar selection finishes."""
+        moved with the keys."""
         fn = declare_select(self.module, self.width, self.lanes, positions, self.kind)
         if positions:
             a0, pos0, n0, k0, out = fn.args
         else:
-            (a0, n0, k0), pos0 = fn.args, None
+            (a0, n0, k0, out), pos0 = fn.args, None
         b = ll.IRBuilder(fn.append_basic_block("entry"))
         a, n, k, depth = (b.alloca(t) for t in (PTR, I64, I64, I64))
         ctlz = self.module.declare_intrinsic("llvm.ctlz", [I64], ll.FunctionType(I64, [I64, I1]))
@@ -358,25 +374,18 @@ class _QuickKernel:
         here, size, rank = (b.load(x, typ=t) for x, t in ((a, PTR), (n, I64), (k, I64)))
         skipped = b.sdiv(b.sub(b.ptrtoint(here, I64), b.ptrtoint(a0, I64)), _c(self.width // 8))
 
-        def leave(lo, hi):  # argselect: what is left to the caller
+        def leave(lo, hi):  # what is left to the caller
             b.store(lo, out)
             b.store(hi, b.gep(out, [_c(1)], source_etype=I64))
             b.ret_void()
 
         b.cbranch(b.icmp_signed("<=", size, _c(self.small)), small, body)
         b.position_at_end(small)
-        if positions:
-            leave(skipped, b.add(skipped, size))
-        else:
-            self._small(b, here, here, size)
-            b.ret(_c(0))
+        leave(skipped, b.add(skipped, size))
         b.position_at_end(body)
         left = b.load(depth, typ=I64)
         with b.if_then(b.icmp_signed("<=", left, _c(0)), likely=False):
-            if positions:
-                leave(skipped, b.add(skipped, size))
-            else:
-                b.ret(_c(1))
+            leave(skipped, b.add(skipped, size))
         b.store(b.sub(left, _c(1)), depth)
         sample = self._sample(b, here, size)
         at_pos = None if pos0 is None else b.gep(pos0, [skipped], inbounds=True, source_etype=I64)
@@ -408,15 +417,12 @@ class _QuickKernel:
         b.position_at_end(upper_bb)
         go_on(below, b.sub(size, below))
         b.position_at_end(done)
-        if positions:
-            leave(_c(0), _c(0))
-        else:
-            b.ret(_c(0))
+        leave(_c(0), _c(0))
         return fn
 
     def _ranged(self, name: str, pointers: int) -> tuple[ll.Function, ll.IRBuilder]:
         fn = ll.Function(self.module, ll.FunctionType(ll.VoidType(), [PTR] * pointers + [I64, I64]),
-                         f"{shared_symbol(self.width, self.lanes, kind=self.kind)}_{name}")
+                         f"{shared_symbol(self.width, self.lanes, self.kind)}_{name}")
         fn.linkage = "internal"
         fn.attributes.add("noinline")  # called whole and from the pool's workers: one copy
         return fn, ll.IRBuilder(fn.append_basic_block("entry"))
@@ -545,6 +551,33 @@ class _QuickKernel:
         b.ret(b.call(fn, [b.select(left_first, upper, a), b.select(left_first, above, below), down]))
 
     def _partition(self, b, a, n, pivot, op, pos=None) -> ll.Value:
+        """A call of the module's partition by ``op`` (``_partition_function``)."""
+        key = (op, pos is not None)
+        fn = self._partitions.get(key)
+        if fn is None:
+            fn = self._partitions[key] = self._partition_function(op, pos is not None)
+        return b.call(fn, [a, n, pivot] if pos is None else [a, pos, n, pivot])
+
+    def _partition_function(self, op, positions: bool) -> ll.Function:
+        """``i64 partition(a, [pos,] n, pivot)`` (``_emit_partition``), a function of its own
+        that LLVM does not inline (sorts56): it was inlined at each of its dozen calls, each
+        copy about 0.07 s of the module's O3, which was then 2 s of a process's first int sort
+        or partition."""
+        params = [PTR, PTR, I64, self.t] if positions else [PTR, I64, self.t]
+        suffix = f"partition_{'lt' if op == '<' else 'le'}{'_positions' if positions else ''}"
+        fn = ll.Function(self.module, ll.FunctionType(I64, params),
+                         f"{SYMBOL_PREFIX}_{self.kind}{self.width}_w{self.lanes}_{self.module_part}_{suffix}")
+        fn.linkage = "internal"
+        fn.attributes.add("noinline")
+        b = ll.IRBuilder(fn.append_basic_block("entry"))
+        if positions:
+            a, pos, n, pivot = fn.args
+        else:
+            (a, n, pivot), pos = fn.args, None
+        b.ret(self._emit_partition(b, a, n, pivot, op, pos))
+        return fn
+
+    def _emit_partition(self, b, a, n, pivot, op, pos=None) -> ll.Value:
         """Keys at ``a`` (``n`` of them, at least ``2 AHEAD`` vectors) that compare ``op`` the
         pivot to its front, the others to its back, in place; their count. ``AHEAD`` vectors
         from each end are held in registers, so that each read frees room on one side: the
@@ -821,19 +854,26 @@ _lock = threading.Lock()
 _loaded: dict[str, int] = {}
 
 
+def entry_symbol(width: int, lanes: int, kind: str, part: str) -> str:
+    """The symbol a part's module is called by (``PARTS``)."""
+    if part == "sort":
+        return shared_symbol(width, lanes, kind)
+    return select_symbol(width, lanes, part == "argselect", kind)
+
+
 def load_shared(llvm_ir: str, compile_and_load) -> None:
-    """Compile, or take from the object cache, each quicksort module that ``llvm_ir`` calls,
-    once per process (``sort_buckets.load_shared``'s way)."""
+    """Compile, or take from the object cache, each quicksort module (a part of one kind,
+    width and lanes) that ``llvm_ir`` calls, once per process (``sort_buckets.load_shared``'s
+    way)."""
     found = sorted(set(_SYMBOL.findall(llvm_ir)))
-    if found:  # the threaded sort's launches call the pool's run_chunks
-        runtime.load_run_chunks(compile_and_load)
+    if any(part == "sort" for *_, part in found):  # the threaded sort's launches call the
+        runtime.load_run_chunks(compile_and_load)  # pool's run_chunks
     with _lock:
-        for kind, width, lanes in found:
+        for kind, width, lanes, part in found:
             width, lanes = int(width), int(lanes)
-            if shared_symbol(width, lanes, kind=kind) in _loaded:
+            symbol = entry_symbol(width, lanes, kind, part)
+            if symbol in _loaded:
                 continue
-            module = _QuickKernel(width, lanes, kind).module
+            module = _QuickKernel(width, lanes, kind, part).module
             _loaded.update(sort_buckets.load_address_table(
-                compile_and_load(module_text(module), shared_symbol(width, lanes, True, kind)),
-                [shared_symbol(width, lanes, kind=kind), select_symbol(width, lanes, kind=kind),
-                 select_symbol(width, lanes, positions=True, kind=kind)]))
+                compile_and_load(module_text(module), table_symbol(width, lanes, kind, part)), [symbol]))
