@@ -229,6 +229,7 @@ class _QuickKernel:
                                                                          self.mask]),
                                         f"llvm.masked.store.{suffix}")
         self._partitions: dict[tuple[str, bool], ll.Function] = {}
+        self._choosers: dict[bool, ll.Function] = {}
         if part == "sort":
             entry = self._sort_entry()
         else:
@@ -284,10 +285,10 @@ class _QuickKernel:
         for k, value in enumerate((_c(0), n, depth, _c(0))):
             b.store(value, b.gep(table, [_c(k)], source_etype=I64))
         work = b.mul(n, _c(SORT_WORK))
-        sample = self._sample(b, data, n)
-        with b.if_then(self._settle_few(b, data, n, sample), likely=False):
+        settled, pivot = self._choose(b, data, n)
+        with b.if_then(settled, likely=False):
             b.ret(_c(0))
-        b.store(sample[SAMPLE // 2], pivot_at)
+        b.store(pivot, pivot_at)
         b.store(n, b.gep(counts, [_c(BLOCKS)], source_etype=I64))
         runtime.emit_launch(b, self.blocks, [data, pivot_at, counts],
                             runtime.Split(BLOCKS, work))
@@ -387,12 +388,11 @@ class _QuickKernel:
         with b.if_then(b.icmp_signed("<=", left, _c(0)), likely=False):
             leave(skipped, b.add(skipped, size))
         b.store(b.sub(left, _c(1)), depth)
-        sample = self._sample(b, here, size)
         at_pos = None if pos0 is None else b.gep(pos0, [skipped], inbounds=True, source_etype=I64)
         unsettled = fn.append_basic_block("unsettled")
-        b.cbranch(self._settle_few(b, here, size, sample, at_pos), done, unsettled)
+        settled, pivot = self._choose(b, here, size, at_pos)
+        b.cbranch(settled, done, unsettled)
         b.position_at_end(unsettled)
-        pivot = sample[SAMPLE // 2]
         below = self._partition(b, here, size, pivot, "<", at_pos)
 
         def go_on(skip, keep):  # the keys from ``skip`` on, ``keep`` of them, hold rank k
@@ -456,14 +456,14 @@ class _QuickKernel:
                         b.store(_c(1), field(halves, left, 3))
                     with fine:
                         a = self.at(b, data, start)
-                        sample = self._sample(b, a, n)
+                        settled, pivot = self._choose(b, a, n)
                         down = b.sub(depth, _c(1))
-                        with b.if_else(self._settle_few(b, a, n, sample), likely=False) as (few, many):
+                        with b.if_else(settled, likely=False) as (few, many):
                             with few:  # sorted: both halves empty
                                 put(left, start, _c(0), down, _c(0))
                                 put(right, b.add(start, n), _c(0), down, _c(0))
                             with many:
-                                self._split_at(b, a, n, sample[SAMPLE // 2], start, down, left, right, put)
+                                self._split_at(b, a, n, pivot, start, down, left, right, put)
 
         emit_loop(b, b.sub(hi, lo), one, vectorize=False, unroll=False)
         b.ret_void()
@@ -507,6 +507,20 @@ class _QuickKernel:
             return b.icmp_signed(op, x, y)
         return b.icmp_unsigned(op, x, y)
 
+    def least(self, b, x, y) -> ll.Value:
+        """The smaller of int keys ``x`` and ``y`` (vectors), as LLVM's min intrinsic: the
+        compare and select it stands for left InstCombine one more pattern to find in every
+        step of the networks (sorts56)."""
+        return b.call(self._min_max("min", x.type), [x, y])
+
+    def greatest(self, b, x, y) -> ll.Value:
+        return b.call(self._min_max("max", x.type), [x, y])
+
+    def _min_max(self, which: str, t) -> ll.Function:
+        suffix = f"v{t.count}i{t.element.width}" if isinstance(t, ll.VectorType) else f"i{t.width}"
+        name = f"llvm.{'s' if self.kind == 'i' else 'u'}{which}.{suffix}"
+        return self.module.globals.get(name) or ll.Function(self.module, ll.FunctionType(t, [t, t]), name)
+
     def at(self, b, base, i):
         return b.gep(base, [i], inbounds=True, source_etype=self.t)
 
@@ -525,10 +539,9 @@ class _QuickKernel:
         b.position_at_end(big_bb)
         with b.if_then(b.icmp_signed("<=", depth, _c(0)), likely=False):
             b.ret(ll.Constant(I1, 1))
-        sample = self._sample(b, a, n)
-        with b.if_then(self._settle_few(b, a, n, sample), likely=False):
+        settled, pivot = self._choose(b, a, n)
+        with b.if_then(settled, likely=False):
             b.ret(ll.Constant(I1, 0))
-        pivot = sample[SAMPLE // 2]
         down = b.sub(depth, _c(1))
         below = self._partition(b, a, n, pivot, "<")
         none_bb, split_bb = fn.append_basic_block("none_below"), fn.append_basic_block("split")
@@ -696,6 +709,32 @@ class _QuickKernel:
             put(v)
         return b.load(put_lo, typ=I64)
 
+    def _choose(self, b, a, n, pos=None) -> tuple[ll.Value, ll.Value]:
+        """(i1 settled, pivot) of the ``n`` keys at ``a``: ``_settle_few`` of their sample, and
+        its middle key, by a call of a function of its own (sorts56: its copy inlined at each
+        of four calls was about 0.05 s of the module's compile each)."""
+        fn = self._choosers.get(pos is not None)
+        if fn is None:
+            params = [PTR, PTR, I64, PTR] if pos is not None else [PTR, I64, PTR]
+            suffix = "choose_positions" if pos is not None else "choose"
+            fn = ll.Function(self.module, ll.FunctionType(I1, params),
+                             f"{SYMBOL_PREFIX}_{self.kind}{self.width}_w{self.lanes}_{self.module_part}_{suffix}")
+            fn.linkage = "internal"
+            fn.attributes.add("noinline")
+            inner = ll.IRBuilder(fn.append_basic_block("entry"))
+            if pos is not None:
+                a_, pos_, n_, out = fn.args
+            else:
+                (a_, n_, out), pos_ = fn.args, None
+            sample = self._sample(inner, a_, n_)
+            inner.store(sample[SAMPLE // 2], out)
+            inner.ret(self._settle_few(inner, a_, n_, sample, pos_))
+            self._choosers[pos is not None] = fn
+        with b.goto_entry_block():
+            slot = b.alloca(self.t)
+        settled = b.call(fn, [a, n, slot] if pos is None else [a, pos, n, slot])
+        return settled, b.load(slot, typ=self.t)
+
     def _sample(self, b, p, n) -> list[ll.Value]:
         """``SAMPLE`` keys spread evenly over the segment, sorted (by an odd-even transposition
         network of compares and selects); the middle one is the pivot."""
@@ -795,6 +834,7 @@ class _QuickKernel:
         fn = ll.Function(self.module, ll.FunctionType(ll.VoidType(), [PTR, PTR, I64]),
                          f"{shared_symbol(self.width, w, kind=self.kind)}_net{count}")
         fn.linkage = "internal"
+        fn.attributes.add("noinline")
         src, dst, n = fn.args
         b = ll.IRBuilder(fn.append_basic_block("entry"))
         i32 = ll.IntType(32)
@@ -814,6 +854,8 @@ class _QuickKernel:
              for r in range(count)]
 
         def order(x, y):
+            if self.kind != "f":
+                return self.least(b, x, y), self.greatest(b, x, y)
             lt = self.cmp(b, "<", y, x)
             return b.select(lt, y, x), b.select(lt, x, y)
 
@@ -836,8 +878,11 @@ class _QuickKernel:
                         other = b.shuffle_vector(v[r], ll.Constant(self.vec, ll.Undefined), perm)
                         # x86's min and max: each gives ``other`` where the two are equal, so
                         # equal keys (-0.0, 0.0) trade places, never both come out the same
-                        small = b.select(self.cmp(b, "<", v[r], other), v[r], other)
-                        large = b.select(self.cmp(b, ">", v[r], other), v[r], other)
+                        if self.kind == "f":
+                            small = b.select(self.cmp(b, "<", v[r], other), v[r], other)
+                            large = b.select(self.cmp(b, ">", v[r], other), v[r], other)
+                        else:
+                            small, large = self.least(b, v[r], other), self.greatest(b, v[r], other)
                         takes_small = [((lane & j) == 0) == (((r * w + lane) & k) == 0)
                                        for lane in range(w)]
                         pick = ll.Constant(self.mask, [int(t) for t in takes_small])
