@@ -64,6 +64,9 @@ NETWORK_VECTORS = {32: 16, 64: 16}
 # partitioned segment holds more than a network's vectors, so at most half of those.
 AHEAD = {32: 8, 64: 8}
 SAMPLE = 9  # keys whose median is a partition's pivot
+# Networks of this many vectors or more sort their halves by calls of the network of half as
+# many (``_QuickKernel._network``); below, one network in registers.
+HALVED_FROM = 16
 # Lanes sorted here, per float width: lengths in any of the ranges [from, to) (lanes of 8192
 # or fewer are sort_short.py's networks' first). Measured on an AVX-512 host (Emerald Rapids),
 # where it is faster than the radix path: every float32 length from 10^4 to 3*10^6; float64
@@ -228,16 +231,17 @@ class _QuickKernel:
         self.masked_store = ll.Function(m, ll.FunctionType(ll.VoidType(), [self.vec, PTR, ll.IntType(32),
                                                                          self.mask]),
                                         f"llvm.masked.store.{suffix}")
-        self._partitions: dict[tuple[str, bool], ll.Function] = {}
+        self._partitions: dict[bool, ll.Function] = {}
         self._choosers: dict[bool, ll.Function] = {}
         if part == "sort":
             entry = self._sort_entry()
         else:
             entry = self._select(positions=part == "argselect")
         sort_buckets.emit_address_table(m, table_symbol(width, lanes, kind, part), [entry])
-        if width == 32:  # vectors already: O3 without SLP makes the same object code. Not
-            # float64's: there SLP reorders scalar compares, and without it a 50,000-key
-            # sort on one thread measured 1.04-1.5x as long (docs/performance.md, session 54)
+        if width == 32 or kind != "f":  # vectors already: O3 without SLP makes the same
+            # object code (int64's too: sorts56). Not float64's: there SLP reorders scalar
+            # compares, and without it a 50,000-key sort on one thread measured 1.04-1.5x as
+            # long (docs/performance.md, session 54)
             m.add_named_metadata(target.NO_SLP_METADATA, [])
 
     def _sort_entry(self) -> ll.Function:
@@ -564,20 +568,41 @@ class _QuickKernel:
         b.ret(b.call(fn, [b.select(left_first, upper, a), b.select(left_first, above, below), down]))
 
     def _partition(self, b, a, n, pivot, op, pos=None) -> ll.Value:
-        """A call of the module's partition by ``op`` (``_partition_function``)."""
-        key = (op, pos is not None)
-        fn = self._partitions.get(key)
+        """A call of the module's partition (``_partition_function``) by ``op``, "<" or "<=":
+        the keys ``<= pivot`` are the keys ``<`` the next key after it, and where none is
+        after it (the largest key) all of them."""
+        fn = self._partitions.get(pos is not None)
         if fn is None:
-            fn = self._partitions[key] = self._partition_function(op, pos is not None)
-        return b.call(fn, [a, n, pivot] if pos is None else [a, pos, n, pivot])
+            fn = self._partitions[pos is not None] = self._partition_function(pos is not None)
+        if op == "<":
+            return b.call(fn, [a, n, pivot] if pos is None else [a, pos, n, pivot])
+        with b.goto_entry_block():
+            below = b.alloca(I64)
+        b.store(n, below)
+        with b.if_then(self.cmp(b, "<", pivot, ll.Constant(self.t, self.largest))):
+            after = self._next_key(b, pivot)
+            b.store(b.call(fn, [a, n, after] if pos is None else [a, pos, n, after]), below)
+        return b.load(below, typ=I64)
 
-    def _partition_function(self, op, positions: bool) -> ll.Function:
-        """``i64 partition(a, [pos,] n, pivot)`` (``_emit_partition``), a function of its own
-        that LLVM does not inline (sorts56): it was inlined at each of its dozen calls, each
-        copy about 0.07 s of the module's O3, which was then 2 s of a process's first int sort
-        or partition."""
+    def _next_key(self, b, key) -> ll.Value:
+        """The least key above ``key`` (below the largest): the next int, or the next float
+        (the smallest subnormal after either zero, which compare equal)."""
+        if self.kind != "f":
+            return b.add(key, ll.Constant(self.t, 1))
+        bits_type = ll.IntType(self.width)
+        bits = b.bitcast(key, bits_type)
+        one = ll.Constant(bits_type, 1)
+        zero = ll.Constant(self.t, 0.0)
+        away = b.select(b.fcmp_ordered(">", key, zero), b.add(bits, one), b.sub(bits, one))
+        return b.bitcast(b.select(b.fcmp_ordered("==", key, zero), one, away), self.t)
+
+    def _partition_function(self, positions: bool) -> ll.Function:
+        """``i64 partition(a, [pos,] n, pivot)`` (``_emit_partition`` by "<"), one function
+        that LLVM does not inline (sorts56): it was inlined at each of its dozen calls, by
+        "<" and by "<=", each copy about 0.07 s of the module's O3, which was then 2 s of a
+        process's first int sort or partition."""
         params = [PTR, PTR, I64, self.t] if positions else [PTR, I64, self.t]
-        suffix = f"partition_{'lt' if op == '<' else 'le'}{'_positions' if positions else ''}"
+        suffix = f"partition{'_positions' if positions else ''}"
         fn = ll.Function(self.module, ll.FunctionType(I64, params),
                          f"{SYMBOL_PREFIX}_{self.kind}{self.width}_w{self.lanes}_{self.module_part}_{suffix}")
         fn.linkage = "internal"
@@ -587,7 +612,7 @@ class _QuickKernel:
             a, pos, n, pivot = fn.args
         else:
             (a, n, pivot), pos = fn.args, None
-        b.ret(self._emit_partition(b, a, n, pivot, op, pos))
+        b.ret(self._emit_partition(b, a, n, pivot, "<", pos))
         return fn
 
     def _emit_partition(self, b, a, n, pivot, op, pos=None) -> ll.Value:
@@ -743,6 +768,10 @@ class _QuickKernel:
                 for k in range(SAMPLE)]
         for rnd in range(SAMPLE):
             for k in range(rnd % 2, SAMPLE - 1, 2):
+                if self.kind != "f":
+                    keys[k], keys[k + 1] = (self.least(b, keys[k], keys[k + 1]),
+                                            self.greatest(b, keys[k], keys[k + 1]))
+                    continue
                 lt = self.cmp(b, "<", keys[k + 1], keys[k])
                 keys[k], keys[k + 1] = (b.select(lt, keys[k + 1], keys[k]),
                                         b.select(lt, keys[k], keys[k + 1]))
@@ -820,7 +849,7 @@ class _QuickKernel:
                 other = fn.append_basic_block(f"over{count}")
                 b.cbranch(b.icmp_signed("<=", n, _c(count * self.lanes)), here, other)
             b.position_at_end(here)
-            b.call(self.networks[count], [src, dst, n])
+            b.call(self.networks[count], [src, dst, n, ll.Constant(I1, 0)])
             b.branch(done)
             if count != counts[-1]:
                 b.position_at_end(other)
@@ -828,19 +857,24 @@ class _QuickKernel:
 
     def _network(self, count: int) -> ll.Function:
         """``void net(src, dst, n)``: the ``n <= count * lanes`` keys at ``src`` sorted into
-        ``dst`` by a bitonic network over ``count`` vectors (padded with +inf): compares and
-        selects of whole vectors, and of each vector's elements with a shuffled copy."""
+        ``dst`` by a bitonic network over ``count`` vectors (padded with the largest key):
+        compares and selects of whole vectors, and of each vector's elements with a shuffled
+        copy. From ``HALVED_FROM`` vectors, the two halves are sorted by the network of half
+        as many (calls, into a scratch row), and only the last merge is emitted here
+        (sorts56: each network then holds one merge, not a whole sort: a seventh of the
+        instructions, where the networks had been half of the sort module's compile)."""
         w = self.lanes
-        fn = ll.Function(self.module, ll.FunctionType(ll.VoidType(), [PTR, PTR, I64]),
+        fn = ll.Function(self.module, ll.FunctionType(ll.VoidType(), [PTR, PTR, I64, I1]),
                          f"{shared_symbol(self.width, w, kind=self.kind)}_net{count}")
         fn.linkage = "internal"
         fn.attributes.add("noinline")
-        src, dst, n = fn.args
+        src, dst, n, whole = fn.args
         b = ll.IRBuilder(fn.append_basic_block("entry"))
         i32 = ll.IntType(32)
         iota = ll.Constant(ll.VectorType(I64, w), list(range(w)))
         inf = ll.Constant(self.vec, [self.largest] * w)
         align = ll.Constant(i32, self.width // 8)
+        undefined = ll.Constant(self.vec, ll.Undefined)
 
         def mask_at(r):
             left = b.sub(n, _c(r * w))
@@ -850,8 +884,39 @@ class _QuickKernel:
             return b.icmp_signed("<", iota, splat)
 
         masks = [mask_at(r) for r in range(count)]
-        v = [b.call(self.masked_load, [self.at(b, src, _c(r * w)), align, masks[r], inf])
-             for r in range(count)]
+        total = count * w
+        if count >= HALVED_FROM:  # two sorted halves, the second reversed: one bitonic run
+            half = count // 2
+            with b.goto_entry_block():
+                scratch = b.alloca(self.t, size=total)
+                scratch.align = 64
+
+            def row(r):  # (a typed pointer: the stack's)
+                return b.bitcast(self.at(b, scratch, _c(r * w)), self.vec.as_pointer())
+            # whole vectors through the scratch row, padding and all: a masked store is not
+            # forwarded to the load after it, and the float sorts measured 5% slower so
+            first = b.select(b.icmp_signed("<", n, _c(half * w)), n, _c(half * w))
+            yes = ll.Constant(I1, 1)
+            b.call(self.networks[half], [src, scratch, first, yes])
+            second = b.sub(n, first)
+            with b.if_else(b.icmp_signed(">", second, _c(0))) as (more, padding):
+                with more:
+                    b.call(self.networks[half], [self.at(b, src, _c(half * w)),
+                                                 self.at(b, scratch, _c(half * w)), second, yes])
+                with padding:
+                    for r in range(half, count):
+                        b.store(inf, row(r)).align = self.width // 8
+            v = []
+            for r in range(count):
+                v.append(b.load(row(r), typ=self.vec))
+                v[-1].align = self.width // 8
+            backwards = ll.Constant(ll.VectorType(i32, w), list(range(w - 1, -1, -1)))
+            v[half:] = [b.shuffle_vector(x, undefined, backwards) for x in reversed(v[half:])]
+            k = total  # the last merge alone, every compare ascending
+        else:
+            v = [b.call(self.masked_load, [self.at(b, src, _c(r * w)), align, masks[r], inf])
+                 for r in range(count)]
+            k = 2
 
         def order(x, y):
             if self.kind != "f":
@@ -859,8 +924,6 @@ class _QuickKernel:
             lt = self.cmp(b, "<", y, x)
             return b.select(lt, y, x), b.select(lt, x, y)
 
-        total = count * w
-        k = 2
         while k <= total:
             j = k // 2
             while j >= 1:
@@ -875,7 +938,7 @@ class _QuickKernel:
                 else:  # partners within a vector: element l meets l ^ j
                     perm = ll.Constant(ll.VectorType(i32, w), [lane ^ j for lane in range(w)])
                     for r in range(count):
-                        other = b.shuffle_vector(v[r], ll.Constant(self.vec, ll.Undefined), perm)
+                        other = b.shuffle_vector(v[r], undefined, perm)
                         # x86's min and max: each gives ``other`` where the two are equal, so
                         # equal keys (-0.0, 0.0) trade places, never both come out the same
                         if self.kind == "f":
@@ -889,8 +952,13 @@ class _QuickKernel:
                         v[r] = b.select(pick, small, large)
                 j //= 2
             k *= 2
-        for r in range(count):
-            b.call(self.masked_store, [v[r], self.at(b, dst, _c(r * w)), align, masks[r]])
+        with b.if_else(whole) as (all_of_them, only_keys):
+            with all_of_them:
+                for r in range(count):
+                    b.store(v[r], self.at(b, dst, _c(r * w))).align = self.width // 8
+            with only_keys:
+                for r in range(count):
+                    b.call(self.masked_store, [v[r], self.at(b, dst, _c(r * w)), align, masks[r]])
         b.ret_void()
         return fn
 
