@@ -88,17 +88,18 @@ ENABLED = True  # False: the radix path for every lane (tools/bench_sort.py --ra
 FORCE_LANES: int | None = None  # tests: a vector width of their own on any target
 
 SYMBOL_PREFIX = "jitcore_cpu_sort_quick"
-# A module of its own per part (sorts56): the sort (networks, recursion, threads), the
+# A module of its own per part (sorts56): the sort (networks, recursion, threads), the sort of
+# a lane too short for threads (``serial``: no threads' kernels, and no pool to load), the
 # selection and the selection with positions. A process compiles only the parts its code calls
 # (an int partition neither the sort's networks nor argpartition's moves of positions).
-PARTS = ("sort", "select", "argselect")
+PARTS = ("sort", "serial", "select", "argselect")
 _SYMBOL = re.compile(SYMBOL_PREFIX + r"_([fiu])(32|64)_w(\d+)_(" + "|".join(PARTS) + r")\b")
 
 
-def shared_symbol(width: int, lanes: int, kind: str = "f") -> str:
+def shared_symbol(width: int, lanes: int, kind: str = "f", serial: bool = False) -> str:
     """The sort's symbol, of keys of ``kind`` (``sort_keys.KINDS``: float, signed or unsigned
-    int)."""
-    return f"{SYMBOL_PREFIX}_{kind}{width}_w{lanes}_sort"
+    int); ``serial``: the one for lanes shorter than ``THREADED_FROM``, on one thread."""
+    return f"{SYMBOL_PREFIX}_{kind}{width}_w{lanes}_{'serial' if serial else 'sort'}"
 
 
 def table_symbol(width: int, lanes: int, kind: str = "f", part: str = "sort") -> str:
@@ -156,8 +157,9 @@ def depth_limit(n: int) -> int:
     return 2 * max(1, n.bit_length()) + 4
 
 
-def declare(module: ll.Module, width: int, lanes: int, kind: str = "f") -> ll.Function:
-    name = shared_symbol(width, lanes, kind)
+def declare(module: ll.Module, width: int, lanes: int, kind: str = "f", serial: bool = False) -> ll.Function:
+    """``i64 sort(data, n, depth)``; ``serial``: for ``n`` below ``THREADED_FROM`` only."""
+    name = shared_symbol(width, lanes, kind, serial)
     existing = module.globals.get(name)
     if existing is not None:
         return existing
@@ -233,8 +235,8 @@ class _QuickKernel:
                                         f"llvm.masked.store.{suffix}")
         self._partitions: dict[bool, ll.Function] = {}
         self._choosers: dict[bool, ll.Function] = {}
-        if part == "sort":
-            entry = self._sort_entry()
+        if part in ("sort", "serial"):
+            entry = self._sort_entry(threaded=part == "sort")
         else:
             entry = self._select(positions=part == "argselect")
         sort_buckets.emit_address_table(m, table_symbol(width, lanes, kind, part), [entry])
@@ -244,9 +246,9 @@ class _QuickKernel:
             # long (docs/performance.md, session 54)
             m.add_named_metadata(target.NO_SLP_METADATA, [])
 
-    def _sort_entry(self) -> ll.Function:
-        """The sort's entry (``i64 sort(data, n, depth)``), its networks, its recursion and its
-        kernels on the threads."""
+    def _sort_entry(self, threaded: bool) -> ll.Function:
+        """The sort's entry (``i64 sort(data, n, depth)``), its networks, its recursion and
+        (``threaded``) its kernels on the threads."""
         self.networks = {}
         count = 1
         while count <= NETWORK_VECTORS[self.width]:
@@ -256,16 +258,17 @@ class _QuickKernel:
                                f"{shared_symbol(self.width, self.lanes, kind=self.kind)}_segment")
         self.rec.linkage = "internal"
         self._segment()
-        self.split = self._split_kernel()
-        self.blocks = self._blocks_kernel()
-        self.finish = self._finish_kernel()
-        entry = declare(self.module, self.width, self.lanes, self.kind)
+        entry = declare(self.module, self.width, self.lanes, self.kind, serial=not threaded)
         b = ll.IRBuilder(entry.append_basic_block("entry"))
         data, n, depth = entry.args
-        threads = runtime.setting(b, "num_threads")
-        many = b.and_(b.icmp_signed(">=", n, _c(THREADED_FROM)), b.icmp_signed(">", threads, _c(1)))
-        with b.if_then(many, likely=False):
-            b.ret(self._threaded(b, data, n, depth))
+        if threaded:
+            self.split = self._split_kernel()
+            self.blocks = self._blocks_kernel()
+            self.finish = self._finish_kernel()
+            threads = runtime.setting(b, "num_threads")
+            many = b.and_(b.icmp_signed(">=", n, _c(THREADED_FROM)), b.icmp_signed(">", threads, _c(1)))
+            with b.if_then(many, likely=False):
+                b.ret(self._threaded(b, data, n, depth))
         failed = b.call(self.rec, [data, n, depth])
         b.ret(b.zext(failed, I64))
         return entry
@@ -969,8 +972,8 @@ _loaded: dict[str, int] = {}
 
 def entry_symbol(width: int, lanes: int, kind: str, part: str) -> str:
     """The symbol a part's module is called by (``PARTS``)."""
-    if part == "sort":
-        return shared_symbol(width, lanes, kind)
+    if part in ("sort", "serial"):
+        return shared_symbol(width, lanes, kind, part == "serial")
     return select_symbol(width, lanes, part == "argselect", kind)
 
 
