@@ -3607,6 +3607,28 @@ MUTANTS = [
            "a loop's early return of an array written later on the paths that go on (return x "
            "under nested traced ifs, then x[k] = -1) is refused as a nested choice",
            ("tests/jitcore/test_loop_exits_round45.py",)),
+    Mutant("next-float-key-after-zero-is-nan", "codegen/cpu/sort_quick.py",
+           "        return b.bitcast(b.select(b.fcmp_ordered(\"==\", key, zero), one, away), self.t)",
+           "        return b.bitcast(away, self.t)",
+           "the quicksort's \"<=\" partition by the key after a zero pivot compares with a NaN: "
+           "nothing goes to the front, and a lane of mostly zeros is handed back past the depth",
+           ("tests/codegen/test_sort_compile_56.py",)),
+    Mutant("quicksort-partition-inlined", "codegen/cpu/sort_quick.py",
+           "        fn.linkage = \"internal\"\n        fn.attributes.add(\"noinline\")\n"
+           "        b = ll.IRBuilder(fn.append_basic_block(\"entry\"))\n        if positions:\n"
+           "            a, pos, n, pivot = fn.args",
+           "        fn.linkage = \"internal\"\n"
+           "        b = ll.IRBuilder(fn.append_basic_block(\"entry\"))\n        if positions:\n"
+           "            a, pos, n, pivot = fn.args",
+           "the quicksort's partition inlined at each of its calls again: a copy each, most of "
+           "the 2 s a module took to compile before sorts56",
+           ("tests/codegen/test_sort_compile_56.py",)),
+    Mutant("halved-network-second-half-not-reversed", "codegen/cpu/sort_quick.py",
+           "            v[half:] = [b.shuffle_vector(x, undefined, backwards) for x in reversed(v[half:])]\n",
+           "",
+           "the 16-vector network merges its two sorted halves without reversing the second: not "
+           "one bitonic run, so the merge leaves keys out of order",
+           ("tests/codegen/test_sort_compile_56.py",)),
 ]
 
 
