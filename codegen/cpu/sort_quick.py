@@ -38,9 +38,15 @@ goes is a function of the lane alone, never of the thread count. The same partit
 select (``np.partition``, and with positions moved beside the keys ``np.argpartition``:
 ``sort_select.py`` calls ``select`` and ``argselect``), going on in the side that holds the rank.
 
-The kernels of each (float width, lanes) are compiled once per process, as a module of its own
-(``i64 <symbol>(ptr data, i64 n, i64 depth)``: 0 sorted in ``data``, 1 gave up; and the two
-selections) that the sorting functions' modules declare and call, as ``sort_buckets.py``'s.
+The kernels of each (key kind, width, lanes) are compiled once per process, a module per part
+(``PARTS``, sorts56): the sort (``i64 <symbol>(ptr data, i64 n, i64 depth)``: 0 sorted in
+``data``, 1 gave up), the same for lanes too short for threads (``serial``), and the two
+selections, which hand their last range to the caller's scalar selection; the sorting
+functions' modules declare and call them, as ``sort_buckets.py``'s. Each part has one partition
+function and one pivot choice, which LLVM does not inline, and the 16-vector network merges two
+sorted halves from the 8-vector one: the modules were 17,500-20,700 instructions and 2 s of LLVM
+each, one a kind, and are now 1,000-4,500 and 0.1-0.4 s each (docs/performance.md, "Session
+56: sort compile cost").
 """
 
 from __future__ import annotations

@@ -65,8 +65,9 @@ def _select(dtype):
     symbol = sort_quick.select_symbol(width, 512 // width, kind=kind)
     if symbol not in _kernels:
         sort_quick.load_shared(symbol, backend_for("cpu")._compile_and_load)
-        _kernels[symbol] = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
-                                            ctypes.c_void_p)(sort_quick._loaded[symbol])
+        _kernels[symbol] = ctypes.CFUNCTYPE(
+            None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p
+        )(sort_quick._loaded[symbol])
     return _kernels[symbol]
 
 
@@ -75,8 +76,9 @@ def _sort(dtype):
     symbol = sort_quick.shared_symbol(width, 512 // width, kind, serial=True)
     if symbol not in _kernels:
         sort_quick.load_shared(symbol, backend_for("cpu")._compile_and_load)
-        _kernels[symbol] = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
-                                            ctypes.c_int64)(sort_quick._loaded[symbol])
+        _kernels[symbol] = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)(
+            sort_quick._loaded[symbol]
+        )
     return _kernels[symbol]
 
 
@@ -86,8 +88,12 @@ def _least_first(dtype, rng, n=3000):
     info = np.finfo(dtype) if dtype.startswith("float") else np.iinfo(dtype)
     if dtype.startswith("float"):
         tiny = np.array(info.smallest_subnormal, dtype)
-        lanes = [np.array([-0.0, 0.0], dtype), np.array([-0.0, 0.0, tiny, 1.0], dtype),
-                 np.array([-tiny, tiny, 0.0, 2.0], dtype), np.array([-np.inf, -1.0, 0.0], dtype)]
+        lanes = [
+            np.array([-0.0, 0.0], dtype),
+            np.array([-0.0, 0.0, tiny, 1.0], dtype),
+            np.array([-tiny, tiny, 0.0, 2.0], dtype),
+            np.array([-np.inf, -1.0, 0.0], dtype),
+        ]
     else:
         least = info.min
         lanes = [np.array([least, least + 1, 7], dtype), np.array([5, 6, info.max], dtype)]
@@ -110,7 +116,7 @@ def test_pivot_at_the_least_key_settles(dtype):
             data[lo:hi] = np.sort(data[lo:hi])  # the caller's scalar selection
             want = np.sort(x)
             assert data[k] == want[k]
-            assert (data[:k] <= data[k]).all() and (data[k + 1:] >= data[k]).all()
+            assert (data[:k] <= data[k]).all() and (data[k + 1 :] >= data[k]).all()
             np.testing.assert_array_equal(np.sort(data), want)
         data = x.copy()
         assert _sort(dtype)(data.ctypes.data, x.size, sort_quick.depth_limit(x.size)) == 0
