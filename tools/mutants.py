@@ -3613,14 +3613,12 @@ MUTANTS = [
            "the quicksort's \"<=\" partition by the key after a zero pivot compares with a NaN: "
            "nothing goes to the front, and a lane of mostly zeros is handed back past the depth",
            ("tests/codegen/test_sort_compile_56.py",)),
-    Mutant("quicksort-partition-inlined", "codegen/cpu/sort_quick.py",
-           "        fn.linkage = \"internal\"\n        fn.attributes.add(\"noinline\")\n"
-           "        b = ll.IRBuilder(fn.append_basic_block(\"entry\"))\n        if positions:\n"
-           "            a, pos, n, pivot = fn.args",
-           "        fn.linkage = \"internal\"\n"
-           "        b = ll.IRBuilder(fn.append_basic_block(\"entry\"))\n        if positions:\n"
-           "            a, pos, n, pivot = fn.args",
-           "the quicksort's partition inlined at each of its calls again: a copy each, most of "
+    Mutant("quicksort-partition-copied-at-each-call", "codegen/cpu/sort_quick.py",
+           "        if op == \"<\":\n"
+           "            return b.call(fn, [a, n, pivot] if pos is None else [a, pos, n, pivot])\n",
+           "        if op == \"<\":\n"
+           "            return self._emit_partition(b, a, n, pivot, op, pos)\n",
+           "the quicksort's partition emitted again at each of its calls: a copy each, most of "
            "the 2 s a module took to compile before sorts56",
            ("tests/codegen/test_sort_compile_56.py",)),
     Mutant("halved-network-second-half-not-reversed", "codegen/cpu/sort_quick.py",

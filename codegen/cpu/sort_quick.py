@@ -607,9 +607,9 @@ class _QuickKernel:
 
     def _partition_function(self, positions: bool) -> ll.Function:
         """``i64 partition(a, [pos,] n, pivot)`` (``_emit_partition`` by "<"), one function
-        that LLVM does not inline (sorts56): it was inlined at each of its dozen calls, by
-        "<" and by "<=", each copy about 0.07 s of the module's O3, which was then 2 s of a
-        process's first int sort or partition."""
+        (sorts56): the module had held a copy of it at each of its dozen calls, by "<" and by
+        "<=", each copy about 0.07 s of the module's O3, which was then 2 s of a process's
+        first int sort or partition."""
         params = [PTR, PTR, I64, self.t] if positions else [PTR, I64, self.t]
         suffix = f"partition{'_positions' if positions else ''}"
         fn = ll.Function(self.module, ll.FunctionType(I64, params),

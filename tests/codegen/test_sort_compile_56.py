@@ -1,9 +1,9 @@
 """Session 56: the quicksort's modules cheap to compile (``codegen/cpu/sort_quick.py``).
 
 - A module per part (``PARTS``: the sort, its serial version, the selection, the selection with
-  positions), each with one partition function that LLVM does not inline (its dozen inlined
-  copies were most of the 2 s a module took) and the selection with no network: the text of
-  each part stays within a bound, and the optimised selection still calls its partition.
+  positions), each with one partition function (a copy of it at each of a dozen calls was
+  most of the 2 s a module took) and the selection with no network: the text of each part
+  stays within a bound, and the optimised selection still calls its partition.
 - "<=" partitions are "<" partitions by the next key (``_next_key``): a lane whose pivot is its
   least key (signed zeros, the smallest subnormal above them, the least int, int and int + 1)
   is settled within the depth limit, never handed back whole (the sort gives up, the selection
