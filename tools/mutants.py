@@ -3674,6 +3674,26 @@ MUTANTS = [
            "        floats = []",
            "a float made static on demand (each value compiles) is not warned about at once",
            ("tests/jitcore/test_control_flow_56.py",)),
+    Mutant("next-float-key-after-zero-is-nan", "codegen/cpu/sort_quick.py",
+           "        return b.bitcast(b.select(b.fcmp_ordered(\"==\", key, zero), one, away), self.t)",
+           "        return b.bitcast(away, self.t)",
+           "the quicksort's \"<=\" partition by the key after a zero pivot compares with a NaN: "
+           "nothing goes to the front, and a lane of mostly zeros is handed back past the depth",
+           ("tests/codegen/test_sort_compile_56.py",)),
+    Mutant("quicksort-partition-copied-at-each-call", "codegen/cpu/sort_quick.py",
+           "        if op == \"<\":\n"
+           "            return b.call(fn, [a, n, pivot] if pos is None else [a, pos, n, pivot])\n",
+           "        if op == \"<\":\n"
+           "            return self._emit_partition(b, a, n, pivot, op, pos)\n",
+           "the quicksort's partition emitted again at each of its calls: a copy each, most of "
+           "the 2 s a module took to compile before sorts56",
+           ("tests/codegen/test_sort_compile_56.py",)),
+    Mutant("halved-network-second-half-not-reversed", "codegen/cpu/sort_quick.py",
+           "            v[half:] = [b.shuffle_vector(x, undefined, backwards) for x in reversed(v[half:])]\n",
+           "",
+           "the 16-vector network merges its two sorted halves without reversing the second: not "
+           "one bitonic run, so the merge leaves keys out of order",
+           ("tests/codegen/test_sort_compile_56.py",)),
 ]
 
 

@@ -146,7 +146,7 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
         src = element_pointer(b, source.pointer, zero, source.strides, elem)
         key_a = element_pointer(b, buffers[0].pointer, zero, buffers[0].strides, elem)
         nans, lost = _copy_numbers_first(b, keys, src, source.strides[-1], key_a, n)
-        quick = sort_quick.declare(module, t.bitwidth, lanes)
+        quick = sort_quick.declare(module, t.bitwidth, lanes, serial=n < sort_quick.THREADED_FROM)
         failed = b.call(quick, [key_a, b.sub(_c(n), nans), _c(sort_quick.depth_limit(n))])
         with b.if_else(b.icmp_unsigned("!=", failed, _c(0)), likely=False) as (gave_up, sorted_):
             with gave_up:
@@ -208,7 +208,7 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
         key_a = element_pointer(b, buffers[0].pointer, zero, buffers[0].strides, elem)
         _by_stride(b, source.strides[-1], lambda step: emit_loop(b, _c(n), lambda i: b.store(
             keys.load(b, src, step, i), b.gep(key_a, [i], inbounds=True, source_etype=elem))))
-        quick = sort_quick.declare(module, t.bitwidth, int_lanes, kind)
+        quick = sort_quick.declare(module, t.bitwidth, int_lanes, kind, serial=n < sort_quick.THREADED_FROM)
         failed = b.call(quick, [key_a, _c(n), _c(sort_quick.depth_limit(n))])
         with b.if_then(b.icmp_unsigned("!=", failed, _c(0)), likely=False):
             radix_int_lane(ivs, src, tables, lo, span, offset)

@@ -38,9 +38,15 @@ goes is a function of the lane alone, never of the thread count. The same partit
 select (``np.partition``, and with positions moved beside the keys ``np.argpartition``:
 ``sort_select.py`` calls ``select`` and ``argselect``), going on in the side that holds the rank.
 
-The kernels of each (float width, lanes) are compiled once per process, as a module of its own
-(``i64 <symbol>(ptr data, i64 n, i64 depth)``: 0 sorted in ``data``, 1 gave up; and the two
-selections) that the sorting functions' modules declare and call, as ``sort_buckets.py``'s.
+The kernels of each (key kind, width, lanes) are compiled once per process, a module per part
+(``PARTS``, sorts56): the sort (``i64 <symbol>(ptr data, i64 n, i64 depth)``: 0 sorted in
+``data``, 1 gave up), the same for lanes too short for threads (``serial``), and the two
+selections, which hand their last range to the caller's scalar selection; the sorting
+functions' modules declare and call them, as ``sort_buckets.py``'s. Each part has one partition
+function and one pivot choice, which LLVM does not inline, and the 16-vector network merges two
+sorted halves from the 8-vector one: the modules were 17,500-20,700 instructions and 2 s of LLVM
+each, one a kind, and are now 1,000-4,500 and 0.1-0.4 s each (docs/performance.md, "Session
+56: sort compile cost").
 """
 
 from __future__ import annotations
@@ -64,6 +70,9 @@ NETWORK_VECTORS = {32: 16, 64: 16}
 # partitioned segment holds more than a network's vectors, so at most half of those.
 AHEAD = {32: 8, 64: 8}
 SAMPLE = 9  # keys whose median is a partition's pivot
+# Networks of this many vectors or more sort their halves by calls of the network of half as
+# many (``_QuickKernel._network``); below, one network in registers.
+HALVED_FROM = 16
 # Lanes sorted here, per float width: lengths in any of the ranges [from, to) (lanes of 8192
 # or fewer are sort_short.py's networks' first). Measured on an AVX-512 host (Emerald Rapids),
 # where it is faster than the radix path: every float32 length from 10^4 to 3*10^6; float64
@@ -85,14 +94,23 @@ ENABLED = True  # False: the radix path for every lane (tools/bench_sort.py --ra
 FORCE_LANES: int | None = None  # tests: a vector width of their own on any target
 
 SYMBOL_PREFIX = "jitcore_cpu_sort_quick"
-_SYMBOL = re.compile(SYMBOL_PREFIX + r"_([fiu])(32|64)_w(\d+)")
+# A module of its own per part (sorts56): the sort (networks, recursion, threads), the sort of
+# a lane too short for threads (``serial``: no threads' kernels, and no pool to load), the
+# selection and the selection with positions. A process compiles only the parts its code calls
+# (an int partition neither the sort's networks nor argpartition's moves of positions).
+PARTS = ("sort", "serial", "select", "argselect")
+_SYMBOL = re.compile(SYMBOL_PREFIX + r"_([fiu])(32|64)_w(\d+)_(" + "|".join(PARTS) + r")\b")
 
 
-def shared_symbol(width: int, lanes: int, table: bool = False, kind: str = "f") -> str:
-    """The sort's symbol (``table``: its table of addresses) of keys of ``kind``
-    (``sort_keys.KINDS``: float, signed or unsigned int)."""
-    base = f"{SYMBOL_PREFIX}_{kind}{width}_w{lanes}"
-    return base if table else f"{base}_sort"
+def shared_symbol(width: int, lanes: int, kind: str = "f", serial: bool = False) -> str:
+    """The sort's symbol, of keys of ``kind`` (``sort_keys.KINDS``: float, signed or unsigned
+    int); ``serial``: the one for lanes shorter than ``THREADED_FROM``, on one thread."""
+    return f"{SYMBOL_PREFIX}_{kind}{width}_w{lanes}_{'serial' if serial else 'sort'}"
+
+
+def table_symbol(width: int, lanes: int, kind: str = "f", part: str = "sort") -> str:
+    """The symbol of the table of addresses of one part's module (``PARTS``)."""
+    return f"{SYMBOL_PREFIX}_{kind}{width}_w{lanes}_{part}_table"
 
 
 def lanes_for(width: int, isa: frozenset[str]) -> int | None:
@@ -145,8 +163,9 @@ def depth_limit(n: int) -> int:
     return 2 * max(1, n.bit_length()) + 4
 
 
-def declare(module: ll.Module, width: int, lanes: int, kind: str = "f") -> ll.Function:
-    name = shared_symbol(width, lanes, kind=kind)
+def declare(module: ll.Module, width: int, lanes: int, kind: str = "f", serial: bool = False) -> ll.Function:
+    """``i64 sort(data, n, depth)``; ``serial``: for ``n`` below ``THREADED_FROM`` only."""
+    name = shared_symbol(width, lanes, kind, serial)
     existing = module.globals.get(name)
     if existing is not None:
         return existing
@@ -159,15 +178,15 @@ def select_symbol(width: int, lanes: int, positions: bool = False, kind: str = "
 
 def declare_select(module: ll.Module, width: int, lanes: int, positions: bool = False,
                    kind: str = "f") -> ll.Function:
-    """``i64 select(ptr data, i64 n, i64 k)`` of the quicksort's module, or (``positions``)
-    ``void argselect(ptr data, ptr positions, i64 n, i64 k, ptr range)`` (``_QuickKernel._select``)."""
+    """``void select(ptr data, i64 n, i64 k, ptr range)`` of the quicksort's selection
+    module, or (``positions``) ``void argselect(ptr data, ptr positions, i64 n, i64 k, ptr
+    range)`` (``_QuickKernel._select``)."""
     name = select_symbol(width, lanes, positions, kind)
     existing = module.globals.get(name)
     if existing is not None:
         return existing
-    kind = ll.FunctionType(ll.VoidType(), [PTR, PTR, I64, I64, PTR]) if positions else \
-        ll.FunctionType(I64, [PTR, I64, I64])
-    return ll.Function(module, kind, name)
+    params = [PTR, PTR, I64, I64, PTR] if positions else [PTR, I64, I64, PTR]
+    return ll.Function(module, ll.FunctionType(ll.VoidType(), params), name)
 
 
 def _c(v: int) -> ll.Constant:
@@ -179,8 +198,8 @@ class _QuickKernel:
     them out first) or, since sorts55, signed or unsigned ints (``kind`` "i", "u"), which
     compare as ints and pad a network with their largest value."""
 
-    def __init__(self, width: int, lanes: int, kind: str = "f"):
-        self.width, self.lanes, self.kind = width, lanes, kind
+    def __init__(self, width: int, lanes: int, kind: str = "f", part: str = "sort"):
+        self.width, self.lanes, self.kind, self.module_part = width, lanes, kind, part
         if kind == "f":
             self.t = ll.FloatType() if width == 32 else ll.DoubleType()
             self.largest = float("inf")
@@ -220,34 +239,45 @@ class _QuickKernel:
         self.masked_store = ll.Function(m, ll.FunctionType(ll.VoidType(), [self.vec, PTR, ll.IntType(32),
                                                                          self.mask]),
                                         f"llvm.masked.store.{suffix}")
+        self._partitions: dict[bool, ll.Function] = {}
+        self._choosers: dict[bool, ll.Function] = {}
+        if part in ("sort", "serial"):
+            entry = self._sort_entry(threaded=part == "sort")
+        else:
+            entry = self._select(positions=part == "argselect")
+        sort_buckets.emit_address_table(m, table_symbol(width, lanes, kind, part), [entry])
+        if width == 32 or kind != "f":  # vectors already: O3 without SLP makes the same
+            # object code (int64's too: sorts56). Not float64's: there SLP reorders scalar
+            # compares, and without it a 50,000-key sort on one thread measured 1.04-1.5x as
+            # long (docs/performance.md, session 54)
+            m.add_named_metadata(target.NO_SLP_METADATA, [])
+
+    def _sort_entry(self, threaded: bool) -> ll.Function:
+        """The sort's entry (``i64 sort(data, n, depth)``), its networks, its recursion and
+        (``threaded``) its kernels on the threads."""
         self.networks = {}
         count = 1
-        while count <= NETWORK_VECTORS[width]:
+        while count <= NETWORK_VECTORS[self.width]:
             self.networks[count] = self._network(count)
             count *= 2
-        self.rec = ll.Function(m, ll.FunctionType(I1, [PTR, I64, I64]),
-                               f"{shared_symbol(width, lanes, kind=kind)}_segment")
+        self.rec = ll.Function(self.module, ll.FunctionType(I1, [PTR, I64, I64]),
+                               f"{shared_symbol(self.width, self.lanes, kind=self.kind)}_segment")
         self.rec.linkage = "internal"
         self._segment()
-        self.split = self._split_kernel()
-        self.blocks = self._blocks_kernel()
-        self.finish = self._finish_kernel()
-        select, argselect = self._select(), self._select(positions=True)
-        entry = declare(m, width, lanes, kind)
+        entry = declare(self.module, self.width, self.lanes, self.kind, serial=not threaded)
         b = ll.IRBuilder(entry.append_basic_block("entry"))
         data, n, depth = entry.args
-        threads = runtime.setting(b, "num_threads")
-        many = b.and_(b.icmp_signed(">=", n, _c(THREADED_FROM)), b.icmp_signed(">", threads, _c(1)))
-        with b.if_then(many, likely=False):
-            b.ret(self._threaded(b, data, n, depth))
+        if threaded:
+            self.split = self._split_kernel()
+            self.blocks = self._blocks_kernel()
+            self.finish = self._finish_kernel()
+            threads = runtime.setting(b, "num_threads")
+            many = b.and_(b.icmp_signed(">=", n, _c(THREADED_FROM)), b.icmp_signed(">", threads, _c(1)))
+            with b.if_then(many, likely=False):
+                b.ret(self._threaded(b, data, n, depth))
         failed = b.call(self.rec, [data, n, depth])
         b.ret(b.zext(failed, I64))
-        sort_buckets.emit_address_table(m, shared_symbol(width, lanes, True, kind),
-                                        [entry, select, argselect])
-        if width == 32:  # vectors already: O3 without SLP makes the same object code. Not
-            # float64's: there SLP reorders scalar compares, and without it a 50,000-key
-            # sort on one thread measured 1.04-1.5x as long (docs/performance.md, session 54)
-            m.add_named_metadata(target.NO_SLP_METADATA, [])
+        return entry
 
     def _threaded(self, b, data, n, depth) -> ll.Value:
         """Sort the lane on the runtime's threads: ``SPLIT_LEVELS`` rounds of partitions, each
@@ -268,10 +298,10 @@ class _QuickKernel:
         for k, value in enumerate((_c(0), n, depth, _c(0))):
             b.store(value, b.gep(table, [_c(k)], source_etype=I64))
         work = b.mul(n, _c(SORT_WORK))
-        sample = self._sample(b, data, n)
-        with b.if_then(self._settle_few(b, data, n, sample), likely=False):
+        settled, pivot = self._choose(b, data, n)
+        with b.if_then(settled, likely=False):
             b.ret(_c(0))
-        b.store(sample[SAMPLE // 2], pivot_at)
+        b.store(pivot, pivot_at)
         b.store(n, b.gep(counts, [_c(BLOCKS)], source_etype=I64))
         runtime.emit_launch(b, self.blocks, [data, pivot_at, counts],
                             runtime.Split(BLOCKS, work))
@@ -331,21 +361,21 @@ class _QuickKernel:
         return fn
 
     def _select(self, positions: bool = False) -> ll.Function:
-        """``i64 select(a, n, k)``: the ``n`` keys at ``a`` (no NaN) rearranged so that key
-        ``k`` is the one sorting puts there, smaller or equal ones before it, larger or equal
-        ones after (``np.partition``'s contract, ``sort_select.py``): the partitions of the
-        sort, each going on in the side holding ``k``, the last segment sorted by a network;
-        1 where it gave up past ``depth_limit(n)`` levels (the caller selects again).
+        """``void select(a, n, k, range)``: the ``n`` keys at ``a`` (no NaN) partitioned
+        towards ``np.partition``'s contract at ``k`` (``sort_select.py``): the partitions of the
+        sort, each going on in the side holding ``k``. ``range`` gets the ``[lo, hi)`` still
+        to select in (a network's length or, past ``depth_limit(n)`` levels, a longer one;
+        empty when done), which the caller's scalar selection finishes: no network here
+        (sorts56: the networks were about a seventh of the module's compile, for a range of a
+        few hundred keys at the end of a selection of thousands).
 
         ``positions`` (argpartition): ``void argselect(a, pos, n, k, range)``, the positions
-        moved with the keys, and no network: ``range`` gets the ``[lo, hi)`` still to select
-        in (a network's or, past the depth, a longer one; empty when done), which the caller's
-        scalar selection finishes."""
+        moved with the keys."""
         fn = declare_select(self.module, self.width, self.lanes, positions, self.kind)
         if positions:
             a0, pos0, n0, k0, out = fn.args
         else:
-            (a0, n0, k0), pos0 = fn.args, None
+            (a0, n0, k0, out), pos0 = fn.args, None
         b = ll.IRBuilder(fn.append_basic_block("entry"))
         a, n, k, depth = (b.alloca(t) for t in (PTR, I64, I64, I64))
         ctlz = self.module.declare_intrinsic("llvm.ctlz", [I64], ll.FunctionType(I64, [I64, I1]))
@@ -358,32 +388,24 @@ class _QuickKernel:
         here, size, rank = (b.load(x, typ=t) for x, t in ((a, PTR), (n, I64), (k, I64)))
         skipped = b.sdiv(b.sub(b.ptrtoint(here, I64), b.ptrtoint(a0, I64)), _c(self.width // 8))
 
-        def leave(lo, hi):  # argselect: what is left to the caller
+        def leave(lo, hi):  # what is left to the caller
             b.store(lo, out)
             b.store(hi, b.gep(out, [_c(1)], source_etype=I64))
             b.ret_void()
 
         b.cbranch(b.icmp_signed("<=", size, _c(self.small)), small, body)
         b.position_at_end(small)
-        if positions:
-            leave(skipped, b.add(skipped, size))
-        else:
-            self._small(b, here, here, size)
-            b.ret(_c(0))
+        leave(skipped, b.add(skipped, size))
         b.position_at_end(body)
         left = b.load(depth, typ=I64)
         with b.if_then(b.icmp_signed("<=", left, _c(0)), likely=False):
-            if positions:
-                leave(skipped, b.add(skipped, size))
-            else:
-                b.ret(_c(1))
+            leave(skipped, b.add(skipped, size))
         b.store(b.sub(left, _c(1)), depth)
-        sample = self._sample(b, here, size)
         at_pos = None if pos0 is None else b.gep(pos0, [skipped], inbounds=True, source_etype=I64)
         unsettled = fn.append_basic_block("unsettled")
-        b.cbranch(self._settle_few(b, here, size, sample, at_pos), done, unsettled)
+        settled, pivot = self._choose(b, here, size, at_pos)
+        b.cbranch(settled, done, unsettled)
         b.position_at_end(unsettled)
-        pivot = sample[SAMPLE // 2]
         below = self._partition(b, here, size, pivot, "<", at_pos)
 
         def go_on(skip, keep):  # the keys from ``skip`` on, ``keep`` of them, hold rank k
@@ -408,15 +430,12 @@ class _QuickKernel:
         b.position_at_end(upper_bb)
         go_on(below, b.sub(size, below))
         b.position_at_end(done)
-        if positions:
-            leave(_c(0), _c(0))
-        else:
-            b.ret(_c(0))
+        leave(_c(0), _c(0))
         return fn
 
     def _ranged(self, name: str, pointers: int) -> tuple[ll.Function, ll.IRBuilder]:
         fn = ll.Function(self.module, ll.FunctionType(ll.VoidType(), [PTR] * pointers + [I64, I64]),
-                         f"{shared_symbol(self.width, self.lanes, kind=self.kind)}_{name}")
+                         f"{shared_symbol(self.width, self.lanes, self.kind)}_{name}")
         fn.linkage = "internal"
         fn.attributes.add("noinline")  # called whole and from the pool's workers: one copy
         return fn, ll.IRBuilder(fn.append_basic_block("entry"))
@@ -450,14 +469,14 @@ class _QuickKernel:
                         b.store(_c(1), field(halves, left, 3))
                     with fine:
                         a = self.at(b, data, start)
-                        sample = self._sample(b, a, n)
+                        settled, pivot = self._choose(b, a, n)
                         down = b.sub(depth, _c(1))
-                        with b.if_else(self._settle_few(b, a, n, sample), likely=False) as (few, many):
+                        with b.if_else(settled, likely=False) as (few, many):
                             with few:  # sorted: both halves empty
                                 put(left, start, _c(0), down, _c(0))
                                 put(right, b.add(start, n), _c(0), down, _c(0))
                             with many:
-                                self._split_at(b, a, n, sample[SAMPLE // 2], start, down, left, right, put)
+                                self._split_at(b, a, n, pivot, start, down, left, right, put)
 
         emit_loop(b, b.sub(hi, lo), one, vectorize=False, unroll=False)
         b.ret_void()
@@ -501,6 +520,20 @@ class _QuickKernel:
             return b.icmp_signed(op, x, y)
         return b.icmp_unsigned(op, x, y)
 
+    def least(self, b, x, y) -> ll.Value:
+        """The smaller of int keys ``x`` and ``y`` (vectors), as LLVM's min intrinsic: the
+        compare and select it stands for left InstCombine one more pattern to find in every
+        step of the networks (sorts56)."""
+        return b.call(self._min_max("min", x.type), [x, y])
+
+    def greatest(self, b, x, y) -> ll.Value:
+        return b.call(self._min_max("max", x.type), [x, y])
+
+    def _min_max(self, which: str, t) -> ll.Function:
+        suffix = f"v{t.count}i{t.element.width}" if isinstance(t, ll.VectorType) else f"i{t.width}"
+        name = f"llvm.{'s' if self.kind == 'i' else 'u'}{which}.{suffix}"
+        return self.module.globals.get(name) or ll.Function(self.module, ll.FunctionType(t, [t, t]), name)
+
     def at(self, b, base, i):
         return b.gep(base, [i], inbounds=True, source_etype=self.t)
 
@@ -519,10 +552,9 @@ class _QuickKernel:
         b.position_at_end(big_bb)
         with b.if_then(b.icmp_signed("<=", depth, _c(0)), likely=False):
             b.ret(ll.Constant(I1, 1))
-        sample = self._sample(b, a, n)
-        with b.if_then(self._settle_few(b, a, n, sample), likely=False):
+        settled, pivot = self._choose(b, a, n)
+        with b.if_then(settled, likely=False):
             b.ret(ll.Constant(I1, 0))
-        pivot = sample[SAMPLE // 2]
         down = b.sub(depth, _c(1))
         below = self._partition(b, a, n, pivot, "<")
         none_bb, split_bb = fn.append_basic_block("none_below"), fn.append_basic_block("split")
@@ -545,6 +577,54 @@ class _QuickKernel:
         b.ret(b.call(fn, [b.select(left_first, upper, a), b.select(left_first, above, below), down]))
 
     def _partition(self, b, a, n, pivot, op, pos=None) -> ll.Value:
+        """A call of the module's partition (``_partition_function``) by ``op``, "<" or "<=":
+        the keys ``<= pivot`` are the keys ``<`` the next key after it, and where none is
+        after it (the largest key) all of them."""
+        fn = self._partitions.get(pos is not None)
+        if fn is None:
+            fn = self._partitions[pos is not None] = self._partition_function(pos is not None)
+        if op == "<":
+            return b.call(fn, [a, n, pivot] if pos is None else [a, pos, n, pivot])
+        with b.goto_entry_block():
+            below = b.alloca(I64)
+        b.store(n, below)
+        with b.if_then(self.cmp(b, "<", pivot, ll.Constant(self.t, self.largest))):
+            after = self._next_key(b, pivot)
+            b.store(b.call(fn, [a, n, after] if pos is None else [a, pos, n, after]), below)
+        return b.load(below, typ=I64)
+
+    def _next_key(self, b, key) -> ll.Value:
+        """The least key above ``key`` (below the largest): the next int, or the next float
+        (the smallest subnormal after either zero, which compare equal)."""
+        if self.kind != "f":
+            return b.add(key, ll.Constant(self.t, 1))
+        bits_type = ll.IntType(self.width)
+        bits = b.bitcast(key, bits_type)
+        one = ll.Constant(bits_type, 1)
+        zero = ll.Constant(self.t, 0.0)
+        away = b.select(b.fcmp_ordered(">", key, zero), b.add(bits, one), b.sub(bits, one))
+        return b.bitcast(b.select(b.fcmp_ordered("==", key, zero), one, away), self.t)
+
+    def _partition_function(self, positions: bool) -> ll.Function:
+        """``i64 partition(a, [pos,] n, pivot)`` (``_emit_partition`` by "<"), one function
+        (sorts56): the module had held a copy of it at each of its dozen calls, by "<" and by
+        "<=", each copy about 0.07 s of the module's O3, which was then 2 s of a process's
+        first int sort or partition."""
+        params = [PTR, PTR, I64, self.t] if positions else [PTR, I64, self.t]
+        suffix = f"partition{'_positions' if positions else ''}"
+        fn = ll.Function(self.module, ll.FunctionType(I64, params),
+                         f"{SYMBOL_PREFIX}_{self.kind}{self.width}_w{self.lanes}_{self.module_part}_{suffix}")
+        fn.linkage = "internal"
+        fn.attributes.add("noinline")
+        b = ll.IRBuilder(fn.append_basic_block("entry"))
+        if positions:
+            a, pos, n, pivot = fn.args
+        else:
+            (a, n, pivot), pos = fn.args, None
+        b.ret(self._emit_partition(b, a, n, pivot, "<", pos))
+        return fn
+
+    def _emit_partition(self, b, a, n, pivot, op, pos=None) -> ll.Value:
         """Keys at ``a`` (``n`` of them, at least ``2 AHEAD`` vectors) that compare ``op`` the
         pivot to its front, the others to its back, in place; their count. ``AHEAD`` vectors
         from each end are held in registers, so that each read frees room on one side: the
@@ -663,6 +743,32 @@ class _QuickKernel:
             put(v)
         return b.load(put_lo, typ=I64)
 
+    def _choose(self, b, a, n, pos=None) -> tuple[ll.Value, ll.Value]:
+        """(i1 settled, pivot) of the ``n`` keys at ``a``: ``_settle_few`` of their sample, and
+        its middle key, by a call of a function of its own (sorts56: its copy inlined at each
+        of four calls was about 0.05 s of the module's compile each)."""
+        fn = self._choosers.get(pos is not None)
+        if fn is None:
+            params = [PTR, PTR, I64, PTR] if pos is not None else [PTR, I64, PTR]
+            suffix = "choose_positions" if pos is not None else "choose"
+            fn = ll.Function(self.module, ll.FunctionType(I1, params),
+                             f"{SYMBOL_PREFIX}_{self.kind}{self.width}_w{self.lanes}_{self.module_part}_{suffix}")
+            fn.linkage = "internal"
+            fn.attributes.add("noinline")
+            inner = ll.IRBuilder(fn.append_basic_block("entry"))
+            if pos is not None:
+                a_, pos_, n_, out = fn.args
+            else:
+                (a_, n_, out), pos_ = fn.args, None
+            sample = self._sample(inner, a_, n_)
+            inner.store(sample[SAMPLE // 2], out)
+            inner.ret(self._settle_few(inner, a_, n_, sample, pos_))
+            self._choosers[pos is not None] = fn
+        with b.goto_entry_block():
+            slot = b.alloca(self.t)
+        settled = b.call(fn, [a, n, slot] if pos is None else [a, pos, n, slot])
+        return settled, b.load(slot, typ=self.t)
+
     def _sample(self, b, p, n) -> list[ll.Value]:
         """``SAMPLE`` keys spread evenly over the segment, sorted (by an odd-even transposition
         network of compares and selects); the middle one is the pivot."""
@@ -671,6 +777,10 @@ class _QuickKernel:
                 for k in range(SAMPLE)]
         for rnd in range(SAMPLE):
             for k in range(rnd % 2, SAMPLE - 1, 2):
+                if self.kind != "f":
+                    keys[k], keys[k + 1] = (self.least(b, keys[k], keys[k + 1]),
+                                            self.greatest(b, keys[k], keys[k + 1]))
+                    continue
                 lt = self.cmp(b, "<", keys[k + 1], keys[k])
                 keys[k], keys[k + 1] = (b.select(lt, keys[k + 1], keys[k]),
                                         b.select(lt, keys[k], keys[k + 1]))
@@ -748,7 +858,7 @@ class _QuickKernel:
                 other = fn.append_basic_block(f"over{count}")
                 b.cbranch(b.icmp_signed("<=", n, _c(count * self.lanes)), here, other)
             b.position_at_end(here)
-            b.call(self.networks[count], [src, dst, n])
+            b.call(self.networks[count], [src, dst, n, ll.Constant(I1, 0)])
             b.branch(done)
             if count != counts[-1]:
                 b.position_at_end(other)
@@ -756,18 +866,24 @@ class _QuickKernel:
 
     def _network(self, count: int) -> ll.Function:
         """``void net(src, dst, n)``: the ``n <= count * lanes`` keys at ``src`` sorted into
-        ``dst`` by a bitonic network over ``count`` vectors (padded with +inf): compares and
-        selects of whole vectors, and of each vector's elements with a shuffled copy."""
+        ``dst`` by a bitonic network over ``count`` vectors (padded with the largest key):
+        compares and selects of whole vectors, and of each vector's elements with a shuffled
+        copy. From ``HALVED_FROM`` vectors, the two halves are sorted by the network of half
+        as many (calls, into a scratch row), and only the last merge is emitted here
+        (sorts56: each network then holds one merge, not a whole sort: a seventh of the
+        instructions, where the networks had been half of the sort module's compile)."""
         w = self.lanes
-        fn = ll.Function(self.module, ll.FunctionType(ll.VoidType(), [PTR, PTR, I64]),
+        fn = ll.Function(self.module, ll.FunctionType(ll.VoidType(), [PTR, PTR, I64, I1]),
                          f"{shared_symbol(self.width, w, kind=self.kind)}_net{count}")
         fn.linkage = "internal"
-        src, dst, n = fn.args
+        fn.attributes.add("noinline")
+        src, dst, n, whole = fn.args
         b = ll.IRBuilder(fn.append_basic_block("entry"))
         i32 = ll.IntType(32)
         iota = ll.Constant(ll.VectorType(I64, w), list(range(w)))
         inf = ll.Constant(self.vec, [self.largest] * w)
         align = ll.Constant(i32, self.width // 8)
+        undefined = ll.Constant(self.vec, ll.Undefined)
 
         def mask_at(r):
             left = b.sub(n, _c(r * w))
@@ -777,15 +893,46 @@ class _QuickKernel:
             return b.icmp_signed("<", iota, splat)
 
         masks = [mask_at(r) for r in range(count)]
-        v = [b.call(self.masked_load, [self.at(b, src, _c(r * w)), align, masks[r], inf])
-             for r in range(count)]
+        total = count * w
+        if count >= HALVED_FROM:  # two sorted halves, the second reversed: one bitonic run
+            half = count // 2
+            with b.goto_entry_block():
+                scratch = b.alloca(self.t, size=total)
+                scratch.align = 64
+
+            def row(r):  # (a typed pointer: the stack's)
+                return b.bitcast(self.at(b, scratch, _c(r * w)), self.vec.as_pointer())
+            # whole vectors through the scratch row, padding and all: a masked store is not
+            # forwarded to the load after it, and the float sorts measured 5% slower so
+            first = b.select(b.icmp_signed("<", n, _c(half * w)), n, _c(half * w))
+            yes = ll.Constant(I1, 1)
+            b.call(self.networks[half], [src, scratch, first, yes])
+            second = b.sub(n, first)
+            with b.if_else(b.icmp_signed(">", second, _c(0))) as (more, padding):
+                with more:
+                    b.call(self.networks[half], [self.at(b, src, _c(half * w)),
+                                                 self.at(b, scratch, _c(half * w)), second, yes])
+                with padding:
+                    for r in range(half, count):
+                        b.store(inf, row(r)).align = self.width // 8
+            v = []
+            for r in range(count):
+                v.append(b.load(row(r), typ=self.vec))
+                v[-1].align = self.width // 8
+            backwards = ll.Constant(ll.VectorType(i32, w), list(range(w - 1, -1, -1)))
+            v[half:] = [b.shuffle_vector(x, undefined, backwards) for x in reversed(v[half:])]
+            k = total  # the last merge alone, every compare ascending
+        else:
+            v = [b.call(self.masked_load, [self.at(b, src, _c(r * w)), align, masks[r], inf])
+                 for r in range(count)]
+            k = 2
 
         def order(x, y):
+            if self.kind != "f":
+                return self.least(b, x, y), self.greatest(b, x, y)
             lt = self.cmp(b, "<", y, x)
             return b.select(lt, y, x), b.select(lt, x, y)
 
-        total = count * w
-        k = 2
         while k <= total:
             j = k // 2
             while j >= 1:
@@ -800,19 +947,27 @@ class _QuickKernel:
                 else:  # partners within a vector: element l meets l ^ j
                     perm = ll.Constant(ll.VectorType(i32, w), [lane ^ j for lane in range(w)])
                     for r in range(count):
-                        other = b.shuffle_vector(v[r], ll.Constant(self.vec, ll.Undefined), perm)
+                        other = b.shuffle_vector(v[r], undefined, perm)
                         # x86's min and max: each gives ``other`` where the two are equal, so
                         # equal keys (-0.0, 0.0) trade places, never both come out the same
-                        small = b.select(self.cmp(b, "<", v[r], other), v[r], other)
-                        large = b.select(self.cmp(b, ">", v[r], other), v[r], other)
+                        if self.kind == "f":
+                            small = b.select(self.cmp(b, "<", v[r], other), v[r], other)
+                            large = b.select(self.cmp(b, ">", v[r], other), v[r], other)
+                        else:
+                            small, large = self.least(b, v[r], other), self.greatest(b, v[r], other)
                         takes_small = [((lane & j) == 0) == (((r * w + lane) & k) == 0)
                                        for lane in range(w)]
                         pick = ll.Constant(self.mask, [int(t) for t in takes_small])
                         v[r] = b.select(pick, small, large)
                 j //= 2
             k *= 2
-        for r in range(count):
-            b.call(self.masked_store, [v[r], self.at(b, dst, _c(r * w)), align, masks[r]])
+        with b.if_else(whole) as (all_of_them, only_keys):
+            with all_of_them:
+                for r in range(count):
+                    b.store(v[r], self.at(b, dst, _c(r * w))).align = self.width // 8
+            with only_keys:
+                for r in range(count):
+                    b.call(self.masked_store, [v[r], self.at(b, dst, _c(r * w)), align, masks[r]])
         b.ret_void()
         return fn
 
@@ -821,19 +976,26 @@ _lock = threading.Lock()
 _loaded: dict[str, int] = {}
 
 
+def entry_symbol(width: int, lanes: int, kind: str, part: str) -> str:
+    """The symbol a part's module is called by (``PARTS``)."""
+    if part in ("sort", "serial"):
+        return shared_symbol(width, lanes, kind, part == "serial")
+    return select_symbol(width, lanes, part == "argselect", kind)
+
+
 def load_shared(llvm_ir: str, compile_and_load) -> None:
-    """Compile, or take from the object cache, each quicksort module that ``llvm_ir`` calls,
-    once per process (``sort_buckets.load_shared``'s way)."""
+    """Compile, or take from the object cache, each quicksort module (a part of one kind,
+    width and lanes) that ``llvm_ir`` calls, once per process (``sort_buckets.load_shared``'s
+    way)."""
     found = sorted(set(_SYMBOL.findall(llvm_ir)))
-    if found:  # the threaded sort's launches call the pool's run_chunks
-        runtime.load_run_chunks(compile_and_load)
+    if any(part == "sort" for *_, part in found):  # the threaded sort's launches call the
+        runtime.load_run_chunks(compile_and_load)  # pool's run_chunks
     with _lock:
-        for kind, width, lanes in found:
+        for kind, width, lanes, part in found:
             width, lanes = int(width), int(lanes)
-            if shared_symbol(width, lanes, kind=kind) in _loaded:
+            symbol = entry_symbol(width, lanes, kind, part)
+            if symbol in _loaded:
                 continue
-            module = _QuickKernel(width, lanes, kind).module
+            module = _QuickKernel(width, lanes, kind, part).module
             _loaded.update(sort_buckets.load_address_table(
-                compile_and_load(module_text(module), shared_symbol(width, lanes, True, kind)),
-                [shared_symbol(width, lanes, kind=kind), select_symbol(width, lanes, kind=kind),
-                 select_symbol(width, lanes, positions=True, kind=kind)]))
+                compile_and_load(module_text(module), table_symbol(width, lanes, kind, part)), [symbol]))

@@ -21,8 +21,8 @@ code, and what the contract allows) and marks it with ``SELECT_AXIS`` and its ra
 
 On AVX-512 targets a contiguous float range of more than ``VECTOR_FROM`` elements is selected
 instead by ``sort_quick.py``'s vector partitions (sort51: 8-16 keys a compare, positions moved
-beside them for argpartition), which hand a range back to this selection where they give up
-past their depth (and argpartition's last range, a network's length, always).
+beside them for argpartition), which hand a range back to this selection: their last one, a
+network's length, and a longer one where they give up past their depth.
 
 A lane's ranks are the kernel's constants (``SELECT_KTH``), or (``array.partition_at``,
 ``SELECT_RANKS``) an operand of K ranks a lane, read and sorted per lane when it runs (a repeat
@@ -573,19 +573,15 @@ class _Selector:
                     fast = sort_quick.declare_select(self.module, self.width, vector, self.argsort,
                                                      self.quick_kind)
                     at = b.gep(out.keys, [lo], inbounds=True, source_etype=self.elem)
-                    if self.argsort:  # positions beside the keys; the range left is scalar
-                        with b.goto_entry_block():
-                            left = b.alloca(I64, size=2)
-                        pos = b.gep(out.pos, [lo], inbounds=True, source_etype=I64)
-                        b.call(fast, [at, pos, b.sub(hi, lo), b.sub(rank_k, lo), left])
-                        start = b.add(lo, b.load(left, typ=I64))
-                        end = b.add(lo, b.load(b.gep(left, [_c(1)], source_etype=I64), typ=I64))
-                        with b.if_then(b.icmp_signed("<", start, end)):
-                            scalar_rank(out, start, end, rank_k)
-                    else:
-                        failed = b.call(fast, [at, b.sub(hi, lo), b.sub(rank_k, lo)])
-                        with b.if_then(b.icmp_unsigned("!=", failed, _c(0)), likely=False):
-                            scalar_rank(out, lo, hi, rank_k)
+                    # (argpartition: positions beside the keys); the range left is scalar
+                    with b.goto_entry_block():
+                        left = b.alloca(I64, size=2)
+                    pos = [b.gep(out.pos, [lo], inbounds=True, source_etype=I64)] if self.argsort else []
+                    b.call(fast, [at, *pos, b.sub(hi, lo), b.sub(rank_k, lo), left])
+                    start = b.add(lo, b.load(left, typ=I64))
+                    end = b.add(lo, b.load(b.gep(left, [_c(1)], source_etype=I64), typ=I64))
+                    with b.if_then(b.icmp_signed("<", start, end)):
+                        scalar_rank(out, start, end, rank_k)
                 with alone:
                     scalar_rank(out, lo, hi, rank_k)
 

@@ -103,7 +103,7 @@ def test_rows_of_a_2d_array():
 
 
 # The kernels alone: ``i64 sort(data, n, depth)``, keys without NaN (sort.py moves them out),
-# and ``void argselect(data, positions, n, k, range)``; one module per (width, lanes).
+# and ``void argselect(data, positions, n, k, range)``; a module per (width, lanes, part).
 _modules = {}
 
 
@@ -111,7 +111,7 @@ def _kernels(width: int, lanes: int):
     """The process's own copies (``sort_quick.load_shared``, as a jitted sort loads them)."""
     if (width, lanes) not in _modules:
         symbols = [sort_quick.shared_symbol(width, lanes), sort_quick.select_symbol(width, lanes, True)]
-        sort_quick.load_shared(symbols[0], backend_for("cpu")._compile_and_load)
+        sort_quick.load_shared(" ".join(symbols), backend_for("cpu")._compile_and_load)
         sort = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
                                 ctypes.c_int64)(sort_quick._loaded[symbols[0]])
         select = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
