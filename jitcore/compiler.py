@@ -11,6 +11,7 @@ import numpy as np
 
 from jitcore import argument_writes, calltime, formatting, ir, passes, pytree
 from jitcore.chosen_dtype import ChosenDtype
+from jitcore.real_or_complex import RealOrComplex
 from jitcore.codegen.backend import backend_for
 from jitcore.codegen.plan import CompiledFunction, LowerOptions
 from jitcore.compaction import compaction
@@ -271,6 +272,8 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
                 raise t.number_or_array[id(leaf)][1]  # a number or an array, by the data
             if isinstance(leaf, Repeated):  # no buffer can hold it: nothing bounds its length
                 raise leaf._refusal(f"returning it from {name}()")
+            if isinstance(leaf, RealOrComplex):  # real or complex, as the data chose (eig): marked
+                leaf = leaves[k] = leaf.held()
             if isinstance(leaf, ChosenDtype):  # an array whose dtype the data chose: marked
                 if isinstance(leaf.values, Tracer):
                     leaf = leaves[k] = leaf.marked()

@@ -59,6 +59,7 @@ from jitcore.autograph.local_arrays import HeldOutside, drop_copies, refuse_carr
 from jitcore.autograph.lowering import RETVAL
 from jitcore.autograph.unbound import Undefined
 from jitcore.chosen_dtype import ChosenDtype
+from jitcore.real_or_complex import RealOrComplex
 from jitcore.codegen.loops import NEAR, derived
 from jitcore.compile_time import user_stacklevel
 from jitcore.data_length import KeptList, Positions
@@ -353,6 +354,11 @@ def _cannot_carry(name, value, what, line):
     if isinstance(leaf, ChosenDtype):
         return leaf._refusal(f"'{name}', assigned in the {what} at {where(line)}, whose condition "
                              "or bounds are traced,")
+    if isinstance(leaf, RealOrComplex):
+        what = (f"returning it from the {what} at {where(line)}" if name == RETVAL else
+                f"'{name}', assigned in the {what} at {where(line)}")
+        return leaf._refusal(f"{what}, whose condition or bounds are traced,",
+                             "a branch or loop carries arrays of one dtype")
     kind = type(leaf).__name__
     if name == RETVAL:  # (the conversion's name for the function's result)
         return UnsupportedError(

@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from jitcore import failures, masked, type_choice
+from jitcore import failures, masked
 from jitcore import primitives as prims
 from jitcore.errors import UnsupportedError
 from jitcore.ir import dialects
 from jitcore.numpy import linalg as _family
 from jitcore.numpy.registry import implements, traced
+from jitcore.real_or_complex import RealOrComplex
 from jitcore.tracer import Tracer, user_location
 
 _results = np.linalg._linalg  # NumPy's named tuples of several results
@@ -158,8 +159,8 @@ def eig(a):
     norm with its largest component real (as LAPACK's ``geev``, without its balancing).
     The results are computed complex (complex64 for float32 input, complex128 otherwise) and,
     as NumPy's, given back as their real parts where every eigenvalue is real: a dtype the data
-    chooses, a tag the call reads (``type_choice.real_where``; inside the function they stay
-    complex). Order: as the
+    chooses (``real_or_complex.RealOrComplex``: what the function does with them is done to
+    both, and keeps the one the data takes, as NumPy's dtype would). Order: as the
     Schur form's diagonal (a complex pair a + bi, a - bi with b > 0), usually but not always
     NumPy's. NaN or inf entries raise ``LinAlgError`` after the call, as NumPy's. Complex
     matrices: Hessenberg form and single-shift QR to the complex Schur form in complex
@@ -174,7 +175,8 @@ def eig(a):
         return _results.EigResult(packed[..., 0, n, :], packed[..., 0, :n, :])
     values = _joined(packed[..., 0, n, :], packed[..., 1, n, :])
     vectors = _joined(packed[..., 0, :n, :], packed[..., 1, :n, :])
-    return _results.EigResult(*type_choice.real_where((values, vectors), _all_real(values)))
+    real_taken = _all_real(values)
+    return _results.EigResult(RealOrComplex.of_eig(values, real_taken), RealOrComplex.of_eig(vectors, real_taken))
 
 
 def _all_real(values):
@@ -193,7 +195,7 @@ def eigvals(a):
     if a.dtype.kind == "c":
         return packed[..., 0, :]
     values = _joined(packed[..., 0, :], packed[..., 1, :])
-    return type_choice.real_where((values,), _all_real(values))[0]
+    return RealOrComplex.of_eig(values, _all_real(values))
 
 
 def _singular_values(a) -> Tracer:
