@@ -11,7 +11,6 @@ import numpy as np
 
 from jitcore import argument_writes, calltime, formatting, ir, passes, pytree
 from jitcore.chosen_dtype import ChosenDtype
-from jitcore.real_or_complex import RealOrComplex
 from jitcore.codegen.backend import backend_for
 from jitcore.codegen.plan import CompiledFunction, LowerOptions
 from jitcore.compaction import compaction
@@ -29,6 +28,7 @@ from jitcore.ir.types import FunctionType, TensorType
 from jitcore.kind_conversion import array_as
 from jitcore.masked import MaskedSelection
 from jitcore.primitives import as_tracer, transpose
+from jitcore.real_or_complex import RealOrComplex
 from jitcore.static_on_demand import python_value
 from jitcore.tied_length import Repeated
 from jitcore.tracer import Choice, Trace, Tracer, needs_static

@@ -30,8 +30,10 @@ from jitcore.errors import JitTypeError
 from jitcore.kind_conversion import COMPLEX_ARRAY, REAL_ARRAY, REAL_COPY
 from jitcore.tracer import Tracer, fresh, is_user_file, user_location
 
-_ADVICE = ("Where you know which it is, say so: w.real (every eigenvalue real) or "
-           "w.astype(complex) (complex) gives an array of one dtype")
+_ADVICE = (
+    "Where you know which it is, say so: w.real (every eigenvalue real) or "
+    "w.astype(complex) (complex) gives an array of one dtype"
+)
 
 
 class RealOrComplex:
@@ -91,8 +93,9 @@ class RealOrComplex:
             raise errors[0][1]  # (wrong whichever it is: the user's own error)
         if errors:
             real, error = errors[0]
-            raise self._refusal(name, f"NumPy's {name} of the {'real' if real else 'complex'} "
-                                f"one fails ({error})") from None
+            raise self._refusal(
+                name, f"NumPy's {name} of the {'real' if real else 'complex'} one fails ({error})"
+            ) from None
         return self._joined(*sides, name)
 
     def _side(self, obj, real: bool):
@@ -142,8 +145,11 @@ class RealOrComplex:
         if r_real.dtype != c_real.dtype or r_complex.dtype != c_complex.dtype or r_real.shape != c_real.shape:
             raise self._refusal(name, "its two sides' dtypes or shapes differ")
         t = self.real_taken
-        return RealOrComplex(prims.where(t, r_real, c_real), prims.where(t, r_complex, c_complex),
-                             prims.where(t, r_test, c_test))
+        return RealOrComplex(
+            prims.where(t, r_real, c_real),
+            prims.where(t, r_complex, c_complex),
+            prims.where(t, r_test, c_test),
+        )
 
     def _refusal(self, use: str, why: str = "") -> JitTypeError:
         real, complex_ = (d.name for d in self.dtypes())
@@ -151,7 +157,8 @@ class RealOrComplex:
             f"{use} of an array whose dtype the data chooses ({real} where every value is real, "
             f"as NumPy's eig, eigvals, roots and poly give, else {complex_}) (at {user_location()})"
             f"{': ' + why if why else ''}; jitcore computes both and keeps the one the data takes, "
-            f"and cannot here. {_ADVICE}")
+            f"and cannot here. {_ADVICE}"
+        )
 
     def held(self) -> Tracer:
         """The value as a result: held complex (the real side exactly converted), marked with
@@ -159,19 +166,26 @@ class RealOrComplex:
         if self.view:
             out = fresh(self.as_complex)
         else:
-            out = prims.where(self.real_taken, prims.convert(self.as_real, self.as_complex.dtype),
-                              self.as_complex)
-        out.type_choice = (prims.convert(self.real_taken, type_choice.TAG),
-                           (COMPLEX_ARRAY, REAL_ARRAY if self.view else REAL_COPY))
+            out = prims.where(
+                self.real_taken, prims.convert(self.as_real, self.as_complex.dtype), self.as_complex
+            )
+        out.type_choice = (
+            prims.convert(self.real_taken, type_choice.TAG),
+            (COMPLEX_ARRAY, REAL_ARRAY if self.view else REAL_COPY),
+        )
         return out
 
     # -- NumPy's protocols ---------------------------------------------------------------------------
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         if "out" in kwargs or method == "at":
-            raise self._refusal(f"numpy.{ufunc.__name__}" + (".at" if method == "at" else " with out="),
-                                "it would write into one of the two")
+            raise self._refusal(
+                f"numpy.{ufunc.__name__}" + (".at" if method == "at" else " with out="),
+                "it would write into one of the two",
+            )
         call = getattr(ufunc, method) if method != "__call__" else ufunc
-        return called(call, inputs, kwargs, f"numpy.{ufunc.__name__}" + (f".{method}" if method != "__call__" else ""))
+        return called(
+            call, inputs, kwargs, f"numpy.{ufunc.__name__}" + (f".{method}" if method != "__call__" else "")
+        )
 
     def __jitcore_ufunc__(self, ufunc, operands):
         return self.__array_ufunc__(ufunc, "__call__", *operands)
@@ -189,8 +203,9 @@ class RealOrComplex:
 
     # -- indexing and methods ------------------------------------------------------------------------
     def __getitem__(self, key):
-        return self.each(lambda real: (self.as_real if real else self.as_complex)[self._side(key, real)],
-                         "indexing")
+        return self.each(
+            lambda real: (self.as_real if real else self.as_complex)[self._side(key, real)], "indexing"
+        )
 
     def __setitem__(self, key, value):
         for real in (True, False):
@@ -205,8 +220,11 @@ class RealOrComplex:
         if not callable(found[0]):
             return self._joined(*found, f".{name}")
         return lambda *args, **kwargs: self.each(
-            lambda real: called(found[0 if real else 1], self._side(args, real), self._side(kwargs, real),
-                                f".{name}()"), f".{name}()")
+            lambda real: called(
+                found[0 if real else 1], self._side(args, real), self._side(kwargs, real), f".{name}()"
+            ),
+            f".{name}()",
+        )
 
     @property
     def T(self):
@@ -270,8 +288,10 @@ class EitherDtype:
     def __getattr__(self, name: str):
         if name.startswith("__"):
             raise AttributeError(name)
-        raise self.of._refusal(f".dtype.{name}", "use np.iscomplexobj(w), w.dtype == np.float64 "
-                               "or w.dtype.kind == 'c', which follow the data")
+        raise self.of._refusal(
+            f".dtype.{name}",
+            "use np.iscomplexobj(w), w.dtype == np.float64 or w.dtype.kind == 'c', which follow the data",
+        )
 
     def __repr__(self) -> str:
         return f"dtype({self.of.dtypes()[0].name} or {self.of.dtypes()[1].name}, as the data chooses)"
@@ -310,8 +330,9 @@ def called(func, args, kwargs, name: str):
     first = next((x for x in _leaves((args, kwargs)) if isinstance(x, RealOrComplex)), None)
     if first is None:
         return func(*args, **kwargs)
-    return first.each(lambda real: called(func, first._side(args, real), first._side(kwargs, real), name),
-                      name)
+    return first.each(
+        lambda real: called(func, first._side(args, real), first._side(kwargs, real), name), name
+    )
 
 
 def _leaves(obj):

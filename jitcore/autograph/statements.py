@@ -59,7 +59,6 @@ from jitcore.autograph.local_arrays import HeldOutside, drop_copies, refuse_carr
 from jitcore.autograph.lowering import RETVAL
 from jitcore.autograph.unbound import Undefined
 from jitcore.chosen_dtype import ChosenDtype
-from jitcore.real_or_complex import RealOrComplex
 from jitcore.codegen.loops import NEAR, derived
 from jitcore.compile_time import user_stacklevel
 from jitcore.data_length import KeptList, Positions
@@ -75,6 +74,7 @@ from jitcore.errors import (
 from jitcore.ir.core import ELEMENTWISE, Block, OpResult
 from jitcore.masked import MaskedSelection
 from jitcore.primitives import as_tracer
+from jitcore.real_or_complex import RealOrComplex
 from jitcore.tracer import Tracer, as_scalar, current_trace, fresh, needs_static
 
 # A static ``range`` longer than this becomes a loop in the IR rather than being unrolled; so does

@@ -176,7 +176,8 @@ def eig(a):
     values = _joined(packed[..., 0, n, :], packed[..., 1, n, :])
     vectors = _joined(packed[..., 0, :n, :], packed[..., 1, :n, :])
     real_taken = _all_real(values)
-    return _results.EigResult(RealOrComplex.of_eig(values, real_taken), RealOrComplex.of_eig(vectors, real_taken))
+    return _results.EigResult(RealOrComplex.of_eig(values, real_taken),
+                              RealOrComplex.of_eig(vectors, real_taken))
 
 
 def _all_real(values):
