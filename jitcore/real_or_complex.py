@@ -21,10 +21,11 @@ the tag the host converts it by (``kind_conversion``'s ``"array"`` and ``"array.
 from __future__ import annotations
 
 import sys
+from typing import NamedTuple
 
 import numpy as np
 
-from jitcore import formatting, python_arithmetic, tracer, type_choice, ufunc_operators
+from jitcore import formatting, python_arithmetic, pytree, tracer, type_choice, ufunc_operators
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError
 from jitcore.kind_conversion import COMPLEX_ARRAY, REAL_ARRAY, REAL_COPY
@@ -363,5 +364,71 @@ def _triple(x, name: str, choice: RealOrComplex):
     return x, prims.convert(x, np.result_type(x.dtype, np.complex64)), prims.constant(trace, np.bool_(True))
 
 
-def chosen(obj) -> bool:
-    return isinstance(obj, RealOrComplex)
+# -- carried through a traced if (autograph.statements._traced_if) ---------------------------------
+class Lifted(NamedTuple):
+    """A ``RealOrComplex`` as a traced if's branches carry it: three arrays, each branch's
+    joined by the condition as any other (a plain real array is one whose real side is taken)."""
+
+    as_real: Tracer
+    as_complex: Tracer
+    real_taken: Tracer
+
+
+def spots(value) -> set[int]:
+    """The leaves of ``value`` (a pytree) that are ``RealOrComplex``."""
+    return {k for k, leaf in enumerate(pytree.flatten(value)[0]) if isinstance(leaf, RealOrComplex)}
+
+
+def carried_form(value, at=()):
+    """``value`` with its ``RealOrComplex`` leaves, and its other leaves at ``at`` (where the
+    other branch has one), as ``Lifted``."""
+    leaves, tree = pytree.flatten(value)
+    if not at and not any(isinstance(leaf, RealOrComplex) for leaf in leaves):
+        return value
+    return pytree.unflatten(
+        tree,
+        [
+            _lifted(leaf) if isinstance(leaf, RealOrComplex) or k in at else leaf
+            for k, leaf in enumerate(leaves)
+        ],
+    )
+
+
+def _lifted(leaf) -> Lifted:
+    if isinstance(leaf, RealOrComplex):
+        return Lifted(leaf.as_real, leaf.as_complex, leaf.real_taken)
+    if isinstance(leaf, (np.ndarray, np.generic)):
+        leaf = prims.constant(tracer.current_trace(), np.asarray(leaf))
+    if not isinstance(leaf, Tracer) or leaf.dtype.kind not in "fc":
+        raise JitTypeError(
+            f"a value that one branch of a traced if makes an array real or complex as the data "
+            f"chooses (eig's, roots') and the other {_described(leaf)} "
+            f"(at {user_location()}): give both branches arrays "
+            "of one kind (w.real, w.astype(complex))"
+        )
+    return Lifted(*_triple(leaf, "a traced if", None))
+
+
+def picked(test: Tracer, a, b) -> RealOrComplex:
+    """``a if test else b`` (a traced ``test``), one of them a ``RealOrComplex``: the side's
+    own dtype kept (a plain real array's real), where ``np.where`` would promote."""
+    a, b = _lifted(a), _lifted(b)
+    return RealOrComplex(*(prims.where(test, x, y) for x, y in zip(a, b)))
+
+
+def _described(leaf) -> str:
+    if isinstance(leaf, Tracer):
+        return f"a {leaf.dtype.name} {'scalar' if leaf.ndim == 0 else 'array'}"
+    return f"a {type(leaf).__name__}"
+
+
+def restored(value):
+    """``value`` with each ``Lifted`` a ``RealOrComplex`` again."""
+    if isinstance(value, Lifted):
+        return RealOrComplex(*value)
+    if isinstance(value, dict):
+        return {k: restored(v) for k, v in value.items()}
+    if isinstance(value, (tuple, list)):
+        items = [restored(v) for v in value]
+        return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
+    return value
