@@ -20,14 +20,16 @@ the tag the host converts it by (``kind_conversion``'s ``"array"`` and ``"array.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from typing import NamedTuple
 
 import numpy as np
 
-from jitcore import formatting, python_arithmetic, pytree, tracer, type_choice, ufunc_operators
+from jitcore import failures, formatting, python_arithmetic, pytree, tracer, type_choice, ufunc_operators
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError
+from jitcore.ir.dialects import kernel
 from jitcore.kind_conversion import COMPLEX_ARRAY, REAL_ARRAY, REAL_COPY
 from jitcore.tracer import Tracer, fresh, is_user_file, user_location
 
@@ -84,7 +86,8 @@ class RealOrComplex:
         """``compute(real)`` once with this choice's values real, once complex, joined."""
         sides, errors = [], []
         for real in (True, False):
-            with python_arithmetic.only_where(self._taken(real)):
+            taken = self._taken(real)
+            with python_arithmetic.only_where(taken), _failing_only_where(taken):
                 try:
                     sides.append(compute(real))
                 except (TypeError, ValueError) as error:
@@ -323,6 +326,30 @@ class EitherKind:
         raise self.dtype.of._refusal(f".dtype.kind.{name}", "compare it: w.dtype.kind == 'c'")
 
     __hash__ = None
+
+
+# The kernels' failures (a singular matrix, ``failures``' soft ops), by NumPy's message
+_FAILURE_CODES = {"Singular matrix": kernel.SINGULAR_MATRIX,
+                  "Matrix is not positive definite": kernel.NOT_POSITIVE_DEFINITE}
+
+
+@contextlib.contextmanager
+def _failing_only_where(taken: Tracer):
+    """A side's solves and factorisations fail the call only where ``taken`` holds (``inv(V)``
+    of a complex pair's real parts is singular where NumPy computes the complex ``V``): they
+    are emitted soft (``failures``) and their flags raise, or go to the user's ``try``, there."""
+    attempt = failures.Attempt(0, lambda: (np.linalg.LinAlgError,))
+    with attempt:
+        yield
+        flag = failures.failed(attempt, False)
+    if flag is False:
+        return
+    bad = np.logical_and(flag, taken)
+    trace, error = taken.owner_trace, attempt.errors[0]
+    if failures.catches(trace, np.linalg.LinAlgError):
+        failures.record(trace, bad, error)
+    else:
+        prims.raise_if(bad, _FAILURE_CODES[str(error)])
 
 
 def called(func, args, kwargs, name: str):

@@ -88,6 +88,25 @@ def test_branches_on_the_eigenvalues_take_numpys_side():
         _same(jitted(K), _numpy(_branches, K))
 
 
+def _reconstructed(A):
+    w, V = np.linalg.eig(A)
+    try:
+        zeroed = np.linalg.inv(np.diag(w) * 0)
+    except np.linalg.LinAlgError:
+        zeroed = np.diag(w) + 7
+    return V @ np.diag(w) @ np.linalg.inv(V), zeroed
+
+
+def test_a_failure_on_the_side_not_taken_does_not_raise():
+    """inv(V) of a rotation's eigenvectors: their real parts are singular, the complex V that
+    NumPy inverts is not; a singular matrix on the side taken raises, or goes to the try."""
+    jitted = jc.jit(_reconstructed)
+    for A in (np.array([[0.0, -1.0], [1.0, 0.0]]), np.array([[1.0, 2.0], [0.0, 3.0]])):
+        _same(jitted(A), _reconstructed(A))
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        jc.jit(lambda A: np.linalg.inv(np.diag(np.linalg.eigvals(A)) * 0))(np.eye(2))
+
+
 def test_uses_that_cannot_follow_the_choice_are_refused():
     """A loop that carries such an array, a branch that makes an int array of it, and a dtype
     attribute other than kind/==: refused with what to write instead, never computed complex."""
