@@ -329,8 +329,10 @@ class EitherKind:
 
 
 # The kernels' failures (a singular matrix, ``failures``' soft ops), by NumPy's message
-_FAILURE_CODES = {"Singular matrix": kernel.SINGULAR_MATRIX,
-                  "Matrix is not positive definite": kernel.NOT_POSITIVE_DEFINITE}
+_FAILURE_CODES = {
+    "Singular matrix": kernel.SINGULAR_MATRIX,
+    "Matrix is not positive definite": kernel.NOT_POSITIVE_DEFINITE,
+}
 
 
 @contextlib.contextmanager
@@ -403,15 +405,17 @@ class Lifted(NamedTuple):
 
 def spots(value) -> set[int]:
     """The leaves of ``value`` (a pytree) that are ``RealOrComplex``."""
+    if isinstance(value, Tracer) or type(value) in (bool, int, float, complex, str):
+        return set()  # (the common case, at every traced if: nothing to flatten)
     return {k for k, leaf in enumerate(pytree.flatten(value)[0]) if isinstance(leaf, RealOrComplex)}
 
 
 def carried_form(value, at=()):
     """``value`` with its ``RealOrComplex`` leaves, and its other leaves at ``at`` (where the
     other branch has one), as ``Lifted``."""
-    leaves, tree = pytree.flatten(value)
-    if not at and not any(isinstance(leaf, RealOrComplex) for leaf in leaves):
+    if not at and not spots(value):
         return value
+    leaves, tree = pytree.flatten(value)
     return pytree.unflatten(
         tree,
         [
