@@ -53,7 +53,7 @@ class RealOrComplex:
     def of_eig(cls, values: Tracer, real_taken: Tracer) -> RealOrComplex:
         """``values`` (complex), given as their real parts where ``real_taken`` holds, as
         NumPy's ``w = w.real``."""
-        return cls(np.real(values), values, real_taken, view=True)
+        return cls(fresh(np.real(values)), values, real_taken, view=True)  # (not a view: w.sort())
 
     # -- what is static ----------------------------------------------------------------------------
     @property
@@ -223,6 +223,7 @@ class RealOrComplex:
         found = [getattr(side, name) for side in (self.as_real, self.as_complex)]
         if not callable(found[0]):
             return self._joined(*found, f".{name}")
+        self.view = False  # (a method may write both sides: w.sort())
         return lambda *args, **kwargs: self.each(
             lambda real: called(
                 found[0 if real else 1], self._side(args, real), self._side(kwargs, real), f".{name}()"
@@ -389,7 +390,7 @@ def _triple(x, name: str, choice: RealOrComplex):
         raise choice._refusal(name, f"NumPy gives {x!r} for one of the two")
     trace = x.owner_trace
     if x.dtype.kind == "c":
-        return np.real(x), x, prims.constant(trace, np.bool_(False))
+        return fresh(np.real(x)), x, prims.constant(trace, np.bool_(False))
     return x, prims.convert(x, np.result_type(x.dtype, np.complex64)), prims.constant(trace, np.bool_(True))
 
 
