@@ -355,10 +355,10 @@ def _cannot_carry(name, value, what, line):
         return leaf._refusal(f"'{name}', assigned in the {what} at {where(line)}, whose condition "
                              "or bounds are traced,")
     if isinstance(leaf, RealOrComplex):
-        what = (f"returning it from the {what} at {where(line)}" if name == RETVAL else
-                f"'{name}', assigned in the {what} at {where(line)}")
-        return leaf._refusal(f"{what}, whose condition or bounds are traced,",
-                             "a branch or loop carries arrays of one dtype")
+        use = (f"returning it from the {what} at {where(line)}" if name == RETVAL else
+               f"'{name}', assigned in the {what} at {where(line)}")
+        return leaf._refusal(f"{use}, whose condition or bounds are traced,",
+                             f"the {what} carries arrays of one dtype (a traced if carries this one)")
     kind = type(leaf).__name__
     if name == RETVAL:  # (the conversion's name for the function's result)
         return UnsupportedError(
