@@ -31,6 +31,7 @@ from jitcore import primitives as prims
 from jitcore.errors import JitTypeError
 from jitcore.ir.dialects import kernel
 from jitcore.kind_conversion import COMPLEX_ARRAY, REAL_ARRAY, REAL_COPY
+from jitcore.masked import MaskedSelection
 from jitcore.tracer import Tracer, fresh, is_user_file, user_location
 
 _ADVICE = (
@@ -127,6 +128,10 @@ class RealOrComplex:
             if type(r) is bool and type(c) is bool:  # np.iscomplexobj(w): the side taken
                 taken = self.real_taken if r else np.logical_not(self.real_taken)
                 return fresh(taken, scalar=True, weak=True)
+            if isinstance(r, MaskedSelection) or isinstance(c, MaskedSelection):
+                raise self._refusal(
+                    name, "a selection by a traced mask, whose length the data chooses, is not kept for both"
+                )
             raise self._refusal(name, f"NumPy gives {r!r} for the real one and {c!r} for the complex one")
         trace = self.real_taken.owner_trace
         r = r if isinstance(r, Tracer) else _constant(trace, r)
