@@ -30,7 +30,7 @@ from jitcore import failures, formatting, python_arithmetic, pytree, tracer, typ
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError
 from jitcore.ir.dialects import kernel
-from jitcore.kind_conversion import COMPLEX_ARRAY, REAL_ARRAY, REAL_COPY
+from jitcore.kind_conversion import COMPLEX_ARRAY, REAL_ARRAY, REAL_COPY, own_dtype
 from jitcore.masked import MaskedSelection
 from jitcore.tracer import Tracer, fresh, is_user_file, user_location
 
@@ -138,11 +138,14 @@ class RealOrComplex:
         c = c if isinstance(c, Tracer) else _constant(trace, c)
         if r.shape != c.shape:
             raise self._refusal(name, f"its shape would be {r.shape} or {c.shape}")
+        picked = prims.where(self.real_taken, r, c)
+        if r.dtype == c.dtype and picked.dtype != r.dtype:  # (where's weak promotion: bools to int)
+            picked = prims.convert(picked, r.dtype)
         if r.ndim == 0 and (r.scalar or c.scalar or r.type_choice or c.type_choice):
-            out = fresh(prims.where(self.real_taken, r, c), scalar=True, weak=r.weak and c.weak)
+            out = fresh(picked, scalar=True, weak=r.weak and c.weak)
             return type_choice.choose(out, self.real_taken, r, c)
         if r.dtype == c.dtype:
-            return prims.where(self.real_taken, r, c)
+            return picked
         if r.dtype.kind != "c" and c.dtype.kind == "c" and np.result_type(r.dtype, c.dtype) == c.dtype:
             return RealOrComplex(r, c, self.real_taken)
         raise self._refusal(name, f"its dtype would be {r.dtype} or {c.dtype}")
@@ -399,6 +402,27 @@ def _triple(x, name: str, choice: RealOrComplex):
     return x, prims.convert(x, np.result_type(x.dtype, np.complex64)), prims.constant(trace, np.bool_(True))
 
 
+# -- np.array of items whose types the data chose (chosen_dtype.array_of_items) ------------------
+def of_kinds(among: tuple) -> bool:
+    """Whether items of these kinds (``type_choice``) make an array real or complex as the data
+    chose: a NumPy complex scalar among real numbers (``np.array([w[0], 1.0])`` of eigenvalues)."""
+    complex_ = [k for k in among if k.startswith("np.complex")]
+    return bool(complex_) and all(
+        k in ("bool", "int", "float")
+        or k.startswith(("np.float", "np.int", "np.uint", "np.bool", "np.complex"))
+        for k in among
+    )
+
+
+def array_of(values: Tracer, tags: Tracer, among: tuple) -> RealOrComplex:
+    """``values`` (the items held complex, each one's kind ``among[tags]``) as NumPy's array of
+    them: complex where an item is, else of the real items' dtype."""
+    complex_ = prims.constant(values.owner_trace, np.array([k.startswith("np.complex") for k in among]))
+    real_taken = np.logical_not(np.any(complex_[tags]))
+    real = np.result_type(*(own_dtype(k) for k in among if not k.startswith("np.complex")))
+    return RealOrComplex(prims.convert(fresh(np.real(values)), real), values, real_taken)
+
+
 # -- carried through a traced if (autograph.statements._traced_if) ---------------------------------
 class Lifted(NamedTuple):
     """A ``RealOrComplex`` as a traced if's branches carry it: three arrays, each branch's
@@ -455,7 +479,8 @@ def picked(test: Tracer, a, b) -> RealOrComplex:
 
 def _described(leaf) -> str:
     if isinstance(leaf, Tracer):
-        return f"a {leaf.dtype.name} {'scalar' if leaf.ndim == 0 else 'array'}"
+        name = leaf.dtype.name
+        return f"{'an' if name[0] in 'aeiou' else 'a'} {name} {'scalar' if leaf.ndim == 0 else 'array'}"
     return f"a {type(leaf).__name__}"
 
 

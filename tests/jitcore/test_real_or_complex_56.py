@@ -58,7 +58,8 @@ def _uses(K, t):
             w[0] * 2, np.abs(w), w.sum(), w.real, np.iscomplexobj(w), np.isrealobj(r),
             w.dtype.kind == "c", v.dtype == np.float64, V @ np.diag(v) @ np.linalg.inv(V), w < 0,
             [x + 1 for x in w], np.stack([w, np.sort(v)]),
-            np.sort(np.linalg.eigvals(K.astype(np.float32))) * 2, np.isnan(np.sqrt(w)))
+            np.sort(np.linalg.eigvals(K.astype(np.float32))) * 2, np.isnan(np.sqrt(w)),
+            np.allclose(w, w.real), np.array([w[0], 1.0]))
     v.sort()  # (in place: eig's real parts are not a view of its complex values)
     return (*out, v)
 
