@@ -358,7 +358,7 @@ def _cannot_carry(name, value, what, line):
         use = (f"returning it from the {what} at {where(line)}" if name == RETVAL else
                f"'{name}', assigned in the {what} at {where(line)}")
         return leaf._refusal(f"{use}, whose condition or bounds are traced,",
-                             f"the {what} carries arrays of one dtype (a traced if carries this one)")
+                             f"the {what} carries it only where it held one before the {what}")
     kind = type(leaf).__name__
     if name == RETVAL:  # (the conversion's name for the function's result)
         return UnsupportedError(
@@ -819,7 +819,40 @@ def _in_user_terms():
 
 
 @_keeping_containers
+def _lifted_carries(site: dict, run, *fns):
+    """A loop whose variables hold arrays real or complex as the data chose (eig's:
+    ``real_or_complex``): carried as their three arrays (``Lifted``), each function (``fns``:
+    (function, how many leading non-carried arguments it takes)) given them restored and its
+    results lifted at the same leaves, the loop's results restored; None where none does."""
+    lift = {i: real_or_complex.spots(v) for i, v in enumerate(site["init"]) if real_or_complex.spots(v)}
+    if not lift:
+        return None
+
+    def restored(values):
+        return tuple(real_or_complex.restored(v) for v in values)
+
+    def wrapped(fn, lead):
+        if fn is None:
+            return None
+
+        def call(*args):
+            out = fn(*args[:lead], *restored(args[lead:]))
+            if isinstance(out, (tuple, list)) and len(out) == len(site["init"]):  # (a body's values)
+                return tuple(real_or_complex.carried_form(v, lift.get(i, ())) for i, v in enumerate(out))
+            return out
+        return call
+
+    init = tuple(real_or_complex.carried_form(v, lift.get(i, ())) for i, v in enumerate(site["init"]))
+    out = run(*(wrapped(fn, lead) for fn, lead in fns), {**site, "init": init})
+    return restored(out) if isinstance(out, tuple) else out
+
+
 def while_stmt(test_fn, body_fn, *, after=None, rebinds=None, holders=(), refreshed=(), **site):
+    lifted = _lifted_carries(site, lambda test, body, lifted_site: while_stmt(
+        test, body, after=after, rebinds=rebinds, holders=holders, refreshed=refreshed, **lifted_site),
+        (test_fn, 0), (body_fn, 0))
+    if lifted is not None:
+        return lifted
     held = [i for i, name in enumerate(site["names"])
             if name in refreshed and _unchanged(site["init"][i])]
     if held:  # levels, only read again after rec(u, levels): it stays the static int it is
@@ -1436,6 +1469,11 @@ def _unrolling(times: int):
 @_keeping_containers
 def for_stmt(iterable, extra_test, body_fn, *, after=None, rebinds=None, holders=(), refreshed=(),
              **site):
+    lifted = _lifted_carries(site, lambda test, body, lifted_site: for_stmt(
+        iterable, test, body, after=after, rebinds=rebinds, holders=holders, refreshed=refreshed,
+        **lifted_site), (extra_test, 0), (body_fn, 1))
+    if lifted is not None:
+        return lifted
     held = [i for i, name in enumerate(site["names"])
             if name in refreshed and _unchanged(site["init"][i])]
     if held:  # n, only read again after rng.random(n): a Python number stays itself (and static)

@@ -114,17 +114,28 @@ def test_a_failure_on_the_side_not_taken_does_not_raise():
         jc.jit(lambda A: np.linalg.inv(np.diag(np.linalg.eigvals(A)) * 0))(np.eye(2))
 
 
-def test_uses_that_cannot_follow_the_choice_are_refused():
-    """A loop that carries such an array, a branch that makes an int array of it, and a dtype
-    attribute other than kind/==: refused with what to write instead, never computed complex."""
-    def carried(K, n):
-        w = np.linalg.eigvals(K)
-        i = 0
-        while i < n:
-            w = w * 2
-            i += 1
-        return w
+def _loops(K, n):
+    w = np.sort(np.linalg.eigvals(K))
+    halved, k = w, 0
+    while np.abs(halved).max() > 1e-3 and k < n:  # a traced while: its carry is both sides
+        halved = halved / 2
+        k += 1
+    rooted = w
+    for i in range(n):  # a traced for: a step that makes a plain real array of it
+        rooted = np.abs(np.sqrt(rooted)) + i
+    return halved, k, rooted
 
+
+def test_loops_carry_the_choice():
+    """A traced while or for carries such an array as its two sides and the choice."""
+    jitted = jc.jit(_loops)
+    for K in (REAL, COMPLEX):
+        _same(jitted(K, np.int64(20)), _numpy(_loops, K, np.int64(20)))
+
+
+def test_uses_that_cannot_follow_the_choice_are_refused():
+    """A branch that makes an int array of such an array, and a dtype attribute other than
+    kind/==: refused with what to write instead, never computed complex."""
     def int_branch(K):
         w = np.linalg.eigvals(K)
         if np.iscomplexobj(w):
@@ -134,7 +145,7 @@ def test_uses_that_cannot_follow_the_choice_are_refused():
     def dtype_name(K):
         return np.linalg.eigvals(K).dtype.name
 
-    for fn, args in ((carried, (REAL, np.int64(2))), (int_branch, (REAL,)), (dtype_name, (REAL,))):
+    for fn, args in ((int_branch, (REAL,)), (dtype_name, (REAL,))):
         with pytest.raises(JitTypeError, match="dtype the data chooses|real or complex as the data") as e:
             jc.jit(fn)(*args)
         assert "w.real" in str(e.value)
