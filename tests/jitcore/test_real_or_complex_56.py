@@ -134,8 +134,9 @@ def test_loops_carry_the_choice():
 
 
 def test_uses_that_cannot_follow_the_choice_are_refused():
-    """A branch that makes an int array of such an array, and a dtype attribute other than
-    kind/==: refused with what to write instead, never computed complex."""
+    """A branch that makes an int array of such an array, a dtype attribute other than
+    kind/==, a loop that first makes one: refused with what to write instead, never computed
+    complex."""
     def int_branch(K):
         w = np.linalg.eigvals(K)
         if np.iscomplexobj(w):
@@ -145,7 +146,14 @@ def test_uses_that_cannot_follow_the_choice_are_refused():
     def dtype_name(K):
         return np.linalg.eigvals(K).dtype.name
 
-    for fn, args in ((int_branch, (REAL,)), (dtype_name, (REAL,))):
+    def made_in_loop(K, n):
+        w, k = np.zeros(3), 0
+        while k < n:
+            w = np.linalg.eigvals(K) * k
+            k += 1
+        return w
+
+    for fn, args in ((int_branch, (REAL,)), (dtype_name, (REAL,)), (made_in_loop, (REAL, np.int64(2)))):
         with pytest.raises(JitTypeError, match="dtype the data chooses|real or complex as the data") as e:
             jc.jit(fn)(*args)
         assert "w.real" in str(e.value)
