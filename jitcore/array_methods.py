@@ -230,11 +230,21 @@ def reflected_divmod(self, other):
 
 
 def matmul(self, other):
+    if _takes_ufuncs_itself(other):  # (A @ V of eig's V: its own np.matmul)
+        return NotImplemented
     return _matmul(self, other)
 
 
 def reflected_matmul(self, other):
+    if _takes_ufuncs_itself(other):
+        return NotImplemented
     return _matmul(other, self)
+
+
+def _takes_ufuncs_itself(other) -> bool:
+    from jitcore.real_or_complex import RealOrComplex  # (it needs tracers, which need this)
+
+    return isinstance(other, RealOrComplex)
 
 
 # -- NumPy's protocols: np.sin(tracer), np.sum(tracer), ndarray + tracer ---------------------

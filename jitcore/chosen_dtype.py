@@ -25,7 +25,7 @@ import warnings
 
 import numpy as np
 
-from jitcore import formatting, tracer, type_choice, ufunc_operators
+from jitcore import formatting, real_or_complex, tracer, type_choice, ufunc_operators
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError
 from jitcore.kind_conversion import array_as
@@ -341,6 +341,9 @@ def array_of_items(obj) -> ChosenDtype | None:
     if not any(getattr(v, "type_choice", None) for v in items):
         return None
     among = functools.reduce(type_choice.merge, [type_choice.kinds(v) for v in items])
+    if real_or_complex.of_kinds(among):  # (eigenvalues' items: real or complex as they chose)
+        return real_or_complex.array_of(prims.nested_array(
+            obj, np.result_type(*(type_choice.own_dtype(k) for k in among))), _tags(obj, among), among)
     if len(among) != 2:
         return None
     values = prims.nested_array(obj, np.result_type(*(type_choice.own_dtype(k) for k in among)))

@@ -28,6 +28,7 @@ from jitcore.ir.types import FunctionType, TensorType
 from jitcore.kind_conversion import array_as
 from jitcore.masked import MaskedSelection, RangedSelection
 from jitcore.primitives import as_tracer, transpose
+from jitcore.real_or_complex import RealOrComplex
 from jitcore.static_on_demand import python_value
 from jitcore.tied_length import Repeated
 from jitcore.tracer import Choice, Trace, Tracer, needs_static
@@ -271,6 +272,8 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
                 raise t.number_or_array[id(leaf)][1]  # a number or an array, by the data
             if isinstance(leaf, Repeated):  # no buffer can hold it: nothing bounds its length
                 raise leaf._refusal(f"returning it from {name}()")
+            if isinstance(leaf, RealOrComplex):  # real or complex, as the data chose (eig): marked
+                leaf = leaves[k] = leaf.held()
             if isinstance(leaf, ChosenDtype):  # an array whose dtype the data chose: marked
                 if isinstance(leaf.values, Tracer):
                     leaf = leaves[k] = leaf.marked()

@@ -71,6 +71,9 @@ def aval_of(leaf, api: str, path: str) -> Aval:
             "numbers, not text. Compute a code (a bool or int: ok = err < tol) in the jitted "
             "function, return it, and choose the text outside it ('converged' if ok else "
             "'failed')")
+    refusal = getattr(leaf, "_refusal", None)  # (eig's real-or-complex values: in its words)
+    if refusal is not None and hasattr(leaf, "real_taken"):
+        raise refusal(f"{path}", "a loop or branch carries it only where the variable held one before it")
     raise JitTypeError(
         f"{api}: {path} is a {type(leaf).__name__} ({leaf!r}), at {user_location()}; carries, "
         "operands and outputs are arrays and scalars, in tuples, lists, dicts or None"

@@ -16,9 +16,10 @@ _STRONG = {"bool": np.dtype(bool), "int": np.dtype(np.int64), "float": np.dtype(
 
 
 # The kinds of an array whose dtype the data chose: NumPy's eig, eigvals and roots give the
-# real part where every eigenvalue is real (``type_choice.real_where``).
-COMPLEX_ARRAY, REAL_ARRAY = "array", "array.real"
-ARRAY_KINDS = (COMPLEX_ARRAY, REAL_ARRAY)
+# real part where every eigenvalue is real (``real_or_complex``): eig's own results as NumPy's
+# ``w.real`` view, what is computed from them as a new array (``"array.real copy"``).
+COMPLEX_ARRAY, REAL_ARRAY, REAL_COPY = "array", "array.real", "array.real copy"
+ARRAY_KINDS = (COMPLEX_ARRAY, REAL_ARRAY, REAL_COPY)
 # An array of items whose kinds the data chose (``np.array([v if v > 0 else 0 for v in x])``),
 # held in their promotion: NumPy's dtype is that of the kinds present (``chosen_dtype.array_of``).
 ARRAY_AS = "array as "
@@ -32,13 +33,17 @@ def _real_part(value):
     return value.real  # NumPy's own ``w = w.real``: a view of the complex array
 
 
+def _real_copy(value):
+    return value.real.copy()
+
+
 def _conversion(kind: str, held: np.dtype):
     """The function that gives a value held as ``held`` the kind ``kind``, where that is exact:
     an int (or bool) held as a float below 2**(mantissa bits + 1) in magnitude, checked on the
     value; a narrower dtype held in a wider one. Else None: the promoted value stays as it is
     (a Python float rounded into a float32 where it met one)."""
     if kind in ARRAY_KINDS:  # an array held complex, real where the data made it so (eig)
-        return _real_part if kind == REAL_ARRAY else None
+        return {REAL_ARRAY: _real_part, REAL_COPY: _real_copy}.get(kind)
     if kind.startswith(ARRAY_AS):  # (Python ints below 2**53 in a float64: exact)
         target = np.dtype(kind[len(ARRAY_AS):])
         return None if target == held else (lambda value: value.astype(target))
@@ -77,7 +82,7 @@ def convert_many(values: np.ndarray, kind: str) -> list:
     them one at a time: at once where that is a plain cast (a Python float of a float64,
     ``tolist``), else one by one."""
     make = _conversion(kind, values.dtype)
-    if make is None or make is _real_part:
+    if make is None or make in (_real_part, _real_copy):
         return list(values)
     if make in (float, int, bool, complex) and values.dtype == _STRONG[kind]:
         return values.tolist()

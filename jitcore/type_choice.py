@@ -94,19 +94,6 @@ def joined_tags(first: tuple, then: tuple) -> tuple:
     return concatenate(parts, 0), among
 
 
-def real_where(arrays, all_real):
-    """``arrays`` (complex tracers) given back as their real parts where the traced 0-d
-    ``all_real`` holds when the function runs, as NumPy's ``eig`` returns ``w.real`` and
-    ``v.real`` when every eigenvalue is real: the results' dtype chosen by the data."""
-    from jitcore.kind_conversion import ARRAY_KINDS
-    from jitcore.primitives import convert
-
-    tag = convert(all_real, TAG)
-    for a in arrays:
-        a.type_choice = (tag, ARRAY_KINDS)
-    return arrays
-
-
 def choose(out, test, a, b):
     """``out`` (``a`` where the traced ``test`` holds, else ``b``, promoted) marked with the
     kind of the side taken, where the sides' kinds differ."""

@@ -13,7 +13,16 @@ import operator
 
 import numpy as np
 
-from jitcore import calltime, compaction, failures, index_forms, pytree, traced_text, type_choice
+from jitcore import (
+    calltime,
+    compaction,
+    failures,
+    index_forms,
+    pytree,
+    real_or_complex,
+    traced_text,
+    type_choice,
+)
 from jitcore import control_flow as cf
 from jitcore.autograph import appending, tables
 from jitcore.autograph.aliasing import chosen
@@ -33,6 +42,7 @@ from jitcore.numpy.power_series import SERIES_CALLS
 from jitcore.primitives import as_tracer, complex_from_parts, constant, find_trace
 from jitcore.python_arithmetic import check_int_of, python_bool
 from jitcore.python_arithmetic import python_number as _python_number
+from jitcore.real_or_complex import RealOrComplex
 from jitcore.tracer import (
     Tracer,
     as_scalar,
@@ -107,6 +117,8 @@ def _only_if(test: Tracer, thunk, made=None):
     def then():
         try:
             made.append(thunk())
+            if real_or_complex.spots(made[0]):  # (eig's: its two sides and the choice)
+                return real_or_complex.carried_form(made[0])
         except JitTypeError as e:
             if _REGION_WRITE not in str(e):
                 raise
@@ -121,12 +133,12 @@ def _only_if(test: Tracer, thunk, made=None):
         return made[0]
 
     def otherwise():
-        leaves, tree = pytree.flatten(made[0])
+        leaves, tree = pytree.flatten(real_or_complex.carried_form(made[0]))
         zeros = [fresh(constant(leaf.owner_trace, np.zeros(leaf.shape, leaf.dtype)), leaf.scalar, leaf.weak)
                  if isinstance(leaf, Tracer) else leaf for leaf in leaves]
         return pytree.unflatten(tree, zeros)
 
-    return cf.cond(test, then, otherwise, python_types=True)
+    return real_or_complex.restored(cf.cond(test, then, otherwise, python_types=True))
 
 
 def and_(*thunks):
@@ -265,6 +277,8 @@ def _joined(test, a, b, made_a, made_b):
         return None
     if isinstance(a, str) and isinstance(b, str):  # "+" if d >= 0 else "-": picked at each call
         return traced_text.choice(test.owner_trace, test, a, b)
+    if isinstance(a, RealOrComplex) or isinstance(b, RealOrComplex):
+        return real_or_complex.picked(test, a, b)  # (each side's dtype, as Python picks it)
     mixed = _one_form(test, a, b)
     try:
         out = np.where(test, a, b)

@@ -19,7 +19,7 @@ import warnings
 
 import numpy as np
 
-from jitcore import calltime, compile_time, index_forms, pytree, traced_text
+from jitcore import calltime, compile_time, index_forms, pytree, real_or_complex, traced_text
 from jitcore import control_flow as cf
 from jitcore import primitives as prims
 from jitcore.autograph import (
@@ -75,6 +75,7 @@ from jitcore.generator_arguments import GeneratorArgument
 from jitcore.ir.core import ELEMENTWISE, Block, OpResult
 from jitcore.masked import MaskedSelection
 from jitcore.primitives import as_tracer
+from jitcore.real_or_complex import RealOrComplex
 from jitcore.tracer import Tracer, as_scalar, current_trace, fresh, needs_static
 
 # A static ``range`` longer than this becomes a loop in the IR rather than being unrolled; so does
@@ -354,6 +355,11 @@ def _cannot_carry(name, value, what, line):
     if isinstance(leaf, ChosenDtype):
         return leaf._refusal(f"'{name}', assigned in the {what} at {where(line)}, whose condition "
                              "or bounds are traced,")
+    if isinstance(leaf, RealOrComplex):
+        use = (f"returning it from the {what} at {where(line)}" if name == RETVAL else
+               f"'{name}', assigned in the {what} at {where(line)}")
+        return leaf._refusal(f"{use}, whose condition or bounds are traced,",
+                             f"the {what} carries it only where it held one before the {what}")
     kind = type(leaf).__name__
     if name == RETVAL:  # (the conversion's name for the function's result)
         return UnsupportedError(
@@ -568,6 +574,16 @@ class _FirstLeftUnset(Exception):
         self.i = i
 
 
+class _NeedsLift(Exception):
+    """A branch of a traced if gave the variable at ``i`` arrays real or complex as the data
+    chose (``real_or_complex``) at the leaves ``spots``: trace it again, both branches carrying
+    those leaves lifted (``real_or_complex.Lifted``)."""
+
+    def __init__(self, i: int, spots: set[int]):
+        super().__init__(i)
+        self.i, self.spots = i, spots
+
+
 class SameObject(Exception):
     """A loop body bound a variable it carries by value (``Z = step(Z)``) to the very array it
     was given, written in place (``step`` changed ``Z`` and returned it): an in-place write, so
@@ -635,8 +651,12 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
         if kinds is None or any(k is None for k in kinds.values()):
             raise _one_path(names[later[0]], line)
         first_type.update(kinds)
+    # arrays real or complex as the data chose (eig's) carried as their two sides and the
+    # choice (``real_or_complex.Lifted``), at the leaves where either branch has one
+    lift = {i: real_or_complex.spots(v) for i, v in enumerate(init) if real_or_complex.spots(v)}
     for name, value in zip(names, init):
-        if not isinstance(value, Undefined) and not _carriable(value) and not isinstance(value, str):
+        if not isinstance(value, Undefined) and not _carriable(real_or_complex.carried_form(value)) \
+                and not isinstance(value, str):
             raise _cannot_carry(name, value, "if", line)
     # text (label = "low" before, "high" in a branch): each branch gives the number of its text,
     # the text is picked at each call (traced_text.numbered); the first branch's texts first
@@ -655,7 +675,7 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
                 # that array is seen by others (a view, the caller's, a shared root): its reads
                 # see the branch's writes and its own writes reach that array (a root from
                 # outside is claimed: ``Unheld``); any other gets the branch's own copy
-                full[i] = init[i] if i in originals else v
+                full[i] = init[i] if i in originals else real_or_complex.restored(v)
             shared.enter()
             try:
                 with branch_given((full[i], init[i]) for i in carried):
@@ -675,6 +695,13 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
         return run
 
     def _branch_out(full, out, first: bool) -> dict:
+        for i, v in enumerate(out):
+            if isinstance(v, Undefined):
+                continue
+            if real_or_complex.spots(v) - lift.get(i, set()):  # (traced again, both branches lifting it)
+                raise _NeedsLift(i, real_or_complex.spots(v))
+            if i in lift:
+                out[i] = real_or_complex.carried_form(v, lift[i])
         if first:  # one the analysis thought this branch sets, left unset on the path traced
             for i in filled - unset - set(first_type):
                 if isinstance(out[i], Undefined):
@@ -738,17 +765,19 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
                if name != RETVAL and name not in local and name not in dead and i not in shared.held
                and unbound.tracked(v)}
     flags = {}  # variable -> the array an inner if of the first branch traced picks for it
-    operands = tuple(init[i] for i in carried)
     first_pred = pred
     first_fn, second_fn = (then_fn, else_fn) if then_first else (else_fn, then_fn)
     if not then_first:
         first_pred = np.logical_not(pred)
     while True:
+        operands = tuple(real_or_complex.carried_form(init[i], lift.get(i, ())) for i in carried)
         try:
             with _in_user_terms():
                 out = cf.cond(first_pred, branch(first_fn, True), branch(second_fn, False), *operands,
                               python_types=True)
             break
+        except _NeedsLift as need:
+            lift.setdefault(need.i, set()).update(need.spots)
         except _FirstLeftUnset as left:
             k = left.i
             # The branch traced first leaves it unset on the path its Python conditions took
@@ -786,6 +815,7 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
                                             for a, b, leaf in zip(first, second, leaves)])
     after = writes.result(tuple(init[i] if i in shared.held else out.get(name, v)
                                 for i, (name, v) in enumerate(zip(names, init))))
+    after = tuple(real_or_complex.restored(v) if i in lift else v for i, v in enumerate(after))
     for i, is_bound in bounds.items():  # bound after the if where the branch that ran bound it
         unbound.note(after[i], is_bound)
     return after
@@ -855,7 +885,40 @@ def _in_user_terms():
 
 
 @_keeping_containers
+def _lifted_carries(site: dict, run, *fns):
+    """A loop whose variables hold arrays real or complex as the data chose (eig's:
+    ``real_or_complex``): carried as their three arrays (``Lifted``), each function (``fns``:
+    (function, how many leading non-carried arguments it takes)) given them restored and its
+    results lifted at the same leaves, the loop's results restored; None where none does."""
+    lift = {i: real_or_complex.spots(v) for i, v in enumerate(site["init"]) if real_or_complex.spots(v)}
+    if not lift:
+        return None
+
+    def restored(values):
+        return tuple(real_or_complex.restored(v) for v in values)
+
+    def wrapped(fn, lead):
+        if fn is None:
+            return None
+
+        def call(*args):
+            out = fn(*args[:lead], *restored(args[lead:]))
+            if isinstance(out, (tuple, list)) and len(out) == len(site["init"]):  # (a body's values)
+                return tuple(real_or_complex.carried_form(v, lift.get(i, ())) for i, v in enumerate(out))
+            return out
+        return call
+
+    init = tuple(real_or_complex.carried_form(v, lift.get(i, ())) for i, v in enumerate(site["init"]))
+    out = run(*(wrapped(fn, lead) for fn, lead in fns), {**site, "init": init})
+    return restored(out) if isinstance(out, tuple) else out
+
+
 def while_stmt(test_fn, body_fn, *, after=None, rebinds=None, holders=(), refreshed=(), **site):
+    lifted = _lifted_carries(site, lambda test, body, lifted_site: while_stmt(
+        test, body, after=after, rebinds=rebinds, holders=holders, refreshed=refreshed, **lifted_site),
+        (test_fn, 0), (body_fn, 0))
+    if lifted is not None:
+        return lifted
     held = [i for i, name in enumerate(site["names"])
             if name in refreshed and _unchanged(site["init"][i])]
     if held:  # levels, only read again after rec(u, levels): it stays the static int it is
@@ -1489,6 +1552,11 @@ def _unrolling(times: int):
 @_keeping_containers
 def for_stmt(iterable, extra_test, body_fn, *, after=None, rebinds=None, holders=(), refreshed=(),
              **site):
+    lifted = _lifted_carries(site, lambda test, body, lifted_site: for_stmt(
+        iterable, test, body, after=after, rebinds=rebinds, holders=holders, refreshed=refreshed,
+        **lifted_site), (extra_test, 0), (body_fn, 1))
+    if lifted is not None:
+        return lifted
     held = [i for i, name in enumerate(site["names"])
             if name in refreshed and _unchanged(site["init"][i])]
     if held:  # n, only read again after rng.random(n): a Python number stays itself (and static)

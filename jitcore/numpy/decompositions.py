@@ -26,13 +26,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from jitcore import failures, masked, type_choice
+from jitcore import failures, masked
 from jitcore import primitives as prims
 from jitcore.errors import UnsupportedError
 from jitcore.ir import dialects
 from jitcore.numpy import linalg as _family
-from jitcore.numpy.registry import implements, traced
-from jitcore.tracer import Tracer, user_location
+from jitcore.numpy.registry import PYTHON_BOOL_RESULTS, implements, traced
+from jitcore.real_or_complex import RealOrComplex
+from jitcore.tracer import Tracer, fresh, user_location
 
 _results = np.linalg._linalg  # NumPy's named tuples of several results
 array = dialects.array
@@ -158,8 +159,8 @@ def eig(a):
     norm with its largest component real (as LAPACK's ``geev``, without its balancing).
     The results are computed complex (complex64 for float32 input, complex128 otherwise) and,
     as NumPy's, given back as their real parts where every eigenvalue is real: a dtype the data
-    chooses, a tag the call reads (``type_choice.real_where``; inside the function they stay
-    complex). Order: as the
+    chooses (``real_or_complex.RealOrComplex``: what the function does with them is done to
+    both, and keeps the one the data takes, as NumPy's dtype would). Order: as the
     Schur form's diagonal (a complex pair a + bi, a - bi with b > 0), usually but not always
     NumPy's. NaN or inf entries raise ``LinAlgError`` after the call, as NumPy's. Complex
     matrices: Hessenberg form and single-shift QR to the complex Schur form in complex
@@ -174,7 +175,9 @@ def eig(a):
         return _results.EigResult(packed[..., 0, n, :], packed[..., 0, :n, :])
     values = _joined(packed[..., 0, n, :], packed[..., 1, n, :])
     vectors = _joined(packed[..., 0, :n, :], packed[..., 1, :n, :])
-    return _results.EigResult(*type_choice.real_where((values, vectors), _all_real(values)))
+    real_taken = _all_real(values)
+    return _results.EigResult(RealOrComplex.of_eig(values, real_taken),
+                              RealOrComplex.of_eig(vectors, real_taken))
 
 
 def _all_real(values):
@@ -193,7 +196,7 @@ def eigvals(a):
     if a.dtype.kind == "c":
         return packed[..., 0, :]
     values = _joined(packed[..., 0, :], packed[..., 1, :])
-    return type_choice.real_where((values,), _all_real(values))[0]
+    return RealOrComplex.of_eig(values, _all_real(values))
 
 
 def _singular_values(a) -> Tracer:
@@ -241,15 +244,16 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=np._NoValue):
     from its real form's (``linalg.real_form``)."""
     if not traced(a):
         return np.linalg.pinv(a, rcond, hermitian, rtol=rtol)
+    if rcond is not None and rtol is not np._NoValue:
+        raise ValueError(f"`rtol` and `rcond` can't be both set. (at {user_location()})")
+    if a.ndim >= 2 and a.shape[-2] * a.shape[-1] == 0:  # NumPy's, before its dtype rule: of a's dtype
+        m, n = a.shape[-2:]
+        return prims.constant(a.owner_trace, np.zeros(a.shape[:-2] + (n, m), a.dtype))
     a = _operand(a, "pinv", False, complex_ok=True)
     if rcond is None:
         rcond = (1e-15 if rtol is np._NoValue else
                  max(a.shape[-2:]) * np.finfo(a.dtype).eps if rtol is None else rtol)
-    elif rtol is not np._NoValue:
-        raise ValueError(f"`rtol` and `rcond` can't be both set. (at {user_location()})")
     m, n = a.shape[-2:]
-    if m == 0 or n == 0:
-        return prims.constant(a.owner_trace, np.zeros(a.shape[:-2] + (n, m), a.dtype))
     if a.dtype.kind == "c":  # the pseudo-inverse of the real form is the real form of a's
         return _family.from_real_form(pinv(_family.real_form(a), rcond)[..., :, :m], n)
     u, s, vh = svd(a, full_matrices=False)
@@ -266,18 +270,21 @@ def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
         return np.linalg.matrix_rank(A, tol, hermitian, rtol=rtol)
     if rtol is not None and tol is not None:
         raise ValueError(f"`tol` and `rtol` can't be both set. (at {user_location()})")
-    if A.ndim < 2:
-        return prims.as_scalar(prims.convert(np.any(A != 0), np.dtype(np.int64)))
+    if A.ndim < 2:  # NumPy's int(not all(A == 0)): a Python int
+        return fresh(prims.convert(np.any(A != 0), np.dtype(np.int64)), scalar=True, weak=True)
     s = svdvals(A)
     if tol is None:
         if rtol is None:
             rtol = max(A.shape[-2:]) * np.finfo(s.dtype).eps
         else:
             rtol = np.asarray(rtol)[..., None]
-        tol = np.max(s, axis=-1, keepdims=True) * rtol
+        tol = np.max(s, axis=-1, keepdims=True, initial=0) * rtol  # (NumPy's: 0 of an empty matrix)
     else:
         tol = np.asarray(tol)[..., None]
     return prims.as_scalar(np.count_nonzero(s > tol, axis=-1))
+
+
+PYTHON_BOOL_RESULTS.add(matrix_rank)  # (its weak result kept: a vector's rank, a Python int)
 
 
 @implements(np.linalg.lstsq)
@@ -301,6 +308,7 @@ def lstsq(a, b, rcond=None):
     if b.ndim not in (1, 2):
         raise np.linalg.LinAlgError(f"{b.ndim}-dimensional array given. Array must be one or "
                                     f"two-dimensional (at {user_location()})")
+    _family.no_float16(a, b)
     dtype = np.result_type(a.dtype, b.dtype)
     a = _family._linalg_float(prims.convert(a, dtype), "lstsq", complex_ok=True)
     b = _family._linalg_float(prims.convert(b, dtype), "lstsq", complex_ok=True)
@@ -441,6 +449,8 @@ def cond(x, p=None):
     where NumPy gives inf)."""
     if not traced(x):
         return np.linalg.cond(x, p)
+    if x.ndim >= 2 and x.shape[-1] * x.shape[-2] == 0:  # (NumPy's test, before any other)
+        raise np.linalg.LinAlgError(f"cond is not defined on empty arrays (at {user_location()})")
     x = _operand(x, "cond", p not in (None, 2, -2), complex_ok=True)
     if p not in _NORMS:
         raise ValueError(f"Invalid norm order for matrices. (at {user_location()})")

@@ -611,7 +611,9 @@ def norm(x, ord=None, axis=None, keepdims=False):
     elif ord in (2, -2, "nuc"):  # from the singular values (passes/kernelize/bidiagonal.py)
         rest = [d for d in range(nd) if d not in (row, col)]
         s = singular_values(_linalg_float(prims.transpose(x, (*rest, row, col)), "norm", complex_ok=True))
-        ret = np.max(s, axis=-1) if ord == 2 else np.min(s, axis=-1) if ord == -2 else np.sum(s, axis=-1)
+        # (NumPy's 2-norm of an empty matrix is 0: its max has initial=0; its -2-norm raises)
+        ret = (np.max(s, axis=-1, initial=0) if ord == 2 else np.min(s, axis=-1) if ord == -2
+               else np.sum(s, axis=-1))
     else:
         raise ValueError(f"Invalid norm order for matrices. (at {user_location()})")
     if keepdims:
@@ -652,8 +654,6 @@ def det(a):
     if not traced(a):
         return np.linalg.det(a)
     _square_stack(a, "det")
-    if a.dtype.kind == "b":
-        raise JitTypeError(f"array type bool is unsupported in linalg (at {user_location()})")
     return prims.det(_linalg_float(a, "det", complex_ok=True))
 
 
@@ -667,6 +667,12 @@ def _linalg_float(x, name: str, complex_ok: bool = False):
     if x.dtype == np.float16:
         raise JitTypeError(f"array type float16 is unsupported in linalg (at {user_location()})")
     return x if x.dtype.kind in "fc" else prims.convert(x, np.dtype(np.float64))
+
+
+def no_float16(*xs) -> None:
+    """NumPy's linalg refuses a float16 operand, before promoting it with the others."""
+    if any(x.dtype == np.float16 for x in xs):
+        raise JitTypeError(f"array type float16 is unsupported in linalg (at {user_location()})")
 
 
 def _square_stack(a, name: str) -> None:
@@ -690,6 +696,7 @@ def solve(a, b):
     trace = prims.find_trace(a, b)
     a, b = (x if isinstance(x, Tracer) else prims.constant(trace, np.asarray(x)) for x in (a, b))
     _square_stack(a, "solve")
+    no_float16(a, b)
     dtype = np.result_type(a.dtype, b.dtype)
     a, b = prims.convert(a, dtype), prims.convert(b, dtype)
     a, b = _linalg_float(a, "solve", complex_ok=True), _linalg_float(b, "solve", complex_ok=True)

@@ -2,8 +2,9 @@
 ``polyadd``, ``polysub``, ``polymul``, ``polyder``, ``polyint``, ``polyfit`` (``polyval`` is in
 ``everyday.py``). The lengths are static; each step is NumPy's (zeros padded in front, one
 ``convolve``, a product with ``arange``), so the dtypes are NumPy's. ``roots`` is the companion
-matrix's ``eigvals`` and ``poly`` the product of ``(x - r)`` over real roots. ``poly1d``: refused
-as an argument, as every array subclass.
+matrix's ``eigvals`` and ``poly`` the product of ``(x - r)`` over the roots (or a matrix's
+eigenvalues), both real or complex as the data chooses, as NumPy's. ``poly1d``: refused as an
+argument, as every array subclass.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from jitcore.errors import UnsupportedError
 from jitcore.ir.dialects import kernel
 from jitcore.numpy.everyday import raise_at_first
 from jitcore.numpy.registry import implements, traced
+from jitcore.real_or_complex import RealOrComplex
 from jitcore.tracer import Tracer, user_location
 
 __all__ = ["poly", "polyadd", "polyder", "polydiv", "polyfit", "polyint", "polymul", "polysub", "roots"]
@@ -199,25 +201,34 @@ def roots(p):
     first = -p[1:] / p[0]
     below = np.eye(n - 1, n, dtype=p.dtype)  # ones under the diagonal, as np.diag(ones, -1)
     companion = np.concatenate((first[None, :], below)) if n > 1 else first[None, :]
-    return np.linalg.eigvals(companion)
+    out = np.linalg.eigvals(companion)
+    if isinstance(out, RealOrComplex):
+        out.view = False  # (NumPy's roots are a new array, not eigvals' view)
+    return out
 
 
 @implements(np.poly)
 def poly(seq_of_zeros):
     """The coefficients (highest power first, leading 1) of the monic polynomial with the given
-    real roots: one ``convolve`` with ``[1, -r]`` per root, as NumPy. A square matrix (NumPy
-    takes its eigenvalues first) and complex roots are not compiled."""
+    roots, as NumPy: a non-empty square matrix's eigenvalues first (its characteristic
+    polynomial), one ``convolve`` with ``[1, -r]`` per root, and complex coefficients given
+    back real where the roots pair up as conjugates (NumPy's test: sorted, they equal their
+    sorted conjugates), a dtype the data chooses (``real_or_complex``)."""
     if not traced(seq_of_zeros):
         return np.poly(seq_of_zeros)
-    a = seq_of_zeros
-    if a.ndim != 1 or a.dtype.kind == "c":
-        raise UnsupportedError(
-            f"numpy.poly under jit takes a 1-d array of real roots (at {user_location()}); for a "
-            f"matrix's characteristic polynomial call np.poly(np.linalg.eigvals(A)) outside jit")
+    a = np.atleast_1d(seq_of_zeros)
+    if a.ndim == 2 and a.shape[0] == a.shape[1] and a.shape[0] != 0:
+        return np.poly(np.linalg.eigvals(a))  # (real or complex as the data chooses: each side)
+    if a.ndim != 1:
+        raise ValueError(f"input must be 1d or non-empty square 2d array. (at {user_location()})")
+    a = prims.convert(a, np.dtype(np.mintypecode(a.dtype.char)))  # (NumPy's: ints as float64)
     if a.shape[0] == 0:
         return 1.0  # NumPy's, a Python float
-    dtype = np.poly(np.zeros(1, a.dtype)).dtype
-    c = prims.constant(a.owner_trace, np.ones(1, dtype))
+    c = prims.constant(a.owner_trace, np.ones(1, a.dtype))
     for k in range(a.shape[0]):
-        c = np.convolve(c, np.stack((np.ones((), dtype), -prims.convert(a[k], dtype))))
-    return c
+        c = np.convolve(c, np.stack((np.ones((), a.dtype), -a[k])))
+    if a.dtype.kind != "c":
+        return c
+    roots = prims.convert(a, np.dtype(complex))
+    paired = np.all(np.sort(roots) == np.sort(np.conjugate(roots)))
+    return RealOrComplex(np.real(c), c, paired)

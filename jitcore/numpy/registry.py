@@ -17,7 +17,8 @@ UFUNCS: dict = {}  # numpy ufunc -> implementation of its __call__
 # numpy functions whose implementation writes out= itself, casting as NumPy does
 # (``primitives.write_out``); others' out= is taken by autograph (``out_call``) where it can be
 WRITES_OUT: set = set()
-# implementations whose result is a Python bool in NumPy (``np.allclose``, ``np.array_equal``):
+# implementations whose result is a Python bool (or int) in NumPy (``np.allclose``, ``np.array_equal``,
+# a vector's ``matrix_rank``):
 # kept weak, so a jitted function returns ``True``, not ``np.True_``
 PYTHON_BOOL_RESULTS: set = set()
 

@@ -795,7 +795,7 @@ REFUSED = {
     # np.flatnonzero: returned, compiled since dynlen46 (tests/test_data_dependent_length.py)
     # np.unique with return_counts: returned, compiled since dynlen46 (tests/test_data_dependent_length.py)
     # np.pad's 'linear_ramp' and np.insert at several indices: compiled since round 7
-    "np.poly of a matrix": (lambda A: np.poly(A), (np.eye(2),), jc.UnsupportedError, "eigvals"),
+    # np.poly of a matrix: compiled since session 56 (tests/jitcore/test_real_or_complex_56.py)
     # np.fft.fft: compiled since fft31 (tests/jitcore/test_fft.py)
 }
 

@@ -47,7 +47,8 @@ class RaiseIfOp(ArrayOp):
     function runs, the call stops and raises the error ``code`` names (``kernel.PYTHON_ERRORS``:
     Python's ``ZeroDivisionError`` for ``n / 0`` of Python numbers, ...), whose message may name
     the 0-d i64 ``%word``s (up to three: status words 1..3, as the first bad element, an axis,
-    a size; a float64 as its bits). Its result is ``%cond``, which nothing needs to read. Pure,
+    a size; a float64 as its bits), or a ``kernel.LINALG_ERRORS`` code (a singular matrix on the
+    path the data took: ``real_or_complex``). Its result is ``%cond``, which nothing needs to read. Pure,
     like ``array.solve``, which may raise too: ``may_raise``
     (``passes/effects.py``) keeps it where it runs, and it lowers to ``kernel.raise`` inside
     the kernel that computes ``%cond`` (a scalar loop's included), so a check in a loop's body
@@ -59,7 +60,7 @@ class RaiseIfOp(ArrayOp):
     code = attr(of(int, ": the error's code (kernel.PYTHON_ERRORS)"))
 
     def check(self) -> None:
-        from jitcore.ir.dialects.kernel import PYTHON_ERRORS  # the codes' one table
+        from jitcore.ir.dialects.kernel import LINALG_ERRORS, PYTHON_ERRORS  # the codes' one table
 
         if not 1 <= len(self.operands) <= 4 or len(self.results) != 1:
             self.fail("needs 1 to 4 operands and one result")
@@ -67,5 +68,5 @@ class RaiseIfOp(ArrayOp):
             self.fail("takes and returns one 0-d i1 condition")
         if any(w.type != TensorType((), i64) for w in self.operands[1:]):
             self.fail("takes its status words as 0-d i64 values")
-        if self.code not in PYTHON_ERRORS:
-            self.fail("needs a 'code' of kernel.PYTHON_ERRORS")
+        if self.code not in PYTHON_ERRORS and self.code not in LINALG_ERRORS:
+            self.fail("needs a 'code' of kernel.PYTHON_ERRORS or kernel.LINALG_ERRORS")
