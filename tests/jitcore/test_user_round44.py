@@ -68,9 +68,9 @@ def _symbol(x):
 
 
 def _shuffled(x, rng):
-    a = x.copy()
+    a = [x[0], x[1]]  # (an array shuffles since misc56)
     rng.shuffle(a)
-    return a
+    return a[0]
 
 
 @pytest.mark.parametrize("fn, args, error, words", [
