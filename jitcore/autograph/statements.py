@@ -74,6 +74,7 @@ from jitcore.errors import (
 from jitcore.ir.core import ELEMENTWISE, Block, OpResult
 from jitcore.masked import MaskedSelection
 from jitcore.primitives import as_tracer
+from jitcore.tied_length import Repeated
 from jitcore.tracer import Tracer, as_scalar, current_trace, fresh, needs_static
 
 # A static ``range`` longer than this becomes a loop in the IR rather than being unrolled; so does
@@ -353,6 +354,8 @@ def _cannot_carry(name, value, what, line):
     if isinstance(leaf, ChosenDtype):
         return leaf._refusal(f"'{name}', assigned in the {what} at {where(line)}, whose condition "
                              "or bounds are traced,")
+    if isinstance(leaf, Repeated):
+        return leaf.carried_refusal(name, what, where(line))
     kind = type(leaf).__name__
     if name == RETVAL:  # (the conversion's name for the function's result)
         return UnsupportedError(
