@@ -76,7 +76,7 @@ class ChosenDtype:
         self.origin = origin  # (what made it, what to write instead): the refusals' words
 
     @property
-    def real_or_complex(self) -> bool:
+    def chooses_complex(self) -> bool:
         """Are its candidates a real and a complex dtype (held complex)?"""
         return len({d.kind == "c" for d in self.dtypes}) == 2
 
@@ -129,8 +129,6 @@ class ChosenDtype:
                                                               f" with {', '.join(sorted(kwargs))}="))
         exact = ufunc in _EXACT_UFUNCS or (ufunc is np.power and _whole_power(inputs)) \
             or (ufunc in (np.floor_divide, np.remainder) and _by_nonzero_int(inputs))
-        if self.real_or_complex:
-            raise self._refusal(f"numpy.{ufunc.__name__}")
         return self._apply(ufunc, inputs, {}, exact, f"numpy.{ufunc.__name__}")
 
     def __jitcore_ufunc__(self, ufunc, operands):
@@ -149,7 +147,7 @@ class ChosenDtype:
                            f"numpy.{getattr(func, '__name__', func)}")
 
     def _apply(self, func, args, kwargs, exact: bool, name: str):
-        if self.real_or_complex and func not in _KIND_EXACT:
+        if self.chooses_complex and func not in _KIND_EXACT:
             raise self._refusal(name)
         for x in _leaves((args, kwargs)):
             if isinstance(x, ChosenDtype) and x.which is not self.which:
@@ -184,7 +182,7 @@ class ChosenDtype:
 
     def __setitem__(self, key, value):
         """``a[i] = v`` of an integer ``v`` (or bools): the same numbers in every candidate."""
-        if self.real_or_complex:  # (a float16 candidate would round v, its complex64 not)
+        if self.chooses_complex:  # (a float16 candidate would round v, its complex64 not)
             raise self._refusal("writing into it")
         if isinstance(value, ChosenDtype) and value.which is self.which:
             value = value.values
@@ -324,7 +322,7 @@ def _result_dtypes(func, args, kwargs, candidate: int):
 def _power(self, other):
     """``a ** k``: NumPy's operator (np.square, np.sqrt or np.reciprocal for 2, 0.5 and -1:
     ``primitives.power_operator``), the dtype by np.power's rules."""
-    if isinstance(other, ChosenDtype) or self.real_or_complex:
+    if isinstance(other, ChosenDtype) or self.chooses_complex:
         return np.power(self, other)
     per_candidate = [_result_dtypes(np.power, (self, other), {}, i) for i in range(len(self.dtypes))]
     if any(d is None for d in per_candidate):

@@ -53,12 +53,16 @@ def _fix(x, rule: str):
             return a
         return a * 1.0 if rule == "_fix_int_lt_zero" else a.astype(_complex_of(a.dtype))
     kind = x.dtype.kind
-    if kind == "c" or (kind in "bu" and rule != "_fix_real_abs_gt_1") or (
-            rule == "_fix_int_lt_zero" and kind == "f"):  # (x * 1.0 keeps a float's dtype)
+    if (
+        kind == "c"
+        or (kind in "bu" and rule != "_fix_real_abs_gt_1")
+        or (rule == "_fix_int_lt_zero" and kind == "f")
+    ):  # (x * 1.0 keeps a float's dtype)
         return x
     if rule == "_fix_real_abs_gt_1":
-        return _Choice(np.any(np.abs(x) > 1), x, x.astype(_complex_of(x.dtype)),
-                       "an element of magnitude above 1")
+        return _Choice(
+            np.any(np.abs(x) > 1), x, x.astype(_complex_of(x.dtype)), "an element of magnitude above 1"
+        )
     if rule == "_fix_int_lt_zero":
         return _Choice(np.any(x < 0), x, x * 1.0, "a negative exponent")
     return _Choice(np.any(x < 0), x, x.astype(_complex_of(x.dtype)), "a negative element")
@@ -73,7 +77,8 @@ def _chosen(name: str, f, *args):
         raise JitTypeError(
             f"numpy.emath.{name} of two traced real arrays (at {user_location()}): NumPy "
             "converts each to complex by its own values, so the result's dtype has more than "
-            "two possibilities. Convert them first (x.astype(complex)), or make one a constant")
+            "two possibilities. Convert them first (x.astype(complex)), or make one a constant"
+        )
     (c,) = choices
     real = f(*(a.as_is if a is c else a for a in args))
     converted = f(*(a.converted if a is c else a for a in args))
@@ -84,16 +89,23 @@ def _chosen(name: str, f, *args):
             f"numpy.emath.{name} of traced integers (at {user_location()}): NumPy's result is "
             f"{real.dtype} or {converted.dtype} as the data decides, and jitcore holds a choice "
             "of dtypes only where the values convert exactly. Convert them to float first "
-            "(x.astype(float))")
+            "(x.astype(float))"
+        )
     values = prims.where(c.test, converted, real.astype(converted.dtype))
     which = prims.convert(c.test, type_choice.TAG)
     dtypes = (real.dtype, converted.dtype)
     if values.ndim == 0:
         return scalar_of(values, which, dtypes)
-    return ChosenDtype(values, which, dtypes, (
-        f"numpy.emath.{name} of a real array, complex where it has {c.when}, else real",
-        f"Give it the dtype you want first: np.emath.{name}(x.astype(complex)) is always "
-        "complex, NumPy's numbers where the result is complex; or return it as it is"))
+    return ChosenDtype(
+        values,
+        which,
+        dtypes,
+        (
+            f"numpy.emath.{name} of a real array, complex where it has {c.when}, else real",
+            f"Give it the dtype you want first: np.emath.{name}(x.astype(complex)) is always "
+            "complex, NumPy's numbers where the result is complex; or return it as it is",
+        ),
+    )
 
 
 def _unary(np_fn, ufunc, rule: str):
@@ -118,8 +130,9 @@ arctanh = _unary(np.emath.arctanh, np.arctanh, "_fix_real_abs_gt_1")
 @implements(np.emath.logn)
 def logn(n, x):
     """``numpy.emath.logn``: ``log(x) / log(n)``, each converted as NumPy converts it."""
-    return _chosen("logn", lambda a, b: np.log(b) / np.log(a),
-                   _fix(n, "_fix_real_lt_zero"), _fix(x, "_fix_real_lt_zero"))
+    return _chosen(
+        "logn", lambda a, b: np.log(b) / np.log(a), _fix(n, "_fix_real_lt_zero"), _fix(x, "_fix_real_lt_zero")
+    )
 
 
 @implements(np.emath.power)

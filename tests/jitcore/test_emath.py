@@ -12,16 +12,42 @@ from tests.oracle import assert_matches, ulp_bound
 
 def _all(x, i8, u8, z, s):
     e = np.emath
-    return (e.sqrt(x), e.log(x), e.log2(i8), e.log10(u8), e.sqrt(z), e.arccos(s), e.arcsin(s),
-            e.arctanh(s), e.sqrt(x.sum()), e.logn(2, x), e.power(x, 2), e.power(x, -1), e.sqrt(i8),
-            e.sqrt(x).real, np.imag(e.sqrt(x)), e.sqrt(x)[1:].reshape(1, 3), e.sqrt(x).astype(np.complex64))
+    return (
+        e.sqrt(x),
+        e.log(x),
+        e.log2(i8),
+        e.log10(u8),
+        e.sqrt(z),
+        e.arccos(s),
+        e.arcsin(s),
+        e.arctanh(s),
+        e.sqrt(x.sum()),
+        e.logn(2, x),
+        e.power(x, 2),
+        e.power(x, -1),
+        e.sqrt(i8),
+        e.sqrt(x).real,
+        np.imag(e.sqrt(x)),
+        e.sqrt(x)[1:].reshape(1, 3),
+        e.sqrt(x).astype(np.complex64),
+    )
 
 
 # x with and without negatives (-0.0 is not: sqrt(-0.0) is real -0.0), ints, magnitudes above 1
-REAL = (np.array([0.25, 4.0, -0.0, np.inf]), np.array([1, 8], np.int8), np.array([1, 100], np.uint8),
-        np.array([-4 + 0j, 1j]), np.array([0.5, -0.25], np.float32))
-COMPLEX = (np.array([0.25, -4.0, 0.0, np.nan]), np.array([-1, 8], np.int8), np.array([1, 100], np.uint8),
-           np.array([-4 + 0j, 1j]), np.array([0.5, -2.0], np.float32))
+REAL = (
+    np.array([0.25, 4.0, -0.0, np.inf]),
+    np.array([1, 8], np.int8),
+    np.array([1, 100], np.uint8),
+    np.array([-4 + 0j, 1j]),
+    np.array([0.5, -0.25], np.float32),
+)
+COMPLEX = (
+    np.array([0.25, -4.0, 0.0, np.nan]),
+    np.array([-1, 8], np.int8),
+    np.array([1, 100], np.uint8),
+    np.array([-4 + 0j, 1j]),
+    np.array([0.5, -2.0], np.float32),
+)
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
@@ -41,6 +67,8 @@ def test_arithmetic_on_a_result_of_a_chosen_dtype_says_how_to_fix_it():
     words = r"float64 or complex128.*negative element.*x.astype\(complex\)"
     with pytest.raises(jc.JitTypeError, match=words):
         jc.jit(lambda b, c: (-b + np.emath.sqrt(b * b - 4 * c)) / 2)(np.ones(2), np.ones(2))
+    with pytest.raises(jc.JitTypeError, match="numpy.add of an array whose dtype the data chooses"):
+        jc.jit(lambda x: np.emath.sqrt(x) + 1)(np.ones(2))
     with pytest.raises(jc.JitTypeError, match="two traced real arrays"):
         jc.jit(lambda x: np.emath.logn(x, x))(np.ones(2))
     with pytest.raises(jc.JitTypeError, match=r"traced integers.*x.astype\(float\)"):

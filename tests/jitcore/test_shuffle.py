@@ -54,8 +54,11 @@ def test_shuffle_draws_numpys_numbers_in_place(make):
             want_args, got_args = ([np.copy(a) if np.ndim(a) else a for a in args] for _ in range(2))
             want_rng, got_rng = make(seed), make(seed)
             want, got = f(want_rng, *want_args), jitted(got_rng, *got_args)
-            for w, g in zip(np.atleast_1d(*want) if isinstance(want, tuple) else [want],
-                            np.atleast_1d(*got) if isinstance(got, tuple) else [got], strict=True):
+            for w, g in zip(
+                np.atleast_1d(*want) if isinstance(want, tuple) else [want],
+                np.atleast_1d(*got) if isinstance(got, tuple) else [got],
+                strict=True,
+            ):
                 assert w.dtype == g.dtype and w.shape == g.shape
                 np.testing.assert_array_equal(g, w)
             for w, g in zip(want_args, got_args, strict=True):

@@ -56,9 +56,11 @@ def admittance(branches, nb):
 
 def test_strings_in_a_list_of_records_are_static_where_they_sit():
     f = jc.jit(admittance)
-    calls = [[(0, 1, 0.3j, "line"), (1, 2, 0.08j, "shunt")],
-             [(0, 2, 0.5j, "line"), (2, 1, 0.1j, "shunt")],  # new numbers: the same code
-             ((0, 1, 0.3j, "shunt"), (1, 2, 0.08j, "line"))]  # new strings (a tuple): a compile
+    calls = [
+        [(0, 1, 0.3j, "line"), (1, 2, 0.08j, "shunt")],
+        [(0, 2, 0.5j, "line"), (2, 1, 0.1j, "shunt")],  # new numbers: the same code
+        ((0, 1, 0.3j, "shunt"), (1, 2, 0.08j, "line")),
+    ]  # new strings (a tuple): a compile
     for k, branches in enumerate(calls):
         np.testing.assert_array_equal(f(branches, 3), admittance(branches, 3))
         assert f.cache_info().compiles == (1 if k < 2 else 2)
