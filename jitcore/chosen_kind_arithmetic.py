@@ -41,6 +41,8 @@ def chosen(*operands) -> bool:
 def _as_kind(x: Tracer, kind: str) -> Tracer:
     """``x``'s held value as a value of ``kind``: a Python number is weak, a NumPy scalar not."""
     dtype = own_dtype(kind)
+    if x.dtype.kind == "c" and dtype.kind != "c":  # a real value held complex (real_or_complex)
+        x = np.real(x)
     held = x if x.dtype == dtype else prims.convert(x, dtype)
     return fresh(held, scalar=True, weak=not kind.startswith("np."))
 

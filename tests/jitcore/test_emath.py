@@ -3,6 +3,8 @@ element is outside the real function's domain, else real), and NumPy's numbers, 
 compiled function whichever the data chooses; arithmetic on such a result is refused naming
 the conversion that fixes its dtype."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -73,3 +75,17 @@ def test_arithmetic_on_a_result_of_a_chosen_dtype_says_how_to_fix_it():
         jc.jit(lambda x: np.emath.logn(x, x))(np.ones(2))
     with pytest.raises(jc.JitTypeError, match=r"traced integers.*x.astype\(float\)"):
         jc.jit(lambda x: np.emath.power(x, 2))(np.arange(3))
+
+
+def _scalar(t):
+    return np.emath.sqrt(t) * 2 + 1, np.emath.log10(t - 1.0)
+
+
+def test_a_0d_result_is_a_numpy_scalar_whose_arithmetic_keeps_its_type():
+    f = jc.jit(_scalar)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", np.exceptions.ComplexWarning)  # (no real part taken noisily)
+        for t in (4.0, -4.0, 0.5):
+            for want, got in zip(_scalar(t), f(t), strict=True):
+                assert type(got) is type(want)
+                assert_matches(got, want, ulp_bound("complex arccos", np.float64))
