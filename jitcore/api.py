@@ -459,13 +459,13 @@ class JitFunction:
         object, is seen at the next call. (Making the whole object static, hashed by its
         identity, kept its first call's attributes: a stale ``s.cfg.dt``.)"""
         wanted = getattr(error, "static_would_fix", frozenset())
-        if not wanted or not config.auto_static or not all("." in p for p in wanted) \
+        if not wanted or not config.auto_static or not all("." in p or "[" in p for p in wanted) \
                 or wanted <= self._static_leaves:
             return frozenset()
         _, dyn_args, dyn_kwargs = self._split(args, kwargs)
         leaves, tree = pytree.flatten((tuple(dyn_args), dyn_kwargs), objects=True)
         found = {p: leaf for p, leaf in zip(self._paths(tree), leaves) if p in wanted}
-        if found.keys() != wanted or not all(type(v) in _STATIC_LEAF_TYPES for v in found.values()):
+        if found.keys() != wanted or not all(_static_leaf(p, v) for p, v in found.items()):
             return frozenset()
         return frozenset(wanted)
 
@@ -734,7 +734,7 @@ class JitFunction:
         leaves, tree = pytree.flatten((tuple(dyn_args), dyn_kwargs), objects=True)
         if self._static_leaves:  # argument objects' ints made static on demand: keyed by value
             fixed = {k for k, p in enumerate(self._paths(tree))
-                     if p in self._static_leaves and type(leaves[k]) in _STATIC_LEAF_TYPES}
+                     if p in self._static_leaves and _static_leaf(p, leaves[k])}
             if fixed:
                 count = itertools.count()
                 tree, leaves = pytree.with_constants(tree, leaves, lambda _: next(count) in fixed)
@@ -865,6 +865,8 @@ class JitFunction:
                              "not an array or number; " + advice)
         if path.isidentifier() and (static_on_demand.static_kind(leaf) or isinstance(leaf, JitFunction)):
             error.static_would_fix = frozenset((path,))  # a string, a function: static on demand
+        elif _static_leaf(path, leaf):  # a string in a list, tuple or dict: static where it sits
+            error.static_would_fix = frozenset((path,))
         raise error
 
     def _plain_array(self, leaf: np.ndarray, tree, index) -> np.ndarray:
@@ -1125,6 +1127,15 @@ _NEGATIVE_BOUNDS = tuple(-(2 ** b) for b in (7, 15, 31, 63))
 
 
 _STATIC_LEAF_TYPES = frozenset((int, bool, np.int64, np.int32, np.intp))  # (``_object_leaves``)
+
+
+def _static_leaf(path: str, leaf) -> bool:
+    """Is ``leaf``, at ``path`` in the arguments, made static where it sits when a trace needs
+    it (``_object_leaves``): an int attribute of an argument object (``s.cfg.n``), or a string
+    in a list, tuple, dict or object argument (``branches[0][3]``: a record's mode; its numbers
+    stay traced, and each new string compiles once)."""
+    return ("." in path and type(leaf) in _STATIC_LEAF_TYPES) or (
+        ("[" in path or "." in path) and type(leaf) in (str, bytes))
 
 
 def int_range(value: int) -> tuple[int, int]:

@@ -33,6 +33,7 @@ from jitcore.tracer import Tracer, fresh, is_user_file, user_location
 
 _ADVICE = ("Make the items one type (0.0 in place of 0, float(v)), or give the dtype "
            "(np.array(..., dtype=np.float64))")
+_ORIGIN = "np.array of items whose Python types a traced condition chose"
 
 # Ufuncs and functions whose result, computed on integers held in a float64 (below 2**53), is
 # exactly the integers' result converted: where the candidates' result dtypes differ, the
@@ -54,6 +55,13 @@ _METHODS = {name: getattr(np, name) for name in (
     "argsort", "any", "all", "clip", "nonzero", "repeat", "take", "searchsorted", "trace", "ptp")}
 # Methods that move the data (their own signatures: a.reshape(3, 4)): the same candidates
 _MOVES = frozenset({"reshape", "transpose", "ravel", "flatten", "squeeze", "copy", "swapaxes"})
+# What is exact on an array that is real or complex as the data chose (np.emath.sqrt): held
+# complex, a real candidate's values with +0 imaginary parts, as NumPy's real and imag see them,
+# and moved; any arithmetic would compute the complex numbers' (inf * 0j is NaN).
+_KIND_EXACT = frozenset({
+    np.real, np.imag, np.take, np.copy, np.ravel, np.reshape, np.transpose, np.squeeze, np.flip,
+    np.roll, np.atleast_1d, np.expand_dims, np.swapaxes, np.moveaxis, np.tile, np.repeat,
+    np.asarray, np.array})
 
 
 class ChosenDtype:
@@ -61,10 +69,16 @@ class ChosenDtype:
     the function runs; ``values`` (a tracer, or a ``masked.MaskedSelection`` for a list the
     data filled) holds it in the candidates' promotion."""
 
-    __slots__ = ("values", "which", "dtypes")
+    __slots__ = ("values", "which", "dtypes", "origin")
 
-    def __init__(self, values, which: Tracer, dtypes: tuple):
+    def __init__(self, values, which: Tracer, dtypes: tuple, origin: tuple = (_ORIGIN, _ADVICE)):
         self.values, self.which, self.dtypes = values, which, tuple(np.dtype(d) for d in dtypes)
+        self.origin = origin  # (what made it, what to write instead): the refusals' words
+
+    @property
+    def chooses_complex(self) -> bool:
+        """Are its candidates a real and a complex dtype (held complex)?"""
+        return len({d.kind == "c" for d in self.dtypes}) == 2
 
     # -- what is static ----------------------------------------------------------------------------
     @property
@@ -91,7 +105,7 @@ class ChosenDtype:
         return self._like(self.values.T)
 
     def _like(self, values) -> ChosenDtype:
-        return ChosenDtype(values, self.which, self.dtypes)
+        return ChosenDtype(values, self.which, self.dtypes, self.origin)
 
     def marked(self) -> Tracer:
         """The values as a result: marked with the candidate the tag names, which the host
@@ -102,10 +116,11 @@ class ChosenDtype:
 
     def _refusal(self, use: str) -> JitTypeError:
         names = " or ".join(dict.fromkeys(d.name for d in self.dtypes))
+        origin, advice = self.origin
         return JitTypeError(
-            f"{use} of an array whose dtype the data chooses ({names}: np.array of items whose "
-            f"Python types a traced condition chose) (at {user_location()}): NumPy's result "
-            f"would depend on which it is, and jitcore compiles one. {_ADVICE}")
+            f"{use} of an array whose dtype the data chooses ({names}: {origin}) (at "
+            f"{user_location()}): NumPy's result would depend on which it is, and jitcore "
+            f"compiles one. {advice}")
 
     # -- ufuncs and functions ----------------------------------------------------------------------
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
@@ -132,6 +147,8 @@ class ChosenDtype:
                            f"numpy.{getattr(func, '__name__', func)}")
 
     def _apply(self, func, args, kwargs, exact: bool, name: str):
+        if self.chooses_complex and func not in _KIND_EXACT:
+            raise self._refusal(name)
         for x in _leaves((args, kwargs)):
             if isinstance(x, ChosenDtype) and x.which is not self.which:
                 raise self._refusal(f"{name} of two arrays whose dtypes the data chose apart")
@@ -152,7 +169,7 @@ class ChosenDtype:
             raise self._refusal(name)
         if out.ndim == 0 and isinstance(out, Tracer):
             return scalar_of(out, self.which, per_candidate)
-        return ChosenDtype(out, self.which, per_candidate)
+        return ChosenDtype(out, self.which, per_candidate, self.origin)
 
     # -- indexing and methods ------------------------------------------------------------------------
     def __getitem__(self, key):
@@ -165,6 +182,8 @@ class ChosenDtype:
 
     def __setitem__(self, key, value):
         """``a[i] = v`` of an integer ``v`` (or bools): the same numbers in every candidate."""
+        if self.chooses_complex:  # (a float16 candidate would round v, its complex64 not)
+            raise self._refusal("writing into it")
         if isinstance(value, ChosenDtype) and value.which is self.which:
             value = value.values
         elif np.asarray(value).dtype.kind not in "biu" if not isinstance(value, Tracer) \
@@ -185,6 +204,8 @@ class ChosenDtype:
             raise AttributeError(name)
         if name in _MOVES:
             return lambda *args, **kwargs: self._like(getattr(self.values, name)(*args, **kwargs))
+        if name in ("real", "imag"):
+            return self.__jitcore_function__(getattr(np, name), (self,), {})
         func = _METHODS.get(name)
         if func is None:
             raise self._refusal(f".{name}")
@@ -301,7 +322,7 @@ def _result_dtypes(func, args, kwargs, candidate: int):
 def _power(self, other):
     """``a ** k``: NumPy's operator (np.square, np.sqrt or np.reciprocal for 2, 0.5 and -1:
     ``primitives.power_operator``), the dtype by np.power's rules."""
-    if isinstance(other, ChosenDtype):
+    if isinstance(other, ChosenDtype) or self.chooses_complex:
         return np.power(self, other)
     per_candidate = [_result_dtypes(np.power, (self, other), {}, i) for i in range(len(self.dtypes))]
     if any(d is None for d in per_candidate):

@@ -3,6 +3,8 @@
 ``jitcore.config`` is this module, and its settings are attributes::
 
     jc.config.num_threads = 4               # or jc.config.update("num_threads", 4)
+    with jc.config.using(auto_static=False):  # any setting, put back after the block
+        ...
 
 - ``num_threads``: how many threads a large launch runs on, the calling one included.
   ``JITCORE_NUM_THREADS`` sets it at import (unset or empty: the CPUs this process may run
@@ -253,11 +255,7 @@ def _set_cache(name: str, value) -> None:
     _CACHE[name] = value
 
 
-def update(name: str, value: int) -> None:
-    """Set the setting ``name``; the next call of any compiled function uses it."""
-    if name not in RUNTIME_SETTINGS:
-        raise ConfigError(f"jitcore.config has no setting {name!r}; its settings are "
-                          f"{', '.join(RUNTIME_SETTINGS)}")
+def _set_runtime(name: str, value) -> None:
     low, high = _LOWEST[name], _HIGHEST.get(name)
     if (isinstance(value, bool) or not isinstance(value, int) or value < low
             or (high is not None and value > high)):
@@ -266,11 +264,50 @@ def update(name: str, value: int) -> None:
     SETTINGS[RUNTIME_SETTINGS.index(name)] = value
 
 
+def _set_traceback_filtering(value) -> None:
+    if not isinstance(value, bool):
+        raise ConfigError(f"jitcore.config.traceback_filtering must be True or False, not {value!r}")
+    tracebacks.enabled = value
+
+
+def _runtime(name: str) -> tuple:
+    index = RUNTIME_SETTINGS.index(name)
+    return (lambda: SETTINGS[index]), (lambda value: _set_runtime(name, value))
+
+
+def _cached(name: str) -> tuple:
+    return (lambda: _CACHE[name]), (lambda value: _set_cache(name, value))
+
+
+# Every setting, as (read, checked write): the attributes, update() and using() all go through
+# this one table, so a setting the docstring lists works the same way through each of them.
+_SETTINGS_TABLE = {
+    **{name: _runtime(name) for name in RUNTIME_SETTINGS},
+    "traceback_filtering": ((lambda: tracebacks.enabled), _set_traceback_filtering),
+    **{name: _cached(name) for name in _CACHE},
+    "buffer_pool_bytes": ((lambda: buffer_pool.POOL.limit), _set_buffer_pool_bytes),
+}
+
+
+def _check_names(names) -> None:
+    for name in names:
+        if name not in _SETTINGS_TABLE:
+            raise ConfigError(f"jitcore.config has no setting {name!r}; its settings are "
+                              f"{', '.join(_SETTINGS_TABLE)}")
+
+
+def update(name: str, value) -> None:
+    """Set the setting ``name``, as ``jitcore.config.<name> = value`` does."""
+    _check_names([name])
+    _SETTINGS_TABLE[name][1](value)
+
+
 @contextmanager
-def using(**values: int) -> Iterator[None]:
+def using(**values) -> Iterator[None]:
     """Set some settings for the ``with`` block, then put them back. The settings are the
     process's, not the thread's: other threads calling compiled code meanwhile see them too."""
-    saved = {name: SETTINGS[RUNTIME_SETTINGS.index(name)] for name in values if name in RUNTIME_SETTINGS}
+    _check_names(values)
+    saved = {name: _SETTINGS_TABLE[name][0]() for name in values}
     try:
         for name, value in values.items():
             update(name, value)
@@ -281,60 +318,25 @@ def using(**values: int) -> Iterator[None]:
 
 
 def _setting(name: str) -> property:
-    index = RUNTIME_SETTINGS.index(name)
-    return property(lambda self: SETTINGS[index], lambda self, value: update(name, value),
+    read, write = _SETTINGS_TABLE[name]
+    return property(lambda self: read(), lambda self, value: write(value),
                     doc=f"The {name} setting (see the module's docstring).")
 
 
 class _ConfigModule(types.ModuleType):
     """This module, with its settings as checked attributes."""
 
-    num_threads = _setting("num_threads")
-    parallel_threshold = _setting("parallel_threshold")
-    chunk_size = _setting("chunk_size")
 
-    disk_cache = property(lambda self: _CACHE["disk_cache"], lambda self, v: _set_cache("disk_cache", v),
-                          doc="Keep compiled functions on disk for later processes (the docstring).")
-    cache_dir = property(lambda self: _CACHE["cache_dir"], lambda self, v: _set_cache("cache_dir", v),
-                         doc="The disk cache's directory (see the module's docstring).")
-    cache_max_bytes = property(lambda self: _CACHE["cache_max_bytes"],
-                               lambda self, v: _set_cache("cache_max_bytes", v),
-                               doc="The disk cache's size cap (see the module's docstring).")
-    log_compiles = property(lambda self: _CACHE["log_compiles"],
-                            lambda self, v: _set_cache("log_compiles", v),
-                            doc="Log every trace and compile and why it missed (the docstring).")
-    max_signatures = property(lambda self: _CACHE["max_signatures"],
-                              lambda self, v: _set_cache("max_signatures", v),
-                              doc="Signatures kept compiled per jitted function (the docstring).")
-
-    auto_static = property(lambda self: _CACHE["auto_static"], lambda self, v: _set_cache("auto_static", v),
-                           doc="Make arguments static when a trace needs their values (the docstring).")
-
-    buffer_pool_bytes = property(lambda self: buffer_pool.POOL.limit,
-                                 lambda self, v: _set_buffer_pool_bytes(v),
-                                 doc="Memory kept for reuse by large results (see the module's docstring).")
-
-    backend = property(lambda self: _CACHE["backend"], lambda self, v: _set_cache("backend", v),
-                       doc="The backend jit compiles for by default (see the module's docstring).")
-
-    @property
-    def traceback_filtering(self) -> bool:
-        """Leave jitcore's own frames out of tracing errors' tracebacks (``jitcore/tracebacks.py``)."""
-        return tracebacks.enabled
-
-    @traceback_filtering.setter
-    def traceback_filtering(self, value: bool) -> None:
-        if not isinstance(value, bool):
-            raise ConfigError(f"traceback_filtering must be True or False, not {value!r}")
-        tracebacks.enabled = value
+for _name in _SETTINGS_TABLE:
+    setattr(_ConfigModule, _name, _setting(_name))
 
 
 blas.choose(os.environ.get("JITCORE_BLAS", ""))
 target.override_vector_bits(os.environ.get(target.VECTOR_BITS_VARIABLE))
 object_loader.PERF_MAP = perf_map_from_environment()
 update("num_threads", threads_from_environment())
-tracebacks.enabled = os.environ.get("JITCORE_TRACEBACK_FILTERING", "on").strip().lower() not in (
-    "off", "0", "false", "no")
+_set_traceback_filtering(os.environ.get("JITCORE_TRACEBACK_FILTERING", "on").strip().lower() not in (
+    "off", "0", "false", "no"))
 _set_cache("disk_cache", cache_enabled_from_environment())
 _set_cache("cache_dir", cache_dir_from_environment())
 _set_cache("cache_max_bytes", cache_max_bytes_from_environment())

@@ -47,12 +47,23 @@ def data_size_advice(deciders, values=None, matrix: bool = False) -> str:
     roots = sorted({_root(s) for s in names})
     listed = ", ".join(repr(r) for r in roots)
     arrays = [s for s in names if s not in scalars and "[" not in s and "." not in s]
+    # a number is static as it is; only sequences (and arrays) need to become tuples
+    sequences = sorted({_root(s) for s in names if s not in scalars})
+    them = "them" if len(roots) > 1 else "it"
+    tuples = f"pass {', '.join(sequences)} as a tuple{'s' if len(sequences) > 1 else ''} and " \
+        if sequences else ""
     text = (
         f" A size set by the values of {', '.join(roots)} cannot be a compiled array's: "
-        f"pass {'them' if len(roots) > 1 else 'it'} as a tuple and name "
-        f"{'them' if len(roots) > 1 else 'it'} static, jit(f, static_argnames=({listed},)), "
+        f"{tuples}name {them} static, jit(f, static_argnames=({listed},)), "
         "and the size is known when compiling (each new value compiles once)"
     )
+    numbers = sorted(s for s in names if s in scalars and "[" not in s and "." not in s)
+    if numbers:
+        text += (
+            f"; where the selection leaves out one index (np.arange(n) != {numbers[0]}), "
+            f"np.delete(x, {numbers[0]}, axis) has a size known when compiling and compiles "
+            f"with {numbers[0]} traced"
+        )
     if arrays:
         text += (
             f"; an array cannot be static, so call f(..., {arrays[0]}=tuple({arrays[0]}.tolist())) "

@@ -46,6 +46,8 @@ def _conversion(kind: str, held: np.dtype):
         return {REAL_ARRAY: _real_part, REAL_COPY: _real_copy}.get(kind)
     if kind.startswith(ARRAY_AS):  # (Python ints below 2**53 in a float64: exact)
         target = np.dtype(kind[len(ARRAY_AS):])
+        if target.kind != "c" and held.kind == "c":  # a real candidate held complex (np.emath)
+            return lambda value: value.real.astype(target)
         return None if target == held else (lambda value: value.astype(target))
     python = kind in _STRONG
     source = _STRONG[kind] if python else np.dtype(kind[3:])

@@ -56,7 +56,7 @@ from jitcore import calltime, drawn_runs, native_draws, pytree
 from jitcore import primitives as prims
 from jitcore.callbacks import operand_reader, register_callback, result_writer
 from jitcore.dtypes import SUPPORTED_DTYPES, ir_type
-from jitcore.errors import UnsupportedError
+from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.generator_arguments import GeneratorArgument, MadeGenerator, kind_of
 from jitcore.ir.dialects import array, kernel
 from jitcore.ir.types import TensorType
@@ -139,6 +139,10 @@ def _draw(owner, method: str, *args, **kwargs):
     if method in ("permutation", "choice") and args and isinstance(args[0], Tracer) \
             and not (method == "choice" and args[0].ndim == 0):  # choice(k): a draw below k
         return _take_drawn(owner, method, *args, **kwargs)
+    if method == "shuffle" and args and recorder is not None and trace is recorder.trace and (
+            isinstance(args[0], Tracer)
+            or (isinstance(args[0], np.ndarray) and not recorder.is_local(owner))):
+        return _shuffle(owner, trace, *args, **kwargs)
     traced = [x for x in pytree.flatten((args, kwargs))[0] if isinstance(x, Tracer)]
     local = recorder is not None and recorder.is_local(owner)
     # A seeded local generator drawn in the region it was made in: the same numbers on every
@@ -166,8 +170,8 @@ def _draw(owner, method: str, *args, **kwargs):
         recorder.effect(_SeedAtCall(seed, _seed_values(recorder, label, where, args, kwargs)))
         return None
     if method not in SAMPLERS or kwargs.get("out") is not None:
-        instead = ("; a = rng.permutation(a), a shuffled copy, draws the order rng.shuffle(a) "
-                   "would" if method == "shuffle" else "")
+        instead = ("; a = rng.permutation(a), a shuffled copy of an array or a list, draws the "
+                   "order rng.shuffle(a) would" if method == "shuffle" else "")
         raise UnsupportedError(
             f"{label} {where}: jitcore makes random draws with NumPy's samplers at each call, "
             f"and {method}() is not one it supports (it writes to its argument, or to out=, or "
@@ -264,6 +268,27 @@ def _take_drawn(owner, method: str, x: Tracer, *args, **kwargs):
         raise UnsupportedError(f"{_label(owner, method)}: unexpected arguments")
     index = _draw(owner, method, x.shape[axis], *args, **kwargs)
     return np.take(x, index, axis=axis)
+
+
+def _shuffle(owner, trace, x, axis=0):
+    """``shuffle(x)`` of a traced array (or of a NumPy array the function made), in place:
+    NumPy's Fisher-Yates swaps depend on the length along ``axis`` only and are the swaps of
+    ``permutation(n)`` (which shuffles ``arange(n)``), so ``x`` becomes ``x`` taken at that
+    permutation, the same numbers drawn. An empty ``x`` draws nothing and stays, as in NumPy."""
+    label = _label(owner, "shuffle")
+    if not issubclass(kind_of(owner), np.random.Generator) and axis != 0:
+        raise TypeError("shuffle() got an unexpected keyword argument 'axis'")
+    if isinstance(x, np.ndarray):  # a write makes it the traced copy every holder reads
+        from jitcore.autograph.local_arrays import shared_copy  # (autograph imports this module)
+
+        seen = calltime.written_array(trace, x, create=True)
+        x = shared_copy(x, trace) if seen is None else seen
+    if x.ndim == 0:
+        raise JitTypeError(f"{label} of a 0-d array (at {user_location()}): NumPy shuffles "
+                           "along an axis, which a 0-d array has not (len() of unsized object)")
+    (at,) = prims.normalize_axes(axis, x.ndim, "shuffle")
+    if x.size:
+        prims.assign(x, np.take(x, _draw(owner, "permutation", x.shape[at]), axis=at))
 
 
 def _permuted(owner, x, axis=None, out=None):

@@ -135,6 +135,20 @@ class Repeated:
     def _like(self, rows: Tracer) -> Repeated:
         return Repeated(rows, self.counts)
 
+    def carried_refusal(self, name: str, what: str, at: str) -> UnsupportedError:
+        """Assigned in a traced if or loop (``autograph.statements``): said in the user's terms,
+        with the repeat written at a length known when compiling."""
+        return UnsupportedError(
+            f"'{name}' holds np.repeat(..., counts) with counts from the data, whose length is "
+            f"known only when the code runs, and is assigned in the {what} at {at}, whose "
+            "condition or bounds are traced: a value that changes there must keep one shape on "
+            "every path. Give it a length known when compiling: j = np.searchsorted("
+            "np.cumsum(counts), np.arange(n), side='right') is np.repeat(np.arange(len(counts)), "
+            "counts) in its first counts.sum() of n places and len(counts) after them; in the if, "
+            "fill those with np.where(j == len(counts), extra[np.maximum(np.arange(n) - "
+            "counts.sum(), 0)], j) (residual resampling: n = len(counts), extra from rng.random(n), "
+            "whose first R numbers are rng.random(R)'s)")
+
     def _tied_length(self, inputs, name: str) -> int | None:
         """The length an operand of ``inputs`` ties this repeat to (the dim NumPy's broadcast
         pairs with its rows; 1 only where no operand has another), else None; other repeats

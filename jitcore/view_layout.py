@@ -95,3 +95,9 @@ def c_contiguous(x) -> bool:
     """Is ``x`` C-contiguous as NumPy would lay it out (True where not known)?"""
     m = model(x)
     return m is None or m.flags.c_contiguous
+
+
+def f_contiguous(x) -> bool:
+    """Is ``x`` Fortran-contiguous as NumPy would lay it out (True where not known)?"""
+    m = model(x)
+    return m is None or m.flags.f_contiguous

@@ -67,10 +67,16 @@ def _asarray(np_fn):
         traced array of a list holding traced values."""
         if not _holds_traced(a):
             return np_fn(a, dtype, *args, **kwargs)
-        # ascontiguousarray copies what NumPy would not lay out in C order (g.T)
-        copy = bool(kwargs.get("copy")) or (np_fn is np.ascontiguousarray and isinstance(a, Tracer)
-                                            and not view_layout.c_contiguous(a))
-        return jnp.array(a, dtype, copy=copy)
+        # ascontiguousarray copies what NumPy would not lay out in C order (g.T), and
+        # asfortranarray what it would not lay out in Fortran order (g); both make 0-d 1-d
+        contiguous = {np.ascontiguousarray: view_layout.c_contiguous,
+                      np.asfortranarray: view_layout.f_contiguous}.get(np_fn)
+        copy = bool(kwargs.get("copy")) or (contiguous is not None and isinstance(a, Tracer)
+                                            and not contiguous(a))
+        out = jnp.array(a, dtype, copy=copy, ndmin=1 if contiguous else 0)
+        if np_fn is np.asfortranarray and out is not a:
+            out.fortran = out.ndim >= 2  # (a new array: NumPy lays it out in Fortran order)
+        return out
 
     asarray.__name__ = asarray.__qualname__ = np_fn.__name__
     return asarray
@@ -249,7 +255,7 @@ def _ndenumerate(arr):
 def _array_calls() -> dict:
     calls = {f: _operands_read(f) for f in (*HANDLED_FUNCTIONS, *UFUNCS)}
     calls[np.array] = _array
-    for f in (np.asarray, np.asanyarray, np.ascontiguousarray):
+    for f in (np.asarray, np.asanyarray, np.ascontiguousarray, np.asfortranarray):
         calls[f] = _asarray(f)
     for f in (np.zeros, np.ones, np.full, np.arange, np.full_like):  # full_like: a traced fill
         calls[f] = _creation(f, getattr(jnp, f.__name__))  # into a NumPy array's shape

@@ -76,6 +76,7 @@ from jitcore.ir.core import ELEMENTWISE, Block, OpResult
 from jitcore.masked import MaskedSelection
 from jitcore.primitives import as_tracer
 from jitcore.real_or_complex import RealOrComplex
+from jitcore.tied_length import Repeated
 from jitcore.tracer import Tracer, as_scalar, current_trace, fresh, needs_static
 
 # A static ``range`` longer than this becomes a loop in the IR rather than being unrolled; so does
@@ -360,6 +361,8 @@ def _cannot_carry(name, value, what, line):
                f"'{name}', assigned in the {what} at {where(line)}")
         return leaf._refusal(f"{use}, whose condition or bounds are traced,",
                              f"the {what} carries it only where it held one before the {what}")
+    if isinstance(leaf, Repeated):
+        return leaf.carried_refusal(name, what, where(line))
     kind = type(leaf).__name__
     if name == RETVAL:  # (the conversion's name for the function's result)
         return UnsupportedError(

@@ -21,6 +21,7 @@ The functions live in one module per family; adding one is one entry in its fami
 - ``index_concatenation``: ``r_`` and ``c_`` of traced arrays;
 - ``linalg``: ``matmul``, ``dot``, ``einsum``, ``diagonal``, ``norm``, ``solve``, ...;
 - ``stride_tricks``: ``numpy.lib.stride_tricks.sliding_window_view`` (registered, not exported);
+- ``emath``: ``numpy.emath``'s functions, real or complex as the data chooses (``jitcore.numpy.emath``);
 - ``registry``: the tables (``HANDLED_FUNCTIONS``, ``UFUNCS``) and ``__array_function__``;
 - ``linalg_api``: ``numpy.linalg``'s names as ``jitcore.numpy.linalg``;
 - ``fft`` (with ``fft_plan``, the transform itself): ``numpy.fft``'s names as ``jitcore.numpy.fft``;
@@ -34,6 +35,7 @@ import numpy as _np
 
 import jitcore.buffered_sum  # noqa: F401  (installs NumPy's buffered order of whole sums in jitcore.primitives)
 import jitcore.compacted_indices  # noqa: F401  (installs x[idx[m]] over the kept count in jitcore.indexing)
+import jitcore.numpy.emath  # noqa: F401  (registers numpy.emath's functions: jitcore.numpy.emath)
 import jitcore.numpy.selection_statistics  # noqa: F401  (installs x[mask]'s statistics in jitcore.masked)
 import jitcore.numpy.stride_tricks  # noqa: F401  (registers sliding_window_view; exports nothing)
 import jitcore.run_length  # noqa: F401  (installs the ops at x[mask]'s length in jitcore.masked)

@@ -14,7 +14,7 @@ NOT_SUPPORTED: dict[str, tuple[str, ...]] = {
     "not lowered yet (raises UnsupportedError on traced arrays)": (
         "einsum_path",
         "nextafter",
-        "row_stack", "spacing", "random", "polynomial", "emath",
+        "row_stack", "spacing", "random", "polynomial",
     ),
     "results whose dtype depends on the data (raise JitTypeError on traced complex arrays)": (
         "real_if_close",

@@ -68,9 +68,9 @@ def _symbol(x):
 
 
 def _shuffled(x, rng):
-    a = x.copy()
+    a = [x[0], x[1]]  # (an array shuffles since misc56)
     rng.shuffle(a)
-    return a
+    return a[0]
 
 
 @pytest.mark.parametrize("fn, args, error, words", [
@@ -360,7 +360,10 @@ def _apply_ops(x, ops):
 
 
 def test_a_list_of_strings_argument_is_told_to_be_a_static_tuple():
-    with pytest.raises(jc.JitTypeError, match=r"pass ops as a tuple \(tuple\(ops\)\) with static_argnums"):
+    # its strings are static on demand where they sit (misc56); without that, JAX's advice
+    np.testing.assert_array_equal(jc.jit(_apply_ops)(np.ones(2), ["double", "x"]), [2.0, 2.0])
+    with jc.config.using(auto_static=False), \
+            pytest.raises(jc.JitTypeError, match=r"pass ops as a tuple \(tuple\(ops\)\) with static_argnums"):
         jc.jit(_apply_ops)(np.ones(2), ["double", "x"])
     with pytest.raises(jc.JitTypeError, match=r"got ops=list: pass a list as a tuple"):
         jc.jit(_apply_ops, static_argnames=("ops",))(np.ones(2), ["double", "x"])

@@ -1,4 +1,4 @@
-"""Reshape, ravel and ascontiguousarray are views where NumPy's are (the strides allow it) and
+"""Reshape, ravel, ascontiguousarray and asfortranarray are views where NumPy's are (the strides allow it) and
 copies where NumPy copies: a write through ``g.T.ravel()`` must not reach ``g``. (Every reshape
 was a view, so such writes changed the array they came from, and an argument's caller.)"""
 
@@ -22,6 +22,8 @@ FORMS = {
     "np.ravel(T)": lambda g: np.ravel(g.T),
     "ascontiguousarray(T)": lambda g: np.ascontiguousarray(g.T),
     "ascontiguousarray(g)": lambda g: np.ascontiguousarray(g),
+    "asfortranarray(T)": lambda g: np.asfortranarray(g.T),
+    "asfortranarray(g)": lambda g: np.asfortranarray(g),
     "rows.ravel": lambda g: g[1:].ravel(),
     "cols.reshape(-1)": lambda g: g[:, 1:].reshape(-1),
     "one col.reshape(-1)": lambda g: g[:, :1].reshape(-1),
@@ -85,3 +87,24 @@ def test_a_flat_write_through_a_strided_view_reaches_the_array(view):
         return u
     u = np.arange(6.0).reshape(3, 2)
     np.testing.assert_array_equal(jc.jit(f)(u), f(u))
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_asfortranarray_and_ascontiguousarray_as_numpys(order):
+    """Each a view of an array already in its order (a write reaches the argument), a copy in
+    that order elsewhere (the result's flags are NumPy's), 0-d made 1-d, of lists too."""
+    def f(g):
+        fa, ca = np.asfortranarray(g), np.ascontiguousarray(g)
+        fa[0, 0], ca[1, 1] = -1.0, -2.0
+        return (g, fa, ca, np.asfortranarray(g.T), np.asfortranarray(g, dtype=np.float32),
+                np.asfortranarray(g.sum()), np.ascontiguousarray(g.max()),
+                np.asfortranarray([g[0, 0], g[1, 2]]), np.asfortranarray(g[:, ::2] * 2) @ g[0, :2])
+    a = np.array(np.arange(6.0).reshape(2, 3), order=order)
+    b = a.copy(order="A")
+    for want, got in zip(f(a), jc.jit(f)(b), strict=True):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert (got.flags.c_contiguous, got.flags.f_contiguous) == (want.flags.c_contiguous,
+                                                                   want.flags.f_contiguous)
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(b, a)
+

@@ -29,8 +29,8 @@ with a traced ``beta``; ``ravel_multi_index`` of traced coordinates; the ``*_ind
 helpers, ``apply_over_axes``, ``unstack`` and ``sort_complex``. Each runs under ``jc.jit``
 against NumPy, compared as the earlier rounds' programs are (tests/programs/like_numpy.py);
 what jitcore refuses on purpose (``np.polynomial``'s fits (``math.erf`` compiles since round 13), ``np.ma``,
-``np.emath`` and a complex ``partition``; ``sort_complex`` compiles since round 16) is checked
-to be its own error.
+arithmetic on ``np.emath``'s results and a complex ``partition``; ``sort_complex`` compiles since
+round 16) is checked to be its own error.
 """
 
 from __future__ import annotations
@@ -929,8 +929,8 @@ REFUSED = {
     "np.polynomial's fitting functions of traced data": (
         _chebyshev_fit, (np.linspace(-1, 1, 8), normal(8)), jc.TracerConversionError, "chebfit"),
     "np.ma masked arrays": (_masked_mean, (normal(4),), jc.TracerConversionError, "masked_invalid"),
-    "np.emath.sqrt (its dtype depends on the data's signs)": (
-        lambda x: np.emath.sqrt(x), (normal(3),), jc.UnsupportedError, "scimath.sqrt"),
+    "arithmetic on np.emath.sqrt (its dtype depends on the data's signs; returned it compiles)": (
+        lambda x: np.emath.sqrt(x) + 1, (normal(3),), jc.JitTypeError, r"emath.sqrt\(x.astype\(complex\)\)"),
     "np.partition of complex numbers (complex selection is not lowered; sorting is)": (
         lambda z: np.partition(z, 1), (normal(3) + 1j,), jc.UnsupportedError, "partition of complex"),
 }

@@ -538,8 +538,15 @@ def test_edges_of_the_functions_this_round_compiled(case):
 
 def shuffle_in_place(x):
     rng = np.random.default_rng(1)
-    rng.shuffle(x)  # writes to x: refused, permutation() is the copy
+    rng.shuffle(x)  # writes to x: the same numbers as permutation(len(x)) (since misc56)
     return x
+
+
+def test_shuffle_of_a_traced_argument_by_a_generator_seeded_inside():
+    x, y = normal(4), normal(4)
+    got = jc.jit(shuffle_in_place)(x.copy())
+    np.testing.assert_array_equal(got, shuffle_in_place(y := x.copy()))
+    np.testing.assert_array_equal(got, y)
 
 
 def test_permutation_and_choice_of_a_traced_array_draw_numpys_indices_on_every_call():
@@ -564,8 +571,9 @@ REFUSED = {
     "a ufunc's dtype= that NumPy's same_kind casting refuses": (
         lambda x: np.add(x, 2, dtype=np.int64), (normal(3),), jc.JitTypeError, "same_kind",
     ),
-    "Generator.shuffle of a traced array": (
-        shuffle_in_place, (normal(4),), jc.UnsupportedError, "permutation",
+    "Generator.shuffle of a list (shuffle of an array compiles since misc56)": (
+        lambda x: np.random.default_rng(1).shuffle([x[0], x[1]]) or x, (normal(4),),
+        jc.UnsupportedError, "permutation",
     ),
 }
 
