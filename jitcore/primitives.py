@@ -851,6 +851,7 @@ def bitwise_reduction(fn: np.ufunc, x: Tracer, axis=0, keepdims=False, dtype=Non
 # A whole sum whose order NumPy's iterator decides (``buffered_sum`` installs itself here: it
 # builds on this module, which so imports nothing above it).
 FULL_SUM_ORDERS: list = []
+COMPLEX_SUM: list = []  # ``complex_sum.numpy_sum``, installed by ``jitcore.numpy``
 
 
 @numpy_scalar
@@ -868,6 +869,8 @@ def reduction(kind: str, x: Tracer, axis=None, keepdims=False, dtype=None) -> Tr
     if np.dtype(dtype) == np.float16 and kind in ("sum", "prod"):
         # NumPy accumulates float16 sums and products in float32 and rounds once.
         return convert(reduction(kind, convert(x, np.dtype(np.float32)), axis, keepdims), np.dtype(dtype))
+    if kind == "sum" and np.dtype(dtype).kind == "c" and x.size and COMPLEX_SUM:
+        return COMPLEX_SUM[0](x, axes, keepdims, dtype)  # NumPy's interleaved order
     if kind == "sum" and len(axes) == x.ndim and x.dtype == np.dtype(dtype):
         for buffered in FULL_SUM_ORDERS:  # a view NumPy reads through its buffer (``a[:, ::-1].sum()``)
             out = buffered(x)

@@ -19,7 +19,7 @@ import operator
 
 import numpy as np
 
-from jitcore import buffered_where, indexing, masked
+from jitcore import buffered_where, complex_sum, indexing, masked
 from jitcore import primitives as prims
 from jitcore.dtypes import ir_type
 from jitcore.errors import (
@@ -107,6 +107,8 @@ def _masked_reduction(kind, a, axis, keepdims, dtype=None, initial=np._NoValue, 
                 and (order := buffered_where.numpy_order(a, where)) is not None:
             a, mask = buffered_where.in_order(prims.convert(a, dtype), mask, order)
             axes = (0,)
+        if kind == "sum" and dtype.kind == "c" and initial is None and a.size:
+            return complex_sum.numpy_sum(a, axes, keepdims, dtype, mask)
         a = prims.where(mask, prims.convert(a, dtype), fill)
         if kind == "sum":
             prims.summed_in_runs(a)
