@@ -33,7 +33,6 @@ is here under NumPy's name (aliases such as ``abs``, ``concat`` and ``pow`` incl
 import numpy as _np
 
 import jitcore.buffered_sum  # noqa: F401  (installs NumPy's buffered order of whole sums in jitcore.primitives)
-import jitcore.complex_sum  # noqa: F401  (installs NumPy's interleaved order of complex sums)
 import jitcore.compacted_indices  # noqa: F401  (installs x[idx[m]] over the kept count in jitcore.indexing)
 import jitcore.numpy.selection_statistics  # noqa: F401  (installs x[mask]'s statistics in jitcore.masked)
 import jitcore.numpy.stride_tricks  # noqa: F401  (registers sliding_window_view; exports nothing)
