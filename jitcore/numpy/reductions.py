@@ -106,9 +106,7 @@ def _masked_reduction(kind, a, axis, keepdims, dtype=None, initial=np._NoValue, 
         if kind == "sum" and initial is None and not keepdims and len(axes) == a.ndim \
                 and (order := buffered_where.numpy_order(a, where)) is not None:
             a, mask = buffered_where.in_order(prims.convert(a, dtype), mask, order)
-            axes, where = (0,), mask
-        if kind == "sum" and dtype == np.float16 and initial is None:
-            return _half_sum(a, mask, axes, keepdims, buffered_where.inner_axis(a, where) in axes + (None,))
+            axes = (0,)
         a = prims.where(mask, prims.convert(a, dtype), fill)
         if kind == "sum":
             prims.summed_in_runs(a)
@@ -124,19 +122,6 @@ def _masked_reduction(kind, a, axis, keepdims, dtype=None, initial=np._NoValue, 
     if keepdims:
         out = prims.reshape(out, tuple(1 if i in axes else d for i, d in enumerate(a.shape)))
     return out
-
-
-def _half_sum(a, mask, axes, keepdims, reduce_loop: bool):
-    """A float16 ``a.sum(axes, where=mask)``: through NumPy's reduce loop (its innermost axis
-    reduced), each run's float32 pairwise sum added to the float16 total; through its
-    elementwise loop, each kept term added in float16."""
-    f16, f32 = np.dtype(np.float16), np.dtype(np.float32)
-    if not reduce_loop:
-        terms = prims.where(mask, prims.convert(a, f16), prims.constant(a.owner_trace, f16.type(0)))
-        return prims.reduction("sum", terms, axes, keepdims, f16, half_steps=True)
-    terms = prims.where(mask, prims.convert(a, f32), prims.constant(a.owner_trace, f32.type(0)))
-    prims.summed_in_runs(terms, half=True)
-    return prims.convert(prims.reduction("sum", terms, axes, keepdims, f32), f16)
 
 
 def _is_negative_zero(value) -> bool:
