@@ -23,6 +23,7 @@ from jitcore import type_choice
 from jitcore.chosen_dtype import ChosenDtype, scalar_of
 from jitcore.errors import JitTypeError
 from jitcore.numpy.registry import implements
+from jitcore.real_or_complex import RealOrComplex
 from jitcore.tracer import Tracer, fresh, user_location
 
 __all__: list[str] = []
@@ -91,6 +92,8 @@ def _chosen(name: str, f, *args):
             "of dtypes only where the values convert exactly. Convert them to float first "
             "(x.astype(float))"
         )
+    if real.ndim and real.dtype == np.finfo(converted.dtype).dtype:  # (float64 and complex128)
+        return RealOrComplex(real, converted, ~c.test)  # both kept, each used as NumPy would
     values = prims.where(c.test, converted, real.astype(converted.dtype))
     which = prims.convert(c.test, type_choice.TAG)
     dtypes = (real.dtype, converted.dtype)

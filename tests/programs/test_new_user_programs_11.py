@@ -929,8 +929,9 @@ REFUSED = {
     "np.polynomial's fitting functions of traced data": (
         _chebyshev_fit, (np.linspace(-1, 1, 8), normal(8)), jc.TracerConversionError, "chebfit"),
     "np.ma masked arrays": (_masked_mean, (normal(4),), jc.TracerConversionError, "masked_invalid"),
-    "arithmetic on np.emath.sqrt (its dtype depends on the data's signs; returned it compiles)": (
-        lambda x: np.emath.sqrt(x) + 1, (normal(3),), jc.JitTypeError, r"emath.sqrt\(x.astype\(complex\)\)"),
+    "arithmetic on np.emath.sqrt of int8 (float16 or complex64 as the data's signs say)": (
+        lambda x: np.emath.sqrt(x) + 1, (np.arange(-1, 2).astype(np.int8),), jc.JitTypeError,
+        r"emath.sqrt\(x.astype\(complex\)\)"),
     "np.partition of complex numbers (complex selection is not lowered; sorting is)": (
         lambda z: np.partition(z, 1), (normal(3) + 1j,), jc.UnsupportedError, "partition of complex"),
 }
