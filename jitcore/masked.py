@@ -791,13 +791,17 @@ class RangedSelection(MaskedSelection):
     ``a <= arange(n) < b`` over ``x`` (see ``indexing.ranged_slice``). A use that needs its length
     asks for a concrete value, as the slice did before, so a loop whose body needs it is unrolled."""
 
-    __slots__ = ("spans",)
+    __slots__ = ("spans", "raw")
 
     def __init__(self, values: Tracer, mask: Tracer, factors: tuple | None = None,
-                 spans: tuple | None = None):
+                 spans: tuple | None = None, raw: tuple | None = None):
         super().__init__(values, mask, factors)
         # (start, stop) of each sliced axis, a static int or a traced index each (or None)
         self.spans = spans
+        # the slice's own bounds, before NumPy's clamping (None where not kept): a traced int
+        # that is no loop index (x[:i] with i = np.argmax(x)) keeps its value's open form
+        # there, which traced_cuts reads
+        self.raw = raw
 
     @property
     def shape(self):  # a concrete value, asked for: the loop that needs it is unrolled
@@ -806,7 +810,7 @@ class RangedSelection(MaskedSelection):
     size = shape
 
     def _like(self, values: Tracer) -> RangedSelection:
-        return RangedSelection(values, self.mask, self.factors, self.spans)
+        return RangedSelection(values, self.mask, self.factors, self.spans, self.raw)
 
     def _median(self, name: str, axis=None, out=None, overwrite_input=False, keepdims=False):
         """``np.median(x[i - w + 1:i + 1])`` of a 1-d ``x``: the window rebased to its start
