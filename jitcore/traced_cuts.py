@@ -18,8 +18,8 @@ import numpy as np
 from jitcore import index_forms, indexing
 from jitcore import primitives as prims
 from jitcore.data_length import positions
-from jitcore.ir.dialects.kernel import INDEX_OUT_OF_BOUNDS
 from jitcore.errors import JitValueError
+from jitcore.ir.dialects.kernel import INDEX_OUT_OF_BOUNDS
 from jitcore.masked import MaskedSelection, RangedSelection, raise_at_run_time
 from jitcore.tracer import Tracer, user_location
 
@@ -76,7 +76,8 @@ def _open_length(raw, n: int) -> tuple | None:
     ends = []
     for b, which in zip(raw[0], (0, 1)):
         if b is None or isinstance(b, (int, np.integer)):
-            ends.append((None, 0, slice(b, None).indices(n)[0] if which == 0 else slice(None, b).indices(n)[1]))
+            bound = slice(b, None).indices(n)[0] if which == 0 else slice(None, b).indices(n)[1]
+            ends.append((None, 0, bound))
             continue
         form = index_forms._form_or_open(b)
         if form is None:
@@ -156,7 +157,9 @@ def _check_total(pieces, total: int) -> None:
             f"the array's length; this call's bounds gave {int(rows)} rows (a negative bound, "
             f"which NumPy counts from the end, or one past the end, which it clamps). Keep the "
             f"int in range (i % n, or np.clip(i, 0, n - 1)), or use np.delete(x, i), which "
-            f"counts a negative i from the end as NumPy does")
+            f"counts a negative i from the end as NumPy does"
+        )
+
     raise_at_run_time(prims.ufunc(np.not_equal, got, total), error, got)
 
 
