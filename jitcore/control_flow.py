@@ -150,9 +150,12 @@ def _check_tree(api: str, what: str, expected: pytree.TreeDef, got: pytree.TreeD
                 "key or item before the branch (d[k] = 0.0), and set its value on the paths"
                 if containers else "return np.nan, or a flag, where one returned None")
         if grown:  # a list appended to on one path: under a traced if outside a loop...
+            causes = [(n, _unappendable_cause(n)) for n in grown]
+            known = "".join(f" The loop that appends to '{n}' is not compiled as one that appends, "
+                            f"so it runs unrolled: {cause}." for n, cause in causes if cause)
             hint = (f"{', '.join(repr(n) for n in grown)} grows on one path only: a list appended "
                     "to under a traced if outside a loop, or in a loop that cannot be compiled as "
-                    "one that appends, has a length known only when the code runs. Write its "
+                    f"one that appends, has a length known only when the code runs.{known} Write its "
                     "items into an array of the most rows and count them (out = np.empty(n); "
                     "out[k] = v; k += 1), then use or return out[:k]; " + hint)
 
@@ -171,6 +174,12 @@ def _check_tree(api: str, what: str, expected: pytree.TreeDef, got: pytree.TreeD
             f"{_tree_text(expected)}), at {where}; the condition is "
             f"traced, so every path must give the same structure ({hint})"
         )
+
+
+def _unappendable_cause(name: str) -> str:
+    from jitcore.autograph.appending import unappendable_cause  # (autograph imports this module)
+
+    return unappendable_cause(name)
 
 
 def _differing_variables(expected: pytree.TreeDef, got: pytree.TreeDef) -> list:
