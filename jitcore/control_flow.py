@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from jitcore import calltime, index_forms, pytree, raise_state, type_choice
+from jitcore import calltime, index_forms, python_arithmetic, pytree, raise_state, type_choice
 from jitcore import primitives as prims
 from jitcore.dtypes import ir_type
 from jitcore.errors import JitTypeError, LoopCarryShapeError
@@ -431,6 +431,8 @@ def _traced_if(trace: Trace, p: Tracer, then, orelse, operands, api: str, python
                 [xs[i] for i in keep] for xs in (then_leaves, else_leaves, paths))
             then_avals, else_avals, then_kinds, else_kinds = (
                 [xs[i] for i in keep] for xs in (then_avals, else_avals, then_kinds, else_kinds))
+        if python_types:  # an int on one path, a float on the other: both in the float
+            then_avals, else_avals = _numbers_held_as_one(then_avals, else_avals, then_kinds, else_kinds)
         avals = _join_leaves(
             api, paths, then_avals, else_avals,
             lambda path, a, b: (f"{path} is {a} from {then_name} but {b} from {else_name}; the "
@@ -444,6 +446,9 @@ def _traced_if(trace: Trace, p: Tracer, then, orelse, operands, api: str, python
     n_tags = sum(len(k) > 1 for k in among)
     for block, leaves in zip(blocks, (then_leaves, else_leaves)):
         with trace.region(block):
+            for leaf, aval, k in zip(leaves, avals, among):
+                if len(k) > 1:  # (an int64 past 2**53 held in the float: refused)
+                    python_arithmetic.check_held_exactly(leaf, aval.dtype)
             tags = _tags(trace, leaves, among)
         _yield(trace, block, [*leaves, *tags], [*avals, *[_TAG_AVAL] * n_tags])
     op = trace.builder.create(scf.IfOp, [p.value], [a.ir_type for a in avals] + [_TAG_AVAL.ir_type] * n_tags,
@@ -457,6 +462,22 @@ def _traced_if(trace: Trace, p: Tracer, then, orelse, operands, api: str, python
             fixed_leaves[i] = r
         dynamic = fixed_leaves
     return pytree.unflatten(tree, dynamic)
+
+
+def _numbers_held_as_one(then_avals, else_avals, then_kinds, else_kinds) -> tuple[list, list]:
+    """The branches' avals where a number of one kind is an int (an ``np.int64`` element) on one
+    path and a float on the other (``best = x[i]`` under ``if x[i] < best``, ``best`` started
+    at ``np.inf``): both the float's dtype, the value then holding either and its tag which
+    (``type_choice``; an int past 2**53 refused where it runs, ``check_held_exactly``)."""
+    then_out, else_out = list(then_avals), list(else_avals)
+    for j, (a, b, ka, kb) in enumerate(zip(then_avals, else_avals, then_kinds, else_kinds)):
+        if a.shape or b.shape or not ka or not kb or join(a, b) is not None \
+                or {a.dtype.kind, b.dtype.kind} not in ({"i", "f"}, {"u", "f"}, {"b", "f"}):
+            continue
+        held = np.result_type(*(x.dtype for x in (a, b) if x.dtype.kind == "f"))
+        then_out[j] = else_out[j] = Aval((), np.promote_types(held, np.float64) if a.weak or b.weak else
+                                         np.promote_types(a.dtype, b.dtype))
+    return then_out, else_out
 
 
 def _same_static(a, b) -> bool:

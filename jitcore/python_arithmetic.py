@@ -66,7 +66,8 @@ def error(code: int, index: int = 0, axis: int = 0, size: int = 0) -> Exception:
     Python's, with Python's message, filled in from the status words after the code."""
     name, message = PYTHON_ERRORS[code]
     as_float = float(np.int64(index).view(np.float64))
-    message = message.format(index=index, axis=axis, size=size, float=as_float)
+    where = f"{_FILES.get(size >> 32, 'the line')}:{size & 0xFFFFFFFF}"  # (a _line_word)
+    message = message.format(index=index, axis=axis, size=size, float=as_float, where=where)
     if code in _ARITHMETIC and index > 0:  # ``_raise_when``'s word: the user's line and file
         line, file = index & 0xFFFFFFFF, _FILES.get(index >> 32)
         message = f"{message} (at {file}:{line})" if file else \
@@ -87,6 +88,35 @@ def _line_word(frame) -> int:
 
 
 _ARITHMETIC = range(kernel.DIVISION_BY_ZERO, kernel.POWER_OVERFLOW + 1)  # messages without words
+
+
+_EXACT_IN_FLOAT64 = 2**53
+
+
+def check_held_exactly(value, held: np.dtype, taken=None) -> None:
+    """The call's OverflowError where ``value``, a 0-d int of 64 bits, is held in a float of
+    ``held`` (a value whose type the data chose between an int and a float: ``type_choice``)
+    at or past 2**53 in magnitude, where the float would round it (and ``taken`` holds: the
+    path that gives it ran)."""
+    if not isinstance(value, Tracer) or value.ndim or value.dtype.kind not in "iu" \
+            or value.dtype.itemsize < 8 or np.dtype(held).kind not in "fc":
+        return
+    bounds = _bounds(value)
+    if bounds is not None and -_EXACT_IN_FLOAT64 < bounds[0] and bounds[1] < _EXACT_IN_FLOAT64:
+        return
+    if value.dtype.kind == "u":
+        bad = prims.ufunc(np.greater_equal, value, np.uint64(_EXACT_IN_FLOAT64))
+        shown = prims.convert(value, np.dtype(np.int64))
+    else:
+        bad = prims.ufunc(np.greater_equal, value, _EXACT_IN_FLOAT64) | \
+            prims.ufunc(np.less_equal, value, -_EXACT_IN_FLOAT64)
+        shown = value
+    if taken is not None:
+        bad = prims.ufunc(np.bitwise_and, bad, taken)
+    for only in _ONLY_WHERE:
+        bad = prims.ufunc(np.bitwise_and, bad, only)
+    frame = user_frame()
+    prims.raise_if(bad, kernel.INT_HELD_AS_FLOAT, (shown, 0, _line_word(frame) if frame is not None else 0))
 
 
 def raise_when(bad: Tracer, code: int) -> None:
