@@ -535,6 +535,9 @@ def _trace_body(trace: Trace, api: str, fun_name: str, init_leaves, tree, extra_
                          for k, leaf in zip(among, out_leaves)]
             settled = out_among == among
             out_tags = _tags(trace, out_leaves, among) if settled else []
+            for leaf, a, k in zip(out_leaves, avals, among):
+                if settled and len(k) > 1:  # (an int64 past 2**53 held in the float: refused)
+                    python_arithmetic.check_held_exactly(leaf, a.dtype)
             fixed = [_fixed_kind(leaf, k) for leaf, k in zip(out_leaves, among) if len(k) > 1]
         joined = _join_leaves(api, paths, avals, out_avals, _carry_mismatch(fun_name), where)
         # a Python number the body makes a NumPy one (b = a after a = x[i]) is one from the
@@ -590,7 +593,10 @@ class _LoopTags:
     def avals(self) -> list[Aval]:
         return [_TAG_AVAL] * len(self.out)
 
-    def init(self, trace: Trace, init_leaves) -> list[Tracer]:
+    def init(self, trace: Trace, init_leaves, avals) -> list[Tracer]:
+        for leaf, a, k in zip(init_leaves, avals, self.among):
+            if len(k) > 1:  # (an int64 past 2**53 held in the carry's float: refused)
+                python_arithmetic.check_held_exactly(leaf, a.dtype)
         return _tags(trace, init_leaves, self.among)
 
     def carry(self, trace: Trace, args, tracers: list[Tracer]) -> list[Tracer]:
@@ -622,7 +628,7 @@ def while_loop(cond_fun, body_fun, init_val, *, python_types: bool = False):
                        "what cond_fun returns")
         trace.builder.create(scf.ConditionOp, [p.value])
     _yield(trace, body, [*out_leaves, *tags.out], all_avals)
-    inits = _to_tracers(trace, init_leaves, avals) + tags.init(trace, init_leaves)
+    inits = _to_tracers(trace, init_leaves, avals) + tags.init(trace, init_leaves, avals)
     op = trace.builder.create(scf.WhileOp, [t.value for t in inits], [a.ir_type for a in all_avals],
                               regions=[Region([cond_block]), Region([body])])
     scalars = [_is_scalar(a) and _is_scalar(b) for a, b in zip(init_leaves, out_leaves)]
@@ -669,7 +675,7 @@ def fori_loop(lower, upper, body_fun, init_val, *, step=1, python_types: bool = 
                                                    again=lambda: calltime.body_again(loop_key))
     all_avals = [*avals, *tags.avals]
     _yield(trace, body, [*out_leaves, *tags.out], all_avals)
-    init_tags = tags.init(trace, init_leaves)
+    init_tags = tags.init(trace, init_leaves, avals)
     inits = _to_tracers(trace, init_leaves, avals) + init_tags
     op = trace.builder.create(scf.ForOp, [lb.value, ub.value, st.value, *(t.value for t in inits)],
                               [a.ir_type for a in all_avals], regions=[Region([body])])
@@ -749,7 +755,7 @@ def scan(f, init, xs=None, length=None, *, reverse=False):
             rows.append(buffer.at[i].set(prims.as_tracer(trace, leaf, a.dtype)))
     all_avals = [*avals, *tags.avals]  # (the ys' buffers are block args after the tags)
     _yield(trace, body, [*out_leaves, *tags.out, *rows], [*all_avals, *stacked])
-    inits = _to_tracers(trace, init_leaves, avals) + tags.init(trace, init_leaves)
+    inits = _to_tracers(trace, init_leaves, avals) + tags.init(trace, init_leaves, avals)
     zeros = [prims.broadcast_to(prims.constant(trace, 0, s.dtype), s.shape) for s in stacked]
     bounds = [prims.constant(trace, v, INDEX) for v in (0, n, 1)]
     op = trace.builder.create(scf.ForOp, [t.value for t in (*bounds, *inits, *zeros)],
