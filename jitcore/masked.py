@@ -870,7 +870,8 @@ class RangedSelection(MaskedSelection):
         # (marked with the bounds' arguments: x[:k] * w[:k] with k an int argument makes k static)
         bounds = [b for span in self.spans or () if span is not None for b in span if isinstance(b, Tracer)]
         return needs_static(ConcretizationError(
-            f"{self.values!r}[a:b], a slice whose bound is a traced index, has a length that depends "
+            f"x[a:b] (of a {self.values.dtype} array of shape {self.values.shape}), a slice whose "
+            f"bound is a traced index, has a length that depends "
             f"on the data, which a compiled function cannot have ({what}), at {user_location()}. "
             "Reduce it at once (x[:i].sum(), .max(), np.mean(x[i:]), L[i, :i] @ x[:i]), write it "
             "(x[:i] = v, x[:i] = f(x[:i])), or use jitcore.numpy.where(np.arange(n) < i, x, 0)"
