@@ -41,8 +41,10 @@ def main() -> None:
     x = np.random.default_rng(0).integers(-(10**9), 10**9, 10**6)
     y = np.random.default_rng(1).random(10**6)
     print(f"({jc.__file__})")
-    for name, fn, arg, repeat, python_repeat in (("runmin", runmin, x, 15, 3),
-                                                 ("leave_max_out", leave_max_out, y, 9, 9)):
+    for name, fn, arg, repeat, python_repeat in (
+        ("runmin", runmin, x, 15, 3),
+        ("leave_max_out", leave_max_out, y, 9, 9),
+    ):
         try:
             jitted = jc.jit(fn)
             jitted(arg)

@@ -43,9 +43,14 @@ def cuts(x, rows, c):
     """Every form at once, one compile: ``i`` read from the data."""
     i = c[0]
     j = int(np.argmax(x))
-    return (np.concatenate([x[:i], x[i + 1 :]]), np.concatenate((x[i:], x[:i])),
-            np.concatenate([x[:i], [9.5], x[i:]]), np.hstack([x[:j], x[j + 1 :]]),
-            np.concatenate([rows[:i], rows[i + 1 :]]), np.r_[x[:i], x[i + 1 :]].sum())
+    return (
+        np.concatenate([x[:i], x[i + 1 :]]),
+        np.concatenate((x[i:], x[:i])),
+        np.concatenate([x[:i], [9.5], x[i:]]),
+        np.hstack([x[:j], x[j + 1 :]]),
+        np.concatenate([rows[:i], rows[i + 1 :]]),
+        np.r_[x[:i], x[i + 1 :]].sum(),
+    )
 
 
 @settings(max_examples=examples(20, 8), deadline=None)
@@ -78,8 +83,11 @@ def running(x, t):
 
 
 @settings(max_examples=examples(20, 8), deadline=None)
-@given(values=st.lists(st.integers(-2**40, 2**40), max_size=6), t=st.integers(-5, 5),
-       dtype=st.sampled_from([np.int64, np.int32, np.uint64]))
+@given(
+    values=st.lists(st.integers(-(2**40), 2**40), max_size=6),
+    t=st.integers(-5, 5),
+    dtype=st.sampled_from([np.int64, np.int32, np.uint64]),
+)
 def test_running_extremes_from_an_infinity_are_numpys(values, t, dtype):
     x = np.array(values if dtype != np.uint64 else np.abs(values), dtype)
     same(jit_once(running)(x, t), running(x, t))
@@ -153,9 +161,15 @@ def test_refusals_name_their_cause_and_line():
     with pytest.raises(JitTypeError, match=rf"counts \(at .*:{line}\).*return x, counts.*np.searchsorted"):
         jc.jit(repeated)(np.arange(3.0), np.array([2, 0, 1]))
     line = _line(fronts, "if not cur.any()")
-    with pytest.raises(UnsupportedError, match=rf"after the break at .*:{line}.*length the data "
-                                               r"chooses.*label\[mask\] = step"):
+    with pytest.raises(
+        UnsupportedError,
+        match=rf"after the break at .*:{line}.*length the data "
+        r"chooses.*label\[mask\] = step",
+    ):
         jc.jit(fronts)(np.random.default_rng(3).random((6, 2)))
-    with pytest.raises(JitTypeError, match=r"'sizes' is not compiled as one that appends.*"
-                                           r"Generator.poisson\(\).*traced size"):
+    with pytest.raises(
+        JitTypeError,
+        match=r"'sizes' is not compiled as one that appends.*"
+        r"Generator.poisson\(\).*traced size",
+    ):
         jc.jit(population)(20, 30, np.random.default_rng(1))
