@@ -84,11 +84,13 @@ def apply(compute, *operands):
     for key in reversed(list(groups)):
         members = [n for n, k in enumerate(keys) if k == key]
         first = next((n for n in members if not converted[n]), members[0])  # fewest conversions
+        taken = [prims.ufunc(np.equal, index, n) for n, k in enumerate(keys) if k == key]
+        # (an int64 past 2**53, s * 2 of an int the choice held, put in the float: refused)
+        python_arithmetic.check_held_exactly(results[first], dtype, _any(taken))
         held = prims.convert(results[first], dtype) if results[first].dtype != dtype else results[first]
         if value is None:
             value = held
             continue
-        taken = [prims.ufunc(np.equal, index, n) for n, k in enumerate(keys) if k == key]
         value = prims.where(_any(taken), held, value)
         value = value if value.dtype == dtype else prims.convert(value, dtype)  # (Python bools)
     out = fresh(value, scalar=True, weak=all(r.weak for r in results))

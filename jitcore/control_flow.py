@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from jitcore import calltime, index_forms, pytree, raise_state, type_choice
+from jitcore import calltime, index_forms, python_arithmetic, pytree, raise_state, type_choice
 from jitcore import primitives as prims
 from jitcore.dtypes import ir_type
 from jitcore.errors import JitTypeError, LoopCarryShapeError
@@ -153,9 +153,12 @@ def _check_tree(api: str, what: str, expected: pytree.TreeDef, got: pytree.TreeD
                 "key or item before the branch (d[k] = 0.0), and set its value on the paths"
                 if containers else "return np.nan, or a flag, where one returned None")
         if grown:  # a list appended to on one path: under a traced if outside a loop...
+            causes = [(n, _unappendable_cause(n)) for n in grown]
+            known = "".join(f" The loop that appends to '{n}' is not compiled as one that appends, "
+                            f"so it runs unrolled: {cause}." for n, cause in causes if cause)
             hint = (f"{', '.join(repr(n) for n in grown)} grows on one path only: a list appended "
                     "to under a traced if outside a loop, or in a loop that cannot be compiled as "
-                    "one that appends, has a length known only when the code runs. Write its "
+                    f"one that appends, has a length known only when the code runs.{known} Write its "
                     "items into an array of the most rows and count them (out = np.empty(n); "
                     "out[k] = v; k += 1), then use or return out[:k]; " + hint)
 
@@ -174,6 +177,12 @@ def _check_tree(api: str, what: str, expected: pytree.TreeDef, got: pytree.TreeD
             f"{_tree_text(expected)}), at {where}; the condition is "
             f"traced, so every path must give the same structure ({hint})"
         )
+
+
+def _unappendable_cause(name: str) -> str:
+    from jitcore.autograph.appending import unappendable_cause  # (autograph imports this module)
+
+    return unappendable_cause(name)
 
 
 def _differing_variables(expected: pytree.TreeDef, got: pytree.TreeDef) -> list:
@@ -425,6 +434,8 @@ def _traced_if(trace: Trace, p: Tracer, then, orelse, operands, api: str, python
                 [xs[i] for i in keep] for xs in (then_leaves, else_leaves, paths))
             then_avals, else_avals, then_kinds, else_kinds = (
                 [xs[i] for i in keep] for xs in (then_avals, else_avals, then_kinds, else_kinds))
+        if python_types:  # an int on one path, a float on the other: both in the float
+            then_avals, else_avals = _numbers_held_as_one(then_avals, else_avals, then_kinds, else_kinds)
         avals = _join_leaves(
             api, paths, then_avals, else_avals,
             lambda path, a, b: (f"{path} is {a} from {then_name} but {b} from {else_name}; the "
@@ -438,6 +449,9 @@ def _traced_if(trace: Trace, p: Tracer, then, orelse, operands, api: str, python
     n_tags = sum(len(k) > 1 for k in among)
     for block, leaves in zip(blocks, (then_leaves, else_leaves)):
         with trace.region(block):
+            for leaf, aval, k in zip(leaves, avals, among):
+                if len(k) > 1:  # (an int64 past 2**53 held in the float: refused)
+                    python_arithmetic.check_held_exactly(leaf, aval.dtype)
             tags = _tags(trace, leaves, among)
         _yield(trace, block, [*leaves, *tags], [*avals, *[_TAG_AVAL] * n_tags])
     op = trace.builder.create(scf.IfOp, [p.value], [a.ir_type for a in avals] + [_TAG_AVAL.ir_type] * n_tags,
@@ -451,6 +465,22 @@ def _traced_if(trace: Trace, p: Tracer, then, orelse, operands, api: str, python
             fixed_leaves[i] = r
         dynamic = fixed_leaves
     return pytree.unflatten(tree, dynamic)
+
+
+def _numbers_held_as_one(then_avals, else_avals, then_kinds, else_kinds) -> tuple[list, list]:
+    """The branches' avals where a number of one kind is an int (an ``np.int64`` element) on one
+    path and a float on the other (``best = x[i]`` under ``if x[i] < best``, ``best`` started
+    at ``np.inf``): both the float's dtype, the value then holding either and its tag which
+    (``type_choice``; an int past 2**53 refused where it runs, ``check_held_exactly``)."""
+    then_out, else_out = list(then_avals), list(else_avals)
+    for j, (a, b, ka, kb) in enumerate(zip(then_avals, else_avals, then_kinds, else_kinds)):
+        if a.shape or b.shape or not ka or not kb or join(a, b) is not None \
+                or {a.dtype.kind, b.dtype.kind} not in ({"i", "f"}, {"u", "f"}, {"b", "f"}):
+            continue
+        held = np.result_type(*(x.dtype for x in (a, b) if x.dtype.kind == "f"))
+        then_out[j] = else_out[j] = Aval((), np.promote_types(held, np.float64) if a.weak or b.weak else
+                                         np.promote_types(a.dtype, b.dtype))
+    return then_out, else_out
 
 
 def _same_static(a, b) -> bool:
@@ -508,6 +538,9 @@ def _trace_body(trace: Trace, api: str, fun_name: str, init_leaves, tree, extra_
                          for k, leaf in zip(among, out_leaves)]
             settled = out_among == among
             out_tags = _tags(trace, out_leaves, among) if settled else []
+            for leaf, a, k in zip(out_leaves, avals, among):
+                if settled and len(k) > 1:  # (an int64 past 2**53 held in the float: refused)
+                    python_arithmetic.check_held_exactly(leaf, a.dtype)
             fixed = [_fixed_kind(leaf, k) for leaf, k in zip(out_leaves, among) if len(k) > 1]
         joined = _join_leaves(api, paths, avals, out_avals, _carry_mismatch(fun_name), where)
         # a Python number the body makes a NumPy one (b = a after a = x[i]) is one from the
@@ -563,7 +596,10 @@ class _LoopTags:
     def avals(self) -> list[Aval]:
         return [_TAG_AVAL] * len(self.out)
 
-    def init(self, trace: Trace, init_leaves) -> list[Tracer]:
+    def init(self, trace: Trace, init_leaves, avals) -> list[Tracer]:
+        for leaf, a, k in zip(init_leaves, avals, self.among):
+            if len(k) > 1:  # (an int64 past 2**53 held in the carry's float: refused)
+                python_arithmetic.check_held_exactly(leaf, a.dtype)
         return _tags(trace, init_leaves, self.among)
 
     def carry(self, trace: Trace, args, tracers: list[Tracer]) -> list[Tracer]:
@@ -595,7 +631,7 @@ def while_loop(cond_fun, body_fun, init_val, *, python_types: bool = False):
                        "what cond_fun returns")
         trace.builder.create(scf.ConditionOp, [p.value])
     _yield(trace, body, [*out_leaves, *tags.out], all_avals)
-    inits = _to_tracers(trace, init_leaves, avals) + tags.init(trace, init_leaves)
+    inits = _to_tracers(trace, init_leaves, avals) + tags.init(trace, init_leaves, avals)
     op = trace.builder.create(scf.WhileOp, [t.value for t in inits], [a.ir_type for a in all_avals],
                               regions=[Region([cond_block]), Region([body])])
     scalars = [_is_scalar(a) and _is_scalar(b) for a, b in zip(init_leaves, out_leaves)]
@@ -642,7 +678,7 @@ def fori_loop(lower, upper, body_fun, init_val, *, step=1, python_types: bool = 
                                                    again=lambda: calltime.body_again(loop_key))
     all_avals = [*avals, *tags.avals]
     _yield(trace, body, [*out_leaves, *tags.out], all_avals)
-    init_tags = tags.init(trace, init_leaves)
+    init_tags = tags.init(trace, init_leaves, avals)
     inits = _to_tracers(trace, init_leaves, avals) + init_tags
     op = trace.builder.create(scf.ForOp, [lb.value, ub.value, st.value, *(t.value for t in inits)],
                               [a.ir_type for a in all_avals], regions=[Region([body])])
@@ -722,7 +758,7 @@ def scan(f, init, xs=None, length=None, *, reverse=False):
             rows.append(buffer.at[i].set(prims.as_tracer(trace, leaf, a.dtype)))
     all_avals = [*avals, *tags.avals]  # (the ys' buffers are block args after the tags)
     _yield(trace, body, [*out_leaves, *tags.out, *rows], [*all_avals, *stacked])
-    inits = _to_tracers(trace, init_leaves, avals) + tags.init(trace, init_leaves)
+    inits = _to_tracers(trace, init_leaves, avals) + tags.init(trace, init_leaves, avals)
     zeros = [prims.broadcast_to(prims.constant(trace, 0, s.dtype), s.shape) for s in stacked]
     bounds = [prims.constant(trace, v, INDEX) for v in (0, n, 1)]
     op = trace.builder.create(scf.ForOp, [t.value for t in (*bounds, *inits, *zeros)],

@@ -801,7 +801,10 @@ def subscript(x: Tracer, key):
         return selection
     ranged = _ranged_slice(x, key)
     if ranged is not None:
-        return masked.RangedSelection(getitem(x, ranged[0]), *ranged[1:])
+        keys = key if isinstance(key, tuple) else (key,)
+        raw = tuple((k.start, k.stop) for k in keys if isinstance(k, slice)
+                    and any(isinstance(b, Tracer) for b in (k.start, k.stop, k.step)))
+        return masked.RangedSelection(getitem(x, ranged[0]), *ranged[1:], raw)
     mask = _traced_scalar_mask(key)
     if mask is not None:  # x[m] with a 0-d m: x with a new leading dim of length 1 or 0
         return masked.select(x.reshape((1,) + x.shape), mask.reshape((1,)))

@@ -791,13 +791,17 @@ class RangedSelection(MaskedSelection):
     ``a <= arange(n) < b`` over ``x`` (see ``indexing.ranged_slice``). A use that needs its length
     asks for a concrete value, as the slice did before, so a loop whose body needs it is unrolled."""
 
-    __slots__ = ("spans",)
+    __slots__ = ("spans", "raw")
 
     def __init__(self, values: Tracer, mask: Tracer, factors: tuple | None = None,
-                 spans: tuple | None = None):
+                 spans: tuple | None = None, raw: tuple | None = None):
         super().__init__(values, mask, factors)
         # (start, stop) of each sliced axis, a static int or a traced index each (or None)
         self.spans = spans
+        # the slice's own bounds, before NumPy's clamping (None where not kept): a traced int
+        # that is no loop index (x[:i] with i = np.argmax(x)) keeps its value's open form
+        # there, which traced_cuts reads
+        self.raw = raw
 
     @property
     def shape(self):  # a concrete value, asked for: the loop that needs it is unrolled
@@ -806,7 +810,7 @@ class RangedSelection(MaskedSelection):
     size = shape
 
     def _like(self, values: Tracer) -> RangedSelection:
-        return RangedSelection(values, self.mask, self.factors, self.spans)
+        return RangedSelection(values, self.mask, self.factors, self.spans, self.raw)
 
     # -- a block: slices of traced bounds on several axes (Y[:k, :k], a[k:, k:]) -------------------
     # NumPy keeps every dim of a block, where a selection by a mask of several dims (x[m2]) has
@@ -956,7 +960,8 @@ class RangedSelection(MaskedSelection):
         # (marked with the bounds' arguments: x[:k] * w[:k] with k an int argument makes k static)
         bounds = [b for span in self.spans or () if span is not None for b in span if isinstance(b, Tracer)]
         return needs_static(ConcretizationError(
-            f"{self.values!r}[a:b], a slice whose bound is a traced index, has a length that depends "
+            f"x[a:b] (of a {self.values.dtype} array of shape {self.values.shape}), a slice whose "
+            f"bound is a traced index, has a length that depends "
             f"on the data, which a compiled function cannot have ({what}), at {user_location()}. "
             "Reduce it at once (x[:i].sum(), .max(), np.mean(x[i:]), L[i, :i] @ x[:i]), write it "
             "(x[:i] = v, x[:i] = f(x[:i])), or use jitcore.numpy.where(np.arange(n) < i, x, 0)"

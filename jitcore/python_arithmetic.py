@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import zlib
 
 import numpy as np
 
 from jitcore import primitives as prims
 from jitcore import tracer as tracer_module
+from jitcore.dtypes import scalar_to_dtype
 from jitcore.errors import JitIndexError, JitOverflowError, JitTypeError, JitValueError, JitZeroDivisionError
 from jitcore.ir.dialects import kernel
 from jitcore.ir.dialects.kernel import PYTHON_ERRORS
@@ -64,13 +66,57 @@ def error(code: int, index: int = 0, axis: int = 0, size: int = 0) -> Exception:
     Python's, with Python's message, filled in from the status words after the code."""
     name, message = PYTHON_ERRORS[code]
     as_float = float(np.int64(index).view(np.float64))
-    message = message.format(index=index, axis=axis, size=size, float=as_float)
-    if code in _ARITHMETIC and index > 0:  # ``_raise_when``'s word: the user's line
-        message = f"{message} (at line {index} of the jitted function's file)"
+    where = f"{_FILES.get(size >> 32, 'the line')}:{size & 0xFFFFFFFF}"  # (a _line_word)
+    message = message.format(index=index, axis=axis, size=size, float=as_float, where=where)
+    if code in _ARITHMETIC and index > 0:  # ``_raise_when``'s word: the user's line and file
+        line, file = index & 0xFFFFFFFF, _FILES.get(index >> 32)
+        message = f"{message} (at {file}:{line})" if file else \
+            f"{message} (at line {line} of the jitted function's file)"
     return _EXCEPTIONS[name](message)
 
 
+# The files of the lines ``_raise_when`` puts in its word (their crc32 above the line's 32 bits):
+# named where this process traced them (a function from the disk cache gives the line only)
+_FILES: dict[int, str] = {}
+
+
+def _line_word(frame) -> int:
+    file = frame.f_code.co_filename
+    key = zlib.crc32(file.encode()) & 0x7FFFFFFF
+    _FILES.setdefault(key, file)
+    return (key << 32 | frame.f_lineno) if _FILES[key] == file else frame.f_lineno
+
+
 _ARITHMETIC = range(kernel.DIVISION_BY_ZERO, kernel.POWER_OVERFLOW + 1)  # messages without words
+
+
+_EXACT_IN_FLOAT64 = 2**53
+
+
+def check_held_exactly(value, held: np.dtype, taken=None) -> None:
+    """The call's OverflowError where ``value``, a 0-d int of 64 bits, is held in a float of
+    ``held`` (a value whose type the data chose between an int and a float: ``type_choice``)
+    at or past 2**53 in magnitude, where the float would round it (and ``taken`` holds: the
+    path that gives it ran)."""
+    if not isinstance(value, Tracer) or value.ndim or value.dtype.kind not in "iu" \
+            or value.dtype.itemsize < 8 or np.dtype(held).kind not in "fc":
+        return
+    bounds = _bounds(value)
+    if bounds is not None and -_EXACT_IN_FLOAT64 < bounds[0] and bounds[1] < _EXACT_IN_FLOAT64:
+        return
+    if value.dtype.kind == "u":
+        bad = prims.ufunc(np.greater_equal, value, np.uint64(_EXACT_IN_FLOAT64))
+        shown = prims.convert(value, np.dtype(np.int64))
+    else:
+        bad = prims.ufunc(np.greater_equal, value, _EXACT_IN_FLOAT64) | \
+            prims.ufunc(np.less_equal, value, -_EXACT_IN_FLOAT64)
+        shown = value
+    if taken is not None:
+        bad = prims.ufunc(np.bitwise_and, bad, taken)
+    for only in _ONLY_WHERE:
+        bad = prims.ufunc(np.bitwise_and, bad, only)
+    frame = user_frame()
+    prims.raise_if(bad, kernel.INT_HELD_AS_FLOAT, (shown, 0, _line_word(frame) if frame is not None else 0))
 
 
 def raise_when(bad: Tracer, code: int) -> None:
@@ -106,7 +152,7 @@ def _raise_when(bad: Tracer, code: int) -> None:
                         f"an operation at {user_location()} may raise {name}",
                         "Test the value first (if d != 0: ...)")
     frame = user_frame()
-    prims.raise_if(bad, code, (frame.f_lineno,) if code in _ARITHMETIC and frame is not None else ())
+    prims.raise_if(bad, code, (_line_word(frame),) if code in _ARITHMETIC and frame is not None else ())
 
 
 # -- division -----------------------------------------------------------------------------
@@ -353,6 +399,9 @@ def _check_constant_step(ufunc, a, b) -> None:
         lo, hi = _INT64_MIN - step, _INT64_MAX - step
     else:  # c - t within int64: t within [c - max, c - min]
         lo, hi = c - _INT64_MAX, c - _INT64_MIN
+    if max(lo, _INT64_MIN) > min(hi, _INT64_MAX):  # (c past int64: no t gives an int64 result)
+        scalar_to_dtype(c, np.dtype(np.int64))  # its refusal, naming c
+    lo, hi = max(lo, _INT64_MIN), min(hi, _INT64_MAX)
     bad = []
     if lo > _INT64_MIN:
         bad.append(prims.ufunc(np.less, t, lo))
@@ -406,4 +455,6 @@ def _negative_root(exponent: int) -> int:
 
 def _traced(v, a, b) -> Tracer:
     trace = (a if isinstance(a, Tracer) else b).owner_trace
-    return v if isinstance(v, Tracer) else prims.constant(trace, np.asarray(v, np.int64))
+    if isinstance(v, Tracer):
+        return v
+    return prims.constant(trace, np.asarray(scalar_to_dtype(v, np.dtype(np.int64))))  # (2**63: refused)

@@ -41,7 +41,7 @@ from jitcore.compaction import bounded, bounded_scan, compaction
 from jitcore.data_length import Positions, positions
 from jitcore.errors import JitTypeError
 from jitcore.ir.dialects.kernel import INDEX_OUT_OF_BOUNDS
-from jitcore.masked import MaskedSelection
+from jitcore.masked import MaskedSelection, RangedSelection
 from jitcore.numpy import creation
 from jitcore.numpy.data_length import first_occurrences, lengths_so_far, run_lengths
 from jitcore.tracer import Tracer, as_scalar, fresh, user_location
@@ -403,6 +403,11 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     joined = traced_cuts.static_concatenate(arrays, axis, dtype) if casting == "same_kind" else None
     if joined is not None:  # x[:i] and x[i + 1:]: a static total, whatever the loop's index
         return joined
+    ranged = next((a for a in arrays if isinstance(a, RangedSelection)), None)
+    if ranged is not None and axis is not None:  # (x[:i] and x[j:]: a total that moves with the data)
+        raise ranged._refusal("numpy.concatenate of it with pieces whose lengths do not add up to "
+                              "a length known when compiling, as slices cut at one traced int do: "
+                              "x[:i] and x[i + 1:]")
     if casting != "same_kind":
         raise selection._refusal("numpy.concatenate with casting=")
     trace = selection.values.owner_trace

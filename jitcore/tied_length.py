@@ -39,6 +39,15 @@ _UNTIED = (
     "plain loop, or pass the counts static (static_argnums) if they are fixed")
 
 
+_RETURNED = (
+    ". Returned, its buffer is allocated before the call, so it needs a length (or a bound, as "
+    "x[mask] has x's) known when compiling: return the counts and repeat outside the jitted "
+    "function (return x, counts; then np.repeat(x, counts)), or bound the rows by cap (a static "
+    "argument) and return the first cap rows with the total (ends = np.cumsum(counts); rows = "
+    "np.searchsorted(ends, np.arange(cap), side='right'); return x[np.minimum(rows, len(x) - 1)], "
+    "ends[-1]; then out[:total] outside)")
+
+
 def repeat(a, counts: Tracer, axis) -> Repeated:
     """``np.repeat(a, counts, axis)`` with traced per-element ``counts``: NumPy's checks (a safe
     cast to intp, one count per row or one for all, none negative: raised by the call)."""
@@ -83,12 +92,13 @@ class Repeated:
     """``np.repeat(rows, counts, axis=0)`` with traced ``counts``: a length the data chooses,
     at the first dim, until an array of a known length ties it (``filled``)."""
 
-    __slots__ = ("rows", "counts")
+    __slots__ = ("rows", "counts", "where")
     __array_priority__ = 2000  # above Tracer's: ``tracer * repeated`` asks the repeat
     __hash__ = None
 
-    def __init__(self, rows: Tracer, counts: Tracer):
+    def __init__(self, rows: Tracer, counts: Tracer, where: str | None = None):
         self.rows, self.counts = rows, counts
+        self.where = where or user_location()  # (the np.repeat's line: a refusal at the return names it)
 
     @property
     def dtype(self) -> np.dtype:
@@ -133,7 +143,7 @@ class Repeated:
         return self.__array_ufunc__(ufunc, method, *inputs, **kwargs)
 
     def _like(self, rows: Tracer) -> Repeated:
-        return Repeated(rows, self.counts)
+        return Repeated(rows, self.counts, self.where)
 
     def carried_refusal(self, name: str, what: str, at: str) -> UnsupportedError:
         """Assigned in a traced if or loop (``autograph.statements``): said in the user's terms,
@@ -188,7 +198,10 @@ class Repeated:
         raise self._refusal(f"numpy.{getattr(func, '__name__', func)}")
 
     def _refusal(self, use: str) -> JitTypeError:
-        return JitTypeError(_UNTIED.format(where=user_location(), use=use))
+        if not use.startswith("returning"):
+            return JitTypeError(_UNTIED.format(where=user_location(), use=use))
+        # (a result's buffer is allocated before the call: the rewrites that return a bound)
+        return JitTypeError(_UNTIED.format(where=self.where, use=use) + _RETURNED)
 
     def __getattr__(self, name: str):
         if name.startswith("__"):

@@ -63,7 +63,7 @@ class Trace:
     __slots__ = ("builder", "function_name", "constants", "depth", "derived", "scalar_arguments",
                  "star_items", "extents", "formatted", "appended", "catching", "local_copies",
                  "arguments", "region_frames", "maybe_unbound", "counted", "kept_bits", "loops",
-                 "number_or_array")
+                 "number_or_array", "unappendable")
 
     def __init__(self, builder: Builder, function_name: str):
         self.builder = LocatingBuilder(builder.block, builder.before)
@@ -113,6 +113,10 @@ class Trace:
         # array on the other, the number broadcast (arithmetic on it gives Python's values;
         # returned, it is refused: autograph.expressions._one_form)
         self.number_or_array: dict[int, tuple] = {}
+        # id(list) -> (list, item): a list whose loop was not compiled as an appending loop for
+        # what it appends (a selection, ragged), which a refusal of an append to it names
+        # (autograph.appending)
+        self.unappendable: dict[int, tuple] = {}
 
     @contextmanager
     def running(self):

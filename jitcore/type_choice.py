@@ -100,6 +100,10 @@ def choose(out, test, a, b):
     among = merge(kinds(a), kinds(b))
     if len(among) < 2:
         return out
+    from jitcore.python_arithmetic import check_held_exactly
+
+    check_held_exactly(a, out.dtype, test)  # (an int64 past 2**53 held in the float: refused)
+    check_held_exactly(b, out.dtype, np.logical_not(test))
     trace = out.owner_trace
     return mark(out, np.where(test, tag(trace, a, among), tag(trace, b, among))[()], among)
 

@@ -745,3 +745,13 @@ MATH_COUNTS = MASK_POSITIONS_APART + 1
 PYTHON_ERRORS.update((MATH_COUNTS + k, ("ValueError", m)) for k, m in enumerate(MATH_COUNT_MESSAGES))
 ISQRT_NEGATIVE = MATH_COUNTS + len(MATH_COUNT_MESSAGES)  # math.isqrt of a traced int below 0
 PYTHON_ERRORS[ISQRT_NEGATIVE] = ("ValueError", "isqrt() argument must be nonnegative")
+# an int of 64 bits held in a float64 where the data chose between it and a float (``best =
+# np.inf`` then ``best = min(best, x[i])``: ``type_choice``), at or past 2**53: not exact there
+INT_HELD_AS_FLOAT = ISQRT_NEGATIVE + 1
+PYTHON_ERRORS[INT_HELD_AS_FLOAT] = (
+    "OverflowError", "the int {index} (at {where}) is a value whose type the data chooses, an int "
+         "on one path and a float on another (best = np.inf, then best = min(best, x[i]) or "
+         "best = x[i] under a traced if), which jitcore holds as a float64, and float64 holds "
+         "ints exactly only below 2**53 in magnitude. Start from the data instead of the float "
+         "(best = x[0] before the loop, for i in range(1, len(x))), or make both paths floats "
+         "(float(x[i]))")

@@ -195,7 +195,7 @@ class _Probe:
     if (``conditional``)."""
 
     __slots__ = ("name", "items", "count", "conditional", "last", "depth", "refused", "before", "among",
-                 "values", "indexed", "reads", "hint", "guessed", "unknown")
+                 "values", "indexed", "reads", "hint", "guessed", "unknown", "ragged")
 
     def __init__(self, name: str, before):
         self.name, self.items, self.count, self.conditional = name, [], 0, False
@@ -217,10 +217,13 @@ class _Probe:
         # loop is not compiled so (the statement then refuses the append, as before)
         self.depth = None
         self.refused = None  # a use the compiled list cannot have: the loop's error
+        self.ragged = None  # an appended item whose length the data chooses (a selection)
 
     def append(self, value) -> None:
         if not _in_its_region(self):
             self.items.append((None, None))
+        if self.ragged is None and _kind(value) is None and getattr(value, "mask", None) is not None:
+            self.ragged = value
         # (kinds, not values: one appended in a branch exists only inside it)
         self.items.append((_kind(value), _kind(value, tuples=True)))
         self.among.append(type_choice.kinds(value))
@@ -483,6 +486,7 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
     if trace is None or not slots or trips < 1:
         return None
     probes = {j: _Probe(names[j], values[j]) for j in slots}
+    failures = []  # what one run of the body with its state traced raised
 
     def probing(item, *state, numbers=None):
         for probe in probes.values():
@@ -498,7 +502,11 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
             for j, probe in probes.items():
                 if probe.reads != before[j]:
                     probe.reads.add("test")
-        return body_fn(item, *state)
+        try:
+            return body_fn(item, *state)
+        except Exception as e:  # noqa: BLE001  (the trial gives None: the loop is not compiled so)
+            failures.append(e)
+            raise
 
     # A Python number the body changes is traced in the compiled loop: an append under an if
     # on it (if cur > 0: lens.append(cur), cur counted in other steps) is under a traced if
@@ -552,6 +560,10 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
                 "rows are one array of one dtype and shape. Append values of one type (float(v), "
                 "np.float64(1), arrays of one shape)")
     if found is None or not (long or masked or any(c for _, _, c in found.values())):
+        # (what an append under a traced if in the loop, unrolled, then names: the items'
+        # lengths, or what the body with its numbers traced raised)
+        trace.unappendable.update((id(values[j]), (values[j], names[j], p.ragged, failures[-1:]))
+                                  for j, p in probes.items() if p.ragged is not None or failures)
         return None
     # items whose Python type a traced condition chose (x[i] if x[i] > 0 else 0.0): each row's
     # tag says which (type_choice.py), carried as the rows are
@@ -624,7 +636,8 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
 
     try:
         out = run_loop(body, tuple(carried), state_names, *([test] if test_fn is not None else []))
-    except (ConcretizationError, JitTypeError, UnsupportedError):
+    except (ConcretizationError, JitTypeError, UnsupportedError) as e:
+        trace.unappendable.update((id(values[j]), (values[j], names[j], None, [e])) for j in slots)
         return None
     marks = dict(zip(kept_slots, out[n + m:n + m + k]))
     tags = {j: (fresh(t), among[j]) for j, t in zip(tag_slots, out[n + m + k:n + m + k + t])}
@@ -797,6 +810,9 @@ def appending_if(run_if, then_fn, else_fn, init, names, appends, where: str, pre
             if not getattr(pred, "sources", True):
                 obj.items.append((None, None))
         elif not (isinstance(obj, _Appender) and (obj.kept is not None or obj.filled is not None)):
+            declined = current_trace().unappendable.get(id(obj))
+            if declined is not None and declined[0] is obj and declined[2] is not None:
+                raise _ragged_items(names[j], where, after_break)
             raise _no_capacity(names[j], where)
     carried = [j for j, obj in lists.items() if isinstance(obj, _Appender)]
     # each appender's rows and marks, and its last item where the body may read it
@@ -851,6 +867,40 @@ def _set_parts(lists, parts, values) -> None:
     for j, ps in parts.items():
         for part in ps:
             setattr(lists[j], part, next(values))
+
+
+def unappendable_cause(name: str) -> str:
+    """Why the loop that appends to the list ``name`` was not compiled as an appending loop,
+    where a trial of it found a cause (an item of a length the data chooses, or what one run
+    of its body with its state traced raised); "" where none is known."""
+    trace = current_trace()
+    for _, listed, ragged, failed in reversed(list(trace.unappendable.values()) if trace else []):
+        if listed != name:
+            continue
+        if ragged is not None:
+            return ("its items have lengths the data chooses (a selection such as x[mask] or "
+                    "np.flatnonzero(mask)), which a compiled loop cannot hold as rows of one shape")
+        if failed:
+            text = str(failed[0]).split("\n")[0]
+            return f"one run of its body with the values it carries traced failed: {text}"
+    return ""
+
+
+def _ragged_items(name: str, where: str, after_break: bool) -> UnsupportedError:
+    """The refusal of an append under a traced if in a loop that is not compiled as appending
+    because its items have lengths the data chooses (``fronts.append(np.flatnonzero(cur))``
+    after ``if not cur.any(): break``)."""
+    under = (f"after the break at {where}, whose condition is traced (the statements after a "
+             "traced break run only on the steps before it)" if after_break else
+             f"under the if at {where}, whose condition is traced")
+    return UnsupportedError(
+        f"'{name}' is appended to {under}, and each item has a length the data chooses (a "
+        f"selection such as x[mask] or np.flatnonzero(mask)): a compiled loop holds its "
+        f"appended items as rows of one shape, so this loop runs unrolled, where a list cannot "
+        f"grow on some paths only. Keep one array instead: give each element the step that "
+        f"selects it (label = np.full(n, -1); label[mask] = step, in the loop), return label, "
+        f"and make the list outside the jitted function: [np.flatnonzero(label == s) for s in "
+        f"range(label.max() + 1)]")
 
 
 def _no_capacity(name: str, where: str) -> UnsupportedError:
