@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from jitcore import calltime, index_forms, python_arithmetic, pytree, raise_state, type_choice
+from jitcore import calltime, index_forms, pytree, raise_state, type_choice
 from jitcore import primitives as prims
 from jitcore.dtypes import ir_type
 from jitcore.errors import JitTypeError, LoopCarryShapeError
@@ -180,9 +180,20 @@ def _check_tree(api: str, what: str, expected: pytree.TreeDef, got: pytree.TreeD
 
 
 def _unappendable_cause(name: str) -> str:
-    from jitcore.autograph.appending import unappendable_cause  # (autograph imports this module)
-
-    return unappendable_cause(name)
+    """Why the loop that appends to the list ``name`` was not compiled as an appending loop,
+    where a trial of it found a cause (an item of a length the data chooses, or what one run
+    of its body with its state traced raised); "" where none is known."""
+    trace = current_trace()
+    for _, listed, ragged, failed in reversed(list(trace.unappendable.values()) if trace else []):
+        if listed != name:
+            continue
+        if ragged is not None:
+            return ("its items have lengths the data chooses (a selection such as x[mask] or "
+                    "np.flatnonzero(mask)), which a compiled loop cannot hold as rows of one shape")
+        if failed:
+            text = str(failed[0]).split("\n")[0]
+            return f"one run of its body with the values it carries traced failed: {text}"
+    return ""
 
 
 def _differing_variables(expected: pytree.TreeDef, got: pytree.TreeDef) -> list:
@@ -451,7 +462,7 @@ def _traced_if(trace: Trace, p: Tracer, then, orelse, operands, api: str, python
         with trace.region(block):
             for leaf, aval, k in zip(leaves, avals, among):
                 if len(k) > 1:  # (an int64 past 2**53 held in the float: refused)
-                    python_arithmetic.check_held_exactly(leaf, aval.dtype)
+                    type_choice.check_held_exactly(leaf, aval.dtype)
             tags = _tags(trace, leaves, among)
         _yield(trace, block, [*leaves, *tags], [*avals, *[_TAG_AVAL] * n_tags])
     op = trace.builder.create(scf.IfOp, [p.value], [a.ir_type for a in avals] + [_TAG_AVAL.ir_type] * n_tags,
@@ -540,7 +551,7 @@ def _trace_body(trace: Trace, api: str, fun_name: str, init_leaves, tree, extra_
             out_tags = _tags(trace, out_leaves, among) if settled else []
             for leaf, a, k in zip(out_leaves, avals, among):
                 if settled and len(k) > 1:  # (an int64 past 2**53 held in the float: refused)
-                    python_arithmetic.check_held_exactly(leaf, a.dtype)
+                    type_choice.check_held_exactly(leaf, a.dtype)
             fixed = [_fixed_kind(leaf, k) for leaf, k in zip(out_leaves, among) if len(k) > 1]
         joined = _join_leaves(api, paths, avals, out_avals, _carry_mismatch(fun_name), where)
         # a Python number the body makes a NumPy one (b = a after a = x[i]) is one from the
@@ -599,7 +610,7 @@ class _LoopTags:
     def init(self, trace: Trace, init_leaves, avals) -> list[Tracer]:
         for leaf, a, k in zip(init_leaves, avals, self.among):
             if len(k) > 1:  # (an int64 past 2**53 held in the carry's float: refused)
-                python_arithmetic.check_held_exactly(leaf, a.dtype)
+                type_choice.check_held_exactly(leaf, a.dtype)
         return _tags(trace, init_leaves, self.among)
 
     def carry(self, trace: Trace, args, tracers: list[Tracer]) -> list[Tracer]:

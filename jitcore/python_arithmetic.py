@@ -26,6 +26,7 @@ import numpy as np
 
 from jitcore import primitives as prims
 from jitcore import tracer as tracer_module
+from jitcore import type_choice
 from jitcore.dtypes import scalar_to_dtype
 from jitcore.errors import JitIndexError, JitOverflowError, JitTypeError, JitValueError, JitZeroDivisionError
 from jitcore.ir.dialects import kernel
@@ -117,6 +118,9 @@ def check_held_exactly(value, held: np.dtype, taken=None) -> None:
         bad = prims.ufunc(np.bitwise_and, bad, only)
     frame = user_frame()
     prims.raise_if(bad, kernel.INT_HELD_AS_FLOAT, (shown, 0, _line_word(frame) if frame is not None else 0))
+
+
+type_choice.check_held_exactly = check_held_exactly  # (type_choice asks it; it cannot import this module)
 
 
 def raise_when(bad: Tracer, code: int) -> None:

@@ -94,14 +94,17 @@ def joined_tags(first: tuple, then: tuple) -> tuple:
     return concatenate(parts, 0), among
 
 
+# ``python_arithmetic.check_held_exactly``, set when that module loads (it reaches this one
+# through control flow, so this one cannot import it): an int past 2**53 held in a float, refused.
+check_held_exactly = None
+
+
 def choose(out, test, a, b):
     """``out`` (``a`` where the traced ``test`` holds, else ``b``, promoted) marked with the
     kind of the side taken, where the sides' kinds differ."""
     among = merge(kinds(a), kinds(b))
     if len(among) < 2:
         return out
-    from jitcore.python_arithmetic import check_held_exactly
-
     check_held_exactly(a, out.dtype, test)  # (an int64 past 2**53 held in the float: refused)
     check_held_exactly(b, out.dtype, np.logical_not(test))
     trace = out.owner_trace

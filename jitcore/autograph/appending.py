@@ -869,23 +869,6 @@ def _set_parts(lists, parts, values) -> None:
             setattr(lists[j], part, next(values))
 
 
-def unappendable_cause(name: str) -> str:
-    """Why the loop that appends to the list ``name`` was not compiled as an appending loop,
-    where a trial of it found a cause (an item of a length the data chooses, or what one run
-    of its body with its state traced raised); "" where none is known."""
-    trace = current_trace()
-    for _, listed, ragged, failed in reversed(list(trace.unappendable.values()) if trace else []):
-        if listed != name:
-            continue
-        if ragged is not None:
-            return ("its items have lengths the data chooses (a selection such as x[mask] or "
-                    "np.flatnonzero(mask)), which a compiled loop cannot hold as rows of one shape")
-        if failed:
-            text = str(failed[0]).split("\n")[0]
-            return f"one run of its body with the values it carries traced failed: {text}"
-    return ""
-
-
 def _ragged_items(name: str, where: str, after_break: bool) -> UnsupportedError:
     """The refusal of an append under a traced if in a loop that is not compiled as appending
     because its items have lengths the data chooses (``fronts.append(np.flatnonzero(cur))``
