@@ -28,7 +28,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from jitcore import formatting
+from jitcore import formatting, number_or_array
 from jitcore.dtypes import np_dtype
 from jitcore.errors import ConcretizationError, JitTypeError, TracerConversionError, UnsupportedError
 from jitcore.ir.builder import Builder
@@ -109,10 +109,10 @@ class Trace:
         # (id(mask value), id(block)) -> (mask value, bit_positions.KeptBits): one count per
         # bit-test mask where it is used, so the selections through it pair row for row
         self.kept_bits: dict[tuple, tuple] = {}
-        # id(value) -> (value, error): a number on one side of a traced 'x if t else y' and an
-        # array on the other, the number broadcast (arithmetic on it gives Python's values;
-        # returned, it is refused: autograph.expressions._one_form)
-        self.number_or_array: dict[int, tuple] = {}
+        # SSA value -> number_or_array.Form: a number on one side of a traced 'x if t else y'
+        # and an array on the other, the number broadcast, and what is computed from it
+        # elementwise (used where its shape matters, or returned, it is refused)
+        self.number_or_array: dict = {}
 
     @contextmanager
     def running(self):
@@ -405,21 +405,31 @@ class Tracer:
     # -- static properties ----------------------------------------------------------------
     @property
     def shape(self) -> tuple[int, ...]:
-        return self.value.type.shape
+        value = self.value
+        if self.owner_trace.number_or_array and value in self.owner_trace.number_or_array:
+            number_or_array.read_by_user(self, "its shape (x.shape)")
+        return value.type.shape
 
     @property
     def ndim(self) -> int:
-        return len(self.shape)
+        value = self.value
+        if self.owner_trace.number_or_array and value in self.owner_trace.number_or_array:
+            number_or_array.read_by_user(self, "its number of dimensions (x.ndim)")
+        return len(value.type.shape)
 
     @property
     def size(self) -> int:
-        return self.value.type.size
+        value = self.value
+        if self.owner_trace.number_or_array and value in self.owner_trace.number_or_array:
+            number_or_array.read_by_user(self, "its size (x.size)")
+        return value.type.size
 
     @property
     def dtype(self) -> np.dtype:
         return np_dtype(self.value.type.element)
 
     def __len__(self) -> int:
+        number_or_array.read(self, "len()")
         if not self.shape:
             raise TypeError("len() of a 0-d array")
         return self.shape[0]
@@ -489,6 +499,7 @@ class Tracer:
         self._concretize("an index (__index__)")
 
     def __iter__(self):
+        number_or_array.read(self, "iteration over it")
         if not self.shape:
             raise TypeError("iteration over a 0-d array")
         return (self[i] for i in range(self.shape[0]))  # static length: unrolled while tracing

@@ -33,7 +33,7 @@ import types
 import numpy as np
 
 from jitcore import primitives as prims
-from jitcore import tracer
+from jitcore import pytree, tracer
 from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.tracer import Choice, Tracer, current_trace, fresh, make_view, user_location
 
@@ -318,7 +318,7 @@ def chosen(pred: Tracer, first, second, selected, local: bool = True, guard: boo
     array from outside too, is read from that array (``_linked_choice``). A side that holds
     such an array's memory in a way the choice cannot follow (a choice made inside a branch,
     by a condition that exists only there) is guarded: a later write to that array refuses
-    (``_guarded``). ``local``: False where a branch wrote the function's own array in place
+    (``guarded``). ``local``: False where a branch wrote the function's own array in place
     (that write is joined after the ``if``): only the caller's arrays and views are followed.
     ``guard``: False for the function's result as an early return left it, which no later
     write reaches (the writes after a return are skipped on the path that returned)."""
@@ -331,7 +331,7 @@ def chosen(pred: Tracer, first, second, selected, local: bool = True, guard: boo
     unfollowed = [r for obj, side in zip(objects, sides) if side is None
                   for r in _unfollowed(obj, local)] if guard else []
     if sides[0] is None and sides[1] is None:
-        return _guarded(selected, unfollowed) if unfollowed else selected
+        return guarded(selected, unfollowed, _unfollowed_choice) if unfollowed else selected
     if sides[0] is not None and sides[1] is not None:
         picks = [_caller_array(side, view) for side, view in zip(sides, views)]
         if picks[0] is None and picks[1] is not None:  # the caller's array where ``taken`` holds
@@ -344,7 +344,7 @@ def chosen(pred: Tracer, first, second, selected, local: bool = True, guard: boo
         else (sides[1], np.logical_not(pred), views[1], objects[1])
     other = fresh(selected)  # the other side's value, written where pred does not hold
     if unfollowed:
-        other = _guarded(other, unfollowed)
+        other = guarded(other, unfollowed, _unfollowed_choice)
 
     def read(base):
         return prims.where(pred_taken, _down(base, steps), other)
@@ -357,6 +357,58 @@ def chosen(pred: Tracer, first, second, selected, local: bool = True, guard: boo
         return _up(base, steps, prims.where(pred_taken, new, _down(base, steps)))
 
     return make_view(root, forward, backward, now=selected, also=other.also or ())
+
+
+def one_new_array(pred: Tracer, sides, names, out: dict) -> None:
+    """Variables that a traced if's branch bound to one array it made (``t = x * 1.0; v = t``):
+    Python's names share that object, so after the if a write through one reaches the other.
+    ``sides``: per branch (the one traced first, where ``pred`` holds, then the other), the
+    objects it left in each variable (by position; ``(tree, leaves)``); ``out``: the if's
+    results by name, changed here. Where both branches leave the two variables one object,
+    the second is the first's object after the if; where one branch does, the second is a
+    view of the first's array where that branch ran and its own value elsewhere (``chosen``).
+    Arrays from outside the if that both names hold are the choice's already (``chosen``)."""
+    depth = current_trace().depth
+
+    def single(side, i):
+        entry = side.get(i)
+        if entry is None or len(entry[1]) != 1:
+            return None
+        leaf = entry[1][0]
+        return leaf if isinstance(leaf, Tracer) and not leaf.scalar else None
+
+    positions = sorted(i for i in set(sides[0]) | set(sides[1]) if names[i] in out)
+    arrays = [i for i in positions if single(sides[0], i) is not None or single(sides[1], i) is not None]
+    for j in positions:
+        leaves, tree = pytree.flatten(out[names[j]])
+        trees = [side.get(j, (None, ()))[0] for side in sides]
+        for p, leaf in enumerate(leaves):
+            objects = [side[j][1][p] if t == tree else None for side, t in zip(sides, trees)]
+            for i in (i for i in arrays if i != j and (i < j or j not in arrays)):
+                pairs = [(single(side, i), obj) for side, obj in zip(sides, objects)]
+                same = [a is not None and a is b for a, b in pairs]
+                if not any(s and pair[0].level > depth for s, pair in zip(same, pairs)):
+                    if any(_chosen_in_branch(b, a, depth) for a, b in pairs):
+                        # (an inner if's choice of it: by a condition that exists only in there)
+                        leaves[p] = guarded(leaf, [out[names[i]].root()], _unfollowed_choice)
+                        break
+                    continue  # (no array made in a branch: the names' arrays from outside are linked)
+                if all(same):
+                    leaves[p] = out[names[i]]
+                else:
+                    k = same.index(True)  # the branch that left them one array
+                    taken = pred if k == 0 else np.logical_not(pred)
+                    leaves[p] = chosen(taken, out[names[i]], pairs[1 - k][1], leaf)
+                break
+        out[names[j]] = pytree.unflatten(tree, leaves)
+
+
+def _chosen_in_branch(obj, array, depth: int) -> bool:
+    """Whether ``obj`` is a view, by a choice NumPy's views cannot make, of ``array``, an array
+    made in the branch being joined."""
+    return isinstance(obj, Tracer) and isinstance(array, Tracer) and array.level > depth \
+        and obj is not array and obj.view_of is not None and obj.root() is array.root() \
+        and _host_view(obj) is None
 
 
 def _caller_array(side, view):
@@ -380,19 +432,19 @@ def _unfollowed(obj, local: bool) -> list[Tracer]:
             if (r.caller_sees or local) and r.level <= depth]
 
 
-def _guarded(value: Tracer, roots: list[Tracer]) -> Tracer:
-    """``value``, the part of a choice that holds ``roots``' memory where the choice cannot
-    follow which part (``_unfollowed``), as a view that refuses to be read after a write to
-    one of them, or written: Python's object would see the write, jitcore's value cannot."""
+def guarded(value: Tracer, roots: list[Tracer], refusal) -> Tracer:
+    """``value``, which holds ``roots``' memory on some paths in a way jitcore cannot follow,
+    as a view that refuses to be read after a write to one of them, or written: Python's
+    object would see the write, jitcore's value cannot. ``refusal(what)``: the error."""
     seen = [r.version for r in roots]
 
     def read(base):
         if any(r.version != v for r, v in zip(roots, seen)):
-            raise _unfollowed_choice("one of those arrays was written after the choice")
+            raise refusal("one of those arrays was written after the choice")
         return base
 
     def backward(base, new):
-        raise _unfollowed_choice("it is written in place")
+        raise refusal("it is written in place")
 
     return make_view(fresh(value), read, backward, also=roots, now=value)
 

@@ -13,10 +13,19 @@ import operator
 
 import numpy as np
 
-from jitcore import calltime, compaction, failures, index_forms, pytree, traced_text, type_choice
+from jitcore import (
+    calltime,
+    compaction,
+    failures,
+    index_forms,
+    number_or_array,
+    pytree,
+    traced_text,
+    type_choice,
+)
 from jitcore import control_flow as cf
 from jitcore.autograph import appending, tables
-from jitcore.autograph.aliasing import chosen
+from jitcore.autograph.aliasing import chosen, guarded
 from jitcore.autograph.arrays import ARRAY_CALLS, traced_copy
 from jitcore.autograph.float_errors import FLOAT_ERROR_CALLS
 from jitcore.autograph.indexed import Indexed
@@ -278,9 +287,33 @@ def _joined(test, a, b, made_a, made_b):
         return type_choice.choose(fresh(out, True, True), test, a, b)  # 1 if c else 0.5
     if _is_scalar(a) and _is_scalar(b):  # 1 if c else x.mean(): int or np.float64, by the data
         return type_choice.choose(fresh(out, True, out.weak), test, a, b)
-    out = chosen(test, made_a, made_b, out)  # (the objects each side gave)
     if mixed is not None:
-        test.owner_trace.number_or_array[id(out)] = (out, mixed)
+        side = 0 if np.shape(a) else 1
+        return _number_or_array(out, (a, b)[side], (made_a, made_b)[side], mixed)
+    return chosen(test, made_a, made_b, out)  # (the objects each side gave)
+
+
+def _number_or_array(out: Tracer, array, made, returned: JitcoreError) -> Tracer:
+    """``out``, ``array`` where the test holds and the number broadcast elsewhere, as a value
+    of two forms (``number_or_array``): used where its shape matters, or returned, it refuses.
+    Of another dtype than the array's (``ints if t else 0.5``: where promotes), it refuses
+    now. Where the array (``made``, as its side gave it) is from outside the choice (an
+    argument, a variable's array), Python's value is that array itself: writing it afterwards,
+    or through the value, refuses (``aliasing.guarded``)."""
+    made_at = user_location()
+    if out.dtype != array.dtype:
+        raise JitTypeError(
+            f"'x if test else y' at {made_at} gives a number on one side and a {array.dtype} "
+            f"array on the other, and its test is traced: picked by the data, the array would be "
+            f"{out.dtype} (NumPy's where promotes), where Python gives the {array.dtype} "
+            f"array itself. Give the number the array's dtype (np.{array.dtype}(0.5)), convert "
+            "the array first, or give both sides one shape")
+    form = number_or_array.Form((), made_at, returned)
+    if isinstance(made, Tracer) and made.level <= current_trace().depth:  # (not made in its arm)
+        roots = [r for r in (made.root(), *(made.also or ())) if r.level <= current_trace().depth]
+        out = guarded(out, roots, lambda what: number_or_array.refusal(
+            form, f"sharing the array of one side ({what}; Python's value is that array itself)"))
+    number_or_array.mark(out, form)
     return out
 
 

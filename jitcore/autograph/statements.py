@@ -43,6 +43,7 @@ from jitcore.autograph.aliasing import (
     first_pass_view,
     held_by,
     inner_pick,
+    one_new_array,
     path_flag,
     refuse_first_write,
     settled,
@@ -718,6 +719,7 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
         out[name] = pytree.unflatten(tree, [chosen(first_pred, a, b, leaf, not writes.wrote[i],
                                                    guard=name != RETVAL)
                                             for a, b, leaf in zip(first, second, leaves)])
+    one_new_array(first_pred, sides, names, out)
     after = writes.result(tuple(init[i] if i in shared.held else out.get(name, v)
                                 for i, (name, v) in enumerate(zip(names, init))))
     for i, is_bound in bounds.items():  # bound after the if where the branch that ran bound it
