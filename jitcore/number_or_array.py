@@ -70,8 +70,8 @@ def refusal(form: Form, what: str) -> UnsupportedError:
 
     return UnsupportedError(
         f"'x if test else y' at {form.made_at} gives a number on one side and an array on the "
-        f"other, and its test is traced: the data picks which. {what[0].upper()}{what[1:]} at "
-        f"{user_location()} depends on which one it is (the number's shape is "
+        f"other, and its test is traced: the data picks which one. Here, {what} at {user_location()} "
+        f"depends on which one it is (the number's shape is "
         f"{form.number_shape}), but a compiled function's values have one shape each. Give "
         "both sides one shape (x if test else np.full_like(x, 1.0)), or use the value only in "
         "elementwise arithmetic with arrays of its shape"

@@ -308,7 +308,7 @@ def _array_of(obj, like: Tracer, local: bool = True):
     return (root, steps) if part.shape == like.shape and part.dtype == like.dtype else None
 
 
-def chosen(pred: Tracer, first, second, selected, local: bool = True, guard: bool = True):
+def chosen(pred: Tracer, first, second, selected, local: bool = True, guard: bool = True, given=None):
     """What ``x = first if pred else second`` leaves in ``x`` when one side (or both) is an
     array from outside the choice (an argument, a global's array, an array of the function's
     own, a view of one): one of the objects, as in Python. Jitcore's ``selected`` (the choice's
@@ -321,7 +321,9 @@ def chosen(pred: Tracer, first, second, selected, local: bool = True, guard: boo
     (``guarded``). ``local``: False where a branch wrote the function's own array in place
     (that write is joined after the ``if``): only the caller's arrays and views are followed.
     ``guard``: False for the function's result as an early return left it, which no later
-    write reaches (the writes after a return are skipped on the path that returned)."""
+    write reaches (the writes after a return are skipped on the path that returned).
+    ``given``: id(copy) -> (copy, array) for the copies a traced if's branches were given of
+    the arrays outside it, which a side's inner choice may hold (guarded as those arrays)."""
     if not isinstance(selected, Tracer) or selected.scalar:
         return selected
     if first is second and isinstance(first, Tracer) and first.level <= current_trace().depth:
@@ -329,7 +331,7 @@ def chosen(pred: Tracer, first, second, selected, local: bool = True, guard: boo
     views, objects = [_host_view(first), _host_view(second)], [first, second]
     sides = [_array_of(first, selected, local), _array_of(second, selected, local)]
     unfollowed = [r for obj, side in zip(objects, sides) if side is None
-                  for r in _unfollowed(obj, local)] if guard else []
+                  for r in _unfollowed(obj, local, given or {})] if guard else []
     if sides[0] is None and sides[1] is None:
         return guarded(selected, unfollowed, _unfollowed_choice) if unfollowed else selected
     if sides[0] is not None and sides[1] is not None:
@@ -377,7 +379,8 @@ def one_new_array(pred: Tracer, sides, names, out: dict) -> None:
         leaf = entry[1][0]
         return leaf if isinstance(leaf, Tracer) and not leaf.scalar else None
 
-    positions = sorted(i for i in set(sides[0]) | set(sides[1]) if names[i] in out)
+    positions = sorted(i for i in set(sides[0]) | set(sides[1])  # (the result: no name of Python's)
+                       if names[i] in out and not names[i].startswith("__ag"))
     arrays = [i for i in positions if single(sides[0], i) is not None or single(sides[1], i) is not None]
     for j in positions:
         leaves, tree = pytree.flatten(out[names[j]])
@@ -421,15 +424,17 @@ def _caller_array(side, view):
     return root if not steps or view is not None else False
 
 
-def _unfollowed(obj, local: bool) -> list[Tracer]:
+def _unfollowed(obj, local: bool, given: dict) -> list[Tracer]:
     """The arrays from outside the choice whose memory ``obj``, a view, holds where
     ``_array_of`` cannot follow it (a view by values that exist only inside the branch that
-    made it: an inner choice's condition)."""
+    made it: an inner choice's condition); a copy the branch was given of one (``given``)
+    stands for that array."""
     if not isinstance(obj, Tracer) or obj.scalar or obj.view_of is None:
         return []
     depth = current_trace().depth
-    return [r for r in (obj.root(), *(obj.also or ()))
-            if (r.caller_sees or local) and r.level <= depth]
+    roots = [given.get(id(r), (r, r))[1] if given.get(id(r), (None,))[0] is r else r
+             for r in (obj.root(), *(obj.also or ()))]
+    return [r.root() for r in roots if (r.root().caller_sees or local) and r.root().level <= depth]
 
 
 def guarded(value: Tracer, roots: list[Tracer], refusal) -> Tracer:

@@ -640,6 +640,7 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
                 first_type[i] = (treedef, [_leaf_kind(leaf) for leaf in leaves])
         given = {}
         copies = {id(full[j]): init[j] for j in carried}  # the branch's operands: the names' own
+        given_copies.update((id(full[j]), (full[j], init[j])) for j in carried)
         for i, (name, v) in enumerate(zip(names, out)):
             if name in local or i in shared.held or i in unset:
                 continue
@@ -673,6 +674,9 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
                if name != RETVAL and name not in local and name not in dead and i not in shared.held
                and unbound.tracked(v)}
     flags = {}  # variable -> the array an inner if of the first branch traced picks for it
+    # id(copy) -> (copy, the array outside): the branches' operands, which the arrays an inner
+    # choice left in a variable may be (``chosen``: the array a write after the if must reach)
+    given_copies = {}
     operands = tuple(init[i] for i in carried)
     first_pred = pred
     first_fn, second_fn = (then_fn, else_fn) if then_first else (else_fn, then_fn)
@@ -717,7 +721,7 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
         if writes.wrote[i] and len(leaves) == 1 and first[0] is second[0] is init[i]:
             continue  # both paths keep the array, one writes it: ``writes`` writes it in place
         out[name] = pytree.unflatten(tree, [chosen(first_pred, a, b, leaf, not writes.wrote[i],
-                                                   guard=name != RETVAL)
+                                                   guard=name != RETVAL, given=given_copies)
                                             for a, b, leaf in zip(first, second, leaves)])
     one_new_array(first_pred, sides, names, out)
     after = writes.result(tuple(init[i] if i in shared.held else out.get(name, v)
