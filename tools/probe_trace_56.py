@@ -410,6 +410,64 @@ def g_nested_return_write(x, c):
     return v
 
 
+@probe("guard")
+def g_pick_write_b(x, c):
+    a = x * 1.0
+    b = x * 2.0
+    if x[0] + c > 0:
+        if x[0] + c > 1:
+            return a
+        r = b
+    else:
+        r = a
+    b[1] = 8.0
+    a[0] = 9.0
+    return r
+
+
+@probe("guard")
+def g_pick_write_through(x, c):
+    a = x * 1.0
+    b = x * 2.0
+    if x[0] + c > 0:
+        if x[0] + c > 1:
+            return a + b
+        r = b
+    else:
+        r = a
+    r[2] = -3.0
+    return a + 10 * b
+
+
+@probe("guard")
+def g_pick_caller(x, c):
+    b = x * 2.0
+    if x[0] + c > 0:
+        if x[0] + c > 1:
+            return b
+        r = b
+    else:
+        r = x
+    r[3] = -4.0
+    return x + 10 * b
+
+
+@probe("guard")
+def g_pick_in_loop(x, c):
+    a = x * 1.0
+    b = x * 2.0
+    r = a
+    for k in range(3):
+        if x[k] + c > 0:
+            if x[k] + c > 1:
+                return a
+            r = b
+        else:
+            r = a
+        a[k] = 9.0
+    return r
+
+
 # -- 4: refused forms ----------------------------------------------------------------------------
 @probe("refused")
 def r_selection_write(x, c):

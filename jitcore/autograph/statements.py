@@ -713,7 +713,11 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
         if name not in out:
             continue
         if i in picks:  # where the branch that ran (an inner if of it) picked the array
-            out[name] = chosen(picks[i], flags[i], None, out[name])
+            value, other = out[name], sides[1].get(i, (None, ()))[1]
+            if len(other) == 1 and isinstance(other[0], Tracer) and other[0] is not flags[i]:
+                # the other branch's array from outside, where that branch ran (r = a there)
+                value = chosen(np.logical_not(first_pred), other[0], None, value, given=given_copies)
+            out[name] = chosen(picks[i], flags[i], value if value is not out[name] else None, value)
             continue
         leaves, tree = pytree.flatten(out[name])
         first, second = ([None] * len(leaves) if side.get(i, (None,))[0] != tree else side[i][1]

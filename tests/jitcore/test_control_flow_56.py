@@ -79,11 +79,21 @@ def _array_written_after(x, c):
     return v + y
 
 
-@pytest.mark.parametrize(("f", "use"), [
-    (_sum, "array.reduce"), (_length, r"np.size\(\)"), (_shape, r"x.shape"), (_joined, "array.concatenate"),
-    (_indexed, "array.slice"), (_returned_after_arithmetic, r"shape \(4,\) on one side and \(\)"),
-    (_added_to_a_total, "array.reduce"), (_carried, "traced (branch or )?loop"), (_dtype_promoted, "where promotes"),
-    (_array_written_after, "written after the choice")])
+@pytest.mark.parametrize(
+    ("f", "use"),
+    [
+        (_sum, "array.reduce"),
+        (_length, r"np.size\(\)"),
+        (_shape, r"x.shape"),
+        (_joined, "array.concatenate"),
+        (_indexed, "array.slice"),
+        (_returned_after_arithmetic, r"shape \(4,\) on one side and \(\)"),
+        (_added_to_a_total, "array.reduce"),
+        (_carried, "traced (branch or )?loop"),
+        (_dtype_promoted, "where promotes"),
+        (_array_written_after, "written after the choice"),
+    ],
+)
 def test_a_number_or_an_array_where_its_shape_matters_is_refused(f, use):
     with pytest.raises(JitcoreError, match=r"'x if test else y' at .*test_control_flow_56.py:\d+ gives") as e:
         jc.jit(f)(X.copy(), 1.0)
@@ -183,3 +193,30 @@ def _kept_by_an_inner_if(x, c):
 def test_an_array_an_inner_if_chose_then_written_is_refused(f):
     with pytest.raises(JitcoreError, match="nested traced conditions"):
         jc.jit(f)(X.copy(), 0.0)
+
+
+def _picked_or_other(x, c):
+    a = x * 1.0
+    b = x * 2.0
+    y = x * 3.0
+    if x[0] + c > 0:
+        if x[0] + c > 1:
+            return a, b, y
+        r = b  # an inner if (the return's) picks b: the if carries whether it did
+    else:
+        r = a  # ... and the other branch's array is a, which was lost (a by value)
+    s = r
+    if x[1] + c > 0:
+        s = y
+    b[1] = 8.0
+    a[0] = 9.0
+    r[2] = -3.0
+    s[3] = -4.0
+    return a, b, r + 0.0
+
+
+def test_a_branch_whose_inner_if_picked_an_array_and_the_other_branch_another():
+    jitted = jc.jit(_picked_or_other)
+    for c in (-1.0, -0.6, 0.0, 1.0):
+        x = X.copy()
+        assert_same_tree(jitted(x, c), _picked_or_other(X.copy(), c))
