@@ -433,6 +433,8 @@ def getitem(base, key):
     constant, since NumPy's own indexing would ask for the index's data. A view of such an
     array at a traced index (``A[i]`` of a matrix) is left to NumPy, which refuses it: a traced
     copy would not see later writes to the array."""
+    if isinstance(base, Tracer):  # (v[:] of x if t else 2.0: NumPy's number has no items)
+        number_or_array.read(base, "indexing it")
     if isinstance(base, _CONCATENATORS) and (traced(key) or index_concatenation.holds_selection(key)):
         return index_concatenation.concatenate_by_index(base, key)  # np.r_[x, 0], np.c_[x, y]
     if isinstance(base, np.ndarray) and traced(key):

@@ -86,7 +86,7 @@ def _array_written_after(x, c):
         (_length, r"np.size\(\)"),
         (_shape, r"x.shape"),
         (_joined, "array.concatenate"),
-        (_indexed, "array.slice"),
+        (_indexed, "indexing it"),
         (_returned_after_arithmetic, r"shape \(4,\) on one side and \(\)"),
         (_added_to_a_total, "array.reduce"),
         (_carried, "traced (branch or )?loop"),
