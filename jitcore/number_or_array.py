@@ -35,10 +35,13 @@ class Form:
     number was picked; ``made_at``, the user's line of the choice; ``returned``, the error
     that refuses it as a result of the function."""
 
-    __slots__ = ("number_shape", "made_at", "returned")
+    __slots__ = ("number_shape", "made_at", "returned", "python_type")
 
-    def __init__(self, number_shape: tuple, made_at: str, returned: Exception):
+    def __init__(self, number_shape: tuple, made_at: str, returned: Exception, python_type=None):
         self.number_shape, self.made_at, self.returned = number_shape, made_at, returned
+        # the number's type where it is a Python number (float, int, bool, complex): its methods
+        # are not an array's (``method``)
+        self.python_type = python_type
 
 
 # Ops whose every output element is computed from the elements at the same place: a broadcast
@@ -85,8 +88,9 @@ def emitted(op_cls, operands) -> Form | None:
     found = next((f for f in forms if f is not None), None)
     if found is None:
         return None
-    if issubclass(op_cls, _ELEMENTWISE):
-        return found  # (the ufunc or where around it sets its own result's: ``elementwise``)
+    if issubclass(op_cls, _ELEMENTWISE):  # (the ufunc or where around it sets its own result's:
+        # ``elementwise``; its number is NumPy's where it is no longer the Python number chosen)
+        return Form(found.number_shape, found.made_at, found.returned)
     if issubclass(op_cls, _UPDATES) and all(f is None for k, f in enumerate(forms) if k != 1):
         return None
     raise refusal(
@@ -157,3 +161,11 @@ def read(x, what: str) -> None:
     form = form_of(x)
     if form is not None:
         raise refusal(form, what)
+
+
+def method(x, name: str) -> None:
+    """``x.name(...)``, an array's method, where ``x`` stands for a Python number or an array:
+    refused where Python's number has no such method (``v.copy()``: AttributeError)."""
+    form = form_of(x)
+    if form is not None and form.python_type is not None and not hasattr(form.python_type, name):
+        raise refusal(form, f"its method .{name}() (a Python {form.python_type.__name__} has none)")

@@ -289,11 +289,14 @@ def _joined(test, a, b, made_a, made_b):
         return type_choice.choose(fresh(out, True, out.weak), test, a, b)
     if mixed is not None:
         side = 0 if np.shape(a) else 1
-        return _number_or_array(out, (a, b)[side], (made_a, made_b)[side], mixed)
+        number = (made_b, made_a)[side]
+        python = type(number) if type(number) in (bool, int, float, complex) else \
+            float if isinstance(number, Tracer) and number.weak and number.dtype.kind == "f" else None
+        return _number_or_array(out, (a, b)[side], (made_a, made_b)[side], mixed, python)
     return chosen(test, made_a, made_b, out)  # (the objects each side gave)
 
 
-def _number_or_array(out: Tracer, array, made, returned: JitcoreError) -> Tracer:
+def _number_or_array(out: Tracer, array, made, returned: JitcoreError, python_type) -> Tracer:
     """``out``, ``array`` where the test holds and the number broadcast elsewhere, as a value
     of two forms (``number_or_array``): used where its shape matters, or returned, it refuses.
     Of another dtype than the array's (``ints if t else 0.5``: where promotes), it refuses
@@ -308,7 +311,7 @@ def _number_or_array(out: Tracer, array, made, returned: JitcoreError) -> Tracer
             f"{out.dtype} (NumPy's where promotes), where Python gives the {array.dtype} "
             f"array itself. Give the number the array's dtype (np.{array.dtype}(0.5)), convert "
             "the array first, or give both sides one shape")
-    form = number_or_array.Form((), made_at, returned)
+    form = number_or_array.Form((), made_at, returned, python_type)
     if isinstance(made, Tracer) and made.level <= current_trace().depth:  # (not made in its arm)
         roots = [r for r in (made.root(), *(made.also or ())) if r.level <= current_trace().depth]
         out = guarded(out, roots, lambda what: number_or_array.refusal(
