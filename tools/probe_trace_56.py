@@ -371,6 +371,115 @@ def a_caller_and_new(x, c):
     return v.copy()
 
 
+@probe("alias")
+def a_elif(x, c):
+    t = x * 3.0
+    v = x * 0.0
+    if x[0] + c > 1.0:
+        t = x * 1.0
+        v = t
+    elif x[0] + c > 0.0:
+        t = x * 2.0
+    t[0] = 5.0
+    return v, t
+
+
+@probe("alias")
+def a_view_of_new(x, c):
+    t = x * 3.0
+    v = x * 0.0
+    if x[0] + c > 0.0:
+        t = x * 1.0
+        v = t[1:]
+    t[1] = 5.0
+    return v.copy()
+
+
+@probe("alias")
+def a_while(x, c):
+    t = x * 3.0
+    v = x * 0.0
+    k = 0
+    while k < 3:
+        if x[k] + c > 1.0:
+            t = x * 1.0
+            v = t
+        v[k] = -k
+        k += 1
+    return t, v
+
+
+@probe("alias")
+def a_swap(x, c):
+    t = x * 1.0
+    u = x * 2.0
+    if x[0] + c > 0.0:
+        t, u = u, t
+    v = t
+    if x[1] + c > 0.0:
+        t = x * 5.0
+        v = t
+    u[0] = -1.0
+    t[1] = -2.0
+    return t, u, v
+
+
+@probe("alias")
+def a_return_in_branch(x, c):
+    t = x * 3.0
+    v = x * 0.0
+    if x[0] + c > 0.0:
+        t = x * 1.0
+        v = t
+        if x[1] + c > 2.0:
+            return v
+    t[0] = 5.0
+    return v
+
+
+@probe("alias")
+def a_dict(x, c):
+    t = x * 3.0
+    d = {"a": x * 0.0}
+    if x[0] + c > 0.0:
+        t = x * 1.0
+        d = {"a": t}
+    t[0] = 5.0
+    return d["a"]
+
+
+@probe("alias")
+def a_tuple_unpack(x, c):
+    t = x * 3.0
+    v = x * 0.0
+    if x[0] + c > 0.0:
+        t = v = x * 1.0
+    t[0] = 5.0
+    return v
+
+
+@probe("mixed")
+def m_in_branch_read(x, c):
+    v = x if x[1] > c else 2.0
+    s = 0.0
+    if x[0] > c:
+        s = np.sum(v * x)
+    return s
+
+
+@probe("mixed")
+def m_int_side(x, c):
+    k = x.astype(np.int64)
+    v = k if x[1] > c else 3
+    return (v * k).sum()
+
+
+@probe("mixed")
+def m_scalar_array_number(x, c):
+    v = x.sum() if x[1] > c else x
+    return (v * x).sum(), np.size(v * x)
+
+
 # -- 3: early return guard ---------------------------------------------------------------------
 @probe("guard")
 def g_return_then_write(x, c):

@@ -381,7 +381,8 @@ def one_new_array(pred: Tracer, sides, names, out: dict) -> None:
 
     positions = sorted(i for i in set(sides[0]) | set(sides[1])  # (the result: no name of Python's)
                        if names[i] in out and not names[i].startswith("__ag"))
-    arrays = [i for i in positions if single(sides[0], i) is not None or single(sides[1], i) is not None]
+    arrays = [i for i in positions if isinstance(out[names[i]], Tracer)  # (a variable holding one)
+              and (single(sides[0], i) is not None or single(sides[1], i) is not None)]
     for j in positions:
         leaves, tree = pytree.flatten(out[names[j]])
         trees = [side.get(j, (None, ()))[0] for side in sides]

@@ -123,14 +123,16 @@ def _one_new_array(x, c):
     v = t
     u = x * 4.0
     w = [x * 5.0]
+    d = {"a": x * 6.0}
     if x[0] + c > 1.0:
         t = x * 1.0
         v = t  # both branches leave t and v one array
         u = t  # only this one leaves t and u one array
         w = [t]
+        d = {"a": t}  # (a dict's name sorts before t's)
     t[0] = 5.0
     u[1] += 7.0
-    return t, v, u, w[0]
+    return t, v, u, w[0], d["a"]
 
 
 def _both_branches(x, c):
