@@ -106,6 +106,8 @@ def _elementwise(x, c):
     out[:] = v * 2  # a write of it: Python's number broadcast
     out += v
     w = np.where(x > 1.0, v, -1.0) + (v > 1.5)
+    n = x if x[1] > c else np.float64(2.0)  # a NumPy scalar's methods are an array's
+    w = w + n.astype(np.float32) * x
     acc = x * 0.0
     for j in range(x.shape[0]):
         acc = acc + (x * j if j > 1 else 0.0)  # a loop's counter picks
