@@ -407,6 +407,54 @@ def one_new_array(pred: Tracer, sides, names, out: dict) -> None:
         out[names[j]] = pytree.unflatten(tree, leaves)
 
 
+def one_array_in_body(values, held) -> frozenset:
+    """``(i, j, same)`` for the variables a traced loop's body leaves holding one array (``same``:
+    the same object, ``t = x * k; v = t``) or ``j`` a view of ``i``'s array (a choice of it, a
+    slice): carried by value, they would be two arrays after the loop. ``held``: the positions
+    carried as shared roots (their names share their arrays already)."""
+    arrays = [(i, v) for i, v in enumerate(values)
+              if i not in held and isinstance(v, Tracer) and not v.scalar]
+    found = set()
+    for n, (i, a) in enumerate(arrays):
+        for j, b in arrays[n + 1:]:
+            if b is a:
+                found.add((i, j, True))
+            elif _one_memory(a, b):  # (the first a view too: guarded alike)
+                found.add((j, i, False) if b.view_of is None else (i, j, False))
+    return frozenset(found)
+
+
+def _one_memory(a: Tracer, b: Tracer) -> bool:
+    """Whether ``a`` and ``b`` hold memory of one root (as views of it, or choices reading it)."""
+    roots_a, roots_b = (a.root(), *(a.also or ())), (b.root(), *(b.also or ()))
+    return any(r is s for r in roots_a for s in roots_b)
+
+
+def one_array_after_loop(linked, before, after, names, at: str) -> tuple:
+    """The variables after a traced loop (``after``) where every pass of its body left two of
+    them one array (``linked``: ``one_array_in_body``): one object where they were one before
+    it too (``before``: whatever the loop ran); else the second guarded, refusing to be read
+    after a write to the first's array or written, since which array it holds depends on
+    whether the loop ran (and a view's steps on values of the body)."""
+    if not linked:
+        return after
+    after = list(after)
+    for i, j, same in sorted(linked):
+        first, second = after[i], after[j]
+        if not (isinstance(first, Tracer) and isinstance(second, Tracer)):
+            continue
+        if same and before[i] is before[j]:
+            after[j] = first
+        else:
+            after[j] = guarded(second, [first.root()], lambda what, i=i, j=j: UnsupportedError(
+                f"'{names[j]}' holds the array of '{names[i]}' (or a view of it) after the loop at "
+                f"{at} on the paths where its body bound them so, and {what} (at "
+                f"{user_location()}): the loop carries them as two values, so the write Python's "
+                f"shared object sees would be missed. Copy it in the body ({names[j]} = "
+                f"{names[i]}.copy()) if it should not see the writes, or write and read one name"))
+    return tuple(after)
+
+
 def _chosen_in_branch(obj, array, depth: int) -> bool:
     """Whether ``obj`` is a view, by a choice NumPy's views cannot make, of ``array``, an array
     made in the branch being joined."""

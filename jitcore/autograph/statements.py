@@ -43,6 +43,8 @@ from jitcore.autograph.aliasing import (
     first_pass_view,
     held_by,
     inner_pick,
+    one_array_after_loop,
+    one_array_in_body,
     one_new_array,
     path_flag,
     refuse_first_write,
@@ -2052,6 +2054,9 @@ class _Loop:
         self.always: set[str] = set()
         self._flags_in: dict = {}
         self.item = None  # the item the body was last traced with
+        # (i, j, same): variables every pass of the body leaves holding one array (``same``) or
+        # j a view of i's (``aliasing.one_array_in_body``); None before the first
+        self.linked = None
         self.concrete: dict[str, object] = {}
         self.from_item: dict[str, tuple] = {}
         for name, v in zip(names, values):
@@ -2115,7 +2120,7 @@ class _Loop:
         for name, v in zip(self.names, values):  # bound after it where a step bound it
             if name in self.tracked and not (ran and name in self.always):
                 unbound.note(v, carry[unbound.KEY + name])
-        return values
+        return one_array_after_loop(self.linked or (), self.values, values, self.names, where(self.line))
 
     def _as_body_made(self, name, value):
         scalars = self.scalars.get(name)
@@ -2131,6 +2136,8 @@ class _Loop:
             self.arrays.leave()
             raise Rebound(rebound)
         self.writes.saw(self._given, values)
+        linked = one_array_in_body(values, self.arrays.held)
+        self.linked = linked if self.linked is None else self.linked & linked
         carry = {}
         item = {id(leaf): k for k, leaf in enumerate(pytree.flatten(self.item)[0])} \
             if self.item is not None else {}

@@ -224,3 +224,51 @@ def test_a_branch_whose_inner_if_picked_an_array_and_the_other_branch_another():
     for c in (-1.0, -0.6, 0.0, 1.0):
         x = X.copy()
         assert_same_tree(jitted(x, c), _picked_or_other(X.copy(), c))
+
+
+def _carried_as_one(x, c):
+    t = x * 3.0
+    v = t
+    k = 0
+    while k < 3 and x[k] + c < 2.0:
+        t = x * k
+        v = t  # one array in every pass, and before the loop
+        k += 1
+    t[0] = 5.0
+    return v
+
+
+def test_names_a_loop_body_binds_to_one_array_stay_one():
+    jitted = jc.jit(_carried_as_one)
+    for c in (-1.0, 0.0, 1.0, 2.0):
+        assert_same_tree(jitted(X.copy(), c), _carried_as_one(X.copy(), c))
+
+
+def _carried_as_two(x, c):
+    t = x * 3.0
+    v = x * 0.0
+    k = 0
+    while k < 3 and x[k] + c < 2.0:
+        t = x * k
+        v = t  # one array where the loop ran, two where it did not
+        k += 1
+    t[0] = 5.0
+    return v
+
+
+def _broken_out_of(x, c):
+    t = x * 3.0
+    v = x * 0.0
+    for k in range(3):
+        if x[k] + c > 2.0:
+            t = x * 1.0
+            v = t
+            break
+    t[0] = 5.0
+    return v
+
+
+@pytest.mark.parametrize("f", [_carried_as_two, _broken_out_of])
+def test_names_a_loop_body_binds_to_one_array_on_some_paths_refuse_a_write(f):
+    with pytest.raises(JitcoreError, match="after the loop"):
+        jc.jit(f)(X.copy(), 0.0)
