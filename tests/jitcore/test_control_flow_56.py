@@ -8,7 +8,10 @@ summed four numbers where NumPy sums one. Now refused (``jitcore/number_or_array
 
 Two names bound to one new array in a traced branch (``t = x * 1.0; v = t``) were two values
 after the ``if``: a write through one missed the other. Now they share it
-(``autograph.aliasing.one_new_array``)."""
+(``autograph.aliasing.one_new_array``); after a traced loop whose body binds them so, they are
+one object where they were one before it, else a write then a read refuses
+(``one_array_after_loop``). An inner if's pick of one array and the other branch's array from
+outside were joined by value (the other side lost); both are linked now."""
 
 from __future__ import annotations
 
