@@ -47,8 +47,11 @@ def many_ops(x, c):
     return y.max(), np.cumsum(y)
 
 
-PROGRAMS = [(stencil, (np.random.rand(64, 64), 0.1)), (branches, (np.random.rand(16), 0.5)),
-            (many_ops, (np.random.rand(100), 0.3))]
+PROGRAMS = [
+    (stencil, (np.random.rand(64, 64), 0.1)),
+    (branches, (np.random.rand(16), 0.5)),
+    (many_ops, (np.random.rand(100), 0.3)),
+]
 
 
 def main() -> None:
