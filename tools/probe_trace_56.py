@@ -14,7 +14,7 @@ import jitcore as jc
 from jitcore.errors import JitcoreError
 from tests.oracle import assert_same_tree
 
-PROBES: dict[str, list] = {"mixed": [], "alias": [], "guard": [], "refused": []}
+PROBES: dict[str, list] = {"mixed": [], "alias": [], "loops": [], "guard": [], "refused": []}
 
 
 def probe(group):
@@ -478,6 +478,70 @@ def m_int_side(x, c):
 def m_scalar_array_number(x, c):
     v = x.sum() if x[1] > c else x
     return (v * x).sum(), np.size(v * x)
+
+
+@probe("loops")
+def l_while_two_before(x, c):
+    t = x * 3.0
+    v = x * 0.0
+    k = 0
+    while k < 3 and x[k] + c < 2.0:
+        t = x * k
+        v = t
+        k += 1
+    t[0] = 5.0
+    return v
+
+
+@probe("loops")
+def l_while_one_before(x, c):
+    t = x * 3.0
+    v = t
+    k = 0
+    while k < 3 and x[k] + c < 2.0:
+        t = x * k
+        v = t
+        k += 1
+    t[0] = 5.0
+    return v
+
+
+@probe("loops")
+def l_break(x, c):
+    t = x * 3.0
+    v = x * 0.0
+    for k in range(3):
+        if x[k] + c > 2.0:
+            t = x * 1.0
+            v = t
+            break
+    t[0] = 5.0
+    return v
+
+
+@probe("loops")
+def l_if_in_for(x, c):
+    t = x * 3.0
+    v = x * 0.0
+    for k in range(3):
+        if x[k] + c > 2.0:
+            t = x * 1.0
+            v = t
+    t[0] = 5.0
+    return v
+
+
+@probe("loops")
+def l_view_in_while(x, c):
+    t = x * 3.0
+    v = x[1:] * 0.0
+    k = 0
+    while k < 3 and x[k] + c < 2.0:
+        t = x * k
+        v = t[1:]
+        k += 1
+    t[1] = 5.0
+    return v + 0.0
 
 
 # -- 3: early return guard ---------------------------------------------------------------------
