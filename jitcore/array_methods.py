@@ -15,7 +15,15 @@ import functools
 
 import numpy as np
 
-from jitcore import chosen_kind_arithmetic, index_forms, indexing, masked, python_arithmetic, view_layout
+from jitcore import (
+    chosen_kind_arithmetic,
+    index_forms,
+    indexing,
+    masked,
+    number_or_array,
+    python_arithmetic,
+    view_layout,
+)
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.numpy import manipulation, reductions, registry, selection, sorting, ufuncs
@@ -735,6 +743,18 @@ _PROPERTIES = {"T": transposed, "mT": matrix_transposed, "real": real, "imag": i
                   for name in ("strides", "flags", "ctypes", "base", "data")}}
 
 
+def _number_or_array_checked(fn, name: str):
+    """``fn``, the method ``name``, refused on a value that is a Python number on some calls
+    (``number_or_array.method``)."""
+    @functools.wraps(fn)
+    def method(self, *args, **kwargs):
+        if self.owner_trace.number_or_array:
+            number_or_array.method(self, name)
+        return fn(self, *args, **kwargs)
+
+    return method
+
+
 def install() -> None:
     """Give ``Tracer`` its operators, methods and properties."""
     for name, ufunc in _ARITHMETIC.items():
@@ -748,7 +768,7 @@ def install() -> None:
     for name, ufunc in _UNARY.items():
         setattr(Tracer, f"__{name}__", _unary(ufunc, f"__{name}__"))
     for name, fn in _METHODS.items():
-        setattr(Tracer, name, fn)
+        setattr(Tracer, name, fn if name.startswith("__") else _number_or_array_checked(fn, name))
     for name, fn in _PROPERTIES.items():
         setattr(Tracer, name, property(fn, _SETTERS.get(name)))
 

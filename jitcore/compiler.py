@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from jitcore import argument_writes, calltime, formatting, ir, passes, pytree
+from jitcore import argument_writes, calltime, formatting, ir, number_or_array, passes, pytree
 from jitcore.chosen_dtype import ChosenDtype
 from jitcore.codegen.backend import backend_for
 from jitcore.codegen.plan import CompiledFunction, LowerOptions
@@ -268,8 +268,9 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
         # buffer, their count an output after the results (one per mask), as the tags are
         counts, made_of, moved, typed = {}, {}, {}, {}
         for k, leaf in enumerate(leaves):
-            if id(leaf) in t.number_or_array and t.number_or_array[id(leaf)][0] is leaf:
-                raise t.number_or_array[id(leaf)][1]  # a number or an array, by the data
+            form = number_or_array.form_of(leaf) if isinstance(leaf, Tracer) else None
+            if form is not None:
+                raise form.returned  # a number or an array, by the data
             if isinstance(leaf, Repeated):  # no buffer can hold it: nothing bounds its length
                 raise leaf._refusal(f"returning it from {name}()")
             if isinstance(leaf, RealOrComplex):  # real or complex, as the data chose (eig): marked

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from jitcore import calltime, index_forms, pytree, raise_state, type_choice
+from jitcore import calltime, index_forms, number_or_array, pytree, raise_state, type_choice
 from jitcore import primitives as prims
 from jitcore.dtypes import ir_type
 from jitcore.errors import JitTypeError, LoopCarryShapeError
@@ -265,6 +265,9 @@ def _discard(block: Block) -> None:
 
 def _yield(trace: Trace, block: Block, leaves, avals: list[Aval], op_cls=scf.YieldOp) -> None:
     """End ``block`` with ``op_cls`` of ``leaves`` cast to ``avals`` (a weak leaf's cast)."""
+    if trace.number_or_array:
+        with trace.region(block):
+            number_or_array.carried(leaves, "a traced branch or loop giving it as its value")
     with trace.region(block):
         values = [prims.as_tracer(trace, leaf, a.dtype).value for leaf, a in zip(leaves, avals)]
         trace.builder.create(op_cls, values)
@@ -315,6 +318,8 @@ def _region_input(t):
 
 def _to_tracers(trace: Trace, leaves, avals: list[Aval]) -> list[Tracer]:
     """The leaves as tracers of ``avals``, in the current block (operands of the op)."""
+    if trace.number_or_array:
+        number_or_array.carried(leaves, "a traced loop carrying it")
     return [prims.as_tracer(trace, leaf, a.dtype) for leaf, a in zip(leaves, avals)]
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jitcore import pytree
+from jitcore import number_or_array, pytree
 from jitcore.callbacks import register_callback
 from jitcore.errors import JitTypeError
 from jitcore.ir.dialects import array
@@ -64,6 +64,7 @@ def debug_callback(callback, *args, ordered: bool = False, **kwargs) -> None:
         args, kwargs = pytree.unflatten(tree, rebuilt)
         callback(*args, **kwargs)
 
+    number_or_array.carried([leaf for leaf, t in zip(leaves, traced) if t], "printing it")
     operands = [leaf.value for leaf, t in zip(leaves, traced) if t]
     trace.builder.create(array.CallbackOp, operands, [], {"callback": register_callback(run)})
 

@@ -15,7 +15,7 @@ import warnings
 
 import numpy as np
 
-from jitcore import calltime, failures, raise_state, view_layout
+from jitcore import calltime, failures, number_or_array, raise_state, view_layout
 from jitcore.dtypes import ir_type, refuse_text, resolve_ufunc, scalar_to_dtype
 from jitcore.errors import JitAxisError, JitOverflowError, JitTypeError, JitValueError, UnsupportedError
 from jitcore.ir.attributes import DenseAttr
@@ -92,8 +92,12 @@ def _emit(trace: Trace, op_cls, operands: list[Tracer], result_type: TensorType,
             _refuse_caught_index(trace, operands[1:])
     if op_cls in _INDEXED_WHEN_RUN and any(a.version for a in trace.arguments):
         _keep_where_out_of_range(trace, op_cls, operands, attributes)
+    form = number_or_array.emitted(op_cls, operands) if trace.number_or_array else None
     op = trace.builder.create(op_cls, [t.value for t in operands], [result_type], attributes)
-    return Tracer(op.result, trace, _sources(*operands) if sources is None else sources)
+    out = Tracer(op.result, trace, _sources(*operands) if sources is None else sources)
+    if form is not None:
+        number_or_array.mark(out, form)
+    return out
 
 
 def _keep_where_out_of_range(trace: Trace, op_cls, operands: list[Tracer], attributes) -> None:
@@ -386,6 +390,13 @@ def special_function(kind: str, x: Tracer) -> Tracer:
 def ufunc(fn: np.ufunc, *operands, scalar_math: bool = False) -> Tracer:
     """Record NumPy ufunc ``fn`` applied to ``operands`` with NumPy's broadcasting and dtypes;
     ``scalar_math``: as NumPy's operators on NumPy scalars compute it (see ``power_operator``)."""
+    out = _ufunc(fn, *operands, scalar_math=scalar_math)
+    if isinstance(out, Tracer) and out.owner_trace.number_or_array:  # (x if t else 1.0) * y
+        number_or_array.elementwise(out, operands)
+    return out
+
+
+def _ufunc(fn: np.ufunc, *operands, scalar_math: bool = False) -> Tracer:
     if fn not in UFUNC_KINDS:
         raise UnsupportedError(f"numpy.{fn.__name__} has no jitcore lowering yet")
     operands = tuple(map(array_operand, operands))
@@ -640,6 +651,7 @@ def _mixed_sign_compare(fn: np.ufunc, kind: str, a: Tracer, b: Tracer) -> Tracer
 
 def where(cond, a, b) -> Tracer:
     cond, a, b = map(array_operand, (cond, a, b))
+    a_given, b_given = a, b
     trace = find_trace(cond, a, b)
     dtype = np.result_type(*(x if isinstance(x, (bool, int, float, complex)) else _weak_zero(x)
                              for x in (a, b)))
@@ -653,6 +665,8 @@ def where(cond, a, b) -> Tracer:
     a, b = (broadcast_to(as_tracer(trace, _where_int(x, dtype), dtype), shape) for x in (a, b))
     out = _emit(trace, array.SelectOp, [c, a, b], a.value.type)
     out.fortran = layout
+    if trace.number_or_array:
+        number_or_array.elementwise(out, (cond, a_given, b_given))
     return out
 
 
@@ -776,7 +790,13 @@ def assign(x: Tracer, new, casting: str = "unsafe", what: str = "assignment") ->
     if not int_fits(new, x.dtype):
         raise JitOverflowError(int_overflow_message(new, x.dtype))
     x.check_writable()
-    x.rebind(broadcast_to(as_tracer(x.owner_trace, new, x.dtype), x.shape))
+    value = broadcast_to(as_tracer(x.owner_trace, new, x.dtype), x.shape)
+    if x.owner_trace.number_or_array and number_or_array.form_of(value) is not None:
+        # (out[:] = x if t else 1.0: the number broadcast is Python's write; ``out`` holds an
+        # array of its shape either way, a value of its own)
+        value = _emit(x.owner_trace, array.ConvertOp, [value], value.value.type)
+        number_or_array.mark(value, None)
+    x.rebind(value)
 
 
 def out_loop_dtype(dtype: np.dtype, out, given=None):

@@ -54,6 +54,12 @@ TRACING = ctypes.c_int64(0)
 _tracing_lock = threading.Lock()
 
 
+
+# ``number_or_array.read_by_user`` and ``read``, set when that module loads (it reads this one's
+# locations, so this one cannot import it): a value a number or an array by the data, its shape
+# read. Where it has not loaded, no trace holds such a value.
+FORM_READS = [lambda x, what: None, lambda x, what: None]
+
 class Trace:
     """The function being traced: where new ops go, and what its arguments are called.
 
@@ -109,10 +115,10 @@ class Trace:
         # (id(mask value), id(block)) -> (mask value, bit_positions.KeptBits): one count per
         # bit-test mask where it is used, so the selections through it pair row for row
         self.kept_bits: dict[tuple, tuple] = {}
-        # id(value) -> (value, error): a number on one side of a traced 'x if t else y' and an
-        # array on the other, the number broadcast (arithmetic on it gives Python's values;
-        # returned, it is refused: autograph.expressions._one_form)
-        self.number_or_array: dict[int, tuple] = {}
+        # SSA value -> number_or_array.Form: a number on one side of a traced 'x if t else y'
+        # and an array on the other, the number broadcast, and what is computed from it
+        # elementwise (used where its shape matters, or returned, it is refused)
+        self.number_or_array: dict = {}
         # id(list) -> (list, item): a list whose loop was not compiled as an appending loop for
         # what it appends (a selection, ragged), which a refusal of an append to it names
         # (autograph.appending)
@@ -409,21 +415,31 @@ class Tracer:
     # -- static properties ----------------------------------------------------------------
     @property
     def shape(self) -> tuple[int, ...]:
-        return self.value.type.shape
+        value = self.value
+        if self.owner_trace.number_or_array and value in self.owner_trace.number_or_array:
+            FORM_READS[0](self, "its shape (x.shape)")
+        return value.type.shape
 
     @property
     def ndim(self) -> int:
-        return len(self.shape)
+        value = self.value
+        if self.owner_trace.number_or_array and value in self.owner_trace.number_or_array:
+            FORM_READS[0](self, "its number of dimensions (x.ndim)")
+        return len(value.type.shape)
 
     @property
     def size(self) -> int:
-        return self.value.type.size
+        value = self.value
+        if self.owner_trace.number_or_array and value in self.owner_trace.number_or_array:
+            FORM_READS[0](self, "its size (x.size)")
+        return value.type.size
 
     @property
     def dtype(self) -> np.dtype:
         return np_dtype(self.value.type.element)
 
     def __len__(self) -> int:
+        FORM_READS[1](self, "len()")
         if not self.shape:
             raise TypeError("len() of a 0-d array")
         return self.shape[0]
@@ -493,6 +509,7 @@ class Tracer:
         self._concretize("an index (__index__)")
 
     def __iter__(self):
+        FORM_READS[1](self, "iteration over it")
         if not self.shape:
             raise TypeError("iteration over a 0-d array")
         return (self[i] for i in range(self.shape[0]))  # static length: unrolled while tracing

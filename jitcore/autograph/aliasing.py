@@ -33,7 +33,7 @@ import types
 import numpy as np
 
 from jitcore import primitives as prims
-from jitcore import tracer
+from jitcore import pytree, tracer
 from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.tracer import Choice, Tracer, current_trace, fresh, make_view, user_location
 
@@ -308,7 +308,7 @@ def _array_of(obj, like: Tracer, local: bool = True):
     return (root, steps) if part.shape == like.shape and part.dtype == like.dtype else None
 
 
-def chosen(pred: Tracer, first, second, selected, local: bool = True, guard: bool = True):
+def chosen(pred: Tracer, first, second, selected, local: bool = True, guard: bool = True, given=None):
     """What ``x = first if pred else second`` leaves in ``x`` when one side (or both) is an
     array from outside the choice (an argument, a global's array, an array of the function's
     own, a view of one): one of the objects, as in Python. Jitcore's ``selected`` (the choice's
@@ -318,10 +318,12 @@ def chosen(pred: Tracer, first, second, selected, local: bool = True, guard: boo
     array from outside too, is read from that array (``_linked_choice``). A side that holds
     such an array's memory in a way the choice cannot follow (a choice made inside a branch,
     by a condition that exists only there) is guarded: a later write to that array refuses
-    (``_guarded``). ``local``: False where a branch wrote the function's own array in place
+    (``guarded``). ``local``: False where a branch wrote the function's own array in place
     (that write is joined after the ``if``): only the caller's arrays and views are followed.
     ``guard``: False for the function's result as an early return left it, which no later
-    write reaches (the writes after a return are skipped on the path that returned)."""
+    write reaches (the writes after a return are skipped on the path that returned).
+    ``given``: id(copy) -> (copy, array) for the copies a traced if's branches were given of
+    the arrays outside it, which a side's inner choice may hold (guarded as those arrays)."""
     if not isinstance(selected, Tracer) or selected.scalar:
         return selected
     if first is second and isinstance(first, Tracer) and first.level <= current_trace().depth:
@@ -329,9 +331,9 @@ def chosen(pred: Tracer, first, second, selected, local: bool = True, guard: boo
     views, objects = [_host_view(first), _host_view(second)], [first, second]
     sides = [_array_of(first, selected, local), _array_of(second, selected, local)]
     unfollowed = [r for obj, side in zip(objects, sides) if side is None
-                  for r in _unfollowed(obj, local)] if guard else []
+                  for r in _unfollowed(obj, local, given or {})] if guard else []
     if sides[0] is None and sides[1] is None:
-        return _guarded(selected, unfollowed) if unfollowed else selected
+        return guarded(selected, unfollowed, _unfollowed_choice) if unfollowed else selected
     if sides[0] is not None and sides[1] is not None:
         picks = [_caller_array(side, view) for side, view in zip(sides, views)]
         if picks[0] is None and picks[1] is not None:  # the caller's array where ``taken`` holds
@@ -344,7 +346,7 @@ def chosen(pred: Tracer, first, second, selected, local: bool = True, guard: boo
         else (sides[1], np.logical_not(pred), views[1], objects[1])
     other = fresh(selected)  # the other side's value, written where pred does not hold
     if unfollowed:
-        other = _guarded(other, unfollowed)
+        other = guarded(other, unfollowed, _unfollowed_choice)
 
     def read(base):
         return prims.where(pred_taken, _down(base, steps), other)
@@ -359,6 +361,108 @@ def chosen(pred: Tracer, first, second, selected, local: bool = True, guard: boo
     return make_view(root, forward, backward, now=selected, also=other.also or ())
 
 
+def one_new_array(pred: Tracer, sides, names, out: dict) -> None:
+    """Variables that a traced if's branch bound to one array it made (``t = x * 1.0; v = t``):
+    Python's names share that object, so after the if a write through one reaches the other.
+    ``sides``: per branch (the one traced first, where ``pred`` holds, then the other), the
+    objects it left in each variable (by position; ``(tree, leaves)``); ``out``: the if's
+    results by name, changed here. Where both branches leave the two variables one object,
+    the second is the first's object after the if; where one branch does, the second is a
+    view of the first's array where that branch ran and its own value elsewhere (``chosen``).
+    Arrays from outside the if that both names hold are the choice's already (``chosen``)."""
+    depth = current_trace().depth
+
+    def single(side, i):
+        entry = side.get(i)
+        if entry is None or len(entry[1]) != 1:
+            return None
+        leaf = entry[1][0]
+        return leaf if isinstance(leaf, Tracer) and not leaf.scalar else None
+
+    positions = sorted(i for i in set(sides[0]) | set(sides[1])  # (the result: no name of Python's)
+                       if names[i] in out and not names[i].startswith("__ag"))
+    arrays = [i for i in positions if isinstance(out[names[i]], Tracer)  # (a variable holding one)
+              and (single(sides[0], i) is not None or single(sides[1], i) is not None)]
+    for j in positions:
+        leaves, tree = pytree.flatten(out[names[j]])
+        trees = [side.get(j, (None, ()))[0] for side in sides]
+        for p, leaf in enumerate(leaves):
+            objects = [side[j][1][p] if t == tree else None for side, t in zip(sides, trees)]
+            for i in (i for i in arrays if i != j and (i < j or j not in arrays)):
+                pairs = [(single(side, i), obj) for side, obj in zip(sides, objects)]
+                same = [a is not None and a is b for a, b in pairs]
+                if not any(s and pair[0].level > depth for s, pair in zip(same, pairs)):
+                    if any(_chosen_in_branch(b, a, depth) for a, b in pairs):
+                        # (an inner if's choice of it: by a condition that exists only in there)
+                        leaves[p] = guarded(leaf, [out[names[i]].root()], _unfollowed_choice)
+                        break
+                    continue  # (no array made in a branch: the names' arrays from outside are linked)
+                if all(same):
+                    leaves[p] = out[names[i]]
+                else:
+                    k = same.index(True)  # the branch that left them one array
+                    taken = pred if k == 0 else np.logical_not(pred)
+                    leaves[p] = chosen(taken, out[names[i]], pairs[1 - k][1], leaf)
+                break
+        out[names[j]] = pytree.unflatten(tree, leaves)
+
+
+def one_array_in_body(values, held) -> frozenset:
+    """``(i, j, same)`` for the variables a traced loop's body leaves holding one array (``same``:
+    the same object, ``t = x * k; v = t``) or ``j`` a view of ``i``'s array (a choice of it, a
+    slice): carried by value, they would be two arrays after the loop. ``held``: the positions
+    carried as shared roots (their names share their arrays already)."""
+    arrays = [(i, v) for i, v in enumerate(values)
+              if i not in held and isinstance(v, Tracer) and not v.scalar]
+    found = set()
+    for n, (i, a) in enumerate(arrays):
+        for j, b in arrays[n + 1:]:
+            if b is a:
+                found.add((i, j, True))
+            elif _one_memory(a, b):  # (the first a view too: guarded alike)
+                found.add((j, i, False) if b.view_of is None else (i, j, False))
+    return frozenset(found)
+
+
+def _one_memory(a: Tracer, b: Tracer) -> bool:
+    """Whether ``a`` and ``b`` hold memory of one root (as views of it, or choices reading it)."""
+    roots_a, roots_b = (a.root(), *(a.also or ())), (b.root(), *(b.also or ()))
+    return any(r is s for r in roots_a for s in roots_b)
+
+
+def one_array_after_loop(linked, before, after, names, at: str) -> tuple:
+    """The variables after a traced loop (``after``) where every pass of its body left two of
+    them one array (``linked``: ``one_array_in_body``): one object where they were one before
+    it too (``before``: whatever the loop ran); else the second guarded, refusing to be read
+    after a write to the first's array or written, since which array it holds depends on
+    whether the loop ran (and a view's steps on values of the body)."""
+    if not linked:
+        return after
+    after = list(after)
+    for i, j, same in sorted(linked):
+        first, second = after[i], after[j]
+        if not (isinstance(first, Tracer) and isinstance(second, Tracer)):
+            continue
+        if same and before[i] is before[j]:
+            after[j] = first
+        else:
+            after[j] = guarded(second, [first.root()], lambda what, i=i, j=j: UnsupportedError(
+                f"'{names[j]}' holds the array of '{names[i]}' (or a view of it) after the loop at "
+                f"{at} on the paths where its body bound them so, and {what} (at "
+                f"{user_location()}): the loop carries them as two values, so the write Python's "
+                f"shared object sees would be missed. Copy it in the body ({names[j]} = "
+                f"{names[i]}.copy()) if it should not see the writes, or write and read one name"))
+    return tuple(after)
+
+
+def _chosen_in_branch(obj, array, depth: int) -> bool:
+    """Whether ``obj`` is a view, by a choice NumPy's views cannot make, of ``array``, an array
+    made in the branch being joined."""
+    return isinstance(obj, Tracer) and isinstance(array, Tracer) and array.level > depth \
+        and obj is not array and obj.view_of is not None and obj.root() is array.root() \
+        and _host_view(obj) is None
+
+
 def _caller_array(side, view):
     """A side's array as ``Choice.arrays`` gives it (the caller's array, where it is that
     array or a view NumPy can make of it), None for an array of the function's own, False for
@@ -369,30 +473,32 @@ def _caller_array(side, view):
     return root if not steps or view is not None else False
 
 
-def _unfollowed(obj, local: bool) -> list[Tracer]:
+def _unfollowed(obj, local: bool, given: dict) -> list[Tracer]:
     """The arrays from outside the choice whose memory ``obj``, a view, holds where
     ``_array_of`` cannot follow it (a view by values that exist only inside the branch that
-    made it: an inner choice's condition)."""
+    made it: an inner choice's condition); a copy the branch was given of one (``given``)
+    stands for that array."""
     if not isinstance(obj, Tracer) or obj.scalar or obj.view_of is None:
         return []
     depth = current_trace().depth
-    return [r for r in (obj.root(), *(obj.also or ()))
-            if (r.caller_sees or local) and r.level <= depth]
+    roots = [given.get(id(r), (r, r))[1] if given.get(id(r), (None,))[0] is r else r
+             for r in (obj.root(), *(obj.also or ()))]
+    return [r.root() for r in roots if (r.root().caller_sees or local) and r.root().level <= depth]
 
 
-def _guarded(value: Tracer, roots: list[Tracer]) -> Tracer:
-    """``value``, the part of a choice that holds ``roots``' memory where the choice cannot
-    follow which part (``_unfollowed``), as a view that refuses to be read after a write to
-    one of them, or written: Python's object would see the write, jitcore's value cannot."""
+def guarded(value: Tracer, roots: list[Tracer], refusal) -> Tracer:
+    """``value``, which holds ``roots``' memory on some paths in a way jitcore cannot follow,
+    as a view that refuses to be read after a write to one of them, or written: Python's
+    object would see the write, jitcore's value cannot. ``refusal(what)``: the error."""
     seen = [r.version for r in roots]
 
     def read(base):
         if any(r.version != v for r, v in zip(roots, seen)):
-            raise _unfollowed_choice("one of those arrays was written after the choice")
+            raise refusal("one of those arrays was written after the choice")
         return base
 
     def backward(base, new):
-        raise _unfollowed_choice("it is written in place")
+        raise refusal("it is written in place")
 
     return make_view(fresh(value), read, backward, also=roots, now=value)
 

@@ -18,6 +18,7 @@ from jitcore import (
     compaction,
     failures,
     index_forms,
+    number_or_array,
     pytree,
     real_or_complex,
     traced_text,
@@ -25,7 +26,7 @@ from jitcore import (
 )
 from jitcore import control_flow as cf
 from jitcore.autograph import appending, tables
-from jitcore.autograph.aliasing import chosen
+from jitcore.autograph.aliasing import chosen, guarded
 from jitcore.autograph.arrays import ARRAY_CALLS, traced_copy
 from jitcore.autograph.float_errors import FLOAT_ERROR_CALLS
 from jitcore.autograph.indexed import Indexed
@@ -292,9 +293,36 @@ def _joined(test, a, b, made_a, made_b):
         return type_choice.choose(fresh(out, True, True), test, a, b)  # 1 if c else 0.5
     if _is_scalar(a) and _is_scalar(b):  # 1 if c else x.mean(): int or np.float64, by the data
         return type_choice.choose(fresh(out, True, out.weak), test, a, b)
-    out = chosen(test, made_a, made_b, out)  # (the objects each side gave)
     if mixed is not None:
-        test.owner_trace.number_or_array[id(out)] = (out, mixed)
+        side = 0 if np.shape(a) else 1
+        number = (made_b, made_a)[side]
+        python = type(number) if type(number) in (bool, int, float, complex) else \
+            float if isinstance(number, Tracer) and number.weak and number.dtype.kind == "f" else None
+        return _number_or_array(out, (a, b)[side], (made_a, made_b)[side], mixed, python)
+    return chosen(test, made_a, made_b, out)  # (the objects each side gave)
+
+
+def _number_or_array(out: Tracer, array, made, returned: JitcoreError, python_type) -> Tracer:
+    """``out``, ``array`` where the test holds and the number broadcast elsewhere, as a value
+    of two forms (``number_or_array``): used where its shape matters, or returned, it refuses.
+    Of another dtype than the array's (``ints if t else 0.5``: where promotes), it refuses
+    now. Where the array (``made``, as its side gave it) is from outside the choice (an
+    argument, a variable's array), Python's value is that array itself: writing it afterwards,
+    or through the value, refuses (``aliasing.guarded``)."""
+    made_at = user_location()
+    if out.dtype != array.dtype:
+        raise JitTypeError(
+            f"'x if test else y' at {made_at} gives a number on one side and a {array.dtype} "
+            f"array on the other, and its test is traced: picked by the data, the array would be "
+            f"{out.dtype} (NumPy's where promotes), where Python gives the {array.dtype} "
+            f"array itself. Give the number the array's dtype (np.{array.dtype}(0.5)), convert "
+            "the array first, or give both sides one shape")
+    form = number_or_array.Form((), made_at, returned, python_type)
+    if isinstance(made, Tracer) and made.level <= current_trace().depth:  # (not made in its arm)
+        roots = [r for r in (made.root(), *(made.also or ())) if r.level <= current_trace().depth]
+        out = guarded(out, roots, lambda what: number_or_array.refusal(
+            form, f"sharing the array of one side ({what}; Python's value is that array itself)"))
+    number_or_array.mark(out, form)
     return out
 
 
@@ -414,6 +442,8 @@ def getitem(base, key):
     constant, since NumPy's own indexing would ask for the index's data. A view of such an
     array at a traced index (``A[i]`` of a matrix) is left to NumPy, which refuses it: a traced
     copy would not see later writes to the array."""
+    if isinstance(base, Tracer):  # (v[:] of x if t else 2.0: NumPy's number has no items)
+        number_or_array.read(base, "indexing it")
     if isinstance(base, _CONCATENATORS) and (traced(key) or index_concatenation.holds_selection(key)):
         return index_concatenation.concatenate_by_index(base, key)  # np.r_[x, 0], np.c_[x, y]
     if isinstance(base, np.ndarray) and traced(key):

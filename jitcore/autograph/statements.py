@@ -43,6 +43,9 @@ from jitcore.autograph.aliasing import (
     first_pass_view,
     held_by,
     inner_pick,
+    one_array_after_loop,
+    one_array_in_body,
+    one_new_array,
     path_flag,
     refuse_first_write,
     settled,
@@ -735,6 +738,7 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
                 first_type[i] = (treedef, [_leaf_kind(leaf) for leaf in leaves])
         given = {}
         copies = {id(full[j]): init[j] for j in carried}  # the branch's operands: the names' own
+        given_copies.update((id(full[j]), (full[j], init[j])) for j in carried)
         for i, (name, v) in enumerate(zip(names, out)):
             if name in local or i in shared.held or i in unset:
                 continue
@@ -768,6 +772,9 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
                if name != RETVAL and name not in local and name not in dead and i not in shared.held
                and unbound.tracked(v)}
     flags = {}  # variable -> the array an inner if of the first branch traced picks for it
+    # id(copy) -> (copy, the array outside): the branches' operands, which the arrays an inner
+    # choice left in a variable may be (``chosen``: the array a write after the if must reach)
+    given_copies = {}
     first_pred = pred
     first_fn, second_fn = (then_fn, else_fn) if then_first else (else_fn, then_fn)
     if not then_first:
@@ -806,7 +813,11 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
         if name not in out:
             continue
         if i in picks:  # where the branch that ran (an inner if of it) picked the array
-            out[name] = chosen(picks[i], flags[i], None, out[name])
+            value, other = out[name], sides[1].get(i, (None, ()))[1]
+            if len(other) == 1 and isinstance(other[0], Tracer) and other[0] is not flags[i]:
+                # the other branch's array from outside, where that branch ran (r = a there)
+                value = chosen(np.logical_not(first_pred), other[0], None, value, given=given_copies)
+            out[name] = chosen(picks[i], flags[i], value if value is not out[name] else None, value)
             continue
         leaves, tree = pytree.flatten(out[name])
         first, second = ([None] * len(leaves) if side.get(i, (None,))[0] != tree else side[i][1]
@@ -814,8 +825,9 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
         if writes.wrote[i] and len(leaves) == 1 and first[0] is second[0] is init[i]:
             continue  # both paths keep the array, one writes it: ``writes`` writes it in place
         out[name] = pytree.unflatten(tree, [chosen(first_pred, a, b, leaf, not writes.wrote[i],
-                                                   guard=name != RETVAL)
+                                                   guard=name != RETVAL, given=given_copies)
                                             for a, b, leaf in zip(first, second, leaves)])
+    one_new_array(first_pred, sides, names, out)
     after = writes.result(tuple(init[i] if i in shared.held else out.get(name, v)
                                 for i, (name, v) in enumerate(zip(names, init))))
     after = tuple(real_or_complex.restored(v) if i in lift else v for i, v in enumerate(after))
@@ -2229,6 +2241,9 @@ class _Loop:
         self.always: set[str] = set()
         self._flags_in: dict = {}
         self.item = None  # the item the body was last traced with
+        # (i, j, same): variables every pass of the body leaves holding one array (``same``) or
+        # j a view of i's (``aliasing.one_array_in_body``); None before the first
+        self.linked = None
         self.concrete: dict[str, object] = {}
         self.from_item: dict[str, tuple] = {}
         for name, v in zip(names, values):
@@ -2292,7 +2307,7 @@ class _Loop:
         for name, v in zip(self.names, values):  # bound after it where a step bound it
             if name in self.tracked and not (ran and name in self.always):
                 unbound.note(v, carry[unbound.KEY + name])
-        return values
+        return one_array_after_loop(self.linked or (), self.values, values, self.names, where(self.line))
 
     def _as_body_made(self, name, value):
         scalars = self.scalars.get(name)
@@ -2308,6 +2323,8 @@ class _Loop:
             self.arrays.leave()
             raise Rebound(rebound)
         self.writes.saw(self._given, values)
+        linked = one_array_in_body(values, self.arrays.held)
+        self.linked = linked if self.linked is None else self.linked & linked
         carry = {}
         item = {id(leaf): k for k, leaf in enumerate(pytree.flatten(self.item)[0])} \
             if self.item is not None else {}

@@ -16,7 +16,7 @@ import string
 
 import numpy as np
 
-from jitcore import indexing
+from jitcore import indexing, number_or_array
 from jitcore import primitives as prims
 from jitcore.dtypes import ir_type
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
@@ -55,6 +55,7 @@ def dot_general(lhs: Tracer, rhs: Tracer, lhs_contracting, rhs_contracting, lhs_
              + [lhs.shape[d] for d in free_dims(lhs.ndim, attrs["lhs_batch"], attrs["lhs_contracting"])]
              + [rhs.shape[d] for d in free_dims(rhs.ndim, attrs["rhs_batch"], attrs["rhs_contracting"])])
     trace = lhs.owner_trace
+    number_or_array.emitted(DotGeneralOp, [lhs, rhs])
     op = trace.builder.create(DotGeneralOp, [lhs.value, rhs.value],
                               [TensorType(tuple(shape), lhs.value.type.element)], attrs)
     return Tracer(op.result, trace, lhs.sources | rhs.sources)

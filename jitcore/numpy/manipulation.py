@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from jitcore import control_flow as cf
-from jitcore import indexing, masked, tied_length, traced_cuts
+from jitcore import indexing, masked, number_or_array, tied_length, traced_cuts
 from jitcore import primitives as prims
 from jitcore.errors import JitOverflowError, JitTypeError, JitValueError, UnsupportedError
 from jitcore.indexing import is_traced_int
@@ -114,11 +114,13 @@ def _read_only(base, value):
 
 @implements(np.shape)
 def shape(a):
+    number_or_array.read_by_user(a, "np.shape()")
     return a.shape if traced(a) else np.shape(a)
 
 
 @implements(np.ndim)
 def ndim(a):
+    number_or_array.read_by_user(a, "np.ndim()")
     return a.ndim if traced(a) else np.ndim(a)
 
 
@@ -126,6 +128,7 @@ def ndim(a):
 def size(a, axis=None):
     if not traced(a):
         return np.size(a, axis)
+    number_or_array.read_by_user(a, "np.size()")
     return a.size if axis is None else a.shape[axis]
 
 

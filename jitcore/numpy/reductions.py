@@ -19,7 +19,7 @@ import operator
 
 import numpy as np
 
-from jitcore import buffered_where, indexing, masked
+from jitcore import buffered_where, indexing, masked, number_or_array
 from jitcore import primitives as prims
 from jitcore.dtypes import ir_type
 from jitcore.errors import (
@@ -310,6 +310,7 @@ def _masked_variance(a, axis, dtype, ddof, keepdims, where):
 
 
 def _emit(op_cls, x: Tracer, result_type: TensorType, kind: str, axis: int) -> Tracer:
+    number_or_array.emitted(op_cls, [x])
     op = x.owner_trace.builder.create(op_cls, [x.value], [result_type], {"kind": kind, "axis": axis})
     return Tracer(op.result, x.owner_trace, x.sources)
 
