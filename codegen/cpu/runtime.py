@@ -383,4 +383,3 @@ def _worker(module: ll.Module, kernel_type: ll.FunctionType) -> ll.Function:
     b.position_at_end(done)
     b.ret(ll.Constant(PTR, None))
     return fn
-
