@@ -204,8 +204,9 @@ def _pool_is_hot(module: ll.Module) -> ll.Function:
     if existing is not None:
         return existing
     fn = ll.Function(module, ll.FunctionType(ll.IntType(1), []), POOL_IS_HOT)
+    # Not noinline: LLVM inlines it where one launch calls it (the code of before, no call), and
+    # at several launches (each call in an unlikely branch) keeps the one copy.
     fn.linkage = "internal"
-    fn.attributes.add("noinline")  # the point: one copy, not one per launch
     b = ll.IRBuilder(fn.append_basic_block("entry"))
     now = thread_pool.monotonic_ns(b)
     heartbeat = b.load_atomic(_pool_state(b, HEARTBEAT), "monotonic", 8, typ=I64)
