@@ -32,7 +32,8 @@ import time
 # ----------------------------------------------------------------------------- the plugin
 def pytest_addoption(parser):
     parser.getgroup("llvm sample").addoption(
-        "--llvm-sample", default=None, help="keep each compiled module's IR here")
+        "--llvm-sample", default=None, help="keep each compiled module's IR here"
+    )
 
 
 def pytest_configure(config):
@@ -103,15 +104,21 @@ def _code_bytes(elf: bytes) -> int:
     """Bytes of an ELF64 object's executable sections."""
     (shoff,) = struct.unpack_from("<Q", elf, 0x28)
     shentsize, shnum = struct.unpack_from("<HH", elf, 0x3A)
-    return sum(struct.unpack_from("<IIQQQQIIQQ", elf, shoff + i * shentsize)[5]
-               for i in range(shnum) if struct.unpack_from("<IIQQQQIIQQ", elf, shoff + i * shentsize)[2] & 4)
+    return sum(
+        struct.unpack_from("<IIQQQQIIQQ", elf, shoff + i * shentsize)[5]
+        for i in range(shnum)
+        if struct.unpack_from("<IIQQQQIIQQ", elf, shoff + i * shentsize)[2] & 4
+    )
 
 
 def _o3_modules(folder: str) -> list[tuple[str, bool]]:
     with open(os.path.join(folder, "index.jsonl")) as f:
         rows = [json.loads(line) for line in f]
-    return [(os.path.join(folder, r["digest"] + ".ll"), r["unroll"])
-            for r in rows if not r["light"] and r["level"] == 3]
+    return [
+        (os.path.join(folder, r["digest"] + ".ll"), r["unroll"])
+        for r in rows
+        if not r["light"] and r["level"] == 3
+    ]
 
 
 def instructions(text: str) -> int:
@@ -133,8 +140,10 @@ def _report(label: str, rows: list[dict]) -> str:
     n = len(rows) or 1
     p, m = sum(r["passes"] for r in rows), sum(r["machine code"] for r in rows)
     size, code = sum(r["in"] for r in rows) / n, sum(r["bytes"] for r in rows) / n
-    return (f"{label:10s} {len(rows):4d} modules  instructions in {size:7.0f}  passes {p:7.2f} s  "
-            f"machine code {m:7.2f} s  LLVM {p + m:7.2f} s  code {code:8.0f} B")
+    return (
+        f"{label:10s} {len(rows):4d} modules  instructions in {size:7.0f}  passes {p:7.2f} s  "
+        f"machine code {m:7.2f} s  LLVM {p + m:7.2f} s  code {code:8.0f} B"
+    )
 
 
 def measure(folder: str, variants: list[str], limit: int | None) -> None:
@@ -165,11 +174,15 @@ def compare(base: str, branch: str, limit: int | None) -> None:
             got[label].append({"in": instructions(text), **compile_timed(text, unroll)})
     for label, rows in got.items():
         print(_report(label, rows))
-    ratios = [(y["passes"] + y["machine code"]) / (x["passes"] + x["machine code"])
-              for x, y in zip(got["base"], got["branch"])]
+    ratios = [
+        (y["passes"] + y["machine code"]) / (x["passes"] + x["machine code"])
+        for x, y in zip(got["base"], got["branch"])
+    ]
     if ratios:
-        print(f"branch/base LLVM CPU per module: median {statistics.median(ratios):.3f}, "
-              f"{min(ratios):.3f}-{max(ratios):.3f}")
+        print(
+            f"branch/base LLVM CPU per module: median {statistics.median(ratios):.3f}, "
+            f"{min(ratios):.3f}-{max(ratios):.3f}"
+        )
 
 
 def main(argv: list[str]) -> None:
