@@ -1727,6 +1727,18 @@ MUTANTS = [
            "a spinning worker never stores the clock: every launch in the hot window runs on one "
            "thread, and no loop of them finds the pool hot",
            ("tests/codegen/test_pool_hot.py",)),
+    Mutant("shared-worker-one-per-kernel", "codegen/cpu/runtime.py",
+           'name = f"jitcore_worker_{hashlib.sha1(str(kernel_type).encode()).hexdigest()[:12]}"',
+           'name = f"jitcore_worker_{len(module.functions)}"',
+           "every split kernel gets a chunk worker of its own again: a module of many split "
+           "kernels spends about a fifth more LLVM time on copies of one loop",
+           ("tests/codegen/test_thread_pool.py",)),
+    Mutant("shared-worker-runs-first-kernel", "codegen/cpu/runtime.py",
+           "for slot, value in enumerate([ll.Constant(I64, 0), chunks, extent, kernel, *args]):",
+           "for slot, value in enumerate([ll.Constant(I64, 0), chunks, extent, "
+           "next(f for f in b.module.functions if f.function_type == kernel.function_type), *args]):",
+           "a shared worker runs the module's first kernel of the signature for every launch",
+           ("tests/codegen/test_thread_pool.py",)),
     Mutant("hot-window-ignores-heartbeat", "codegen/cpu/runtime.py",
            'hot = b.icmp_signed("<", b.sub(now, heartbeat), ll.Constant(I64, HOT_NS))',
            'hot = b.icmp_signed("<", b.sub(now, now), ll.Constant(I64, HOT_NS))',

@@ -60,9 +60,9 @@ def _record(b: ll.IRBuilder, event: str, chunk: ll.Value | None = None) -> None:
         b.store(value, b.gep(base, [b.add(slot, ll.Constant(I64, k))], source_etype=I64))
 
 
-def _traced_worker(module: ll.Module, kernel: ll.Function) -> ll.Function:
+def _traced_worker(module: ll.Module, kernel_type: ll.FunctionType) -> ll.Function:
     """``runtime._worker`` with the probes: entry, each chunk's start and stop, exit."""
-    name = f"{kernel.name}_worker"
+    name = f"jitcore_traced_worker_{len(module.functions)}"
     existing = module.globals.get(name)
     if existing is not None:
         return existing
@@ -71,12 +71,13 @@ def _traced_worker(module: ll.Module, kernel: ll.Function) -> ll.Function:
     b = ll.IRBuilder(fn.append_basic_block("entry"))
     _record(b, "enter")
     context = fn.args[0]
-    params = kernel.function_type.args[:-2]
+    params = kernel_type.args[:-2]
 
     def slot(k: int) -> ll.Value:
         return b.load(b.gep(context, [ll.Constant(I64, k)], source_etype=I64), typ=I64)
 
     chunks, extent = slot(runtime._CHUNKS), slot(runtime._EXTENT)
+    kernel = b.inttoptr(slot(runtime._KERNEL), kernel_type.as_pointer())
     args = [b.inttoptr(slot(runtime._ARGS + k), t) if isinstance(t, ll.PointerType)
             else slot(runtime._ARGS + k) for k, t in enumerate(params)]
     quotient, remainder = b.sdiv(extent, chunks), b.srem(extent, chunks)

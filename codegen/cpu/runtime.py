@@ -41,6 +41,7 @@ launch. The frontend's ``jitcore.config`` sets them.
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import os
 import threading
 
@@ -101,8 +102,10 @@ HOT_NS = 10_000
 WARM_STREAK = 3
 
 # The context a launch's threads share, as i64 slots: the next chunk to take, the number of
-# chunks, the split dim's extent, then the kernel's arguments (pointers as integers).
-_NEXT, _CHUNKS, _EXTENT, _ARGS = range(4)
+# chunks, the split dim's extent, the kernel (its address), then the kernel's arguments
+# (pointers as integers).
+_NEXT, _CHUNKS, _EXTENT, _KERNEL, _ARGS = range(5)
+POOL_IS_HOT = "jitcore_pool_is_hot"  # the module's own (internal): ``_pool_is_hot``
 
 
 def available_cpus() -> int:
@@ -186,26 +189,45 @@ def _large_or_hot(b: ll.IRBuilder, work: ll.Value, threshold: ll.Value) -> ll.Va
     hot_threshold = b.ashr(threshold, ll.Constant(I64, HOT_THRESHOLD_SHIFT))
     window = b.and_(b.not_(large), b.icmp_signed(">=", work, hot_threshold))
     with b.if_then(window, likely=False):
-        now = thread_pool.monotonic_ns(b)
-        heartbeat = b.load_atomic(_pool_state(b, HEARTBEAT), "monotonic", 8, typ=I64)
-        last = b.atomic_rmw("xchg", _pool_state(b, LAST_WINDOW), now, "monotonic")
-        hot = b.icmp_signed("<", b.sub(now, heartbeat), ll.Constant(I64, HOT_NS))
-        b.store(hot, decided)
-        with b.if_else(hot) as (then, otherwise):
-            with then:
-                _count(b, HOT_LAUNCHES)
-            with otherwise:
-                close = b.icmp_signed("<", b.sub(now, last), ll.Constant(I64, thread_pool.SPIN_NS))
-                streak = _pool_state(b, STREAK)
-                before = b.select(close, b.load(streak, typ=I64), ll.Constant(I64, 0))
-                run = b.add(before, ll.Constant(I64, 1))
-                warm = b.icmp_signed(">=", run, ll.Constant(I64, WARM_STREAK))
-                b.store(b.select(warm, ll.Constant(I64, 0), run), streak)
-                with b.if_then(warm):
-                    _count(b, WARMED)
-                    b.call(_run_chunks(b.module), [ll.Constant(PTR, None), ll.Constant(PTR, None),
-                                                   ll.Constant(I64, 1 << 62)])
+        b.store(b.call(_pool_is_hot(b.module), []), decided)
     return b.load(decided)
+
+
+def _pool_is_hot(module: ll.Module) -> ll.Function:
+    """``i1 jitcore_pool_is_hot()``: the window's part of ``_large_or_hot`` (the clock, the
+    heartbeat, the streak), one copy per module, called by every split launch in it. Inlined
+    at each launch it was about 30 instructions and 200-250 bytes of machine code per kernel,
+    most of a many-kernel module's entry, which LLVM optimised and emitted again and again
+    (docs/performance.md, "Session 56: compile time per module"); the window is a path of
+    ~25 ns already (the clock read), which the call does not change."""
+    existing = module.globals.get(POOL_IS_HOT)
+    if existing is not None:
+        return existing
+    fn = ll.Function(module, ll.FunctionType(ll.IntType(1), []), POOL_IS_HOT)
+    # Not noinline: LLVM inlines it where one launch calls it (the code of before, no call), and
+    # at several launches (each call in an unlikely branch) keeps the one copy.
+    fn.linkage = "internal"
+    b = ll.IRBuilder(fn.append_basic_block("entry"))
+    now = thread_pool.monotonic_ns(b)
+    heartbeat = b.load_atomic(_pool_state(b, HEARTBEAT), "monotonic", 8, typ=I64)
+    last = b.atomic_rmw("xchg", _pool_state(b, LAST_WINDOW), now, "monotonic")
+    hot = b.icmp_signed("<", b.sub(now, heartbeat), ll.Constant(I64, HOT_NS))
+    with b.if_else(hot) as (then, otherwise):
+        with then:
+            _count(b, HOT_LAUNCHES)
+        with otherwise:
+            close = b.icmp_signed("<", b.sub(now, last), ll.Constant(I64, thread_pool.SPIN_NS))
+            streak = _pool_state(b, STREAK)
+            before = b.select(close, b.load(streak, typ=I64), ll.Constant(I64, 0))
+            run = b.add(before, ll.Constant(I64, 1))
+            warm = b.icmp_signed(">=", run, ll.Constant(I64, WARM_STREAK))
+            b.store(b.select(warm, ll.Constant(I64, 0), run), streak)
+            with b.if_then(warm):
+                _count(b, WARMED)
+                b.call(_run_chunks(b.module), [ll.Constant(PTR, None), ll.Constant(PTR, None),
+                                               ll.Constant(I64, 1 << 62)])
+    b.ret(hot)
+    return fn
 
 
 def _count(b: ll.IRBuilder, slot: int) -> None:
@@ -275,11 +297,11 @@ def _emit_chunked(b: ll.IRBuilder, kernel: ll.Function, args: list[ll.Value], sp
         chunks = _at_most(b, chunks, cap)
     with b.goto_entry_block():
         context = b.alloca(I64, size=_ARGS + len(args))
-    for slot, value in enumerate([ll.Constant(I64, 0), chunks, extent, *args]):
+    for slot, value in enumerate([ll.Constant(I64, 0), chunks, extent, kernel, *args]):
         if isinstance(value.type, ll.PointerType):
             value = b.ptrtoint(value, I64)
         b.store(value, b.gep(context, [ll.Constant(I64, slot)], source_etype=I64))
-    b.call(_run_chunks(b.module), [_worker(b.module, kernel), context, chunks])
+    b.call(_run_chunks(b.module), [_worker(b.module, kernel.function_type), context, chunks])
 
 
 def run_chunks_module() -> ll.Module:
@@ -318,11 +340,17 @@ def run_chunks_address() -> int | None:
     return _loaded[0] if _loaded else None
 
 
-def _worker(module: ll.Module, kernel: ll.Function) -> ll.Function:
-    """``ptr <kernel>_worker(ptr context)``: takes chunks from the context's counter and runs
-    the kernel on each, until none is left. Chunk ``c`` of ``n`` over an extent ``e`` is
-    ``[c*q + min(c, r), (c+1)*q + min(c+1, r))`` with ``q, r = divmod(e, n)``."""
-    name = f"{kernel.name}_worker"
+def _worker(module: ll.Module, kernel_type: ll.FunctionType) -> ll.Function:
+    """``ptr jitcore_worker_<signature>(ptr context)``: takes chunks from the context's counter and
+    runs the context's kernel on each, until none is left. Chunk ``c`` of ``n`` over an extent
+    ``e`` is ``[c*q + min(c, r), (c+1)*q + min(c+1, r))`` with ``q, r = divmod(e, n)``. One
+    worker per kernel signature in a module, not one per kernel: the kernel is in the context
+    and called through its address (once per chunk, a chunk being thousands of points), so a
+    module of many split kernels of one signature has one worker where it had one each, 40
+    instructions and ~200 bytes of machine code apiece (docs/performance.md, "Session 56:
+    compile time per module")."""
+    # named by its signature, so that a module's text depends on nothing else
+    name = f"jitcore_worker_{hashlib.sha1(str(kernel_type).encode()).hexdigest()[:12]}"
     existing = module.globals.get(name)
     if existing is not None:
         return existing
@@ -330,12 +358,13 @@ def _worker(module: ll.Module, kernel: ll.Function) -> ll.Function:
     fn.linkage = "internal"
     b = ll.IRBuilder(fn.append_basic_block("entry"))
     context = fn.args[0]
-    params = kernel.function_type.args[:-2]
+    params = kernel_type.args[:-2]
 
     def slot(k: int) -> ll.Value:
         return b.load(b.gep(context, [ll.Constant(I64, k)], source_etype=I64), typ=I64)
 
     chunks, extent = slot(_CHUNKS), slot(_EXTENT)
+    kernel = b.inttoptr(slot(_KERNEL), kernel_type.as_pointer())
     args = [b.inttoptr(slot(_ARGS + k), t) if isinstance(t, ll.PointerType) else slot(_ARGS + k)
             for k, t in enumerate(params)]
     quotient, remainder = b.sdiv(extent, chunks), b.srem(extent, chunks)

@@ -6,6 +6,7 @@ rounded once."""
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -81,7 +82,8 @@ def _same_bits(a, b) -> bool:
 @pytest.mark.parametrize("fn", [softmax, layernorm, row_scaled], ids=lambda f: f.__name__)
 def test_row_chains_run_as_one_group(fn):
     text = _llvm(fn, np.ones((40, 30), np.float32))
-    assert text.count("_rows\"(") >= 1 and "_rows_worker" in text
+    # split: the context handed to the threads holds the rows kernel (``runtime._emit_chunked``)
+    assert text.count("_rows\"(") >= 1 and re.search(r'ptrtoint [^\n]*@"[^"]*_rows" to i64', text)
 
 
 def test_a_read_across_rows_is_not_grouped(monkeypatch):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
+import re
 import signal
 import threading
 import time
@@ -341,3 +342,34 @@ def test_workers_get_a_stack_of_our_own_size():
         return bool(sizes) and set(sizes) == {thread_pool.WORKER_STACK_BYTES}
 
     assert _in_child(child) == 0
+
+
+def _several_launches(x, y):
+    a = jnp.tanh(x) + y.sum(axis=1)[:, None]
+    return a, (a.T * 2).sum(axis=1), jnp.cumsum(x, axis=0) * 3
+
+
+def test_split_kernels_of_one_signature_share_a_worker_and_each_runs_its_own():
+    """A module has one chunk worker per kernel signature, the kernel in the launch's context
+    (``runtime._worker``), and one copy of the hot window's code (``runtime._pool_is_hot``):
+    fewer than one each per launch, and every launch still runs its own kernel on threads."""
+    x = rng.standard_normal((37, 41)).astype(np.float32)
+    y = rng.standard_normal((37, 5)).astype(np.float32)
+    f = jc.jit(_several_launches)
+    text = f.lower(x, y).as_text("llvm")
+    launches = text.count('call void @"jitcore_cpu_run_chunks"(ptr (ptr)* @"jitcore_worker_')
+    workers = re.findall(r'^define internal ptr @"jitcore_worker_\w+"', text, re.M)
+    assert len(set(workers)) == len(workers) and 1 <= len(workers) < launches
+    assert text.count(f'define internal i1 @"{runtime.POOL_IS_HOT}"') == 1
+    want = [np.asarray(r) for r in _run_many(f, [x, y], 1)]
+    a = np.tanh(x) + y.sum(axis=1)[:, None]
+    for got, oracle in zip(want, [a, (a.T * 2).sum(axis=1), np.cumsum(x, axis=0) * 3]):
+        np.testing.assert_allclose(got, oracle, rtol=1e-5, atol=1e-4)
+    for threads in (2, 3):
+        for got, one in zip(_run_many(f, [x, y], threads, chunk_size=5), want):
+            np.testing.assert_array_equal(np.asarray(got), one)
+
+
+def _run_many(f, args, threads, chunk_size=7):
+    with config.using(num_threads=threads, parallel_threshold=0, chunk_size=chunk_size):
+        return f(*args)
