@@ -172,11 +172,14 @@ def _check_tree(api: str, what: str, expected: pytree.TreeDef, got: pytree.TreeD
                     "loop appends to it and returns it from inside, break out of the loop instead "
                     "(keep in a variable what that return gave) and return after it, which "
                     "compiles; or " + hint)
-        raise JitTypeError(
+        error = JitTypeError(
             f"{api}: {what} has a different structure ({_tree_text(got)} against "
             f"{_tree_text(expected)}), at {where}; the condition is "
             f"traced, so every path must give the same structure ({hint})"
         )
+        # (the list's growth explained: effects.watching keeps this, not its general refusal)
+        error.explains_list_change = _grows(got, expected)
+        raise error
 
 
 def _unappendable_cause(name: str) -> str:

@@ -112,7 +112,9 @@ def check_held_exactly(value, held: np.dtype, taken=None) -> None:
         bad = prims.ufunc(np.greater_equal, value, _EXACT_IN_FLOAT64) | \
             prims.ufunc(np.less_equal, value, -_EXACT_IN_FLOAT64)
         shown = value
-    if taken is not None:
+    if taken is not None:  # (a test as Python reads it: ``a and b`` of a float ``a`` tests ``a``)
+        if taken.dtype != np.bool_:
+            taken = prims.ufunc(np.not_equal, taken, 0)
         bad = prims.ufunc(np.bitwise_and, bad, taken)
     for only in _ONLY_WHERE:
         bad = prims.ufunc(np.bitwise_and, bad, only)

@@ -12,10 +12,28 @@ import numpy as np
 
 import jitcore as jc
 from jitcore.errors import JitcoreError
-from tests.oracle import assert_same_tree
 
 PROBES: dict[str, list] = {"mixed": [], "alias": [], "loops": [], "guard": [], "refused": []}
 
+
+
+def assert_same_tree(got, want) -> None:
+    """``got`` is ``want``: the same types, node by node, and the same values (NaN matching NaN).
+    (A tool imports no test module: tests/tools/test_parity_report.py.)"""
+    assert type(got) is type(want), (type(got), type(want))
+    if isinstance(want, (tuple, list)):
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            assert_same_tree(g, w)
+    elif isinstance(want, dict):
+        assert got.keys() == want.keys()
+        for key in want:
+            assert_same_tree(got[key], want[key])
+    elif isinstance(want, (np.ndarray, np.generic)):
+        assert (got.dtype, got.shape) == (want.dtype, want.shape)
+        np.testing.assert_array_equal(got, want)
+    else:
+        assert got == want or (got != got and want != want), (got, want)
 
 def probe(group):
     def add(f):

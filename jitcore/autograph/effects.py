@@ -182,7 +182,8 @@ class watching:
         changed = _changed(self.before)
         error = None
         # (a JitcoreError the change caused, a list carried with another length, is replaced)
-        if changed and (kind is None or issubclass(kind, JitcoreError)):
+        if changed and (kind is None or issubclass(kind, JitcoreError)
+                        and not getattr(value, "explains_list_change", False)):
             obj, label, items = changed[0]
             had = items if isinstance(items, int) else len(items)
             error = _refusal(self.what, self.at, obj, label or "a container", had)

@@ -899,7 +899,6 @@ def _in_user_terms():
         raise
 
 
-@_keeping_containers
 def _lifted_carries(site: dict, run, *fns):
     """A loop whose variables hold arrays real or complex as the data chose (eig's:
     ``real_or_complex``): carried as their three arrays (``Lifted``), each function (``fns``:
@@ -928,6 +927,7 @@ def _lifted_carries(site: dict, run, *fns):
     return restored(out) if isinstance(out, tuple) else out
 
 
+@_keeping_containers
 def while_stmt(test_fn, body_fn, *, after=None, rebinds=None, holders=(), refreshed=(), **site):
     lifted = _lifted_carries(site, lambda test, body, lifted_site: while_stmt(
         test, body, after=after, rebinds=rebinds, holders=holders, refreshed=refreshed, **lifted_site),

@@ -75,6 +75,19 @@ def _repro_out_of_range_index_in_an_empty_selection():
     jc.jit(lambda v: v[np.array([], dtype=np.intp), np.array([5])])(x)  # NumPy: shape (0,)
 
 
+# Converted code (autograph) builds a list literal of traced arrays as one array where one is
+# needed, so np.choose's choices of different shapes (broadcast by NumPy) raise. Hidden until
+# session 56: the table renames its functions, and conversion looked functions up by that name.
+@bug("choose-ragged-choices-in-converted-code", "np.choose(i, choices, mode)", ALL, ValueError,
+     "np.choose(i, [a, b, a]) with b of another (broadcastable) shape than a raises 'setting an "
+     "array element with a sequence' under jit, where NumPy broadcasts the choices",
+     inputs=lambda arrays, params: np.shape(arrays[1]) != np.shape(arrays[2]))
+def _repro_choose_ragged_choices_in_converted_code():
+    def choose(i, a, b):
+        return np.choose(i, [a, b, a], mode="clip")
+    check_same(choose, np.zeros((2, 3), np.int64), np.ones((2, 3)), np.arange(3.0))
+
+
 # NumPy clips a float32/64 array to Python scalar bounds in a loop that keeps x where it equals a
 # bound (np.clip(-0.0, 0, 5) is -0.0); with array bounds, and in jitcore, it is maximum then
 # minimum, which returns the bound (0.0).
