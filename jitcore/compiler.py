@@ -288,7 +288,7 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
                 leaf = leaves[k] = leaf.selection(returned=True)
             elif isinstance(leaf, ListSelection):  # np.array(out): np.array([]) where empty
                 made_of[k] = leaf.empty
-            if isinstance(leaf, RangedSelection) and leaf.mask.ndim > 1:  # Y[:k, :k]: a 2-d result
+            if isinstance(leaf, RangedSelection) and leaf._block():  # Y[:k, :k]: a 2-d result
                 raise leaf._refusal("returning it")
             if isinstance(leaf, MaskedSelection):
                 moved[k] = leaf.position  # (a[:, m]: its selected dim is not the first)
