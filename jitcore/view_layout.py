@@ -101,3 +101,13 @@ def f_contiguous(x) -> bool:
     """Is ``x`` Fortran-contiguous as NumPy would lay it out (True where not known)?"""
     m = model(x)
     return m is None or m.flags.f_contiguous
+
+
+def iteration_axes(x) -> list[int]:
+    """``x``'s axes, outermost first, in the order NumPy's iterator runs a reduction of ``x``
+    alone (by decreasing ``|stride|``, ``layout_class.iteration_order``; extent-1 axes first,
+    C order where the layout is not known)."""
+    long_axes = [a for a in range(x.ndim) if x.shape[a] > 1]
+    m = model(x)
+    order = long_axes if m is None else layout_class.iteration_order(m.strides, long_axes)
+    return [a for a in range(x.ndim) if a not in order] + order

@@ -970,6 +970,11 @@ class _Schedule:
         self.body.assumed[id(runs.test)] = runs.kept
         reduction.PairwiseRow(b, self.op, self.body, merging, b.sub(hi, lo), ivs, first=lo,
                               short=self.tiny).emit()
+        if runs.half:  # NumPy's float16 total after each run
+            at, result = ivs + [extent(0)], self.op.results[0]
+            total = self.body.load(len(self.op.operands), at, result)
+            self.body.store(len(self.op.operands), at, result,
+                            b.fpext(b.fptrunc(total, ll.HalfType()), total.type))
         del self.body.assumed[id(runs.test)]
         b.store(b.load(stop), start)
         b.branch(head)
@@ -1324,8 +1329,18 @@ def _with_table_dims_constant(op: kernel.GenericOp, sizes: Sizes) -> Sizes:
 
 def _adds_rows_in_order(merging, op: kernel.GenericOp) -> bool:
     """A float sum down columns adds the rows one after another, as NumPy's reduce adds
-    row ``i`` to the running row of totals (elementwise, vectorized across the columns)."""
-    return merging is not None and reduction.numpy_pairwise(merging, op)
+    row ``i`` to the running row of totals (elementwise, vectorized across the columns); a
+    float16 sum or product too, each step rounded to float16 as NumPy's float16 add and
+    multiply round it (session 56)."""
+    in_order = reduction.numpy_pairwise(merging, op) or _half_fold(merging, op)
+    return merging is not None and in_order
+
+
+def _half_fold(merging, op: kernel.GenericOp) -> bool:
+    folds = ("arith.addf", "arith.mulf")
+    return (isinstance(merging, reduction.PerResult)
+            and all(c.op is not None and c.op.op_name in folds for c in merging.combiners)
+            and all(r.type.element.name == "f16" for r in op.results))
 
 
 def _column_pieces(op: kernel.GenericOp, strided: list[bool], positional: bool,
