@@ -57,7 +57,10 @@ def _base_model(x) -> np.ndarray | None:
     dense = layout_class.dense_orders(layout, x.shape)
     if dense is None:
         facts, order = layout_class.strided_facts(layout), layout_class.strided_order(layout, x.shape)
-        return _model(x.shape, x.dtype, _gapped(x.shape, x.dtype.itemsize, facts, order))
+        strides = _gapped(x.shape, x.dtype.itemsize, facts, order)
+        for axis in layout_class.zero_axes(layout):  # a broadcast's: 0, as NumPy sees them
+            strides[axis] = 0
+        return _model(x.shape, x.dtype, strides)
     (order, *_), flipped = dense
     axes = range(x.ndim)
     inner_first = reversed(axes) if order == layout_class.C else axes

@@ -163,6 +163,7 @@ def _dense_twin(op: kernel.GenericOp, strided: list[bool], layouts: Sequence[str
     domain = op.domain()
     dense = []  # per operand: (orders it is dense in, axes it lies backwards along), or None
     gapped = {}  # per strided-class operand: its axes in NumPy's iteration order, outermost first
+    zeros = {}  # per broadcast operand: the dims it reads with stride 0 (no say in the order)
     for k, (v, m, s, layout) in enumerate(zip(op.operands, op.input_maps, strided, layouts)):
         if not s:  # a buffer of the function's own, C-contiguous: its map says how it is read
             dense.append(None)
@@ -176,6 +177,7 @@ def _dense_twin(op: kernel.GenericOp, strided: list[bool], layouts: Sequence[str
         if dense[-1] is None:
             order = layout_class.strided_order(layout, v.type.shape)
             gapped[k] = order + [a for a in range(v.type.rank) if a not in order]
+            zeros[k] = {dims[a] for a in layout_class.zero_axes(layout)}
     if all(order == sorted(order) for order in gapped.values()) and all(d is None for d in dense):
         return None  # strided arguments each read in its own axes' order: the op as it is
     rank = max(v.type.rank for v, s in zip(op.operands, strided) if s)
@@ -207,7 +209,7 @@ def _dense_twin(op: kernel.GenericOp, strided: list[bool], layouts: Sequence[str
                 maps[k] = AffineMap(maps[k].num_dims, tuple(exprs))
         twin.attributes["indexing_maps"] = tuple(maps)
         twin.attributes["domain"] = tuple(domain)
-        kernel.memory_order(twin)
+        kernel.memory_order(twin, zeros)
         _parallel_dims_in_op_order(op, twin)
         its = twin.iterator_types
         moved = [twin_dim for twin_dim, it in enumerate(its) if it == kernel.PARALLEL]
