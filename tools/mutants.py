@@ -3525,6 +3525,34 @@ MUTANTS = [
            "buffered_where.inner_axis(a, a) in axes + (None,)",
            "a float16 x.sum(axis, where=m) of a Fortran x and a C m picks NumPy's loop from x's layout "
            "alone, not both operands'", ("tests/jitcore/test_reduction_bits_56.py",)),
+    Mutant("broadcast-class-names-no-zero-axes", "ir/layout_class.py",
+           "    zero = [a for a in long_axes if strides[a] == 0]",
+           "    zero = []",
+           "a broadcast argument's layout class does not say which axes have stride 0, so its "
+           "made-up strides vote on NumPy's order beside a Fortran operand",
+           ("tests/jitcore/test_reduction_bits_57.py", "tests/jitcore/test_layout_classes.py")),
+    Mutant("broadcast-model-strides-made-up", "jitcore/view_layout.py",
+           "            strides[axis] = 0",
+           "            pass",
+           "the model of a broadcast argument has gapped strides, not 0, along its broadcast axes: "
+           "x.sum(where=m) of a Fortran x and a broadcast m in C order",
+           ("tests/jitcore/test_reduction_bits_57.py",)),
+    Mutant("dense-twin-broadcast-votes", "codegen/cpu/schedule.py",
+           "        kernel.memory_order(twin, zeros)",
+           "        kernel.memory_order(twin)",
+           "x.sum(axis, where=m) of a Fortran x and a broadcast m: the broadcast operand's stride-0 "
+           "axes vote for C order in the dense twin", ("tests/jitcore/test_reduction_bits_57.py",)),
+    Mutant("harness-float16-via-float32", "tests/coverage/harness.py",
+           "    if case.tol.key in _FLOAT16_AS_NUMPY:",
+           "    if False:",
+           "the coverage harness takes float16 sums as NumPy's computed in float32 and rounded once, "
+           "not NumPy's own float16 answer", ("tests/jitcore/test_reduction_bits_57.py",)),
+    Mutant("half-initial-loop-of-the-copy", "jitcore/numpy/reductions.py",
+           "                          half_steps=half_steps)",
+           "                          half_steps=None)",
+           "a float16 sum with initial= picks NumPy's loop from its reduced-axes-last copy, not the "
+           "operand's layout (a column sum accumulates in float32)",
+           ("tests/jitcore/test_reduction_bits_57.py",)),
     Mutant("if-exp-sides-of-two-forms-joined", "jitcore/autograph/expressions.py",
            "    mixed = _one_form(test, a, b)\n",
            "    mixed = None\n",
