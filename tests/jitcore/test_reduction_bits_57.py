@@ -78,7 +78,8 @@ def test_the_harness_takes_numpys_own_float16_answers():
 
 
 def initial_sums(x):
-    return np.nansum(x, axis=(0, 1), initial=0), np.sum(x, axis=0, initial=3), np.prod(x[:, :2], axis=2, initial=1.5)
+    return (np.nansum(x, axis=(0, 1), initial=0), np.sum(x, axis=0, initial=3),
+            np.prod(x[:, :2], axis=2, initial=1.5))
 
 
 _initial_sums = jc.jit(initial_sums)
