@@ -243,10 +243,12 @@ class SelectedRuns:
     ``runs`` by ``primitives.summed_in_runs``), summed as NumPy's masked reduce loop sums it:
     over each run of consecutive kept terms alone, in NumPy's pairwise order, each run's sum
     added to the total in turn (its masked inner loop calls the plain one on every run).
-    ``kept``: the test's value where the term is kept."""
+    ``kept``: the test's value where the term is kept; ``half``: the total is rounded to
+    float16 after each run (a float16 sum's float32 terms, ``primitives.summed_in_runs``)."""
 
     test: Value
     kept: bool
+    half: bool = False
 
 
 def selected_runs(op: kernel.GenericOp) -> SelectedRuns | None:
@@ -267,7 +269,7 @@ def selected_runs(op: kernel.GenericOp) -> SelectedRuns | None:
     sides = _kept_sides(op)
     if len(sides) != 1 or not _reads_inner_dim(op, select.operands[0], len(its) - 1):
         return None
-    return SelectedRuns(select.operands[0], sides[0])
+    return SelectedRuns(select.operands[0], sides[0], select.attributes["runs"] == "f16")
 
 
 def _reads_inner_dim(op: kernel.GenericOp, test: Value, inner: int) -> bool:

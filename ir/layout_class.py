@@ -19,7 +19,9 @@ kernel takes its strides when it runs).
   has the larger stride: ``iteration_order``), the class names the order it takes, outermost
   first (``strided order 1,0``) and the facts follow that order: it decides how NumPy adds a
   whole sum of it (``jitcore/buffered_sum.py``), so ``a[::2, 1::3]`` and ``a.T[::2]`` get
-  codes of their own.
+  codes of their own. A broadcast names its long axes of stride 0 last (``strided zero 1``,
+  session 57): such an axis has no say in the order NumPy's iterator takes it in beside
+  another operand (``jitcore/buffered_where.py``), which made-up strides would give it.
 
 Axes of extent 0 or 1 never count, as NumPy's contiguity flags ignore them. A reduction over
 an argument dense in memory reads it in memory order, NumPy's rule: the code generator picks
@@ -33,6 +35,7 @@ from collections.abc import Sequence
 C, F, REVERSED, STRIDED = "C", "F", "reversed", "strided"
 _FLIP = " flip "
 _ORDER = " order "
+_ZERO = " zero "
 
 
 def classify(shape: Sequence[int], strides: Sequence[int], itemsize: int) -> str:
@@ -73,7 +76,9 @@ def _strided(shape, strides, itemsize: int, long_axes: list[int]) -> str:
         facts.append("m" if strides[outer] == strides[inner] * shape[inner] else "g")
     text = "".join(facts)
     text = "" if set(text) == {"g"} else f" {text}"
-    return f"{STRIDED}{text}" if order == long_axes else f"{STRIDED}{text}{_ORDER}{','.join(map(str, order))}"
+    text += "" if order == long_axes else f"{_ORDER}{','.join(map(str, order))}"
+    zero = [a for a in long_axes if strides[a] == 0]
+    return f"{STRIDED}{text}{_ZERO}{','.join(map(str, zero))}" if zero else f"{STRIDED}{text}"
 
 
 def iteration_order(strides: Sequence[int], long_axes: list[int]) -> list[int]:
@@ -99,10 +104,16 @@ def is_strided(layout: str) -> bool:
     return layout.split(" ")[0] == STRIDED
 
 
+def zero_axes(layout: str) -> list[int]:
+    """A strided class's long axes of stride 0 (a broadcast's)."""
+    _, _, zero = layout.partition(_ZERO)
+    return [int(a) for a in zero.split(",")] if zero else []
+
+
 def strided_facts(layout: str) -> str:
     """A strided class's facts, inner first along its ``strided_order`` (``u``/``g``, then
     ``m``/``g`` per pair of long axes); empty where it has none (every axis gapped)."""
-    head, _, _ = layout.partition(_ORDER)
+    head, _, _ = layout.partition(_ZERO)[0].partition(_ORDER)
     _, _, facts = head.partition(" ")
     return facts
 
@@ -110,7 +121,7 @@ def strided_facts(layout: str) -> str:
 def strided_order(layout: str, shape: Sequence[int]) -> list[int]:
     """A strided class's long axes, outermost first, in NumPy's iteration order: where the
     class does not name it (``order 1,0``), their own order."""
-    _, _, order = layout.partition(_ORDER)
+    _, _, order = layout.partition(_ZERO)[0].partition(_ORDER)
     return [int(a) for a in order.split(",")] if order else [a for a, n in enumerate(shape) if n > 1]
 
 
@@ -139,7 +150,10 @@ def describe(layout: str) -> str:
         named = f"axes {', '.join(axes)}" if len(axes) > 1 else f"axis {axes[0]}"
         return f"{'C' if order == C else 'Fortran'} order, {named} reversed"
     if is_strided(layout):
-        facts, (_, _, order) = strided_facts(layout), layout.partition(_ORDER)
+        head, _, zero = layout.partition(_ZERO)
+        facts, (_, _, order) = strided_facts(layout), head.partition(_ORDER)
         return (STRIDED + (f", partly dense ({facts})" if facts else "")
-                + (f", axes {order.replace(',', ', ')} outermost first" if order else ""))
+                + (f", axes {order.replace(',', ', ')} outermost first" if order else "")
+                + (f", broadcast along {'axes' if ',' in zero else 'axis'} {zero.replace(',', ', ')}"
+                   if zero else ""))
     return layout

@@ -64,6 +64,15 @@ def _order(strides: list[tuple[int, ...]], long_axes: list[int]) -> list[int]:
     return inner_first[::-1]
 
 
+def inner_axis(x: Tracer, where) -> int | None:
+    """The axis NumPy's iterator runs innermost for ``x`` and the mask together (None where
+    none is longer than 1); where a layout is not known, the last such axis."""
+    long_axes = [a for a in range(x.ndim) if x.shape[a] > 1]
+    strides = _strides(x, where)
+    order = long_axes if strides is None else _order(strides, long_axes)
+    return order[-1] if order else None
+
+
 def numpy_order(x: Tracer, where) -> Plan | None:
     """How NumPy's iterator runs ``x.sum(where=where)`` where that is not one run in C order
     (the order the code generator follows); None where it is, or where it is not known."""

@@ -670,13 +670,15 @@ def where(cond, a, b) -> Tracer:
     return out
 
 
-def summed_in_runs(terms: Tracer) -> None:
+def summed_in_runs(terms: Tracer, half: bool = False) -> None:
     """Mark ``terms``, ``where(mask, x, 0)``, as the terms of ``x.sum(where=mask)``: NumPy
     sums each run of consecutive kept elements alone and adds the runs' sums in turn, where
-    ``where(mask, x, 0).sum()`` is one sum of every term (``codegen/masked_rows.SelectedRuns``)."""
+    ``where(mask, x, 0).sum()`` is one sum of every term (``codegen/masked_rows.SelectedRuns``).
+    ``half``: float32 terms of a float16 sum, whose total NumPy rounds to float16 after each
+    run (its float16 loop adds a run's float32 sum to the float16 total)."""
     op = terms.value.op
     if isinstance(op, array.SelectOp):
-        op.attributes["runs"] = True
+        op.attributes["runs"] = "f16" if half else True
 
 
 def _weak_zero(x):
@@ -873,9 +875,20 @@ def bitwise_reduction(fn: np.ufunc, x: Tracer, axis=0, keepdims=False, dtype=Non
 FULL_SUM_ORDERS: list = []
 
 
+def half_steps_of(x: Tracer, axes) -> bool:
+    """Does NumPy reduce float16 ``x`` over ``axes`` in its elementwise loop (each add rounded
+    to float16: the innermost axis of its iteration of ``x`` is not reduced), not its reduce
+    loop (a float32 total rounded after each call)?"""
+    inner = view_layout.iteration_axes(x)[-1] if x.ndim else None
+    return bool(x.dtype == np.float16 and x.size and inner not in axes)
+
+
 @numpy_scalar
-def reduction(kind: str, x: Tracer, axis=None, keepdims=False, dtype=None) -> Tracer:
-    """``x.sum()`` and friends: NumPy's accumulator dtype, axes as int/tuple/None, keepdims."""
+def reduction(kind: str, x: Tracer, axis=None, keepdims=False, dtype=None, half_steps=None) -> Tracer:
+    """``x.sum()`` and friends: NumPy's accumulator dtype, axes as int/tuple/None, keepdims.
+    ``half_steps``: a float16 sum or product rounds each step to float16 (NumPy's elementwise
+    loop) rather than accumulating in float32 (its reduce loop); None: as NumPy's iterator
+    takes ``x`` alone, elementwise where its innermost axis is not reduced."""
     axis = zero_d_axis(x, axis)
     axes = tuple(range(x.ndim)) if axis is None else tuple(sorted(normalize_axes(axis, x.ndim, kind)))
     if dtype is None:
@@ -885,8 +898,11 @@ def reduction(kind: str, x: Tracer, axis=None, keepdims=False, dtype=None) -> Tr
             f"zero-size array to reduction operation {_REDUCE_UFUNC[kind].__name__} which has "
             "no identity (NumPy raises the same)"
         )
-    if np.dtype(dtype) == np.float16 and kind in ("sum", "prod"):
-        # NumPy accumulates float16 sums and products in float32 and rounds once.
+    if half_steps is None:
+        half_steps = half_steps_of(x, axes)
+    if np.dtype(dtype) == np.float16 and kind in ("sum", "prod") and not half_steps:
+        # NumPy's reduce loop accumulates a float16 row in float32 and rounds once (its
+        # elementwise loop rounds each step: the reduction below, in float16).
         return convert(reduction(kind, convert(x, np.dtype(np.float32)), axis, keepdims), np.dtype(dtype))
     if kind == "sum" and len(axes) == x.ndim and x.dtype == np.dtype(dtype):
         for buffered in FULL_SUM_ORDERS:  # a view NumPy reads through its buffer (``a[:, ::-1].sum()``)

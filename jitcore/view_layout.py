@@ -57,7 +57,10 @@ def _base_model(x) -> np.ndarray | None:
     dense = layout_class.dense_orders(layout, x.shape)
     if dense is None:
         facts, order = layout_class.strided_facts(layout), layout_class.strided_order(layout, x.shape)
-        return _model(x.shape, x.dtype, _gapped(x.shape, x.dtype.itemsize, facts, order))
+        strides = _gapped(x.shape, x.dtype.itemsize, facts, order)
+        for axis in layout_class.zero_axes(layout):  # a broadcast's: 0, as NumPy sees them
+            strides[axis] = 0
+        return _model(x.shape, x.dtype, strides)
     (order, *_), flipped = dense
     axes = range(x.ndim)
     inner_first = reversed(axes) if order == layout_class.C else axes
@@ -101,3 +104,13 @@ def f_contiguous(x) -> bool:
     """Is ``x`` Fortran-contiguous as NumPy would lay it out (True where not known)?"""
     m = model(x)
     return m is None or m.flags.f_contiguous
+
+
+def iteration_axes(x) -> list[int]:
+    """``x``'s axes, outermost first, in the order NumPy's iterator runs a reduction of ``x``
+    alone (by decreasing ``|stride|``, ``layout_class.iteration_order``; extent-1 axes first,
+    C order where the layout is not known)."""
+    long_axes = [a for a in range(x.ndim) if x.shape[a] > 1]
+    m = model(x)
+    order = long_axes if m is None else layout_class.iteration_order(m.strides, long_axes)
+    return [a for a in range(x.ndim) if a not in order] + order

@@ -147,7 +147,8 @@ def assert_close(actual, expected, rtol: float, context: str = "", atol: float |
 # accumulated in, each side is within the bound below of the exact result, so the two are within
 # twice that of each other; one ULP of the result is added for the final rounding (float16: both
 # accumulate in float32, then round once: the two roundings of nearby float32 values land at most
-# one float16 ULP apart; tests compare float16 against NumPy computed in float32 and rounded).
+# one float16 ULP apart; float16 sums, products, means and variances follow NumPy's own float16
+# loops and are compared with NumPy's answer, tests/coverage/harness._float16_expected).
 # n and the magnitude S are per result element: S is the same operation applied to |x| (the sum
 # of |x_i|, the mean of |x_i|, the product of |x_i|, the contraction of |a| and |b|).
 

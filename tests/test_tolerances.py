@@ -1,11 +1,12 @@
 """Every tolerance of tests/oracle.py rejects a known-wrong answer and accepts right ones.
 
 Each answer goes through the coverage table's own runner (``run_case``: NumPy on contiguous
-copies, float16 through float32, ``compare``) in place of jitcore's, so that what is checked here
+copies, float16 sums, products, means and variances as NumPy computes them, contractions
+through float32, ``compare``) in place of jitcore's, so that what is checked here
 is exactly what the suite applies. Right answers: NumPy's, the exactly computed one rounded to the
 dtype, and one computed in another order; wrong ones: the mistakes a compiler makes (a term
-dropped, the wrong divisor, a one-pass variance, float16 accumulated in float16, a flipped sign of
-zero, a NaN) and the ones the audit found accepted (TESTS-AUDIT.md defects 2 and 3).
+dropped, the wrong divisor, a one-pass variance, a float16 column sum accumulated in float32, a
+flipped sign of zero, a NaN) and the ones the audit found accepted (TESTS-AUDIT.md defects 2 and 3).
 """
 
 from __future__ import annotations
@@ -59,7 +60,10 @@ def quiet(fn, *args, **kw):
 
 
 def np_answer(fn, arrays, **params):
-    """NumPy's answer as the runner computes it (float16 through float32)."""
+    """NumPy's answer as the runner computes it (float16 sums, products, means and variances
+    NumPy's own; float16 contractions through float32)."""
+    if fn is not np.matmul:
+        return np.asarray(quiet(fn, *arrays, **params))
     wide = [a.astype(np.float32) if a.dtype == np.float16 else a for a in arrays]
     out = np.asarray(quiet(fn, *wide, **params))
     return out.astype(np.float16) if arrays[0].dtype == np.float16 else out
@@ -111,11 +115,12 @@ def test_sum(dtype):
     check(SUM_TOL, np.sum, [zeros], right={"+0.0": rounded(0.0, dtype)}, wrong={"-0.0": rounded(-0.0, dtype)})
 
 
-def test_float16_sum_accumulated_in_float16_is_rejected():
-    # What NumPy itself does along a non-innermost axis; jitcore accumulates in float32.
+def test_float16_column_sum_is_numpys_float16_steps():
+    # NumPy's elementwise loop rounds every add of a column sum to float16 (2048 + 1 is 2048),
+    # and jitcore follows it (session 57): the float32 sum rounded once is not NumPy's answer.
     x = np.ones((5000, 2), np.float16)
-    check(SUM_TOL, np.sum, [x], axis=0, right={"float32, rounded": np.full(2, 5000, np.float16)},
-          wrong={"float16 steps": np.full(2, 2048, np.float16)})
+    check(SUM_TOL, np.sum, [x], axis=0, right={"float16 steps": np.full(2, 2048, np.float16)},
+          wrong={"float32, rounded": np.full(2, 5000, np.float16)})
 
 
 @pytest.mark.parametrize("dtype", (np.complex64, np.complex128))
@@ -150,7 +155,10 @@ def test_var(dtype, ddof):
     x = data(dtype, (17,))
     want = np_answer(np.var, [x], ddof=ddof)
     exact = _two_pass(x, ddof)
-    check(VAR_TOL, np.var, [x], ddof=ddof, right={"NumPy's": want, "exact": rounded(exact, dtype)},
+    # float16: NumPy's own answer, computed in float16 (its mean, deviations, squares, their
+    # sum), which jitcore follows; the exact variance is further from it than the bound
+    right = {"NumPy's": want} if dtype == np.float16 else {"NumPy's": want, "exact": rounded(exact, dtype)}
+    check(VAR_TOL, np.var, [x], ddof=ddof, right=right,
           wrong={"3% off (accepted for float16 before)": rounded(exact * 1.03, dtype),
                  "the other ddof": rounded(_two_pass(x, 1 - ddof), dtype),
                  "0": rounded(0.0, dtype)})
@@ -173,7 +181,8 @@ def test_std(dtype):
     x = data(dtype, (17,))
     want = np_answer(np.std, [x])
     exact = math.sqrt(_two_pass(x, 0))
-    check(STD_TOL, np.std, [x], right={"NumPy's": want, "exact": rounded(exact, dtype)},
+    right = {"NumPy's": want} if dtype == np.float16 else {"NumPy's": want, "exact": rounded(exact, dtype)}
+    check(STD_TOL, np.std, [x], right=right,
           wrong={"twice": rounded(2 * exact, dtype), "+500 (accepted for float16 before)":
                  rounded(exact + 500, dtype), "0 (accepted for float16 before)": rounded(0.0, dtype),
                  "1.5% off (accepted for float32 before)": rounded(exact * 1.015, dtype),

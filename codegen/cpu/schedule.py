@@ -163,6 +163,7 @@ def _dense_twin(op: kernel.GenericOp, strided: list[bool], layouts: Sequence[str
     domain = op.domain()
     dense = []  # per operand: (orders it is dense in, axes it lies backwards along), or None
     gapped = {}  # per strided-class operand: its axes in NumPy's iteration order, outermost first
+    zeros = {}  # per broadcast operand: the dims it reads with stride 0 (no say in the order)
     for k, (v, m, s, layout) in enumerate(zip(op.operands, op.input_maps, strided, layouts)):
         if not s:  # a buffer of the function's own, C-contiguous: its map says how it is read
             dense.append(None)
@@ -176,6 +177,7 @@ def _dense_twin(op: kernel.GenericOp, strided: list[bool], layouts: Sequence[str
         if dense[-1] is None:
             order = layout_class.strided_order(layout, v.type.shape)
             gapped[k] = order + [a for a in range(v.type.rank) if a not in order]
+            zeros[k] = {dims[a] for a in layout_class.zero_axes(layout)}
     if all(order == sorted(order) for order in gapped.values()) and all(d is None for d in dense):
         return None  # strided arguments each read in its own axes' order: the op as it is
     rank = max(v.type.rank for v, s in zip(op.operands, strided) if s)
@@ -207,7 +209,7 @@ def _dense_twin(op: kernel.GenericOp, strided: list[bool], layouts: Sequence[str
                 maps[k] = AffineMap(maps[k].num_dims, tuple(exprs))
         twin.attributes["indexing_maps"] = tuple(maps)
         twin.attributes["domain"] = tuple(domain)
-        kernel.memory_order(twin)
+        kernel.memory_order(twin, zeros)
         _parallel_dims_in_op_order(op, twin)
         its = twin.iterator_types
         moved = [twin_dim for twin_dim, it in enumerate(its) if it == kernel.PARALLEL]
@@ -970,6 +972,11 @@ class _Schedule:
         self.body.assumed[id(runs.test)] = runs.kept
         reduction.PairwiseRow(b, self.op, self.body, merging, b.sub(hi, lo), ivs, first=lo,
                               short=self.tiny).emit()
+        if runs.half:  # NumPy's float16 total after each run
+            at, result = ivs + [extent(0)], self.op.results[0]
+            total = self.body.load(len(self.op.operands), at, result)
+            self.body.store(len(self.op.operands), at, result,
+                            b.fpext(b.fptrunc(total, ll.HalfType()), total.type))
         del self.body.assumed[id(runs.test)]
         b.store(b.load(stop), start)
         b.branch(head)
@@ -1324,8 +1331,18 @@ def _with_table_dims_constant(op: kernel.GenericOp, sizes: Sizes) -> Sizes:
 
 def _adds_rows_in_order(merging, op: kernel.GenericOp) -> bool:
     """A float sum down columns adds the rows one after another, as NumPy's reduce adds
-    row ``i`` to the running row of totals (elementwise, vectorized across the columns)."""
-    return merging is not None and reduction.numpy_pairwise(merging, op)
+    row ``i`` to the running row of totals (elementwise, vectorized across the columns); a
+    float16 sum or product too, each step rounded to float16 as NumPy's float16 add and
+    multiply round it (session 56)."""
+    in_order = reduction.numpy_pairwise(merging, op) or _half_fold(merging, op)
+    return merging is not None and in_order
+
+
+def _half_fold(merging, op: kernel.GenericOp) -> bool:
+    folds = ("arith.addf", "arith.mulf")
+    return (isinstance(merging, reduction.PerResult)
+            and all(c.op is not None and c.op.op_name in folds for c in merging.combiners)
+            and all(r.type.element.name == "f16" for r in op.results))
 
 
 def _column_pieces(op: kernel.GenericOp, strided: list[bool], positional: bool,

@@ -640,32 +640,36 @@ def _read_order(amap: AffineMap, live: set[int]) -> list[int] | None:
     return dims
 
 
-def numpy_axis_order(orders: list[list[int]], backwards: list[set[int]], n: int) -> list[int]:
+def numpy_axis_order(orders: list[list[int]], backwards: list[set[int]], n: int,
+                     zeros: list[set[int]] | None = None) -> list[int]:
     """The dims (of ``orders``' union), outermost first, in which NumPy's iterator lays out
     the result of an elementwise op on inputs that read them in ``orders`` (each outermost
     first, the dims in ``backwards`` read with a negative stride; a dim an input does not
-    read is a broadcast, stride 0): ``var``'s ``x - mean`` of a Fortran-ordered ``x``. Asked
-    of NumPy itself, on arrays of two elements per dim with those strides."""
+    read, or one of its ``zeros``, a broadcast argument's, is stride 0 and has no say):
+    ``var``'s ``x - mean`` of a Fortran-ordered ``x``. Asked of NumPy itself, on arrays of
+    two elements per dim with those strides."""
     live = sorted({d for o in orders for d in o})
     shape = tuple(2 if d in live else 1 for d in range(n))
     models = []
-    for order, flipped in zip(orders, backwards):
+    for order, flipped, zero in zip(orders, backwards, zeros or [set()] * len(orders)):
         base = np.zeros((2,) * len(order))
         base = base[tuple(slice(None, None, -1) if d in flipped else slice(None) for d in order)]
-        strides = tuple(base.strides[order.index(d)] if d in order else 0 for d in range(n))
+        strides = tuple(base.strides[order.index(d)] if d in order and d not in zero else 0
+                        for d in range(n))
         models.append(np.lib.stride_tricks.as_strided(base, shape, strides, writeable=False))
     it = np.nditer([*models, None], op_flags=[["readonly"]] * len(models) + [["writeonly", "allocate"]])
     out = it.operands[-1]
     return sorted(live, key=lambda d: -abs(out.strides[d]))
 
 
-def memory_order(op: GenericOp) -> bool:
+def memory_order(op: GenericOp, zeros: dict[int, set[int]] | None = None) -> bool:
     """Reorder a reduction so that its inputs are read in memory order of their dims (NumPy's
     rule, ``passes/interchange.py``; inputs that disagree in NumPy's iterator's order,
     ``numpy_axis_order``; a dim read backwards stays backwards), in place; False when they
     already are in that order. The CPU's code generator also applies it to a twin of
     a kernel whose strided argument's layout class says it is dense in another order
-    (``codegen/cpu/schedule.py``)."""
+    (``codegen/cpu/schedule.py``), whose broadcast arguments' dims of stride 0 (``zeros``,
+    per input) have no say."""
     domain = op.domain()
     n = len(domain)
     live = {d for d in range(n) if domain[d] != 1}
@@ -674,9 +678,9 @@ def memory_order(op: GenericOp) -> bool:
         return False
     if set(max(orders, key=len)) != live:
         return False  # no input reads every dim: no order to follow
-    backwards = [{e.dim for e in m.exprs if e.dim in live and e.scale < 0}
-                 for m in op.input_maps if any(e.dim is not None for e in m.exprs)]
-    lead = numpy_axis_order(orders, backwards, n)
+    reading = [k for k, m in enumerate(op.input_maps) if any(e.dim is not None for e in m.exprs)]
+    backwards = [{e.dim for e in op.input_maps[k].exprs if e.dim in live and e.scale < 0} for k in reading]
+    lead = numpy_axis_order(orders, backwards, n, [(zeros or {}).get(k, set()) for k in reading])
     slots = sorted(live)  # the live dims take the lead's order; dims of extent 1 stay put
     order = list(range(n))  # new position -> old dim
     for slot, d in zip(slots, lead):

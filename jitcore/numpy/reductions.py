@@ -106,22 +106,40 @@ def _masked_reduction(kind, a, axis, keepdims, dtype=None, initial=np._NoValue, 
         if kind == "sum" and initial is None and not keepdims and len(axes) == a.ndim \
                 and (order := buffered_where.numpy_order(a, where)) is not None:
             a, mask = buffered_where.in_order(prims.convert(a, dtype), mask, order)
-            axes = (0,)
+            axes, where = (0,), mask
+        if kind == "sum" and dtype == np.float16 and initial is None:
+            return _half_sum(a, mask, axes, keepdims, buffered_where.inner_axis(a, where) in axes + (None,))
         a = prims.where(mask, prims.convert(a, dtype), fill)
         if kind == "sum":
             prims.summed_in_runs(a)
     if initial is None:
         return prims.reduction(kind, a, axes, keepdims, dtype)
-    # The reduced axes last, merged into one, with ``initial`` in front of each slice.
+    # The reduced axes last, merged into one, with ``initial`` in front of each slice (NumPy's
+    # float16 loop as it runs ``a``: the reshaped copy's innermost axis is always reduced).
+    half_steps = prims.half_steps_of(a, axes)
     kept = [i for i in range(a.ndim) if i not in axes]
     x = prims.transpose(prims.convert(a, dtype), kept + list(axes))
     kept_shape = tuple(a.shape[i] for i in kept)
     x = prims.reshape(x, kept_shape + (int(np.prod([a.shape[i] for i in axes])),))
     first = prims.constant(a.owner_trace, np.full(kept_shape + (1,), _in_dtype(initial, dtype)))
-    out = prims.reduction(kind, prims.concatenate([first, x], len(kept)), len(kept), False, dtype)
+    out = prims.reduction(kind, prims.concatenate([first, x], len(kept)), len(kept), False, dtype,
+                          half_steps=half_steps)
     if keepdims:
         out = prims.reshape(out, tuple(1 if i in axes else d for i, d in enumerate(a.shape)))
     return out
+
+
+def _half_sum(a, mask, axes, keepdims, reduce_loop: bool):
+    """A float16 ``a.sum(axes, where=mask)``: through NumPy's reduce loop (its innermost axis
+    reduced), each run's float32 pairwise sum added to the float16 total; through its
+    elementwise loop, each kept term added in float16."""
+    f16, f32 = np.dtype(np.float16), np.dtype(np.float32)
+    if not reduce_loop:
+        terms = prims.where(mask, prims.convert(a, f16), prims.constant(a.owner_trace, f16.type(0)))
+        return prims.reduction("sum", terms, axes, keepdims, f16, half_steps=True)
+    terms = prims.where(mask, prims.convert(a, f32), prims.constant(a.owner_trace, f32.type(0)))
+    prims.summed_in_runs(terms, half=True)
+    return prims.convert(prims.reduction("sum", terms, axes, keepdims, f32), f16)
 
 
 def _is_negative_zero(value) -> bool:

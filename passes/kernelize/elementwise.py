@@ -32,7 +32,8 @@ def select(op: array.SelectOp) -> kernel.GenericOp:
     kb = KernelBuilder(op.result_type.rank)
     args = [kb.input(v, AffineMap.identity(op.result_type.rank)) for v in op.operands]
     if op.attributes.get("runs"):  # the terms of a sum(where=), which sums their runs
-        return _parallel(kb, op, kb.emit.op("arith.select", *args, result=args[1].type, runs=True))
+        runs = op.attributes["runs"]  # True, or "f16": the total rounded to float16 after each
+        return _parallel(kb, op, kb.emit.op("arith.select", *args, result=args[1].type, runs=runs))
     return _parallel(kb, op, kb.emit.select(*args))
 
 

@@ -22,8 +22,10 @@ class Tol:
     NumPy's; within the forward error bound ``ORDER_BOUNDS[key]`` of tests/oracle.py, with n
     the terms per result (``count``: ``size``, the reduced elements per result; ``ones``, the
     operation applied to ones; ``all``, every element of the largest input) and S the
-    operation applied to |x|. Float16 is compared with NumPy computed in float32 and rounded
-    once, as jitcore computes it. ``meta``: only dtype and shape (``np.empty``). ``complex``,
+    operation applied to |x|. Float16 sums, products, means and variances are compared with
+    NumPy's own answer on the operands in their own layouts (jitcore follows NumPy's float16
+    loops), float16 contractions with NumPy computed in float32 and rounded once
+    (``harness._float16_expected``). ``meta``: only dtype and shape (``np.empty``). ``complex``,
     if given, replaces the tolerance for complex results."""
 
     mode: str = "exact"

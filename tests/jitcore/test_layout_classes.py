@@ -33,7 +33,11 @@ def test_classes_of_views():
     assert _class(np.zeros((4, 6))[:, 1:]) == "strided ug"
     assert _class(np.zeros(5)[::-1]) == "reversed"
     assert _class(np.zeros((1, 5))[:, ::-1]) == "reversed"  # an axis of extent 1 does not count
-    assert _class(np.broadcast_to(np.zeros(3), (4, 3))) == "strided ug"
+    # a broadcast names its axes of stride 0 (they have no say in NumPy's iteration order)
+    assert _class(np.broadcast_to(np.zeros(3), (4, 3))) == "strided ug zero 0"
+    column = np.broadcast_to(np.zeros((4, 1)), (4, 3))
+    assert _class(column) == "strided zero 1" and _class(column.T) == "strided ug zero 0"
+    assert _class(np.broadcast_to(np.zeros((3, 1, 1)), (3, 4, 5))) == "strided gmg zero 1,2"
     assert _class(np.zeros((0, 3))[::-1]) == "C"  # empty: every layout is contiguous
 
 

@@ -60,7 +60,7 @@ def test_a_strided_class_names_numpys_order_where_it_is_not_the_axes_own():
         layout_class.classify(v.shape, v.strides, 8)
         for v in (a[::2, 1::3], a.T[::2], a[::2].T, np.broadcast_to(a[:1], a.shape))
     ]
-    assert classes == ["strided", "strided gm order 1,0", "strided ug order 1,0", "strided ug"]
+    assert classes == ["strided", "strided gm order 1,0", "strided ug order 1,0", "strided ug zero 0"]
     assert layout_class.describe(classes[1]) == "strided, partly dense (gm), axes 1, 0 outermost first"
 
 

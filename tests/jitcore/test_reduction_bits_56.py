@@ -1,11 +1,15 @@
-"""NumPy's bits for ``where=`` sums of strided and broadcast operands (session 56). A
-differential probe: one compile per layout class, many data draws each.
+"""NumPy's bits for ``where=`` sums of strided and broadcast operands and for float16 sums
+(session 56). A differential probe: one compile per layout class, many data draws each.
 
 - ``x.sum(where=m)`` and ``np.mean(x, where=m)``: NumPy runs ``x`` and ``m`` together in its
   iterator's order (both operands' strides vote; C order where they disagree), merges axes
   where both step over the inner one, and reads what is left through its 8192-element buffer,
   which ends runs of kept terms where a buffer ends (``jitcore/buffered_where.py``). Before,
   jitcore added a strided or broadcast pair's runs in C order, unbroken.
+- float16: NumPy's reduce loop (its innermost axis reduced) adds each run's float32 pairwise
+  sum to the float16 total, rounding it after each run; its elementwise loop (a column sum,
+  or a Fortran array's row sum) adds each term in float16. Before, jitcore summed every float16
+  reduction in float32 and rounded once.
 
 The sizes cross NumPy's 8-element unroll, its 128-element pairwise block and its buffer.
 """
@@ -63,3 +67,32 @@ def test_a_one_dimensional_mask_broadcast_over_rows():
     a, keep = _draw(56, (37, 300), np.float64, 0.9)
     for m in (keep[0], np.ones(300, bool)):
         _same(whole(a, m), _whole(a, m), m.all())
+
+
+def halves(x, m):
+    return x.sum(where=m), x.sum(axis=0, where=m), x.sum(axis=1, where=m), x.sum(axis=0), x.prod(axis=0)
+
+
+_halves = jc.jit(halves)
+
+
+@pytest.mark.parametrize("layouts", [("C", "C"), ("F", "C"), ("F", "F")])
+@settings(max_examples=examples(12, ci=6), deadline=None)
+@given(seed=st.integers(0, 2**16), kept=st.sampled_from([0.5, 0.9, 1.0]))
+def test_float16_sums_round_where_numpys_loops_round(layouts, seed, kept):
+    rng = np.random.default_rng(seed)
+    a = (rng.random((37, 300)) * 10).astype(np.float16)
+    a[:, ::7] = (1 + rng.random((37, 43)) * 0.01).astype(np.float16)  # products that stay finite
+    x, m = relayout(a, layouts[0]), relayout(rng.random(a.shape) < kept, layouts[1])
+    with np.errstate(over="ignore"):
+        want = halves(x, m)
+    _same(want, _halves(x, m), (layouts, kept))
+
+
+@pytest.mark.parametrize("n", [7, 8, 129, 8193, 20000])
+def test_float16_where_sum_of_a_row_rounds_after_each_run(n):
+    """Runs of kept terms, each summed in float32 and added to the float16 total."""
+    rng = np.random.default_rng(n)
+    x = (rng.random(n) * 10).astype(np.float16)
+    m = rng.random(n) < 0.8
+    _same((x.sum(where=m),), (_whole(x, m)[0],), n)
