@@ -331,7 +331,30 @@ def _power(self, other):
     return self._results(out, per_candidate, _whole_power((self, other)), "numpy.power")
 
 
-ufunc_operators.install(ChosenDtype, {**ufunc_operators.ARITHMETIC, "matmul": np.matmul}, _power)
+def _written_back(self, result, ufunc):
+    """``a OP= v``: NumPy's in-place ufunc keeps each candidate's dtype, and raises where its
+    result does not cast back (``same_kind``: ``a -= 0.5`` of ints), so the call raises where
+    the data takes such a candidate; the others must all keep one dtype."""
+    got = result.dtypes if isinstance(result, ChosenDtype) else (result.dtype,) * len(self.dtypes)
+    if got == self.dtypes:
+        return result
+    errors = [ufunc_operators.cast_error(r, d, ufunc) for r, d in zip(got, self.dtypes)]
+    if all(errors):
+        raise errors[0]
+    kept = {d for d, r, e in zip(self.dtypes, got, errors) if e is None and r == d}
+    if len(kept) != 1 or sum(e is None for e in errors) != sum(d in kept for d in self.dtypes):
+        raise self._refusal(f"ufunc '{ufunc.__name__}' in place")
+    from jitcore.masked import raise_at_run_time  # (masked builds on this module's neighbours)
+
+    for i, error in enumerate(errors):
+        if error is not None:
+            raise_at_run_time(self.which == i, lambda error=error: error)
+    values = result.values if isinstance(result, ChosenDtype) else result
+    return values.astype(kept.pop())
+
+
+ufunc_operators.install(ChosenDtype, {**ufunc_operators.ARITHMETIC, "matmul": np.matmul}, _power,
+                        _written_back)
 ChosenDtype.__hash__ = None
 
 
