@@ -365,10 +365,16 @@ def array_of(out, tags, among: tuple, kept=None):
     them: float64; none: float64), so ``out``, held in their promotion, is a
     ``ChosenDtype`` naming the one the present kinds give (returned, the host
     converts it; used, its ops keep NumPy's dtype or refuse). None where that cannot be exact
-    (other kinds, NumPy 64-bit ints held in a float): the caller refuses."""
-    if len(among) != 2 or any(k.startswith("array") or k in ("np.int64", "np.uint64") for k in among):
-        return None  # (a NumPy 64-bit int held in a float64 is not exact past 2**53)
+    (other kinds, NumPy 64-bit ints held in a float): the caller refuses. None too where every
+    kind gives ``out``'s dtype (``[max(d, 0.0), min(d, 0.0)]`` of a float64 ``d``: an
+    np.float64 or a Python float, float64 either way): the caller's plain array is NumPy's."""
+    if len(among) != 2 or any(k.startswith("array") for k in among):
+        return None
     own = [type_choice.own_dtype(k) for k in among]
+    if all(d == out.dtype for d in own) and (kept is None or out.dtype == np.float64):
+        return None  # (a list the data fills, empty, is float64 whatever its kinds)
+    if any(k in ("np.int64", "np.uint64") for k in among):
+        return None  # (a NumPy 64-bit int held in a float64 is not exact past 2**53)
     if np.result_type(*own) != out.dtype:
         return None
     present = [np.any(tags == i) if kept is None else np.any((tags == i) & kept) for i in (0, 1)]
