@@ -2,7 +2,8 @@
 
 ``R[R > 2000] -= 0.5`` is ``t = R[mask]; t -= 0.5; R[mask] = t``: NumPy's in-place ufunc
 writes ``t`` and refuses a float result for an int ``t`` (``same_kind``). A selection by a
-traced mask (``x[m]``, ``x[np.nonzero(m)]``, ``x[np.flatnonzero(m)]``), a repeat by traced
+traced mask (``x[m]``, ``x[np.nonzero(m)]``, ``x[np.flatnonzero(m)]``) or slice bound
+(``x[np.argmax(x):]``), a repeat by traced
 counts, an array whose dtype the data chooses and one real or complex as the data chooses are
 not tracers; their in-place operators fell back to ``t - 0.5`` and the write truncated it.
 ``ufunc_operators.install`` now gives them NumPy's in-place operators (``written_back``).
@@ -34,6 +35,7 @@ REFUSED = {
     "bool_target": lambda r, v: _iadd((r > 2000)[r > 1400], 1),
     "complex_into_float": lambda r, v: _imul(v[r > 2000], 1j),
     "repeat": lambda r, v: _isub(np.repeat(r, r // 1000 - 1), 0.5),
+    "traced_slice": lambda r, v: r.__setitem__(slice(np.argmax(r), None), _imul(r[np.argmax(r) :], 2.5)),
 }
 
 
