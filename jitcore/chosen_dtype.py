@@ -331,7 +331,30 @@ def _power(self, other):
     return self._results(out, per_candidate, _whole_power((self, other)), "numpy.power")
 
 
-ufunc_operators.install(ChosenDtype, {**ufunc_operators.ARITHMETIC, "matmul": np.matmul}, _power)
+def _written_back(self, result, ufunc):
+    """``a OP= v``: NumPy's in-place ufunc keeps each candidate's dtype, and raises where its
+    result does not cast back (``same_kind``: ``a -= 0.5`` of ints), so the call raises where
+    the data takes such a candidate; the others must all keep one dtype."""
+    got = result.dtypes if isinstance(result, ChosenDtype) else (result.dtype,) * len(self.dtypes)
+    if got == self.dtypes:
+        return result
+    errors = [ufunc_operators.cast_error(r, d, ufunc) for r, d in zip(got, self.dtypes)]
+    if all(errors):
+        raise errors[0]
+    kept = {d for d, r, e in zip(self.dtypes, got, errors) if e is None and r == d}
+    if len(kept) != 1 or sum(e is None for e in errors) != sum(d in kept for d in self.dtypes):
+        raise self._refusal(f"ufunc '{ufunc.__name__}' in place")
+    from jitcore.masked import raise_at_run_time  # (masked builds on this module's neighbours)
+
+    for i, error in enumerate(errors):
+        if error is not None:
+            raise_at_run_time(self.which == i, lambda error=error: error)
+    values = result.values if isinstance(result, ChosenDtype) else result
+    return values.astype(kept.pop())
+
+
+ufunc_operators.install(ChosenDtype, {**ufunc_operators.ARITHMETIC, "matmul": np.matmul}, _power,
+                        _written_back)
 ChosenDtype.__hash__ = None
 
 
@@ -342,10 +365,16 @@ def array_of(out, tags, among: tuple, kept=None):
     them: float64; none: float64), so ``out``, held in their promotion, is a
     ``ChosenDtype`` naming the one the present kinds give (returned, the host
     converts it; used, its ops keep NumPy's dtype or refuse). None where that cannot be exact
-    (other kinds, NumPy 64-bit ints held in a float): the caller refuses."""
-    if len(among) != 2 or any(k.startswith("array") or k in ("np.int64", "np.uint64") for k in among):
-        return None  # (a NumPy 64-bit int held in a float64 is not exact past 2**53)
+    (other kinds, NumPy 64-bit ints held in a float): the caller refuses. None too where every
+    kind gives ``out``'s dtype (``[max(d, 0.0), min(d, 0.0)]`` of a float64 ``d``: an
+    np.float64 or a Python float, float64 either way): the caller's plain array is NumPy's."""
+    if len(among) != 2 or any(k.startswith("array") for k in among):
+        return None
     own = [type_choice.own_dtype(k) for k in among]
+    if all(d == out.dtype for d in own) and (kept is None or out.dtype == np.float64):
+        return None  # (a list the data fills, empty, is float64 whatever its kinds)
+    if any(k in ("np.int64", "np.uint64") for k in among):
+        return None  # (a NumPy 64-bit int held in a float64 is not exact past 2**53)
     if np.result_type(*own) != out.dtype:
         return None
     present = [np.any(tags == i) if kept is None else np.any((tags == i) & kept) for i in (0, 1)]

@@ -14,19 +14,24 @@ from jitcore.tracer import Tracer
 
 
 def _deciding(deciders, values) -> list[str]:
-    """The arguments the ``deciders`` come from and ``values`` does not, of integers or bools
-    (indices, a mask, a count: ``fixed``, not the data ``x`` of ``np.nonzero(x > 0)``)."""
+    """The arguments the ``deciders`` come from and ``values`` does not, of integers or bools,
+    and short beside them: a few positions or a count (``fixed`` of ``keep[fixed] = False``),
+    which a static tuple can carry; not data as long as the mask (``res`` of ``np.flatnonzero(
+    np.diff(res == 1) == 1)``, nor ``x`` of ``np.nonzero(x > 0)``), whose every value would
+    compile once."""
     own = set(getattr(values, "sources", ())) if values is not None else set()
-    found = set()
+    found, arguments, longest = set(), {}, 0
     for d in deciders:
         if isinstance(d, Tracer):
             found |= {s for s in d.sources if " " not in s and s not in own}  # (no draws)
-            kinds = {
-                next(iter(a.sources)): a.dtype.kind
+            longest = max(longest, d.size if d.dtype == bool else 0)  # (a mask, not positions)
+            arguments = {
+                next(iter(a.sources)): a
                 for a in getattr(d.owner_trace, "arguments", ())
                 if len(a.sources) == 1
             }
-    return sorted(s for s in found if kinds.get(s) in ("i", "u", "b"))
+    return sorted(s for s in found if s in arguments and arguments[s].dtype.kind in "iub"
+                  and (not longest or 2 * arguments[s].size <= longest))
 
 
 def _root(source: str) -> str:

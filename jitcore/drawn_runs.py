@@ -130,7 +130,9 @@ class DrawnRun:
     amax, amin = max, min
 
     def __getattr__(self, name: str):
-        raise UnsupportedError(f"{self._refusal} (here: .{name})")
+        if name.startswith("__"):  # (NumPy's probes, np.asarray's __array_struct__: not the user's)
+            raise AttributeError(name)
+        raise UnsupportedError(f"{self._refusal} (its .{name} is none of those reductions)")
 
     def _refused(self, *args, **kwargs):
         raise UnsupportedError(self._refusal)

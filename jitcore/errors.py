@@ -17,16 +17,18 @@ __all__ = [
 ]
 
 
-class ConcretizationError(JitcoreError):
-    """A traced value was used where Python needs a concrete one (``if``, ``bool()``, ``int()``)."""
-
-
-class TracerConversionError(JitcoreError):
-    """A traced value was handed to code that needs a real NumPy array (``np.asarray``)."""
-
-
 class UnsupportedError(JitcoreError):
-    """An operation jitcore cannot compile; the message names it and suggests what to do."""
+    """An operation jitcore cannot compile; the message names it and suggests what to do. The
+    refusals below are kinds of it, so ``except jc.UnsupportedError`` catches each of them."""
+
+
+class ConcretizationError(UnsupportedError):
+    """A traced value was used where Python needs a concrete one (``if``, ``bool()``, ``int()``,
+    a shape): the compiled function would need the data while compiling."""
+
+
+class TracerConversionError(UnsupportedError):
+    """A traced value was handed to code that needs a real NumPy array (``np.asarray``)."""
 
 
 class JitTypeError(JitcoreError, TypeError):

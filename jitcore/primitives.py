@@ -584,8 +584,26 @@ def clip(a, lo, hi):
     (-0j clipped to [0, 5] is 0j), and there is no np.maximum's rule that a NaN imaginary part
     makes real parts incomparable (a bound 1 + nanj leaves 2 + 0j as it is)."""
     a, lo, hi = map(array_operand, (a, lo, hi))
+    if _scalar_bounds_loop(a, lo, hi):
+        # NumPy's loop for two bounds that stay put (scalars, or size 1 against a larger
+        # array): it keeps ``a`` on a tie of 0.0 and -0.0 (clip(-0.0, 0, 1) is -0.0), where
+        # np.maximum (here with the operands the other way round) gives its second operand.
+        return _clip_side(np.minimum, hi, _clip_side(np.maximum, lo, a, True), True)
     out = a if lo is None else _clip_side(np.maximum, a, lo, hi is not None)
     return out if hi is None else _clip_side(np.minimum, out, hi, lo is not None)
+
+
+def _scalar_bounds_loop(a, lo, hi) -> bool:
+    """Does NumPy's clip take its loop for bounds constant along the array (both bounds
+    given, of stride 0 there), for a float32 or float64 result?"""
+    if lo is None or hi is None:
+        return False
+    low = resolve_ufunc(np.maximum, (a, lo))[1]
+    if resolve_ufunc(np.minimum, (np.empty(0, low), hi))[1] not in (np.float32, np.float64):
+        return False
+    size = int(np.prod(np.broadcast_shapes(*map(_shape_of, (a, lo, hi))), dtype=np.int64))
+    return all(np.ndim(b) == 0 if not isinstance(b, Tracer) else b.ndim == 0 or (b.size == 1 and size > 1)
+               for b in (lo, hi))
 
 
 @numpy_scalar
@@ -784,11 +802,8 @@ def moveaxis(a: Tracer, source, destination) -> Tracer:
 def assign(x: Tracer, new, casting: str = "unsafe", what: str = "assignment") -> None:
     """Write ``new`` (broadcast and cast to ``x``'s dtype) into ``x``, as NumPy's in-place
     operations do: ``x`` is rebound to the new value (see ``Tracer.rebind``)."""
-    if isinstance(new, Tracer) and not np.can_cast(new.dtype, x.dtype, casting):
-        raise JitTypeError(
-            f"Cannot cast {what} output from {new.dtype} to {x.dtype} with casting rule "
-            f"{casting!r} (NumPy raises the same), at {user_location()}"
-        )
+    if isinstance(new, Tracer):
+        check_cast(new.dtype, x.dtype, casting, what)
     if not int_fits(new, x.dtype):
         raise JitOverflowError(int_overflow_message(new, x.dtype))
     x.check_writable()
@@ -799,6 +814,16 @@ def assign(x: Tracer, new, casting: str = "unsafe", what: str = "assignment") ->
         value = _emit(x.owner_trace, array.ConvertOp, [value], value.value.type)
         number_or_array.mark(value, None)
     x.rebind(value)
+
+
+def check_cast(result: np.dtype, target: np.dtype, casting: str, what: str) -> None:
+    """NumPy's check before it writes a ``result``-dtype value into a ``target``-dtype array
+    (``x += 0.5``, ``x[m] -= 0.5``, ``out=``), raising its TypeError where ``casting`` forbids it."""
+    if not np.can_cast(result, target, casting):
+        raise JitTypeError(
+            f"Cannot cast {what} output from {result} to {target} with casting rule "
+            f"{casting!r} (NumPy raises the same), at {user_location()}"
+        )
 
 
 def out_loop_dtype(dtype: np.dtype, out, given=None):

@@ -31,7 +31,7 @@ from jitcore import primitives as prims
 from jitcore.errors import JitTypeError
 from jitcore.ir.dialects import kernel
 from jitcore.kind_conversion import COMPLEX_ARRAY, REAL_ARRAY, REAL_COPY, own_dtype
-from jitcore.masked import MaskedSelection
+from jitcore.masked import MaskedSelection, raise_at_run_time
 from jitcore.tracer import Tracer, fresh, is_user_file, user_location
 
 _ADVICE = (
@@ -271,7 +271,23 @@ class RealOrComplex:
         return self._text(spec)
 
 
-ufunc_operators.install(RealOrComplex, {**ufunc_operators.ARITHMETIC, "matmul": np.matmul})
+def _written_back(self, result, ufunc):
+    """``w OP= v``: each side as NumPy's in-place ufunc leaves it; a complex result cannot be
+    written into the real side (``same_kind``), so there the call raises where the data takes
+    the real side, and the result is the complex side's."""
+    sides = [(self._side(self, real), self._side(result, real)) for real in (True, False)]
+    errors = [ufunc_operators.cast_error(got.dtype, mine.dtype, ufunc) for mine, got in sides]
+    if not any(errors):
+        return self.each(lambda real: ufunc_operators.written_back(*sides[not real], ufunc),
+                         f"ufunc '{ufunc.__name__}' in place")
+    if errors[1] is not None:
+        raise errors[1]
+    raise_at_run_time(self.real_taken, lambda: errors[0])
+    return ufunc_operators.written_back(*sides[1], ufunc)
+
+
+ufunc_operators.install(RealOrComplex, {**ufunc_operators.ARITHMETIC, "matmul": np.matmul},
+                        in_place=_written_back)
 RealOrComplex.__hash__ = None
 
 

@@ -142,6 +142,9 @@ class Repeated:
     def __jitcore_ufunc_method__(self, ufunc, method, *inputs, **kwargs):
         return self.__array_ufunc__(ufunc, method, *inputs, **kwargs)
 
+    def astype(self, dtype, *args, **kwargs) -> Repeated:
+        return self._like(self.rows.astype(dtype, *args, **kwargs))
+
     def _like(self, rows: Tracer) -> Repeated:
         return Repeated(rows, self.counts, self.where)
 

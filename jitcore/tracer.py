@@ -68,7 +68,7 @@ class Trace:
 
     __slots__ = ("builder", "function_name", "constants", "depth", "derived", "scalar_arguments",
                  "star_items", "extents", "formatted", "appended", "catching", "local_copies",
-                 "arguments", "region_frames", "maybe_unbound", "counted", "kept_bits", "loops",
+                 "arguments", "region_frames", "maybe_unbound", "counted", "grouped", "kept_bits", "loops",
                  "number_or_array", "unappendable")
 
     def __init__(self, builder: Builder, function_name: str):
@@ -95,6 +95,9 @@ class Trace:
         # id(value) -> (value, Tracer.counts): the lengths of selections (len(x[m])), which a
         # refusal of a value computed from one (np.arange(len(c) + 1)) names (_count_hint)
         self.counted: dict[int, tuple] = {}
+        # id(value) -> (value, the np.unique values): an inverse, whose group numbers are below
+        # their length, so np.bincount of it has that length (numpy.reductions.bincount_of)
+        self.grouped: dict[int, tuple] = {}
         # each try being traced (failures.Attempt: its line, the errors its except clauses
         # catch, its soft ops' failure flags), innermost last (primitives.refuse_caught)
         self.catching: list = []

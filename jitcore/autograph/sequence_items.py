@@ -104,6 +104,28 @@ def item_at(base: list | tuple, key: Tracer):
 _LONGEST_WRITTEN = 64  # a write is one select per item: longer lists are arrays' work
 
 
+def _unwritable(base: list, kinds: set, kind, value) -> str:
+    """Why ``base[key] = value`` at a traced ``key`` is refused, and what to write instead."""
+    instead = "Keep the values in an array (a = np.array(items), or np.zeros(n); then a[k] = v)"
+    if kind is not None and kind[0] != "array" and _kind(value) not in (kind, None) \
+            and len(base) <= _LONGEST_WRITTEN:
+        (mine,), (other,) = _kind_names({kind}).split(" and "), _kind_names({_kind(value)}).split(" and ")
+        convert = (f"{kind[1].__name__}(v)" if kind[0] == "python" and kind[1] else
+                   f"np.{kind[1]}(v)" if kind[0] == "numpy" else None)
+        return (f"a list of {mine} items is given a {other} at a traced position (at "
+                f"{user_location()}): that one item would change type, and which one is known only "
+                f"when the function runs. {instead}"
+                + (f", or write the items' own type (items[k] = {convert})" if convert else ""))
+    what = (f"longer than {_LONGEST_WRITTEN} items" if len(base) > _LONGEST_WRITTEN and kind
+            else f"of mixed types ({_kind_names(kinds)})" if None not in kinds and len(kinds) > 1
+            else "of arrays of another shape or dtype than the value's" if kind and kind[0] == "array"
+            else "of items that are not numbers or arrays" if None in kinds or not base
+            else f"of {_kind_names(kinds)} items")
+    return (f"a list {what} is written at a traced position (at {user_location()}): jitcore writes "
+            f"such a position as one select per item, for a short list of numbers of one type or "
+            f"of arrays of one shape and dtype. {instead}")
+
+
 def set_item_at(base: list, key: Tracer, value) -> None:
     """``base[key] = value`` for a traced integer ``key`` on a short list of numbers of one kind
     (``free[k] = b``, ``counts[int(v) % 4] += 1``) or of arrays of one shape and dtype (de
@@ -117,13 +139,7 @@ def set_item_at(base: list, key: Tracer, value) -> None:
     kind = next(iter(kinds)) if len(kinds) == 1 else None
     if kind is None or kind == ("python", None) or _kind(value) != kind \
             or len(base) > _LONGEST_WRITTEN:
-        why = (f"longer than {_LONGEST_WRITTEN} items" if len(base) > _LONGEST_WRITTEN and kind
-               else "of arrays not of the value's one shape and dtype" if kind and kind[0] == "array"
-               else "not of numbers of the value's one type")
-        raise needs_static(UnsupportedError(
-            f"a list {why} written at a traced position (at {user_location()}): Python asks the "
-            "position for its value, which is known only when the function runs. Keep the values "
-            "in an array (a = np.zeros(n); a[k] = v)"), key)
+        raise needs_static(UnsupportedError(_unwritable(base, kinds, kind, value)), key)
     n = len(base)
     raise_at_first((key < -n) | (key >= n), key, kernel.LIST_ASSIGNMENT_INDEX)
     index = np.where(key < 0, key + n, key)

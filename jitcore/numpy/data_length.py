@@ -181,8 +181,10 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
         results.append(MaskedSelection(perm, first).describe("np.unique(...)'s first indices", _UNIQUE))
     if return_inverse:
         group = np.cumsum(prims.convert(first, _INTP)) - 1  # each sorted element's value's number
-        inverse = indexing.scatter(prims.constant(trace, np.zeros(n, _INTP)), perm, group)
-        results.append(prims.reshape(inverse, ar.shape))
+        inverse = prims.reshape(indexing.scatter(prims.constant(trace, np.zeros(n, _INTP)), perm, group),
+                                ar.shape)
+        trace.grouped[id(inverse.value)] = (inverse.value, results[0])
+        results.append(inverse)
     if return_counts:
         counts = run_lengths(first) if return_index else lengths_so_far(first)
         results.append(MaskedSelection(counts, keep).describe("np.unique(...)'s counts", _UNIQUE))

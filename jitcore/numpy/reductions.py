@@ -762,6 +762,9 @@ def bincount_of(x, weights, minlength, selected: Tracer | None = None, told: str
     if x.dtype.kind not in "biu" or not np.can_cast(x.dtype, np.intp, "same_kind"):
         raise JitTypeError(f"Cannot cast array data from {x.dtype!r} to dtype('int64') according "
                            "to the rule 'safe'")
+    groups = x.owner_trace.grouped.get(id(x.value)) if type(minlength) is int and minlength == 0 else None
+    if groups is not None and groups[0] is x.value:  # np.unique's inverse: len(u) bins
+        minlength = groups[1].count()
     if isinstance(minlength, Tracer) and len(minlength.counts or ()) > 3:
         return _bincount_of_count(x, weights, minlength, selected)
     if isinstance(minlength, Tracer):

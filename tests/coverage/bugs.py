@@ -88,22 +88,6 @@ def _repro_choose_ragged_choices_in_converted_code():
     check_same(choose, np.zeros((2, 3), np.int64), np.ones((2, 3)), np.arange(3.0))
 
 
-# NumPy clips a float32/64 array to Python scalar bounds in a loop that keeps x where it equals a
-# bound (np.clip(-0.0, 0, 5) is -0.0); with array bounds, and in jitcore, it is maximum then
-# minimum, which returns the bound (0.0).
-@bug("clip-scalar-bound-zero-tie", "np.clip(x, 0, 5) (scalar bounds)", ["float"], AssertionError,
-     "np.clip(x, 0, 5) of x = -0.0 is 0.0 under jit, -0.0 in NumPy (its scalar-bound loop keeps x "
-     "on a tie with a bound)",
-     inputs=lambda arrays, params: arrays[0].dtype.kind == "f" and None not in (
-         params["lo"], params["hi"]) and numpy_differs(
-         _quiet(np.clip, arrays[0], params["lo"], params["hi"]),
-         _quiet(lambda x: np.minimum(np.maximum(x, params["lo"]), params["hi"]), arrays[0])))
-def _repro_clip_scalar_bound_zero_tie():
-    check_same(lambda x: np.clip(x, 0, 5), np.array([-0.0, 1.0, -0.0]))
-
-
-
-
 def _nonfinite_beside_negative_zero(arrays, params) -> bool:
     z = np.asarray(arrays[0])
     if z.dtype.kind != "c":
