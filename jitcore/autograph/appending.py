@@ -28,7 +28,7 @@ import numpy as np
 
 from jitcore import type_choice
 from jitcore.data_length import KeptList, positions
-from jitcore.dtypes import ir_type
+from jitcore.dtypes import ir_type, np_dtype
 from jitcore.errors import ConcretizationError, JitTypeError, UnsupportedError
 from jitcore.ir.dialects import kernel
 from jitcore.ir.types import TensorType
@@ -38,6 +38,7 @@ from jitcore.primitives import (
     broadcast_to,
     concatenate,
     constant,
+    convert,
     holds_tracer,
     nested_array,
     reshape,
@@ -57,7 +58,7 @@ class _Appender:
     the data chooses them."""
 
     __slots__ = ("name", "rows", "first", "last", "per_step", "kind", "count", "kept", "depth",
-                 "in_if", "before", "tags", "among", "offset", "filled")
+                 "in_if", "before", "tags", "among", "offset", "filled", "sequences", "tried")
 
     def __init__(self, name: str, rows: Tracer, first, last, per_step: int, kind: tuple, kept=None,
                  in_if=None, before=0, tags=None, among=(), offset=0, filled=None):
@@ -75,8 +76,15 @@ class _Appender:
         self.tags, self.among = tags, among
         self.count = 0
         self.depth = current_trace().depth  # (the body's region: see ``_Probe.depth``)
+        # (the lists appended as rows, with their items then, checked as the step ends; and
+        # those the trial appended, ``tried``: one appended again is no list the step made)
+        self.sequences, self.tried = [], ()
 
     def append(self, value) -> None:
+        if type(value) is list:  # (a tuple cannot change: one object at every step is its value)
+            if any(value is v for v in self.tried) or any(value is v for v, _ in self.sequences):
+                raise UnsupportedError(f"'{self.name}'.append of one list object at every step")
+            self.sequences.append((value, tuple(value)))
         kind = _kind(value, self.kept is not None)
         if self.tags is not None and kind is not None and kind[0] == () and kind[3] is True \
                 and type_choice.kind_of(value) in self.among:
@@ -87,14 +95,14 @@ class _Appender:
                                    "one run of the loop's body gave")
         trace = current_trace()
         at = self.offset + self.first + self.count if self.filled is None else self.filled
-        self.rows[at] = nested_array(value, self.kind[1]) if isinstance(value, tuple) \
+        self.rows[at] = nested_array(value, self.kind[1]) if isinstance(value, (tuple, list)) \
             else as_tracer(trace, value, self.kind[1])
         if self.kept is not None:
             self.kept[at] = True
         if self.tags is not None:
             self.tags[at] = type_choice.tag(trace, value, self.among)
-        if not self.in_if and self.filled is None:  # (a growing list's last item is a read)
-            self.last = value
+        if not self.in_if and self.filled is None and not _is_sequence(self.kind):
+            self.last = value  # (a growing list's last item is a read; a row of a list none)
         if self.filled is not None:
             self.filled = fresh(self.filled + 1)
         self.count += 1
@@ -195,7 +203,7 @@ class _Probe:
     if (``conditional``)."""
 
     __slots__ = ("name", "items", "count", "conditional", "last", "depth", "refused", "before", "among",
-                 "values", "indexed", "reads", "hint", "guessed", "unknown", "ragged")
+                 "values", "indexed", "reads", "hint", "guessed", "unknown", "ragged", "sequences")
 
     def __init__(self, name: str, before):
         self.name, self.items, self.count, self.conditional = name, [], 0, False
@@ -218,12 +226,15 @@ class _Probe:
         self.depth = None
         self.refused = None  # a use the compiled list cannot have: the loop's error
         self.ragged = None  # an appended item whose length the data chooses (a selection)
+        self.sequences = []  # (the lists appended: ``_Appender.tried``)
 
     def append(self, value) -> None:
         if not _in_its_region(self):
             self.items.append((None, None))
         if self.ragged is None and _kind(value) is None and getattr(value, "mask", None) is not None:
             self.ragged = value
+        if type(value) is list:
+            self.sequences.append(value)
         # (kinds, not values: one appended in a branch exists only inside it)
         self.items.append((_kind(value), _kind(value, tuples=True)))
         self.among.append(type_choice.kinds(value))
@@ -420,8 +431,9 @@ def _in_its_region(appended) -> bool:
 
 def _kind(v, tuples: bool = False) -> tuple | None:
     """An appended value's (shape, dtype, weak, scalar), or None for one that is no number or
-    array (a string, a tuple): such a list stays Python's. With ``tuples`` (a list the data
-    fills, which only ``np.array`` reads) a tuple of numbers is the row ``np.array`` makes."""
+    array (a string): such a list stays Python's. With ``tuples`` (a list the data fills,
+    which only ``np.array`` reads) a tuple of numbers is the row ``np.array`` makes; without,
+    a list or tuple of numbers is a row whose items come back as they went in (``_sequence``)."""
     if isinstance(v, Tracer):
         return v.shape, v.dtype, v.weak, v.scalar
     if isinstance(v, _NUMBERS):
@@ -432,11 +444,36 @@ def _kind(v, tuples: bool = False) -> tuple | None:
         return v.shape, v.dtype, False, False
     if tuples and isinstance(v, tuple) and v and all(_kind(x) is not None and not np.shape(x) for x in v):
         return (len(v),), np.result_type(*(_kind(x)[1] for x in v)), False, "tuple"
+    if not tuples and type(v) in (list, tuple):
+        return _sequence(v)
     return None
+
+
+def _sequence(v) -> tuple | None:
+    """The kind of a list or tuple of numbers appended as a row (``rows.append([d, 2 * d])``):
+    shape ``(len,)`` in the dtype ``np.array`` gives the items, and as its ``scalar`` part
+    ("sequence", list or tuple, each item's kind), from which the loop's rows are read back
+    as the items were after it. None where a row cannot hold the items exactly (an np.int64
+    in float rows; a float in complex ones) or the data chose an item's type."""
+    items = [_kind(x) for x in v]
+    if not items or any(k is None or k[0] != () or k[3] is not True for k in items) \
+            or any(getattr(x, "type_choice", None) is not None for x in v):
+        return None
+    dtype = np.result_type(*(k[1] for k in items))  # (np.array's: a Python float is float64)
+    if dtype.kind == "c" and any(k[1].kind != "c" for k in items) or dtype.kind == "f" and any(
+            k[1].kind in "iu" and k[1].itemsize >= 8 and not k[2] for k in items):
+        return None
+    return (len(v),), dtype, False, ("sequence", type(v), tuple(items))
+
+
+def _is_sequence(kind) -> bool:
+    return kind is not None and isinstance(kind[3], tuple)
 
 
 def _shown(kind: tuple) -> str:
     shape, dtype, weak, scalar = kind
+    if _is_sequence(kind):
+        return f"{scalar[1].__name__} of {shape[0]} numbers"
     what = "tuple" if scalar == "tuple" else "Python number" if weak else \
         "NumPy scalar" if scalar else "array"
     return f"{what} of {dtype}" + (f" and shape {shape}" if shape and scalar is not True else "")
@@ -565,6 +602,11 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
         trace.unappendable.update((id(values[j]), (values[j], names[j], p.ragged, failures[-1:]))
                                   for j, p in probes.items() if p.ragged is not None or failures)
         return None
+    # lists or tuples of numbers as rows (rows.append([a, b])): only appended, in a loop of
+    # every step (a read in the body, a mark, items before the loop the data chose: unrolled)
+    if any(_is_sequence(found[j][1]) and (masked or found[j][2] or probes[j].reads - {"len"}
+                                          or isinstance(values[j], KeptList)) for j in slots):
+        return None
     # items whose Python type a traced condition chose (x[i] if x[i] > 0 else 0.0): each row's
     # tag says which (type_choice.py), carried as the rows are
     among = {j: functools.reduce(type_choice.merge, p.among) for j, p in probes.items()
@@ -589,7 +631,7 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
             given = nested_array(start[j], dtype) if holds_tracer(start[j]) else \
                 constant(trace, np.array(start[j], dtype))
             carried[j] = fresh(concatenate([given, carried[j]], 0))
-        lasts.append(start[j][-1] if j not in chosen and start[j] else
+        lasts.append(start[j][-1] if j not in chosen and start[j] and not isinstance(scalar, tuple) else
                      fresh(broadcast_to(zero, shape), scalar=scalar is True, weak=weak))
     kept_slots = [j for j in slots if (found[j][2] or masked or j in chosen) and j not in growing]
     marks = [fresh(broadcast_to(constant(trace, np.zeros((), bool)), (trips * found[j][0],)))
@@ -615,11 +657,17 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
                                   found[j][2] or j in chosen, None if j in chosen else len(start[j]),
                                   tags.get(j), among.get(j, ()), indexed.get(j, 0), lengths.get(j))
                      for j, last in zip(slots, lasts)}
+        held = _lists_in(state)  # (a list the state holds, appended, is no row the step made)
+        for j, a in appenders.items():
+            a.tried = probes[j].sequences + held
         state = [appenders.get(j, v) for j, v in enumerate(state)]
         out = list(body_fn(item, *state))
         for j, a in appenders.items():
             if out[j] is not a or a.count != a.per_step:
                 raise UnsupportedError(f"'{names[j]}' appended to a varying number of times")
+            if any(len(v) != len(items) or any(x is not y for x, y in zip(v, items))
+                   for v, items in a.sequences):  # (its row holds the items as they were then)
+                raise UnsupportedError(f"a list appended to '{names[j]}' is changed after its append")
             out[j] = a.rows
         return (*out, *(appenders[j].last for j in slots), *(appenders[j].kept for j in kept_slots),
                 *(appenders[j].tags for j in tag_slots), *(appenders[j].filled for j in grow_slots), step + 1)
@@ -662,10 +710,23 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
             rows = slice_(rows, (offset,) + (0,) * len(shape), (1,) * (len(shape) + 1),
                           (trips * per_step, *shape))
         start[j].extend(made)
+        if made and isinstance(scalar, tuple):  # (rows of lists: their items as made, checked)
+            made = _SequenceRows(made)
         if made:  # (np.array of the list, or of a copy, finds the rows by their first)
             trace.appended[id(made[0])] = (rows, made, trace.depth, tags.get(j))
         out[j] = start[j]
     return tuple(out)
+
+
+def _lists_in(values, depth: int = 3) -> list:
+    """The lists ``values`` hold, in lists, tuples and dicts ``depth`` deep."""
+    out = []
+    for v in values:
+        if type(v) is list:
+            out.append(v)
+        if depth and isinstance(v, (list, tuple, dict)):
+            out += _lists_in(v.values() if isinstance(v, dict) else v, depth - 1)
+    return out
 
 
 def _growing(probes: dict, found: dict, masked: bool, start: dict, chosen: set, among: dict) -> set:
@@ -686,9 +747,9 @@ def _growing(probes: dict, found: dict, masked: bool, start: dict, chosen: set, 
         other = next((v for v in before if _kind(v) != kind and not (
             j in among and _numbers({_kind(v), kind}) == {kind})), None)
         if j in chosen or kind[3] == "tuple" or other is not None:
-            why = (f"its items before the loop are {_shown(_kind(other))}, its appends {_shown(kind)}"
-                   if other is not None and _kind(other) is not None else
-                   "its items are tuples" if kind[3] == "tuple" else "its items are of more than one type")
+            why = ("its items are tuples" if kind[3] == "tuple" else
+                   f"its items before the loop are {_shown(_kind(other))}, its appends {_shown(kind)}"
+                   if other is not None and _kind(other) is not None else "its items are of more than one type")
             raise UnsupportedError(
                 f"'{p.name}' is read in the loop that appends to it under a traced if, or in a loop "
                 f"the data ends: compiled, it is one array of rows and their count, and {why}. "
@@ -749,6 +810,10 @@ class _LazyRow(Tracer):
         self._rows, self._at = rows, at
 
     @property
+    def dtype(self) -> np.dtype:  # (its first row's: np.array(rows) asks each item, reading none)
+        return np_dtype(self._value.type.element)
+
+    @property
     def value(self):
         rows = self._rows
         if rows is not None:
@@ -767,7 +832,14 @@ class _LazyRow(Tracer):
 
 def _rows(rows: Tracer, offset: int, count: int, shape, weak: bool, scalar, choice=None) -> list:
     """The ``count`` rows from ``offset`` on as the list's items: numbers read where they are
-    used (``_LazyRow``); arrays, and numbers whose types the data chose, read at once."""
+    used (``_LazyRow``); arrays, and numbers whose types the data chose, read at once; lists or
+    tuples of numbers as such, each item read where it is used."""
+    if isinstance(scalar, tuple):
+        _, made, kinds = scalar
+        columns = [_rows(fresh(convert(reshape(slice_(rows, (offset, c), (1, 1), (count, 1)), (count,)),
+                                       dtype)), 0, count, (), weak, True)
+                   for c, (_, dtype, weak, _) in enumerate(kinds)]
+        return [made(items) for items in zip(*columns)]
     if scalar is not True or choice is not None or count < 2:
         return [_row(rows, offset + i, shape, weak, scalar, choice) for i in range(count)]
     first = _row(rows, offset, shape, weak, scalar)
@@ -778,6 +850,16 @@ def _rows(rows: Tracer, offset: int, count: int, shape, weak: bool, scalar, choi
     finally:
         if collecting:
             gc.enable()
+
+
+class _SequenceRows(list):
+    """The lists or tuples an appending loop made, as ``Trace.appended`` keeps them, with each
+    one's items as made (``items_then``): ``np.array`` of the list is the loop's rows only while
+    no row was changed (``rows[0][1] = 5.0`` after the loop: ``primitives.appended_pieces``)."""
+
+    def __init__(self, made: list):
+        super().__init__(made)
+        self.items_then = [tuple(v) for v in made]
 
 
 def _row(rows: Tracer, k: int, shape, weak: bool, scalar: bool, choice=None) -> Tracer:
