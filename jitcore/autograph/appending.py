@@ -886,6 +886,9 @@ def appending_if(run_if, then_fn, else_fn, init, names, appends, where: str, pre
     after a ``break`` under: where it fails the loop ends, so its appends are not conditional
     for what the body reads later (``ys[-1]``, carried through the if, and ``len(ys)``)."""
     lists = {j: init[j] for j, name in enumerate(names) if name in appends}
+    depth = current_trace().depth
+    if lists and all(isinstance(obj, KeptList) and obj.depth == depth for obj in lists.values()):
+        return _kept_lists_if(run_if, then_fn, else_fn, init, names, lists, where)
     for j, obj in lists.items():
         if isinstance(obj, _Probe):
             obj.conditional = obj.conditional or not after_break
@@ -937,6 +940,117 @@ def appending_if(run_if, then_fn, else_fn, init, names, appends, where: str, pre
     result = list(init)
     for j, v in zip(keep, out):
         result[j] = v
+    return tuple(result)
+
+
+class _MoreRows(Exception):
+    """A branch appended more rows than its list's spare ones, or items of a Python type its
+    rows' tags name none of (``_kept_lists_if``: traced again with more)."""
+
+    def __init__(self, count: int, among: dict):
+        super().__init__(count)
+        self.count, self.among = count, among
+
+
+class _KeptGrowth:
+    """A list a loop filled (``KeptList``), appended to under a traced if after the loop (the
+    last cluster flushed: ``if cur_i >= 0: peaks.append(cur)``), as a branch sees it: its rows
+    and marks with ``spare`` more rows, unmarked, after them; an append writes the next spare
+    row and marks it kept, so the branch that runs keeps its rows and the other's stay unmarked."""
+
+    __slots__ = ("listed", "rows", "kept", "tags", "among", "given", "first", "spare", "count")
+
+    def __init__(self, listed: KeptList, rows: Tracer, kept: Tracer, tags, among: tuple, spare: int):
+        self.listed, self.rows, self.kept, self.tags, self.spare = listed, rows, kept, tags, spare
+        # (a list whose items' Python types the data chose: each row's tag names one of ``among``)
+        self.among = self.given = among
+        self.first, self.count = listed.rows.shape[0], 0
+
+    def append(self, value) -> None:
+        if not self.listed._fits(value):
+            raise self.listed._kind_refusal(value, "append")
+        if self.tags is not None:
+            self.among = type_choice.merge(self.among, type_choice.kinds(value))
+        if self.count < self.spare and self.among == self.given:
+            trace, at, dtype = current_trace(), self.first + self.count, self.rows.dtype
+            self.rows[at] = nested_array(value, dtype) if isinstance(value, tuple) \
+                else as_tracer(trace, value, dtype)
+            self.kept[at] = True
+            if self.tags is not None:
+                self.tags[at] = type_choice.tag(trace, value, self.among)
+        self.count += 1  # (past the spare rows, or a new type: counted, the if traced again)
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        raise UnsupportedError(f"'{self.listed.name}'.{attr} under a traced if that appends to it "
+                               f"after the loop that filled it (at {user_location()}): only append")
+
+
+def _kept_lists_if(run_if, then_fn, else_fn, init, names, lists: dict, where: str):
+    """A traced if whose branches append to lists loops filled (``KeptList``s of this region):
+    each list's rows grow by the most rows a branch appends, unmarked, the if's state; the
+    branch that runs marks its own. The capacity is the loop's rows plus those appends: traced
+    once with one spare row, again with as many as a branch appended where that was more."""
+    spare, among = 1, {}
+    for _ in range(4):
+        try:
+            return _kept_lists_if_once(run_if, then_fn, else_fn, init, names, lists, where, spare, among)
+        except _MoreRows as more:
+            spare, among = max(spare, more.count), {**among, **more.among}
+    raise _no_capacity(names[next(iter(lists))], where)
+
+
+def _kept_lists_if_once(run_if, then_fn, else_fn, init, names, lists: dict, where: str, spare: int,
+                        among: dict):
+    trace = current_trace()
+    keep = [j for j in range(len(names)) if j not in lists]
+    state, parts = [init[j] for j in keep], {}
+    for j, obj in lists.items():
+        zero = constant(trace, np.zeros((), obj.rows.dtype))
+        state.append(fresh(concatenate([obj.rows, broadcast_to(zero, (spare, *obj.rows.shape[1:]))], 0)))
+        state.append(fresh(concatenate([obj.kept, broadcast_to(constant(trace, np.zeros((), bool)), (spare,))], 0)))
+        parts[j] = ("rows", "kept")
+        if obj.choice is not None:
+            zero = constant(trace, np.zeros((), type_choice.TAG))
+            state.append(fresh(concatenate([obj.choice[0], broadcast_to(zero, (spare,))], 0)))
+            parts[j] += ("tags",)
+            among.setdefault(j, obj.choice[1])
+    state_names = (*(names[j] for j in keep), *(f"{names[j]} {part}" for j, ps in parts.items() for part in ps))
+
+    def branch(fn):
+        def run(*values):
+            full = list(init)
+            for j, v in zip(keep, values):
+                full[j] = v
+            given = iter(values[len(keep):])
+            grown = {j: _KeptGrowth(obj, next(given), next(given), next(given) if "tags" in parts[j] else None,
+                                    among.get(j, ()), spare) for j, obj in lists.items()}
+            for j, g in grown.items():
+                full[j] = g
+            out = list(fn(*full))
+            for j, g in grown.items():
+                if out[j] is not g:
+                    raise UnsupportedError(f"'{names[j]}' is appended to and assigned in the if at "
+                                           f"{where}, whose condition is traced: append to it only")
+                if g.count > spare or g.among != among.get(j, ()):  # (no raise: a branch's is the user's)
+                    more.append(_MoreRows(g.count, {j: g.among} if g.tags is not None else {}))
+            return (*(out[j] for j in keep), *(getattr(g, part) for j, g in grown.items() for part in parts[j]))
+        return run
+
+    more: list = []
+    out = run_if(branch(then_fn), branch(else_fn), tuple(state), state_names)
+    if more:  # (this if's results unused: traced again)
+        raise _MoreRows(max(m.count for m in more), {k: v for m in more for k, v in m.among.items()})
+    result = list(init)
+    for j, v in zip(keep, out):
+        result[j] = v
+    given = iter(out[len(keep):])
+    for j, obj in lists.items():
+        obj.rows, obj.kept, obj.prefix = fresh(next(given)), fresh(next(given)), False
+        if "tags" in parts[j]:
+            obj.choice = fresh(next(given)), among[j]
+        result[j] = obj
     return tuple(result)
 
 
