@@ -82,7 +82,8 @@ class _Appender:
 
     def append(self, value) -> None:
         if type(value) is list:  # (a tuple cannot change: one object at every step is its value)
-            if any(value is v for v in self.tried) or any(value is v for v, _ in self.sequences):
+            if any(value is v for v in self.tried) or any(
+                    value is v for v, _ in self.sequences):
                 raise UnsupportedError(f"'{self.name}'.append of one list object at every step")
             self.sequences.append((value, tuple(value)))
         kind = _kind(value, self.kept is not None)
@@ -749,7 +750,8 @@ def _growing(probes: dict, found: dict, masked: bool, start: dict, chosen: set, 
         if j in chosen or kind[3] == "tuple" or other is not None:
             why = ("its items are tuples" if kind[3] == "tuple" else
                    f"its items before the loop are {_shown(_kind(other))}, its appends {_shown(kind)}"
-                   if other is not None and _kind(other) is not None else "its items are of more than one type")
+                   if other is not None and _kind(other) is not None else
+                   "its items are of more than one type")
             raise UnsupportedError(
                 f"'{p.name}' is read in the loop that appends to it under a traced if, or in a loop "
                 f"the data ends: compiled, it is one array of rows and their count, and {why}. "
@@ -977,7 +979,7 @@ class _KeptGrowth:
                 else as_tracer(trace, value, dtype)
             self.kept[at] = True
             if self.tags is not None:
-                self.tags[at] = type_choice.tag(trace, value, self.among)
+                self.tags[at] = type_choice.tag(trace, value, self.given)
         self.count += 1  # (past the spare rows, or a new type: counted, the if traced again)
 
     def __getattr__(self, attr):
@@ -1009,14 +1011,16 @@ def _kept_lists_if_once(run_if, then_fn, else_fn, init, names, lists: dict, wher
     for j, obj in lists.items():
         zero = constant(trace, np.zeros((), obj.rows.dtype))
         state.append(fresh(concatenate([obj.rows, broadcast_to(zero, (spare, *obj.rows.shape[1:]))], 0)))
-        state.append(fresh(concatenate([obj.kept, broadcast_to(constant(trace, np.zeros((), bool)), (spare,))], 0)))
+        unmarked = broadcast_to(constant(trace, np.zeros((), bool)), (spare,))
+        state.append(fresh(concatenate([obj.kept, unmarked], 0)))
         parts[j] = ("rows", "kept")
         if obj.choice is not None:
             zero = constant(trace, np.zeros((), type_choice.TAG))
             state.append(fresh(concatenate([obj.choice[0], broadcast_to(zero, (spare,))], 0)))
             parts[j] += ("tags",)
             among.setdefault(j, obj.choice[1])
-    state_names = (*(names[j] for j in keep), *(f"{names[j]} {part}" for j, ps in parts.items() for part in ps))
+    state_names = (*(names[j] for j in keep),
+                   *(f"{names[j]} {part}" for j, ps in parts.items() for part in ps))
 
     def branch(fn):
         def run(*values):
@@ -1024,7 +1028,8 @@ def _kept_lists_if_once(run_if, then_fn, else_fn, init, names, lists: dict, wher
             for j, v in zip(keep, values):
                 full[j] = v
             given = iter(values[len(keep):])
-            grown = {j: _KeptGrowth(obj, next(given), next(given), next(given) if "tags" in parts[j] else None,
+            grown = {j: _KeptGrowth(obj, next(given), next(given),
+                                    next(given) if "tags" in parts[j] else None,
                                     among.get(j, ()), spare) for j, obj in lists.items()}
             for j, g in grown.items():
                 full[j] = g
@@ -1035,7 +1040,8 @@ def _kept_lists_if_once(run_if, then_fn, else_fn, init, names, lists: dict, wher
                                            f"{where}, whose condition is traced: append to it only")
                 if g.count > spare or g.among != among.get(j, ()):  # (no raise: a branch's is the user's)
                     more.append(_MoreRows(g.count, {j: g.among} if g.tags is not None else {}))
-            return (*(out[j] for j in keep), *(getattr(g, part) for j, g in grown.items() for part in parts[j]))
+            return (*(out[j] for j in keep),
+                    *(getattr(g, part) for j, g in grown.items() for part in parts[j]))
         return run
 
     more: list = []

@@ -43,9 +43,21 @@ def table(x, k):
         rows.append([d, 2 * d, t])  # (a Python int among NumPy floats: float64 rows, int back)
         pairs.append((k[t], t > 3))
     a = np.array(rows)
-    return (a, np.array(pairs), np.stack(rows), np.concatenate(pairs), np.asarray(rows, np.float32),
-            np.sum(rows), len(rows), rows[3], pairs[-1], type(rows[2]).__name__,
-            [v for v in rows[4]], rows[5][2], sum(pairs[6]))
+    return (
+        a,
+        np.array(pairs),
+        np.stack(rows),
+        np.concatenate(pairs),
+        np.asarray(rows, np.float32),
+        np.sum(rows),
+        len(rows),
+        rows[3],
+        pairs[-1],
+        type(rows[2]).__name__,
+        [v for v in rows[4]],
+        rows[5][2],
+        sum(pairs[6]),
+    )
 
 
 def test_rows_of_lists_of_numbers_are_one_loop_with_the_lists_semantics():
@@ -98,12 +110,12 @@ def windows(P, w):
     n = P.size
     out = np.zeros((n, 6))
     for t in range(n):
-        out[t, 0] = P[max(0, t - 5):t].sum()
-        out[t, 1] = P[max(t - w + 1, 0):t + 1].mean()
-        out[t, 2] = P[t - w + 1:t + 1].sum()  # (from the end while t < w - 1, as NumPy reads it)
+        out[t, 0] = P[max(0, t - 5) : t].sum()
+        out[t, 1] = P[max(t - w + 1, 0) : t + 1].mean()
+        out[t, 2] = P[t - w + 1 : t + 1].sum()  # (from the end while t < w - 1, as NumPy reads it)
         out[t, 3] = P[:t].max() if t > 0 else -1.0
         out[t, 4] = P[t:].sum()
-        out[t, 5] = P[t:min(n, t + 3)].min()
+        out[t, 5] = P[t : min(n, t + 3)].min()
     return out
 
 
@@ -139,9 +151,14 @@ def peaks_over_threshold(Q, thr, gap):
 _peaks = jc.jit(peaks_over_threshold, cache=False)
 
 
-@pytest.mark.parametrize("Q", [[1.0, 5.0, 6.0, 1.0, 1.0, 7.0, 1.0, 1.0, 1.0, 8.0],
-                               [1.0, 5.0, 6.0, 1.0, 1.0, 7.0, 1.0, 1.0, 1.0, 1.0],
-                               [1.0] * 10])
+@pytest.mark.parametrize(
+    "Q",
+    [
+        [1.0, 5.0, 6.0, 1.0, 1.0, 7.0, 1.0, 1.0, 1.0, 8.0],
+        [1.0, 5.0, 6.0, 1.0, 1.0, 7.0, 1.0, 1.0, 1.0, 1.0],
+        [1.0] * 10,
+    ],
+)
 def test_appends_after_the_loop_under_a_traced_if(Q):
     f = _peaks  # (one compile for the three)
     same(f(np.array(Q), 4.0, 1), peaks_over_threshold(np.array(Q), 4.0, 1))
@@ -161,5 +178,7 @@ def servers(arr, svc, c):
 
 def test_heapq_of_traced_numbers_is_refused_naming_heapq():
     a = np.cumsum(np.ones(12))
-    with pytest.raises(jc.UnsupportedError, match=r"heapq\.heappush of a list holding traced numbers.*np\.argmin"):
+    with pytest.raises(
+        jc.UnsupportedError, match=r"heapq\.heappush of a list holding traced numbers.*np\.argmin"
+    ):
         jc.jit(servers, cache=False)(a, a, 3)
