@@ -3888,6 +3888,12 @@ MUTANTS = [
            "x[t - w + 1:t + 1] in a loop over t from 0: the negative start read as it is, not from "
            "the end as NumPy reads it",
            ("tests/jitcore/test_loops_57.py",)),
+    Mutant("chosen-items-one-dtype-taken-as-two", "jitcore/chosen_dtype.py",
+           "    if len(among) != 2 or len({type_choice.own_dtype(k) for k in among}) == 1:",
+           "    if len(among) != 2:",
+           "rows.append([sm, surplus]) with surplus 0.0 or np.float64 as the data chose: np.array(rows) "
+           "reads the rows' tags as one per row and fails",
+           ("tests/jitcore/test_loops_57.py",)),
     Mutant("appends-after-loop-spare-rows-not-retraced", "jitcore/autograph/appending.py",
            "    if more:  # (this if's results unused: traced again)",
            "    if False:  # (this if's results unused: traced again)",

@@ -100,7 +100,10 @@ class _Appender:
             else as_tracer(trace, value, self.kind[1])
         if self.kept is not None:
             self.kept[at] = True
-        if self.tags is not None:
+        if self.tags is not None and isinstance(self.kind[3], tuple):  # (a row's items' tags)
+            self.tags[at] = nested_array([type_choice.tag(trace, x, among) if among else 0
+                                          for x, among in zip(value, self.among)], type_choice.TAG)
+        elif self.tags is not None:
             self.tags[at] = type_choice.tag(trace, value, self.among)
         if not self.in_if and self.filled is None and not _is_sequence(self.kind):
             self.last = value  # (a growing list's last item is a read; a row of a list none)
@@ -454,17 +457,21 @@ def _sequence(v) -> tuple | None:
     """The kind of a list or tuple of numbers appended as a row (``rows.append([d, 2 * d])``):
     shape ``(len,)`` in the dtype ``np.array`` gives the items, and as its ``scalar`` part
     ("sequence", list or tuple, each item's kind), from which the loop's rows are read back
-    as the items were after it. None where a row cannot hold the items exactly (an np.int64
-    in float rows; a float in complex ones) or the data chose an item's type."""
+    as the items were after it, with the kinds of each item whose Python type the data chose
+    (``type_choice``: ``surplus = 0.0`` on one path, ``sm + d - new`` on the other), read back
+    by the tags the loop carries for them. None where a row cannot hold the items exactly (an
+    np.int64 in float rows; a float in complex ones)."""
     items = [_kind(x) for x in v]
-    if not items or any(k is None or k[0] != () or k[3] is not True for k in items) \
-            or any(getattr(x, "type_choice", None) is not None for x in v):
+    if not items or any(k is None or k[0] != () or k[3] is not True for k in items):
         return None
+    chosen = tuple(type_choice.kinds(x) if getattr(x, "type_choice", None) is not None else None for x in v)
+    if any(among and len({type_choice.own_dtype(k) for k in among}) > 1 for among in chosen):
+        return None  # (np.array's dtype of the rows would depend on the data: 1 or 1.5)
     dtype = np.result_type(*(k[1] for k in items))  # (np.array's: a Python float is float64)
     if dtype.kind == "c" and any(k[1].kind != "c" for k in items) or dtype.kind == "f" and any(
             k[1].kind in "iu" and k[1].itemsize >= 8 and not k[2] for k in items):
         return None
-    return (len(v),), dtype, False, ("sequence", type(v), tuple(items))
+    return (len(v),), dtype, False, ("sequence", type(v), tuple(items), chosen if any(chosen) else None)
 
 
 def _is_sequence(kind) -> bool:
@@ -612,6 +619,7 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
     # tag says which (type_choice.py), carried as the rows are
     among = {j: functools.reduce(type_choice.merge, p.among) for j, p in probes.items()
              if p.among and all(p.among) and len(functools.reduce(type_choice.merge, p.among)) > 1}
+    among.update({j: found[j][1][3][3] for j in slots if _is_sequence(found[j][1]) and found[j][1][3][3]})
     start = {j: values[j] for j in slots}
     chosen = {j for j in slots if isinstance(start[j], KeptList)}  # (items the data chose)
     # lists read at any position (s[t - m]): their rows hold the items before the loop too, of
@@ -638,8 +646,8 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
     marks = [fresh(broadcast_to(constant(trace, np.zeros((), bool)), (trips * found[j][0],)))
              for j in kept_slots]
     tag_slots = list(among)
-    tags = [fresh(broadcast_to(constant(trace, np.zeros((), type_choice.TAG)), (trips * found[j][0],)))
-            for j in tag_slots]
+    tags = [fresh(broadcast_to(constant(trace, np.zeros((), type_choice.TAG)), (  # (a tag per item of a row)
+        trips * found[j][0], *(found[j][1][0] if _is_sequence(found[j][1]) else ())))) for j in tag_slots]
     for at, j in enumerate(tag_slots):  # (a growing list's rows hold its items before the loop)
         if j in growing and start[j]:
             given = nested_array([type_choice.tag(trace, v, among[j]) for v in start[j]], type_choice.TAG)
@@ -711,10 +719,11 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
             rows = slice_(rows, (offset,) + (0,) * len(shape), (1,) * (len(shape) + 1),
                           (trips * per_step, *shape))
         start[j].extend(made)
-        if made and isinstance(scalar, tuple):  # (rows of lists: their items as made, checked)
-            made = _SequenceRows(made)
+        choice = tags.get(j)
+        if made and isinstance(scalar, tuple):  # (rows of lists: their items as made, checked;
+            made, choice = _SequenceRows(made), None  # np.array's dtype the same whatever the tags)
         if made:  # (np.array of the list, or of a copy, finds the rows by their first)
-            trace.appended[id(made[0])] = (rows, made, trace.depth, tags.get(j))
+            trace.appended[id(made[0])] = (rows, made, trace.depth, choice)
         out[j] = start[j]
     return tuple(out)
 
@@ -837,10 +846,16 @@ def _rows(rows: Tracer, offset: int, count: int, shape, weak: bool, scalar, choi
     used (``_LazyRow``); arrays, and numbers whose types the data chose, read at once; lists or
     tuples of numbers as such, each item read where it is used."""
     if isinstance(scalar, tuple):
-        _, made, kinds = scalar
-        columns = [_rows(fresh(convert(reshape(slice_(rows, (offset, c), (1, 1), (count, 1)), (count,)),
-                                       dtype)), 0, count, (), weak, True)
-                   for c, (_, dtype, weak, _) in enumerate(kinds)]
+        _, made, kinds, amongs = scalar
+
+        def column(c: int, dtype, weak: bool):
+            values = fresh(convert(reshape(slice_(rows, (offset, c), (1, 1), (count, 1)), (count,)), dtype))
+            if choice is None or not choice[1][c]:
+                return _rows(values, 0, count, (), weak, True)
+            tags = reshape(slice_(choice[0], (0, c), (1, 1), (count, 1)), (count,))
+            return _rows(values, 0, count, (), weak, True, (tags, choice[1][c]))
+
+        columns = [column(c, dtype, weak) for c, (_, dtype, weak, _) in enumerate(kinds)]
         return [made(items) for items in zip(*columns)]
     if scalar is not True or choice is not None or count < 2:
         return [_row(rows, offset + i, shape, weak, scalar, choice) for i in range(count)]

@@ -100,7 +100,24 @@ def comprehension(x):
     return r[7], np.array(r), [(x[i], x[i] > 3) for i in range(x.size)][5], np.vstack(r)
 
 
-@pytest.mark.parametrize("f", [appended_again, changed_after_append, changed_after_loop, comprehension])
+def balance(P, awc=5.0):  # (t57/u1 tm_balance: the surplus is 0.0 on one path, np.float64 on the other)
+    sm, rows = awc, []
+    for t in range(P.shape[0]):
+        d = P[t] - 2.5
+        if d >= 0:
+            new = min(sm + d, awc)
+            surplus = sm + d - new
+        else:
+            new = sm * np.exp(d / awc)
+            surplus = 0.0
+        sm = new
+        rows.append([sm, surplus])
+    return np.array(rows), rows[1], rows[4], rows[7]
+
+
+@pytest.mark.parametrize(
+    "f", [appended_again, changed_after_append, changed_after_loop, comprehension, balance]
+)
 def test_lists_appended_keep_pythons_meaning(f):
     x = np.linspace(0.0, 5.0, 10)
     same(jc.jit(f, cache=False)(x), f(x))
