@@ -394,8 +394,8 @@ def array_of_items(obj) -> ChosenDtype | None:
     if real_or_complex.of_kinds(among):  # (eigenvalues' items: real or complex as they chose)
         return real_or_complex.array_of(prims.nested_array(
             obj, np.result_type(*(type_choice.own_dtype(k) for k in among))), _tags(obj, among), among)
-    if len(among) != 2:
-        return None
+    if len(among) != 2 or len({type_choice.own_dtype(k) for k in among}) == 1:
+        return None  # (float or np.float64: float64 whichever the data chose)
     values = prims.nested_array(obj, np.result_type(*(type_choice.own_dtype(k) for k in among)))
     tags = prims.reshape(_tags(obj, among), values.shape)
     return array_of(values, tags, among)

@@ -463,7 +463,7 @@ def rows_as_returned(out, trace):
         if entry is not None and entry[2] == trace.depth and len(entry[1]) == len(out) \
                 and all(a is b for a, b in zip(out, entry[1])):
             rows, first = entry[0], out[0]
-            if first.scalar in (True, False) and rows.shape[0] == len(out):
+            if getattr(first, "scalar", None) in (True, False) and rows.shape[0] == len(out):
                 made_of = "python" if first.weak and first.scalar is True else "numpy"
                 kept = prims.constant(trace, np.ones(len(out), bool))
                 return KeptList("list", rows, kept, made_of, entry[3])

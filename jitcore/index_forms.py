@@ -144,6 +144,12 @@ def bounded_slice(k: slice, size: int) -> tuple[object, object] | None:
     return None if start is None or stop is None else (start, stop)
 
 
+def bound_in_range(b, size: int, which: int):
+    """A traced bound ``b`` of a step-1 slice (``which``: 0 start, 1 stop) as NumPy reads it
+    for every value of its loop index, where its form proves NumPy clamps it never; else None."""
+    return _bound(b, size, which) if form_of(b) is not None else None
+
+
 def _bound(b, size: int, which: int):
     if b is None:
         return (0, size)[which]

@@ -185,20 +185,25 @@ def _counted_prefix(k: slice, size: int):
 
 
 def _clamped_span(k: slice, size: int):
-    """``(start, stop)`` of a step-1 slice whose traced bounds come from the data (``dp[w[i]:]``,
-    ``t[i:j + 1]`` with ``i = ij[0]``): no index form bounds them, so each is clamped as NumPy
+    """``(start, stop)`` of a step-1 slice whose traced bounds no index form keeps in range for
+    every value: from the data (``dp[w[i]:]``, ``t[i:j + 1]`` with ``i = ij[0]``), or a loop
+    index's that NumPy clamps at some steps (``P[max(0, t - 5):t]``, ``x[t - w + 1:t + 1]``,
+    ``x[t:min(n, t + 3)]``: session 57; their loops unrolled before). Each is clamped as NumPy
     clamps it (counted from the end where negative, then into ``[0, size]``) at run time; a stop
-    below the start selects nothing. Bounds that are forms of a loop index keep the old path
-    (their loop unrolls where NumPy could clamp them)."""
+    below the start selects nothing. A bound a form keeps in range is taken as it is."""
     if k.step not in (None, 1):
         return None
     bounds = []
-    for b, default in ((k.start, 0), (k.stop, size)):
+    for which, (b, default) in enumerate(((k.start, 0), (k.stop, size))):
         if b is None:
             bounds.append(default)
         elif isinstance(b, Tracer):
-            if not is_traced_int(b) or b.ndim or index_forms.form_of(b) is not None:
+            if not is_traced_int(b) or b.ndim:
                 return None
+            proved = index_forms.bound_in_range(b, size, which)
+            if proved is not None:
+                bounds.append(proved)
+                continue
             b = prims.convert(b, np.int64)  # a narrow int would wrap when size is added
             b = prims.where(b < 0, b + size, b)
             bounds.append(prims.clip(b, 0, size))

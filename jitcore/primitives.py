@@ -287,8 +287,11 @@ def appended_pieces(obj) -> list | None:
         entry = trace.appended.get(id(obj[k]))
         if entry is not None:
             rows, made, depth, _ = entry
+            then = getattr(made, "items_then", None)  # (rows of lists: each as it was made)
             if trace.depth >= depth and len(made) <= len(obj) - k \
-                    and all(a is b for a, b in zip(obj[k:k + len(made)], made)):
+                    and all(a is b for a, b in zip(obj[k:k + len(made)], made)) \
+                    and (then is None or all(len(a) == len(b) and all(x is y for x, y in zip(a, b))
+                                             for a, b in zip(made, then))):
                 if items:
                     pieces.append(items)
                     items = []

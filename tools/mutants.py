@@ -3953,6 +3953,36 @@ MUTANTS = [
            ")\n",
            "a mask from a data argument's values (res == 1) advises passing res as a static tuple",
            ("tests/jitcore/test_user_findings_57.py",)),
+    Mutant("appended-list-rows-change-unseen", "jitcore/primitives.py",
+           "                    and (then is None or all(",
+           "                    and (then is not None or all(",
+           "rows.append([a, b]) in a loop, then rows[1][0] = 99.0: np.array(rows) is the loop's rows, "
+           "missing the change",
+           ("tests/jitcore/test_loops_57.py",)),
+    Mutant("appended-list-object-again", "jitcore/autograph/appending.py",
+           "            if any(value is v for v in self.tried) or any(\n"
+           "                    value is v for v, _ in self.sequences):",
+           "            if False:",
+           "one list object appended at every step (row[0] = x[t]; rows.append(row)): rows of each "
+           "step's values where Python's items are all that one list",
+           ("tests/jitcore/test_loops_57.py",)),
+    Mutant("clamped-window-bound-unclamped", "jitcore/index_forms.py",
+           "    return _bound(b, size, which) if form_of(b) is not None else None",
+           "    return b if form_of(b) is not None else None",
+           "x[t - w + 1:t + 1] in a loop over t from 0: the negative start read as it is, not from "
+           "the end as NumPy reads it",
+           ("tests/jitcore/test_loops_57.py",)),
+    Mutant("chosen-items-one-dtype-taken-as-two", "jitcore/chosen_dtype.py",
+           "    if len(among) != 2 or len({type_choice.own_dtype(k) for k in among}) == 1:",
+           "    if len(among) != 2:",
+           "rows.append([sm, surplus]) with surplus 0.0 or np.float64 as the data chose: np.array(rows) "
+           "reads the rows' tags as one per row and fails",
+           ("tests/jitcore/test_loops_57.py",)),
+    Mutant("appends-after-loop-spare-rows-not-retraced", "jitcore/autograph/appending.py",
+           "    if more:  # (this if's results unused: traced again)",
+           "    if False:  # (this if's results unused: traced again)",
+           "two appends in a traced if after the loop with one spare row: the second is lost",
+           ("tests/jitcore/test_loops_57.py",)),
 ]
 
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from jitcore import type_choice
 from jitcore.data_length import KeptList, positions
-from jitcore.dtypes import ir_type
+from jitcore.dtypes import ir_type, np_dtype
 from jitcore.errors import ConcretizationError, JitTypeError, UnsupportedError
 from jitcore.ir.dialects import kernel
 from jitcore.ir.types import TensorType
@@ -38,6 +38,7 @@ from jitcore.primitives import (
     broadcast_to,
     concatenate,
     constant,
+    convert,
     holds_tracer,
     nested_array,
     reshape,
@@ -57,7 +58,7 @@ class _Appender:
     the data chooses them."""
 
     __slots__ = ("name", "rows", "first", "last", "per_step", "kind", "count", "kept", "depth",
-                 "in_if", "before", "tags", "among", "offset", "filled")
+                 "in_if", "before", "tags", "among", "offset", "filled", "sequences", "tried")
 
     def __init__(self, name: str, rows: Tracer, first, last, per_step: int, kind: tuple, kept=None,
                  in_if=None, before=0, tags=None, among=(), offset=0, filled=None):
@@ -75,8 +76,16 @@ class _Appender:
         self.tags, self.among = tags, among
         self.count = 0
         self.depth = current_trace().depth  # (the body's region: see ``_Probe.depth``)
+        # (the lists appended as rows, with their items then, checked as the step ends; and
+        # those the trial appended, ``tried``: one appended again is no list the step made)
+        self.sequences, self.tried = [], ()
 
     def append(self, value) -> None:
+        if type(value) is list:  # (a tuple cannot change: one object at every step is its value)
+            if any(value is v for v in self.tried) or any(
+                    value is v for v, _ in self.sequences):
+                raise UnsupportedError(f"'{self.name}'.append of one list object at every step")
+            self.sequences.append((value, tuple(value)))
         kind = _kind(value, self.kept is not None)
         if self.tags is not None and kind is not None and kind[0] == () and kind[3] is True \
                 and type_choice.kind_of(value) in self.among:
@@ -87,14 +96,17 @@ class _Appender:
                                    "one run of the loop's body gave")
         trace = current_trace()
         at = self.offset + self.first + self.count if self.filled is None else self.filled
-        self.rows[at] = nested_array(value, self.kind[1]) if isinstance(value, tuple) \
+        self.rows[at] = nested_array(value, self.kind[1]) if isinstance(value, (tuple, list)) \
             else as_tracer(trace, value, self.kind[1])
         if self.kept is not None:
             self.kept[at] = True
-        if self.tags is not None:
+        if self.tags is not None and isinstance(self.kind[3], tuple):  # (a row's items' tags)
+            self.tags[at] = nested_array([type_choice.tag(trace, x, among) if among else 0
+                                          for x, among in zip(value, self.among)], type_choice.TAG)
+        elif self.tags is not None:
             self.tags[at] = type_choice.tag(trace, value, self.among)
-        if not self.in_if and self.filled is None:  # (a growing list's last item is a read)
-            self.last = value
+        if not self.in_if and self.filled is None and not _is_sequence(self.kind):
+            self.last = value  # (a growing list's last item is a read; a row of a list none)
         if self.filled is not None:
             self.filled = fresh(self.filled + 1)
         self.count += 1
@@ -195,7 +207,7 @@ class _Probe:
     if (``conditional``)."""
 
     __slots__ = ("name", "items", "count", "conditional", "last", "depth", "refused", "before", "among",
-                 "values", "indexed", "reads", "hint", "guessed", "unknown", "ragged")
+                 "values", "indexed", "reads", "hint", "guessed", "unknown", "ragged", "sequences")
 
     def __init__(self, name: str, before):
         self.name, self.items, self.count, self.conditional = name, [], 0, False
@@ -218,12 +230,15 @@ class _Probe:
         self.depth = None
         self.refused = None  # a use the compiled list cannot have: the loop's error
         self.ragged = None  # an appended item whose length the data chooses (a selection)
+        self.sequences = []  # (the lists appended: ``_Appender.tried``)
 
     def append(self, value) -> None:
         if not _in_its_region(self):
             self.items.append((None, None))
         if self.ragged is None and _kind(value) is None and getattr(value, "mask", None) is not None:
             self.ragged = value
+        if type(value) is list:
+            self.sequences.append(value)
         # (kinds, not values: one appended in a branch exists only inside it)
         self.items.append((_kind(value), _kind(value, tuples=True)))
         self.among.append(type_choice.kinds(value))
@@ -420,8 +435,9 @@ def _in_its_region(appended) -> bool:
 
 def _kind(v, tuples: bool = False) -> tuple | None:
     """An appended value's (shape, dtype, weak, scalar), or None for one that is no number or
-    array (a string, a tuple): such a list stays Python's. With ``tuples`` (a list the data
-    fills, which only ``np.array`` reads) a tuple of numbers is the row ``np.array`` makes."""
+    array (a string): such a list stays Python's. With ``tuples`` (a list the data fills,
+    which only ``np.array`` reads) a tuple of numbers is the row ``np.array`` makes; without,
+    a list or tuple of numbers is a row whose items come back as they went in (``_sequence``)."""
     if isinstance(v, Tracer):
         return v.shape, v.dtype, v.weak, v.scalar
     if isinstance(v, _NUMBERS):
@@ -432,11 +448,40 @@ def _kind(v, tuples: bool = False) -> tuple | None:
         return v.shape, v.dtype, False, False
     if tuples and isinstance(v, tuple) and v and all(_kind(x) is not None and not np.shape(x) for x in v):
         return (len(v),), np.result_type(*(_kind(x)[1] for x in v)), False, "tuple"
+    if not tuples and type(v) in (list, tuple):
+        return _sequence(v)
     return None
+
+
+def _sequence(v) -> tuple | None:
+    """The kind of a list or tuple of numbers appended as a row (``rows.append([d, 2 * d])``):
+    shape ``(len,)`` in the dtype ``np.array`` gives the items, and as its ``scalar`` part
+    ("sequence", list or tuple, each item's kind), from which the loop's rows are read back
+    as the items were after it, with the kinds of each item whose Python type the data chose
+    (``type_choice``: ``surplus = 0.0`` on one path, ``sm + d - new`` on the other), read back
+    by the tags the loop carries for them. None where a row cannot hold the items exactly (an
+    np.int64 in float rows; a float in complex ones)."""
+    items = [_kind(x) for x in v]
+    if not items or any(k is None or k[0] != () or k[3] is not True for k in items):
+        return None
+    chosen = tuple(type_choice.kinds(x) if getattr(x, "type_choice", None) is not None else None for x in v)
+    if any(among and len({type_choice.own_dtype(k) for k in among}) > 1 for among in chosen):
+        return None  # (np.array's dtype of the rows would depend on the data: 1 or 1.5)
+    dtype = np.result_type(*(k[1] for k in items))  # (np.array's: a Python float is float64)
+    if dtype.kind == "c" and any(k[1].kind != "c" for k in items) or dtype.kind == "f" and any(
+            k[1].kind in "iu" and k[1].itemsize >= 8 and not k[2] for k in items):
+        return None
+    return (len(v),), dtype, False, ("sequence", type(v), tuple(items), chosen if any(chosen) else None)
+
+
+def _is_sequence(kind) -> bool:
+    return kind is not None and isinstance(kind[3], tuple)
 
 
 def _shown(kind: tuple) -> str:
     shape, dtype, weak, scalar = kind
+    if _is_sequence(kind):
+        return f"{scalar[1].__name__} of {shape[0]} numbers"
     what = "tuple" if scalar == "tuple" else "Python number" if weak else \
         "NumPy scalar" if scalar else "array"
     return f"{what} of {dtype}" + (f" and shape {shape}" if shape and scalar is not True else "")
@@ -565,10 +610,16 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
         trace.unappendable.update((id(values[j]), (values[j], names[j], p.ragged, failures[-1:]))
                                   for j, p in probes.items() if p.ragged is not None or failures)
         return None
+    # lists or tuples of numbers as rows (rows.append([a, b])): only appended, in a loop of
+    # every step (a read in the body, a mark, items before the loop the data chose: unrolled)
+    if any(_is_sequence(found[j][1]) and (masked or found[j][2] or probes[j].reads - {"len"}
+                                          or isinstance(values[j], KeptList)) for j in slots):
+        return None
     # items whose Python type a traced condition chose (x[i] if x[i] > 0 else 0.0): each row's
     # tag says which (type_choice.py), carried as the rows are
     among = {j: functools.reduce(type_choice.merge, p.among) for j, p in probes.items()
              if p.among and all(p.among) and len(functools.reduce(type_choice.merge, p.among)) > 1}
+    among.update({j: found[j][1][3][3] for j in slots if _is_sequence(found[j][1]) and found[j][1][3][3]})
     start = {j: values[j] for j in slots}
     chosen = {j for j in slots if isinstance(start[j], KeptList)}  # (items the data chose)
     # lists read at any position (s[t - m]): their rows hold the items before the loop too, of
@@ -589,14 +640,14 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
             given = nested_array(start[j], dtype) if holds_tracer(start[j]) else \
                 constant(trace, np.array(start[j], dtype))
             carried[j] = fresh(concatenate([given, carried[j]], 0))
-        lasts.append(start[j][-1] if j not in chosen and start[j] else
+        lasts.append(start[j][-1] if j not in chosen and start[j] and not isinstance(scalar, tuple) else
                      fresh(broadcast_to(zero, shape), scalar=scalar is True, weak=weak))
     kept_slots = [j for j in slots if (found[j][2] or masked or j in chosen) and j not in growing]
     marks = [fresh(broadcast_to(constant(trace, np.zeros((), bool)), (trips * found[j][0],)))
              for j in kept_slots]
     tag_slots = list(among)
-    tags = [fresh(broadcast_to(constant(trace, np.zeros((), type_choice.TAG)), (trips * found[j][0],)))
-            for j in tag_slots]
+    tags = [fresh(broadcast_to(constant(trace, np.zeros((), type_choice.TAG)), (  # (a tag per item of a row)
+        trips * found[j][0], *(found[j][1][0] if _is_sequence(found[j][1]) else ())))) for j in tag_slots]
     for at, j in enumerate(tag_slots):  # (a growing list's rows hold its items before the loop)
         if j in growing and start[j]:
             given = nested_array([type_choice.tag(trace, v, among[j]) for v in start[j]], type_choice.TAG)
@@ -615,11 +666,17 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
                                   found[j][2] or j in chosen, None if j in chosen else len(start[j]),
                                   tags.get(j), among.get(j, ()), indexed.get(j, 0), lengths.get(j))
                      for j, last in zip(slots, lasts)}
+        held = _lists_in(state)  # (a list the state holds, appended, is no row the step made)
+        for j, a in appenders.items():
+            a.tried = probes[j].sequences + held
         state = [appenders.get(j, v) for j, v in enumerate(state)]
         out = list(body_fn(item, *state))
         for j, a in appenders.items():
             if out[j] is not a or a.count != a.per_step:
                 raise UnsupportedError(f"'{names[j]}' appended to a varying number of times")
+            if any(len(v) != len(items) or any(x is not y for x, y in zip(v, items))
+                   for v, items in a.sequences):  # (its row holds the items as they were then)
+                raise UnsupportedError(f"a list appended to '{names[j]}' is changed after its append")
             out[j] = a.rows
         return (*out, *(appenders[j].last for j in slots), *(appenders[j].kept for j in kept_slots),
                 *(appenders[j].tags for j in tag_slots), *(appenders[j].filled for j in grow_slots), step + 1)
@@ -662,10 +719,24 @@ def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int,
             rows = slice_(rows, (offset,) + (0,) * len(shape), (1,) * (len(shape) + 1),
                           (trips * per_step, *shape))
         start[j].extend(made)
+        choice = tags.get(j)
+        if made and isinstance(scalar, tuple):  # (rows of lists: their items as made, checked;
+            made, choice = _SequenceRows(made), None  # np.array's dtype the same whatever the tags)
         if made:  # (np.array of the list, or of a copy, finds the rows by their first)
-            trace.appended[id(made[0])] = (rows, made, trace.depth, tags.get(j))
+            trace.appended[id(made[0])] = (rows, made, trace.depth, choice)
         out[j] = start[j]
     return tuple(out)
+
+
+def _lists_in(values, depth: int = 3) -> list:
+    """The lists ``values`` hold, in lists, tuples and dicts ``depth`` deep."""
+    out = []
+    for v in values:
+        if type(v) is list:
+            out.append(v)
+        if depth and isinstance(v, (list, tuple, dict)):
+            out += _lists_in(v.values() if isinstance(v, dict) else v, depth - 1)
+    return out
 
 
 def _growing(probes: dict, found: dict, masked: bool, start: dict, chosen: set, among: dict) -> set:
@@ -686,9 +757,10 @@ def _growing(probes: dict, found: dict, masked: bool, start: dict, chosen: set, 
         other = next((v for v in before if _kind(v) != kind and not (
             j in among and _numbers({_kind(v), kind}) == {kind})), None)
         if j in chosen or kind[3] == "tuple" or other is not None:
-            why = (f"its items before the loop are {_shown(_kind(other))}, its appends {_shown(kind)}"
+            why = ("its items are tuples" if kind[3] == "tuple" else
+                   f"its items before the loop are {_shown(_kind(other))}, its appends {_shown(kind)}"
                    if other is not None and _kind(other) is not None else
-                   "its items are tuples" if kind[3] == "tuple" else "its items are of more than one type")
+                   "its items are of more than one type")
             raise UnsupportedError(
                 f"'{p.name}' is read in the loop that appends to it under a traced if, or in a loop "
                 f"the data ends: compiled, it is one array of rows and their count, and {why}. "
@@ -749,6 +821,10 @@ class _LazyRow(Tracer):
         self._rows, self._at = rows, at
 
     @property
+    def dtype(self) -> np.dtype:  # (its first row's: np.array(rows) asks each item, reading none)
+        return np_dtype(self._value.type.element)
+
+    @property
     def value(self):
         rows = self._rows
         if rows is not None:
@@ -767,7 +843,20 @@ class _LazyRow(Tracer):
 
 def _rows(rows: Tracer, offset: int, count: int, shape, weak: bool, scalar, choice=None) -> list:
     """The ``count`` rows from ``offset`` on as the list's items: numbers read where they are
-    used (``_LazyRow``); arrays, and numbers whose types the data chose, read at once."""
+    used (``_LazyRow``); arrays, and numbers whose types the data chose, read at once; lists or
+    tuples of numbers as such, each item read where it is used."""
+    if isinstance(scalar, tuple):
+        _, made, kinds, amongs = scalar
+
+        def column(c: int, dtype, weak: bool):
+            values = fresh(convert(reshape(slice_(rows, (offset, c), (1, 1), (count, 1)), (count,)), dtype))
+            if choice is None or not choice[1][c]:
+                return _rows(values, 0, count, (), weak, True)
+            tags = reshape(slice_(choice[0], (0, c), (1, 1), (count, 1)), (count,))
+            return _rows(values, 0, count, (), weak, True, (tags, choice[1][c]))
+
+        columns = [column(c, dtype, weak) for c, (_, dtype, weak, _) in enumerate(kinds)]
+        return [made(items) for items in zip(*columns)]
     if scalar is not True or choice is not None or count < 2:
         return [_row(rows, offset + i, shape, weak, scalar, choice) for i in range(count)]
     first = _row(rows, offset, shape, weak, scalar)
@@ -778,6 +867,16 @@ def _rows(rows: Tracer, offset: int, count: int, shape, weak: bool, scalar, choi
     finally:
         if collecting:
             gc.enable()
+
+
+class _SequenceRows(list):
+    """The lists or tuples an appending loop made, as ``Trace.appended`` keeps them, with each
+    one's items as made (``items_then``): ``np.array`` of the list is the loop's rows only while
+    no row was changed (``rows[0][1] = 5.0`` after the loop: ``primitives.appended_pieces``)."""
+
+    def __init__(self, made: list):
+        super().__init__(made)
+        self.items_then = [tuple(v) for v in made]
 
 
 def _row(rows: Tracer, k: int, shape, weak: bool, scalar: bool, choice=None) -> Tracer:
@@ -804,6 +903,9 @@ def appending_if(run_if, then_fn, else_fn, init, names, appends, where: str, pre
     after a ``break`` under: where it fails the loop ends, so its appends are not conditional
     for what the body reads later (``ys[-1]``, carried through the if, and ``len(ys)``)."""
     lists = {j: init[j] for j, name in enumerate(names) if name in appends}
+    depth = current_trace().depth
+    if lists and all(isinstance(obj, KeptList) and obj.depth == depth for obj in lists.values()):
+        return _kept_lists_if(run_if, then_fn, else_fn, init, names, lists, where)
     for j, obj in lists.items():
         if isinstance(obj, _Probe):
             obj.conditional = obj.conditional or not after_break
@@ -855,6 +957,121 @@ def appending_if(run_if, then_fn, else_fn, init, names, appends, where: str, pre
     result = list(init)
     for j, v in zip(keep, out):
         result[j] = v
+    return tuple(result)
+
+
+class _MoreRows(Exception):
+    """A branch appended more rows than its list's spare ones, or items of a Python type its
+    rows' tags name none of (``_kept_lists_if``: traced again with more)."""
+
+    def __init__(self, count: int, among: dict):
+        super().__init__(count)
+        self.count, self.among = count, among
+
+
+class _KeptGrowth:
+    """A list a loop filled (``KeptList``), appended to under a traced if after the loop (the
+    last cluster flushed: ``if cur_i >= 0: peaks.append(cur)``), as a branch sees it: its rows
+    and marks with ``spare`` more rows, unmarked, after them; an append writes the next spare
+    row and marks it kept, so the branch that runs keeps its rows and the other's stay unmarked."""
+
+    __slots__ = ("listed", "rows", "kept", "tags", "among", "given", "first", "spare", "count")
+
+    def __init__(self, listed: KeptList, rows: Tracer, kept: Tracer, tags, among: tuple, spare: int):
+        self.listed, self.rows, self.kept, self.tags, self.spare = listed, rows, kept, tags, spare
+        # (a list whose items' Python types the data chose: each row's tag names one of ``among``)
+        self.among = self.given = among
+        self.first, self.count = listed.rows.shape[0], 0
+
+    def append(self, value) -> None:
+        if not self.listed._fits(value):
+            raise self.listed._kind_refusal(value, "append")
+        if self.tags is not None:
+            self.among = type_choice.merge(self.among, type_choice.kinds(value))
+        if self.count < self.spare and self.among == self.given:
+            trace, at, dtype = current_trace(), self.first + self.count, self.rows.dtype
+            self.rows[at] = nested_array(value, dtype) if isinstance(value, tuple) \
+                else as_tracer(trace, value, dtype)
+            self.kept[at] = True
+            if self.tags is not None:
+                self.tags[at] = type_choice.tag(trace, value, self.given)
+        self.count += 1  # (past the spare rows, or a new type: counted, the if traced again)
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        raise UnsupportedError(f"'{self.listed.name}'.{attr} under a traced if that appends to it "
+                               f"after the loop that filled it (at {user_location()}): only append")
+
+
+def _kept_lists_if(run_if, then_fn, else_fn, init, names, lists: dict, where: str):
+    """A traced if whose branches append to lists loops filled (``KeptList``s of this region):
+    each list's rows grow by the most rows a branch appends, unmarked, the if's state; the
+    branch that runs marks its own. The capacity is the loop's rows plus those appends: traced
+    once with one spare row, again with as many as a branch appended where that was more."""
+    spare, among = 1, {}
+    for _ in range(4):
+        try:
+            return _kept_lists_if_once(run_if, then_fn, else_fn, init, names, lists, where, spare, among)
+        except _MoreRows as more:
+            spare, among = max(spare, more.count), {**among, **more.among}
+    raise _no_capacity(names[next(iter(lists))], where)
+
+
+def _kept_lists_if_once(run_if, then_fn, else_fn, init, names, lists: dict, where: str, spare: int,
+                        among: dict):
+    trace = current_trace()
+    keep = [j for j in range(len(names)) if j not in lists]
+    state, parts = [init[j] for j in keep], {}
+    for j, obj in lists.items():
+        zero = constant(trace, np.zeros((), obj.rows.dtype))
+        state.append(fresh(concatenate([obj.rows, broadcast_to(zero, (spare, *obj.rows.shape[1:]))], 0)))
+        unmarked = broadcast_to(constant(trace, np.zeros((), bool)), (spare,))
+        state.append(fresh(concatenate([obj.kept, unmarked], 0)))
+        parts[j] = ("rows", "kept")
+        if obj.choice is not None:
+            zero = constant(trace, np.zeros((), type_choice.TAG))
+            state.append(fresh(concatenate([obj.choice[0], broadcast_to(zero, (spare,))], 0)))
+            parts[j] += ("tags",)
+            among.setdefault(j, obj.choice[1])
+    state_names = (*(names[j] for j in keep),
+                   *(f"{names[j]} {part}" for j, ps in parts.items() for part in ps))
+
+    def branch(fn):
+        def run(*values):
+            full = list(init)
+            for j, v in zip(keep, values):
+                full[j] = v
+            given = iter(values[len(keep):])
+            grown = {j: _KeptGrowth(obj, next(given), next(given),
+                                    next(given) if "tags" in parts[j] else None,
+                                    among.get(j, ()), spare) for j, obj in lists.items()}
+            for j, g in grown.items():
+                full[j] = g
+            out = list(fn(*full))
+            for j, g in grown.items():
+                if out[j] is not g:
+                    raise UnsupportedError(f"'{names[j]}' is appended to and assigned in the if at "
+                                           f"{where}, whose condition is traced: append to it only")
+                if g.count > spare or g.among != among.get(j, ()):  # (no raise: a branch's is the user's)
+                    more.append(_MoreRows(g.count, {j: g.among} if g.tags is not None else {}))
+            return (*(out[j] for j in keep),
+                    *(getattr(g, part) for j, g in grown.items() for part in parts[j]))
+        return run
+
+    more: list = []
+    out = run_if(branch(then_fn), branch(else_fn), tuple(state), state_names)
+    if more:  # (this if's results unused: traced again)
+        raise _MoreRows(max(m.count for m in more), {k: v for m in more for k, v in m.among.items()})
+    result = list(init)
+    for j, v in zip(keep, out):
+        result[j] = v
+    given = iter(out[len(keep):])
+    for j, obj in lists.items():
+        obj.rows, obj.kept, obj.prefix = fresh(next(given)), fresh(next(given)), False
+        if "tags" in parts[j]:
+            obj.choice = fresh(next(given)), among[j]
+        result[j] = obj
     return tuple(result)
 
 

@@ -167,7 +167,12 @@ def _kept_float64(value) -> bool:
     return isinstance(value, KeptList) and value.rows.dtype == np.float64
 
 
-def _read(value, sequence: bool):
+# (a sequence of arrays that jitcore's implementation reads as a whole: a list a loop appended is
+# its rows array, ``primitives.appended_stack``)
+_AS_APPENDED = "appended"
+
+
+def _read(value, sequence: bool | str):
     """An argument as NumPy reads an array operand: a list holding traced values is one traced
     array (or, for a sequence of arrays, each such item is); a list the data filled its kept
     rows, as ``np.array(out)`` (``np.mean(es)``, ``np.sum(es)``: a selection's reduction)."""
@@ -176,6 +181,11 @@ def _read(value, sequence: bool):
     if not _traced_list(value):
         return value
     if sequence:  # a tuple: NumPy's dispatcher for lexsort looks inside tuples only
+        if type(value) is list and prims.appended_pieces(value) is not None:
+            if sequence is _AS_APPENDED:  # (np.stack, np.concatenate: the loop's rows array itself)
+                return value
+            stacked = prims.appended_stack(value)  # (rows of lists of numbers: one array's rows)
+            return tuple(stacked[i] for i in range(stacked.shape[0]))
         return tuple(prims.array_operand(x) if prims.holds_tracer(x) else x for x in value)
     # (items whose types the data chose: an array of NumPy's dtype for them, chosen_dtype.py)
     chosen = chosen_dtype.array_of_items(value)
@@ -212,7 +222,8 @@ def _operands_read(np_fn):
             if kind is inspect.Parameter.VAR_POSITIONAL:
                 bound.arguments[name] = tuple(_read(v, False) for v in value)
             else:
-                bound.arguments[name] = _read(value, i < sequences)
+                bound.arguments[name] = _read(value, _AS_APPENDED if i < sequences and np_fn in (
+                    np.stack, np.concatenate) else i < sequences)
         return dispatched(bound.args, bound.kwargs)
 
     def dispatched(args, kwargs):

@@ -25,7 +25,7 @@ from jitcore import control_flow as cf
 from jitcore.autograph import appending, effects, statements
 from jitcore.autograph.expressions import Indexed
 from jitcore.errors import ConcretizationError, JitTypeError, UnsupportedError
-from jitcore.primitives import as_tracer, broadcast_to, constant
+from jitcore.primitives import as_tracer, broadcast_to, constant, nested_array
 from jitcore.tracer import Tracer, current_trace, fresh, user_location
 
 _DECLINED = (ConcretizationError, JitTypeError, UnsupportedError)
@@ -37,9 +37,13 @@ def comprehension(iterable, element):
     if looped is None:
         return [element(t) for t in iterable]
     rows, (shape, _, weak, scalar), choice = looped
-    made = [appending._row(rows, k, shape, weak, scalar, choice) for k in range(len(rows))]
+    if isinstance(scalar, tuple):  # (lists or tuples of numbers: each as such, session 57)
+        made = appending._rows(rows, 0, len(rows), shape, weak, scalar)
+        held = appending._SequenceRows(made)
+    else:
+        made = held = [appending._row(rows, k, shape, weak, scalar, choice) for k in range(len(rows))]
     if made:  # (np.array of the list, or of a copy, finds the rows by their first)
-        current_trace().appended[id(made[0])] = (rows, made, current_trace().depth, choice)
+        current_trace().appended[id(made[0])] = (rows, held, current_trace().depth, choice)
     return made
 
 
@@ -122,10 +126,12 @@ def _looped(rng: range, source, element):
         return out
 
     why: list = []
+    tried: list = []  # (the trial's item: a list given again is no list each element makes)
 
     def trial():
         try:
-            return (element(item(statements._int64(rng.start))),)
+            tried.append(element(item(statements._int64(rng.start))))
+            return (tried[-1],)
         except ConcretizationError as e:
             why.append(e)
             raise
@@ -147,13 +153,14 @@ def _looped(rng: range, source, element):
     def body(i, carry):
         rows, tags = carry
         value = element(item(i))
-        if appending._kind(value) != kind:
+        if appending._kind(value) != kind or any(value is v for v in tried if type(v) is list):
             raise UnsupportedError(f"a list comprehension's items differ in shape or type (at "
                                    f"{user_location()})")
         k = i if rng.start == 0 and rng.step == 1 else (i - rng.start) // rng.step
         if tags is not None:
             tags = tags.at[k].set(type_choice.tag(current_trace(), value, among))
-        return rows.at[k].set(as_tracer(trace, value, dtype)), tags
+        row = nested_array(value, dtype) if type(value) in (list, tuple) else as_tracer(trace, value, dtype)
+        return rows.at[k].set(row), tags
 
     try:  # (an element that changes a list or dict: refused here, so run in Python)
         with statements._in_user_terms(), effects.watching("for loop", None, (), (), (element,)):

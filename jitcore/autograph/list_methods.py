@@ -233,3 +233,25 @@ def filter_(call):
                     yield v
         return kept()
     return filter_of
+
+
+def heapq_call(f):
+    """``heapq``'s functions (``heappush``, ``heappop``, ``heapreplace``, ...), as converted code
+    calls them: Python's own where no argument holds a traced number; else refused, naming heapq
+    (a heap's order is chosen by comparing its items, which a traced number cannot answer while
+    tracing; before session 57 the user met a message about loop values or appends instead)."""
+    def heapq_(*args, **kwargs):
+        if not prims.holds_tracer((args, kwargs)):
+            return f(*args, **kwargs)
+        name = getattr(f, "__name__", "heapq")
+        raise UnsupportedError(
+            f"heapq.{name} of a list holding traced numbers (at {user_location()}): a heap keeps "
+            "its items ordered by comparing them, and jitcore has no compiled heap (heapq is not "
+            "supported on traced values, whether the list's length stays the same or not). Keep "
+            "the values in an array and take the smallest with np.argmin: free = np.zeros(c); "
+            "k = np.argmin(free); f = free[k]; free[k] = new_value (heappop then heappush), or "
+            "np.sort(x)[:k] for heapq.nsmallest(k, x)")
+
+    heapq_.__name__ = heapq_.__qualname__ = getattr(f, "__name__", "heapq_")
+    heapq_.__wrapped__ = f
+    return heapq_

@@ -157,6 +157,8 @@ def call(f):
     if type(owner) in (list, dict, set) and calltime.recorder() is not None \
             and calltime.recorder().outside(owner):
         return _outside_container_method(f)
+    if getattr(f, "__module__", None) in ("heapq", "_heapq"):  # heapq.heappop(free): named if traced
+        return list_methods.heapq_call(f)
     if type(owner) in (list, tuple) and getattr(f, "__name__", None) in list_methods.COMPARING:
         method = list_methods.list_method(owner, f.__name__, call)  # l.sort(), l.index(v)
         if method is not None:

@@ -327,12 +327,12 @@ def test_r1_nested_if_values(codes):
     check(runs, x - 50.0, jitted=_R1["runs"])
 
 
-def test_r1_append_after_the_loop_is_refused_saying_why():
-    # (a trailing `if cur > 0: lens.append(cur)` after such a loop: the list's length then
-    # depends on the data outside any loop: refused, naming the fallback)
-    with pytest.raises(jc.UnsupportedError, match=r"'lens' is appended to under the if at .*:\d+.*"
-                       r"not outside a loop.*lens\[k\] = v"):
-        jc.jit(word_lengths)(np.array([97, 32, 97, 97] * 3))
+def test_r1_append_after_the_loop_compiles():
+    # (a trailing `if cur > 0: lens.append(cur)` after such a loop: refused until session 57,
+    # now the list's rows grow by that append's row, marked where the if holds)
+    jitted = jc.jit(word_lengths)
+    for codes in (np.array([97, 32, 97, 97] * 3), np.array([97, 97, 32] * 4)):
+        check(word_lengths, codes, jitted=jitted)
 
 
 # -- h3 3.1: an early return and a break in a loop, a variable bound past the return's if -----
