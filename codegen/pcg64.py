@@ -25,6 +25,7 @@ from llvmlite import ir as ll
 from jitcore.codegen.llvm_types import I64, PTR
 from jitcore.codegen.pcg64_derived import DerivedSamplers
 from jitcore.codegen.pcg64_draws import MoreSamplers
+from jitcore.codegen.pcg64_shuffles import SHUFFLES, ShuffleSamplers
 
 I128 = ll.IntType(128)
 F64 = ll.DoubleType()
@@ -51,7 +52,7 @@ SAMPLERS = {"random": ((), F64), "uniform": ((F64, F64), F64), "poisson": ((F64,
             "standard_t": ((F64,), F64), "f": ((F64, F64), F64), "wald": ((F64, F64), F64),
             "triangular": ((F64, F64, F64), F64), "negative_binomial": ((F64, F64), I64),
             "noncentral_chisquare": ((F64, F64), F64), "noncentral_f": ((F64, F64, F64), F64),
-            "logseries": ((F64,), I64), "zipf": ((F64,), I64)}
+            "logseries": ((F64,), I64), "zipf": ((F64,), I64), **SHUFFLES}
 # NumPy's normal ziggurat tables (ki, wi, fi), which jitcore.ziggurat reads back from NumPy and
 # sets here before it compiles a native normal draw.
 ZIGGURAT = None
@@ -78,7 +79,7 @@ def _intrinsic(module: ll.Module, name: str) -> ll.Function:
     return module.declare_intrinsic(name, [F64])
 
 
-class _Sampler(MoreSamplers, DerivedSamplers):
+class _Sampler(MoreSamplers, DerivedSamplers, ShuffleSamplers):
     """Builds one fill function: ``void fill(i64* state, double params..., out*, i64 n)``."""
 
     def __init__(self, module: ll.Module, method: str, arrays: tuple[bool, ...] = ()):
@@ -110,6 +111,9 @@ class _Sampler(MoreSamplers, DerivedSamplers):
         b.store(b.load(self.word(5), typ=I64), self.uint32)
         params = self.fn.args[1:-2]
         out, n = self.fn.args[-2], self.fn.args[-1]
+        if method in SHUFFLES:  # the whole result at once (codegen/pcg64_shuffles.py)
+            getattr(self, method)(params, out, n)
+            return self.finish()
         head, body, done = (self.fn.append_basic_block(x) for x in ("head", "body", "done"))
         start = b.block
         b.branch(head)
@@ -125,6 +129,11 @@ class _Sampler(MoreSamplers, DerivedSamplers):
         i.add_incoming(b.add(i, ll.Constant(I64, 1)), b.block)
         b.branch(head)
         b.position_at_end(done)
+        return self.finish()
+
+    def finish(self) -> ll.Function:
+        """The state (and the kept 32-bit half) stored back into the buffer."""
+        b = self.b
         s = b.load(self.state, typ=I128)
         b.store(b.trunc(s, I64), self.word(0))
         b.store(b.trunc(b.lshr(s, ll.Constant(I128, 64)), I64), self.word(1))

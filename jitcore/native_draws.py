@@ -77,7 +77,9 @@ ZIGGURATS = {**{m: ("normal",) for m in _NORMALS},
                                                "weibull", "power", "rayleigh")},
              **{m: ("normal", "exponential") for m in _GAMMA}}
 _INT64 = (-(2**63), 2**63 - 1)
-assert set(PARAMETERS) | set(FLOAT32.values()) == set(NATIVE_DRAWS)
+# samplers that fill their whole result at once (codegen/pcg64_shuffles.py), from static ints
+WHOLE = ("permutation", "choice_without")
+assert set(PARAMETERS) | set(FLOAT32.values()) | set(WHOLE) == set(NATIVE_DRAWS)
 
 
 def _bit_generator(owner):
@@ -260,6 +262,45 @@ def parameters(method: str, args, kwargs, sample) -> tuple | None:
         elif not isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating)):
             return None
     return values, (tuple(size) if isinstance(size, list) else size), single, native, other
+
+
+def _static_int(x) -> bool:
+    integral = isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+    return integral and _INT64[0] <= x <= _INT64[1]
+
+
+def whole(method: str, args, kwargs, sample) -> tuple | None:
+    """(native sampler, its int64 parameters) when the code can draw ``permutation(n)`` or
+    ``choice(n, size, replace, shuffle=...)`` itself: ``n`` and the size Python ints, no ``p``
+    (``choice`` with replacement is NumPy's ``integers(0, n)``); None for anything else, or
+    for values NumPy refuses (its sampler then raises its error)."""
+    if np.asarray(sample).dtype != np.int64:
+        return None
+    if method == "permutation":
+        n = args[0] if len(args) == 1 and not kwargs else kwargs.get("x") if len(kwargs) == 1 else None
+        return ("permutation", []) if _static_int(n) and n >= 0 else None
+    if method != "choice":
+        return None
+    names = ("a", "size", "replace", "p", "axis", "shuffle")
+    if len(args) > len(names) or set(kwargs) - set(names):
+        return None
+    bound = {"size": None, "replace": True, "p": None, "axis": 0, "shuffle": True, **dict(zip(names, args))}
+    if set(kwargs) & set(names[:len(args)]):
+        return None
+    bound.update(kwargs)
+    n, size = bound.get("a"), bound["size"]
+    axis_zero = _static_int(bound["axis"]) and bound["axis"] == 0
+    if not _static_int(n) or bound["p"] is not None or not axis_zero:
+        return None
+    sizes = () if size is None else tuple(size) if isinstance(size, (tuple, list)) else (size,)
+    if not all(_static_int(s) and s >= 0 for s in sizes):
+        return None
+    count = int(np.prod(sizes, dtype=np.int64))
+    if not all(isinstance(bound[k], (bool, np.bool_)) for k in ("replace", "shuffle")):
+        return None
+    if bound["replace"]:
+        return ("integers", [0, int(n)]) if n >= 1 else None
+    return ("choice_without", [int(n), int(bool(bound["shuffle"]))]) if 0 <= count <= n else None
 
 
 def _broadcasts(method: str, have: tuple, result: tuple) -> bool:

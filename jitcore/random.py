@@ -476,6 +476,11 @@ def _draw_running(recorder, owner, method: str, args, kwargs):
     # A Generator's draws may go through a PCG64 state buffer that the code draws from itself
     # (native_draws): its first operand.
     state = native_draws.state_for(recorder, owner)
+    if state is not None and not any(traced):
+        whole = native_draws.whole(method, args, kwargs, sample)
+        if whole is not None:
+            return _native_whole_draw(recorder, trace, owner, state, whole, sampler, (args, kwargs), write,
+                                      sample)
     native = native_draws.parameters(method, args, kwargs, sample) if state is not None else None
     if native is not None:
         return _native_draw(recorder, trace, owner, method, state, native, sampler, write, sample)
@@ -569,6 +574,22 @@ def _native_draw(recorder, trace, owner, method, state, parameters, sampler, wri
     native_draws.note_draw(recorder, owner, None)
     return _running_result(recorder, trace, owner, native_draws.synced(owner, draw), operands,
                            {"native": native}, sample, sources)
+
+
+def _native_whole_draw(recorder, trace, owner, state, whole, sampler, call, write, sample) -> Tracer:
+    """``permutation(n)`` or ``choice(n, ...)`` of static ints, drawn by the code itself
+    (``codegen/pcg64_shuffles.py``; ``choice`` with replacement as ``integers(0, n)``); its
+    callback, for a buffer that is off, is NumPy's own call."""
+    native, values = whole
+    (args, kwargs), last = call, 1 + len(values)
+
+    def draw(data) -> None:
+        write(data[last], sampler(*args, **kwargs))
+
+    operands = [state.value, *(constant(trace, np.asarray(v, np.int64)).value for v in values)]
+    native_draws.note_draw(recorder, owner, None)
+    return _running_result(recorder, trace, owner, native_draws.synced(owner, draw), operands,
+                           {"native": native}, sample, frozenset())
 
 
 def _probed_with_numbers(owner, method: str, names: list, args, kwargs) -> list:

@@ -2464,6 +2464,24 @@ MUTANTS = [
            "native integers of a 32-bit range drop the high half of each 64-bit draw, which "
            "NumPy's PCG64 keeps for the next 32-bit draw (has_uint32)",
            ("tests/jitcore/test_native_draws_48.py",)),
+    Mutant("pcg64-permutation-by-lemire", "codegen/pcg64_shuffles.py",
+           "self.swap_down(out, self.b.sub(n, _c(1)), _c(1), self.interval)",
+           "self.swap_down(out, self.b.sub(n, _c(1)), _c(1), self.bounded)",
+           "permutation(n) swaps by Lemire's bounded draws, where NumPy's _shuffle_raw draws "
+           "random_interval's masked ones (choice's _shuffle_int is Lemire's)",
+           ("tests/jitcore/test_native_shuffles_57.py",)),
+    Mutant("pcg64-choice-tail-cutoff-swapped", "codegen/pcg64_shuffles.py",
+           "cutoff = b.select(shuffled, _c(50), _c(20))",
+           "cutoff = b.select(shuffled, _c(20), _c(50))",
+           "choice without replacement takes the tail shuffle at n // 20 when shuffled (NumPy: "
+           "n // 50) and n // 50 when not (NumPy: n // 20)",
+           ("tests/jitcore/test_native_shuffles_57.py",)),
+    Mutant("pcg64-choice-floyd-keeps-repeat", "codegen/pcg64_shuffles.py",
+           "chosen = b.select(free_slot, v, j)",
+           "chosen = b.select(free_slot, v, v)",
+           "Floyd's choice keeps a value drawn twice instead of taking j: a sample without "
+           "replacement with a repeat",
+           ("tests/jitcore/test_native_shuffles_57.py",)),
     Mutant("pcg64-gamma-squeeze-constant", "codegen/pcg64_draws.py",
            "b.fmul(b.fmul(f64(0.0331), xx), xx)",
            "b.fmul(b.fmul(f64(0.02), xx), xx)",
