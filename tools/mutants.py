@@ -2482,6 +2482,18 @@ MUTANTS = [
            "Floyd's choice keeps a value drawn twice instead of taking j: a sample without "
            "replacement with a repeat",
            ("tests/jitcore/test_native_shuffles_57.py",)),
+    Mutant("fuse-reduction-recomputes-stored-update", "passes/fuse.py",
+           "    if cost and _stored_and_reduced(producer, consumer):",
+           "    if False:",
+           "IPF's m.sum(axis=1) after m = m * f in a loop recomputes the update from the old m, "
+           "which then lives past the update: a second buffer traded at each step, no row group",
+           ("tests/jitcore/test_reduced_update_57.py",)),
+    Mutant("row-groups-top-level-only", "codegen/cpu/rowwise.py",
+           "                       nested=True)",
+           "                       nested=False)",
+           "row groups formed only among the function's top-level launches: a loop body's update "
+           "and its row sum run as two passes over the array",
+           ("tests/jitcore/test_reduced_update_57.py",)),
     Mutant("pcg64-gamma-squeeze-constant", "codegen/pcg64_draws.py",
            "b.fmul(b.fmul(f64(0.0331), xx), xx)",
            "b.fmul(b.fmul(f64(0.02), xx), xx)",
