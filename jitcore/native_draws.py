@@ -64,6 +64,7 @@ PARAMETERS = {"random": (), "uniform": (("low", 0.0), ("high", 1.0)), "poisson":
               "logseries": (("p", None),), "zipf": (("a", None),)}
 _COUNTS = ("poisson", "integers", "binomial", "geometric", "negative_binomial", "logseries", "zipf")
 RESULT_DTYPE = {name: np.dtype(np.int64 if name in _COUNTS else np.float64) for name in PARAMETERS}
+RESULT_DTYPE["integers_bounded"] = np.dtype(np.int64)
 # sampler -> its native sampler for dtype=np.float32 (NumPy's float samplers draw 32-bit words)
 FLOAT32 = {"random": "random_float32"}
 # sampler -> the places of its int64 parameters (the others are float64)
@@ -79,7 +80,13 @@ ZIGGURATS = {**{m: ("normal",) for m in _NORMALS},
 _INT64 = (-(2**63), 2**63 - 1)
 # samplers that fill their whole result at once (codegen/pcg64_shuffles.py), from static ints
 WHOLE = ("permutation", "choice_without")
-assert set(PARAMETERS) | set(FLOAT32.values()) | set(WHOLE) == set(NATIVE_DRAWS)
+# integers(low, high, dtype=..., endpoint=...) other than int64's [low, high): the bounds, then
+# whether high is in, and the least low and greatest high NumPy accepts for the dtype
+BOUNDED = "integers_bounded"
+# integers' dtypes whose draws are the int64 draws of the same bounds, converted (NumPy's 32-bit
+# fill draws as its 64-bit one does below 2**32); 8- and 16-bit ones share 32-bit words
+INTEGER_DTYPES = tuple(np.dtype(t) for t in (np.int64, np.int32, np.uint32, np.uint64))
+assert set(PARAMETERS) | set(FLOAT32.values()) | set(WHOLE) | {BOUNDED} == set(NATIVE_DRAWS)
 
 
 def _bit_generator(owner):
@@ -215,6 +222,17 @@ def parameters(method: str, args, kwargs, sample) -> tuple | None:
     ``FLOAT32`` has a sampler for ``dtype=np.float32``; else None."""
     kwargs, other = dict(kwargs), {}
     native = method
+    if method == "integers" and ("dtype" in kwargs or "endpoint" in kwargs):
+        try:
+            dtype = np.dtype(kwargs.get("dtype", np.int64))
+        except TypeError:
+            return None
+        endpoint = kwargs.pop("endpoint", False)
+        if dtype not in INTEGER_DTYPES or not isinstance(endpoint, (bool, np.bool_)):
+            return None
+        other = {"dtype": kwargs.pop("dtype", np.int64), "endpoint": endpoint}
+        if endpoint or dtype != np.int64:
+            native = BOUNDED
     if "dtype" in kwargs and method in FLOAT32:
         try:
             float32 = np.dtype(kwargs["dtype"]) == np.float32
@@ -223,7 +241,10 @@ def parameters(method: str, args, kwargs, sample) -> tuple | None:
         other["dtype"] = kwargs.pop("dtype")
         if float32:
             native = FLOAT32[method]
-    if method not in PARAMETERS or np.asarray(sample).dtype != RESULT_DTYPE.get(native, np.float32):
+    if method == "integers":  # (drawn as int64, then converted)
+        if np.asarray(sample).dtype not in INTEGER_DTYPES:
+            return None
+    elif method not in PARAMETERS or np.asarray(sample).dtype != RESULT_DTYPE.get(native, np.float32):
         return None
     for kind in ZIGGURATS.get(method, ()):  # NumPy's ziggurat tables, read back from it
         zig = ziggurat.tables(ziggurat.EXPONENTIAL if kind == "exponential" else ziggurat.NORMAL)
@@ -261,7 +282,19 @@ def parameters(method: str, args, kwargs, sample) -> tuple | None:
                 return None
         elif not isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating)):
             return None
-    return values, (tuple(size) if isinstance(size, list) else size), single, native, other
+    extra = []
+    if native == BOUNDED:
+        extra = _bounds_checked(np.asarray(sample).dtype, bool(other["endpoint"]))
+    return values, (tuple(size) if isinstance(size, list) else size), single, native, other, extra
+
+
+def _bounds_checked(dtype: np.dtype, closed: bool) -> list:
+    """``integers_bounded``'s constants after the bounds: [closed, least low, greatest high]
+    that NumPy accepts for ``dtype`` (``high`` one past the dtype's greatest unless closed; at
+    most int64's, as every bound here is an int64), which the code checks before it draws
+    (others call back, and NumPy raises its error)."""
+    info = np.iinfo(dtype)
+    return [int(closed), int(info.min), min(int(info.max) + (not closed), _INT64[1])]
 
 
 def _static_int(x) -> bool:

@@ -2482,6 +2482,17 @@ MUTANTS = [
            "Floyd's choice keeps a value drawn twice instead of taking j: a sample without "
            "replacement with a repeat",
            ("tests/jitcore/test_native_shuffles_57.py",)),
+    Mutant("integers-bounds-without-one-past", "jitcore/native_draws.py",
+           "min(int(info.max) + (not closed), _INT64[1])",
+           "min(int(info.max), _INT64[1])",
+           "integers(lo, 2**31, dtype=np.int32), which NumPy accepts (high is one past int32's "
+           "greatest), calls back into NumPy at each draw instead of drawing natively",
+           ("tests/jitcore/test_native_shuffles_57.py",)),
+    Mutant("integers-bounded-open-as-closed", "codegen/pcg64.py",
+           "rng = b.select(shut, top, b.sub(top, ll.Constant(I64, 1)))",
+           "rng = top",
+           "integers(lo, hi, dtype=np.int32) draws from [lo, hi] as endpoint=True does",
+           ("tests/jitcore/test_native_shuffles_57.py",)),
     Mutant("fuse-reduction-recomputes-stored-update", "passes/fuse.py",
            "    if cost and _stored_and_reduced(producer, consumer):",
            "    if False:",

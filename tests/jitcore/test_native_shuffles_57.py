@@ -4,6 +4,7 @@ codegen/pcg64_shuffles.py): bit for bit NumPy's in a while loop, the generator l
 state, no call back into Python, and ``random`` beside them still native."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 
 import jitcore as jc
@@ -111,3 +112,56 @@ def test_knockout_draws_natively(callbacks):
     for w, g in zip(knockout(st, a, 5, x.copy()), jk(st, b, 5, x.copy())):
         np.testing.assert_array_equal(g, w)
     assert a.random() == b.random()
+
+
+def int_kinds(rng, lo, hi, n):
+    """integers of int32, uint32 and uint64 and with endpoint=True, traced int64 bounds."""
+    t = np.int64(0)
+    u = np.uint64(0)
+    k = 0
+    while k < n:
+        t ^= rng.integers(lo, hi, dtype=np.int32) + rng.integers(lo, hi, endpoint=True)
+        u ^= rng.integers(hi, dtype=np.uint32, size=3).sum()
+        u ^= rng.integers(lo, hi + 1, dtype=np.uint64, endpoint=True)
+        t ^= rng.integers(lo, hi, size=(2,), dtype=np.int32)[1]
+        k += 1
+    last = rng.integers(hi, endpoint=True, size=2, dtype=np.uint32)
+    return t, u, rng.integers(lo, hi, dtype=np.int32), last
+
+
+j_int_kinds = jc.jit(int_kinds)
+
+
+@pytest.mark.parametrize("lo, hi", [(0, 1), (0, 5), (3, 2**31), (7, 100000)])
+def test_integers_of_other_dtypes_and_endpoint(callbacks, lo, hi):  # noqa: F811
+    for seed in range(3):
+        a, b = _pair(seed)
+        if seed % 2:
+            a.integers(0, 5, dtype=np.int32)
+            b.integers(0, 5, dtype=np.int32)
+        want = int_kinds(a, lo, hi, 5)
+        callbacks[0] = 0
+        got = j_int_kinds(b, lo, hi, 5)
+        assert callbacks[0] == 0
+        for w, g in zip(want, got):
+            assert type(g) is type(w)
+            np.testing.assert_array_equal(g, w)
+            assert np.asarray(g).dtype == np.asarray(w).dtype
+        _same_state(a, b)
+
+
+@pytest.mark.parametrize("hi", [2**31 + 1, 0])
+def test_integers_out_of_the_dtypes_bounds_raise_numpys_error(hi):
+    def f(rng, hi, n):
+        t = 0
+        k = 0
+        while k < n:
+            t += rng.integers(0, hi, dtype=np.int32)
+            k += 1
+        return t
+
+    with pytest.raises(ValueError) as want:
+        f(np.random.default_rng(0), hi, 2)
+    with pytest.raises(ValueError) as got:
+        jc.jit(f)(np.random.default_rng(0), hi, 2)
+    assert str(got.value) == str(want.value)
