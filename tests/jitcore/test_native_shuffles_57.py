@@ -129,11 +129,11 @@ def int_kinds(rng, lo, hi, n):
     return t, u, rng.integers(lo, hi, dtype=np.int32), last
 
 
-j_int_kinds = jc.jit(int_kinds)
-
-
 @pytest.mark.parametrize("lo, hi", [(0, 1), (0, 5), (3, 2**31), (7, 100000)])
 def test_integers_of_other_dtypes_and_endpoint(callbacks, lo, hi):  # noqa: F811
+    # jitted here: the compiled code's trampoline keeps the callback it found at its first
+    # call, so a function jitted at import would count into the first test's fixture
+    j_int_kinds = jc.jit(int_kinds)
     for seed in range(3):
         a, b = _pair(seed)
         if seed % 2:
