@@ -25,6 +25,7 @@ from llvmlite import ir as ll
 from jitcore.codegen.llvm_types import I64, PTR
 from jitcore.codegen.pcg64_derived import DerivedSamplers
 from jitcore.codegen.pcg64_draws import MoreSamplers
+from jitcore.codegen.pcg64_shuffles import SHUFFLES, ShuffleSamplers
 
 I128 = ll.IntType(128)
 F64 = ll.DoubleType()
@@ -51,7 +52,8 @@ SAMPLERS = {"random": ((), F64), "uniform": ((F64, F64), F64), "poisson": ((F64,
             "standard_t": ((F64,), F64), "f": ((F64, F64), F64), "wald": ((F64, F64), F64),
             "triangular": ((F64, F64, F64), F64), "negative_binomial": ((F64, F64), I64),
             "noncentral_chisquare": ((F64, F64), F64), "noncentral_f": ((F64, F64, F64), F64),
-            "logseries": ((F64,), I64), "zipf": ((F64,), I64)}
+            "logseries": ((F64,), I64), "zipf": ((F64,), I64),
+            "integers_bounded": ((I64, I64, I64, I64, I64), I64), **SHUFFLES}
 # NumPy's normal ziggurat tables (ki, wi, fi), which jitcore.ziggurat reads back from NumPy and
 # sets here before it compiles a native normal draw.
 ZIGGURAT = None
@@ -78,7 +80,7 @@ def _intrinsic(module: ll.Module, name: str) -> ll.Function:
     return module.declare_intrinsic(name, [F64])
 
 
-class _Sampler(MoreSamplers, DerivedSamplers):
+class _Sampler(MoreSamplers, DerivedSamplers, ShuffleSamplers):
     """Builds one fill function: ``void fill(i64* state, double params..., out*, i64 n)``."""
 
     def __init__(self, module: ll.Module, method: str, arrays: tuple[bool, ...] = ()):
@@ -110,6 +112,9 @@ class _Sampler(MoreSamplers, DerivedSamplers):
         b.store(b.load(self.word(5), typ=I64), self.uint32)
         params = self.fn.args[1:-2]
         out, n = self.fn.args[-2], self.fn.args[-1]
+        if method in SHUFFLES:  # the whole result at once (codegen/pcg64_shuffles.py)
+            getattr(self, method)(params, out, n)
+            return self.finish()
         head, body, done = (self.fn.append_basic_block(x) for x in ("head", "body", "done"))
         start = b.block
         b.branch(head)
@@ -125,6 +130,11 @@ class _Sampler(MoreSamplers, DerivedSamplers):
         i.add_incoming(b.add(i, ll.Constant(I64, 1)), b.block)
         b.branch(head)
         b.position_at_end(done)
+        return self.finish()
+
+    def finish(self) -> ll.Function:
+        """The state (and the kept 32-bit half) stored back into the buffer."""
+        b = self.b
         s = b.load(self.state, typ=I128)
         b.store(b.trunc(s, I64), self.word(0))
         b.store(b.trunc(b.lshr(s, ll.Constant(I128, 64)), I64), self.word(1))
@@ -289,9 +299,21 @@ class _Sampler(MoreSamplers, DerivedSamplers):
     def integers(self, low: ll.Value, high: ll.Value) -> ll.Value:
         """``integers(low, high)`` of int64: NumPy's ``random_bounded_uint64_fill`` with
         ``off = low``, ``rng = high - 1 - low`` (unsigned), Lemire's method (not masked)."""
+        return self.bounded_from(low, self.b.sub(self.b.sub(high, ll.Constant(I64, 1)), low))
+
+    def integers_bounded(self, low: ll.Value, high: ll.Value, closed: ll.Value, least, greatest) -> ll.Value:
+        """``integers(low, high, dtype=..., endpoint=...)`` (int32, uint32, uint64 or
+        ``endpoint=True``): ``rng = high - low``, less 1 unless ``closed``; NumPy's 32-bit fill
+        draws as its 64-bit one does below 2**32, so the values are these, converted."""
         b = self.b
-        off = low
-        rng = b.sub(b.sub(high, ll.Constant(I64, 1)), low)
+        top = b.sub(high, low)
+        shut = b.icmp_unsigned("!=", closed, ll.Constant(I64, 0))
+        rng = b.select(shut, top, b.sub(top, ll.Constant(I64, 1)))
+        return self.bounded_from(low, rng)
+
+    def bounded_from(self, off: ll.Value, rng: ll.Value) -> ll.Value:
+        """``off`` plus a draw in ``[0, rng]`` (``rng`` unsigned), as NumPy's bounded fill."""
+        b = self.b
         names = ("int.zero", "int.nonzero", "int.small", "int.large", "int.all32", "int.lemire32",
                  "int.all64", "int.lemire64", "int.done")
         zero, nonzero, small, large, all32, lemire32, all64, lemire64, done = (
@@ -504,6 +526,12 @@ def params_ok(b: ll.IRBuilder, method: str, params: list[ll.Value]) -> ll.Value:
         return b.fcmp_ordered(">", params[1], f64(0.0))
     if method == "integers":  # low < high, else NumPy's ValueError
         return b.icmp_signed("<", params[0], params[1])
+    if method == "integers_bounded":  # least <= low < high <= greatest (low <= high if closed)
+        low, high, closed, least, greatest = params
+        ordered = b.select(b.icmp_unsigned("!=", closed, ll.Constant(I64, 0)), b.icmp_signed("<=", low, high),
+                           b.icmp_signed("<", low, high))
+        inside = b.and_(b.icmp_signed(">=", low, least), b.icmp_signed("<=", high, greatest))
+        return b.and_(ordered, inside)
     if method == "poisson":  # lam >= 0 (else ValueError), far below NumPy's POISSON_LAM_MAX
         return b.and_(b.fcmp_ordered(">=", params[0], f64(0.0)), b.fcmp_ordered("<", params[0], f64(1e15)))
     if method in ("exponential", "standard_gamma"):  # NumPy refuses a negative sign (-0.0 too)

@@ -195,13 +195,21 @@ class CompiledFunction:
     code_flags: tuple[bool, bool, bool] = ()
 
 
-def launch_runs(plan: CompiledFunction, fits, joins) -> list[list[int]]:
+def launch_runs(plan: CompiledFunction, fits, joins, nested: bool = False) -> list[list[int]]:
     """The runs of consecutive top-level launches (launch indices, in program order) whose
     every launch ``fits(index)`` and ``joins(run, index)`` the run so far; any other step, or a
-    launch that does not fit or join, ends a run. The targets' row groups are such runs."""
+    launch that does not fit or join, ends a run. The targets' row groups are such runs.
+    ``nested``: also the runs of consecutive launches in each loop's body and branch's arm."""
+    return _runs_in(plan.program, fits, joins, nested)
+
+
+def _runs_in(steps, fits, joins, nested: bool) -> list[list[int]]:
     runs: list[list[int]] = []
     current: list[int] = []
-    for step in plan.program:
+    for step in steps:
+        if nested:
+            for inner in _inner_steps(step):
+                runs += _runs_in(inner, fits, joins, nested)
         index = step.launch if isinstance(step, Run) else None
         fitting = index is not None and fits(index)
         if fitting and (not current or joins(current, index)):
@@ -213,4 +221,15 @@ def launch_runs(plan: CompiledFunction, fits, joins) -> list[list[int]]:
     if current:
         runs.append(current)
     return runs
+
+
+def _inner_steps(step) -> tuple:
+    """The step lists inside ``step``: a loop's body (and a while's condition), a branch's arms."""
+    if isinstance(step, ForLoop):
+        return (step.body,)
+    if isinstance(step, WhileLoop):
+        return (step.before, step.body)
+    if isinstance(step, Branch):
+        return (step.then, step.otherwise)
+    return ()
 

@@ -64,6 +64,7 @@ PARAMETERS = {"random": (), "uniform": (("low", 0.0), ("high", 1.0)), "poisson":
               "logseries": (("p", None),), "zipf": (("a", None),)}
 _COUNTS = ("poisson", "integers", "binomial", "geometric", "negative_binomial", "logseries", "zipf")
 RESULT_DTYPE = {name: np.dtype(np.int64 if name in _COUNTS else np.float64) for name in PARAMETERS}
+RESULT_DTYPE["integers_bounded"] = np.dtype(np.int64)
 # sampler -> its native sampler for dtype=np.float32 (NumPy's float samplers draw 32-bit words)
 FLOAT32 = {"random": "random_float32"}
 # sampler -> the places of its int64 parameters (the others are float64)
@@ -77,7 +78,15 @@ ZIGGURATS = {**{m: ("normal",) for m in _NORMALS},
                                                "weibull", "power", "rayleigh")},
              **{m: ("normal", "exponential") for m in _GAMMA}}
 _INT64 = (-(2**63), 2**63 - 1)
-assert set(PARAMETERS) | set(FLOAT32.values()) == set(NATIVE_DRAWS)
+# samplers that fill their whole result at once (codegen/pcg64_shuffles.py), from static ints
+WHOLE = ("permutation", "choice_without")
+# integers(low, high, dtype=..., endpoint=...) other than int64's [low, high): the bounds, then
+# whether high is in, and the least low and greatest high NumPy accepts for the dtype
+BOUNDED = "integers_bounded"
+# integers' dtypes whose draws are the int64 draws of the same bounds, converted (NumPy's 32-bit
+# fill draws as its 64-bit one does below 2**32); 8- and 16-bit ones share 32-bit words
+INTEGER_DTYPES = tuple(np.dtype(t) for t in (np.int64, np.int32, np.uint32, np.uint64))
+assert set(PARAMETERS) | set(FLOAT32.values()) | set(WHOLE) | {BOUNDED} == set(NATIVE_DRAWS)
 
 
 def _bit_generator(owner):
@@ -213,6 +222,17 @@ def parameters(method: str, args, kwargs, sample) -> tuple | None:
     ``FLOAT32`` has a sampler for ``dtype=np.float32``; else None."""
     kwargs, other = dict(kwargs), {}
     native = method
+    if method == "integers" and ("dtype" in kwargs or "endpoint" in kwargs):
+        try:
+            dtype = np.dtype(kwargs.get("dtype", np.int64))
+        except TypeError:
+            return None
+        endpoint = kwargs.pop("endpoint", False)
+        if dtype not in INTEGER_DTYPES or not isinstance(endpoint, (bool, np.bool_)):
+            return None
+        other = {"dtype": kwargs.pop("dtype", np.int64), "endpoint": endpoint}
+        if endpoint or dtype != np.int64:
+            native = BOUNDED
     if "dtype" in kwargs and method in FLOAT32:
         try:
             float32 = np.dtype(kwargs["dtype"]) == np.float32
@@ -221,7 +241,10 @@ def parameters(method: str, args, kwargs, sample) -> tuple | None:
         other["dtype"] = kwargs.pop("dtype")
         if float32:
             native = FLOAT32[method]
-    if method not in PARAMETERS or np.asarray(sample).dtype != RESULT_DTYPE.get(native, np.float32):
+    if method == "integers":  # (drawn as int64, then converted)
+        if np.asarray(sample).dtype not in INTEGER_DTYPES:
+            return None
+    elif method not in PARAMETERS or np.asarray(sample).dtype != RESULT_DTYPE.get(native, np.float32):
         return None
     for kind in ZIGGURATS.get(method, ()):  # NumPy's ziggurat tables, read back from it
         zig = ziggurat.tables(ziggurat.EXPONENTIAL if kind == "exponential" else ziggurat.NORMAL)
@@ -259,7 +282,58 @@ def parameters(method: str, args, kwargs, sample) -> tuple | None:
                 return None
         elif not isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating)):
             return None
-    return values, (tuple(size) if isinstance(size, list) else size), single, native, other
+    extra = []
+    if native == BOUNDED:
+        extra = _bounds_checked(np.asarray(sample).dtype, bool(other["endpoint"]))
+    return values, (tuple(size) if isinstance(size, list) else size), single, native, other, extra
+
+
+def _bounds_checked(dtype: np.dtype, closed: bool) -> list:
+    """``integers_bounded``'s constants after the bounds: [closed, least low, greatest high]
+    that NumPy accepts for ``dtype`` (``high`` one past the dtype's greatest unless closed; at
+    most int64's, as every bound here is an int64), which the code checks before it draws
+    (others call back, and NumPy raises its error)."""
+    info = np.iinfo(dtype)
+    return [int(closed), int(info.min), min(int(info.max) + (not closed), _INT64[1])]
+
+
+def _static_int(x) -> bool:
+    integral = isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+    return integral and _INT64[0] <= x <= _INT64[1]
+
+
+def whole(method: str, args, kwargs, sample) -> tuple | None:
+    """(native sampler, its int64 parameters) when the code can draw ``permutation(n)`` or
+    ``choice(n, size, replace, shuffle=...)`` itself: ``n`` and the size Python ints, no ``p``
+    (``choice`` with replacement is NumPy's ``integers(0, n)``); None for anything else, or
+    for values NumPy refuses (its sampler then raises its error)."""
+    if np.asarray(sample).dtype != np.int64:
+        return None
+    if method == "permutation":
+        n = args[0] if len(args) == 1 and not kwargs else kwargs.get("x") if len(kwargs) == 1 else None
+        return ("permutation", []) if _static_int(n) and n >= 0 else None
+    if method != "choice":
+        return None
+    names = ("a", "size", "replace", "p", "axis", "shuffle")
+    if len(args) > len(names) or set(kwargs) - set(names):
+        return None
+    bound = {"size": None, "replace": True, "p": None, "axis": 0, "shuffle": True, **dict(zip(names, args))}
+    if set(kwargs) & set(names[:len(args)]):
+        return None
+    bound.update(kwargs)
+    n, size = bound.get("a"), bound["size"]
+    axis_zero = _static_int(bound["axis"]) and bound["axis"] == 0
+    if not _static_int(n) or bound["p"] is not None or not axis_zero:
+        return None
+    sizes = () if size is None else tuple(size) if isinstance(size, (tuple, list)) else (size,)
+    if not all(_static_int(s) and s >= 0 for s in sizes):
+        return None
+    count = int(np.prod(sizes, dtype=np.int64))
+    if not all(isinstance(bound[k], (bool, np.bool_)) for k in ("replace", "shuffle")):
+        return None
+    if bound["replace"]:
+        return ("integers", [0, int(n)]) if n >= 1 else None
+    return ("choice_without", [int(n), int(bool(bound["shuffle"]))]) if 0 <= count <= n else None
 
 
 def _broadcasts(method: str, have: tuple, result: tuple) -> bool:

@@ -476,6 +476,11 @@ def _draw_running(recorder, owner, method: str, args, kwargs):
     # A Generator's draws may go through a PCG64 state buffer that the code draws from itself
     # (native_draws): its first operand.
     state = native_draws.state_for(recorder, owner)
+    if state is not None and not any(traced):
+        whole = native_draws.whole(method, args, kwargs, sample)
+        if whole is not None:
+            return _native_whole_draw(recorder, trace, owner, state, whole, sampler, (args, kwargs), write,
+                                      sample)
     native = native_draws.parameters(method, args, kwargs, sample) if state is not None else None
     if native is not None:
         return _native_draw(recorder, trace, owner, method, state, native, sampler, write, sample)
@@ -550,13 +555,17 @@ def _native_draw(recorder, trace, owner, method, state, parameters, sampler, wri
     """A draw the code makes itself from the state buffer (``codegen/pcg64.py``), bit for bit
     NumPy's; its callback draws with NumPy's sampler when the buffer is off (not a PCG64) or
     the parameters are ones the code leaves to NumPy (bad ones: NumPy raises its error)."""
-    values, size, single, native, other = parameters
+    values, size, single, native, other, extra = parameters
     shape = np.shape(sample)
     reads = [operand_reader(shape if isinstance(v, Tracer) and v.ndim else (), dtype)
              for v, dtype in zip(values, native_draws.parameter_dtypes(method))]
-    count = len(values)
+    count = len(values) + len(extra)  # (the result's place after the operands)
     if size is not None:
         other = {**other, "size": size}
+    dtype = np.asarray(sample).dtype
+    drawn = native_draws.RESULT_DTYPE.get(native, dtype)  # integers of int32, ...: drawn as int64
+    if drawn != dtype:
+        write = result_writer(shape, drawn)  # (NumPy's int32 values, cast)
 
     def draw(data) -> None:
         params = [read(data[1 + k]) for k, read in enumerate(reads)]
@@ -564,11 +573,33 @@ def _native_draw(recorder, trace, owner, method, state, parameters, sampler, wri
             params = params[1:]
         write(data[1 + count], sampler(*params, **other))
 
-    operands = [state.value, *native_draws.operands(trace, method, values, shape)]
+    operands = [state.value, *native_draws.operands(trace, method, values, shape),
+                *(constant(trace, np.asarray(v, np.int64)).value for v in extra)]
     sources = frozenset().union(*(v.sources for v in values if isinstance(v, Tracer)))
     native_draws.note_draw(recorder, owner, None)
+    wide = sample if drawn == dtype else np.asarray(sample).astype(drawn) if shape else drawn.type(sample)
+    out = _running_result(recorder, trace, owner, native_draws.synced(owner, draw), operands,
+                          {"native": native}, wide, sources)
+    if drawn != dtype:  # NumPy's scalar of that dtype, or its array
+        out = convert(out, dtype)
+        out.scalar, out.weak = not isinstance(sample, np.ndarray), False
+    return out
+
+
+def _native_whole_draw(recorder, trace, owner, state, whole, sampler, call, write, sample) -> Tracer:
+    """``permutation(n)`` or ``choice(n, ...)`` of static ints, drawn by the code itself
+    (``codegen/pcg64_shuffles.py``; ``choice`` with replacement as ``integers(0, n)``); its
+    callback, for a buffer that is off, is NumPy's own call."""
+    native, values = whole
+    (args, kwargs), last = call, 1 + len(values)
+
+    def draw(data) -> None:
+        write(data[last], sampler(*args, **kwargs))
+
+    operands = [state.value, *(constant(trace, np.asarray(v, np.int64)).value for v in values)]
+    native_draws.note_draw(recorder, owner, None)
     return _running_result(recorder, trace, owner, native_draws.synced(owner, draw), operands,
-                           {"native": native}, sample, sources)
+                           {"native": native}, sample, frozenset())
 
 
 def _probed_with_numbers(owner, method: str, names: list, args, kwargs) -> list:

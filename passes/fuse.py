@@ -455,6 +455,8 @@ def _should_inline(producer: kernel.GenericOp, consumer: kernel.GenericOp, index
         return False  # recomputed per column it would keep the contraction from a BLAS call
     if cost and store_shared and _shared_by_row_reduction(producer):
         return False  # softmax's exp(x - max): computed once, stored, read by both
+    if cost and _stored_and_reduced(producer, consumer):
+        return False  # IPF's m = m * f; m.sum(axis=1): the sum reads the new m, not the old
     if cost and _stored_for_a_contraction(producer):
         return False  # the MLP's h = tanh(x @ w1 + b1): stored anyway, read, not recomputed
     return cost <= max_recompute
@@ -557,6 +559,26 @@ def _shared_by_row_reduction(producer: kernel.GenericOp) -> bool:
     reducers = [u for u in kernels if u.has_reduction and u.iterator_types[0] == kernel.PARALLEL]
     return any(_reads_result_of(user, reducer) for reducer in reducers for user in kernels
                if user is not reducer and not user.has_reduction)
+
+
+def _stored_and_reduced(producer: kernel.GenericOp, consumer: kernel.GenericOp) -> bool:
+    """Whether ``producer``'s result is stored anyway (a loop's yield, the function's return or
+    another array op reads it), ``consumer`` reduces it over ``producer``'s own domain, and
+    ``producer`` reads an input as large as its result (every dim of extent over 1): then the
+    reduction recomputing it would read that input, as many bytes as the stored result, and
+    would keep it alive past ``producer``, which could not write over it. IPF's ``m = m *
+    f[:, None]; e = m.sum(axis=1)`` in a loop: the sum re-read the old ``m``, so the new one
+    took a fresh buffer and was copied into the loop's at each step (the step 2x slower); now
+    the new ``m`` is written in place and the CPU's row group (``codegen/cpu/rowwise.py``)
+    sums each block of its rows while they are in cache."""
+    domain = producer.domain()
+    if not consumer.has_reduction or consumer.domain() != domain:
+        return False
+    if all(isinstance(op, kernel.GenericOp) for r in producer.results for op, _ in r.uses):
+        return False
+    full = {d for d, n in enumerate(domain) if n != 1}
+    return any({e.dim for e in m.exprs if e.dim is not None} >= full
+               for v, m in zip(producer.operands, producer.input_maps) if v.type.shape == tuple(domain))
 
 
 def _reads_result_of(op: Operation, source: Operation, depth: int = 4) -> bool:

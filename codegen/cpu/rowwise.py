@@ -83,7 +83,8 @@ def row_groups(plan: CompiledFunction, ops: list[Operation], min_work: int,
     when it runs (``backend._one_call_below_min_split``), so one code serves every size, and
     a group's bits are its kernels' run one after another."""
     groups: list[RowGroup] = []
-    runs = launch_runs(plan, lambda i: _candidate(plan, i, ops[i]), lambda run, i: _joins(plan, ops, run, i))
+    runs = launch_runs(plan, lambda i: _candidate(plan, i, ops[i]), lambda run, i: _joins(plan, ops, run, i),
+                       nested=True)
     for run in runs:
         work = sum(math.prod(ops[i].domain()) for i in run)
         sized = any(d in symbols for i in run for d in ops[i].domain())

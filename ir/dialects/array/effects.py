@@ -22,7 +22,7 @@ NATIVE_DRAWS = ("random", "uniform", "poisson", "integers", "laplace", "gumbel",
                 "gamma", "chisquare", "beta", "binomial", "geometric", "random_float32",
                 "lognormal", "pareto", "weibull", "power", "rayleigh", "standard_cauchy", "standard_t",
                 "f", "wald", "triangular", "negative_binomial", "noncentral_chisquare", "noncentral_f",
-                "logseries", "zipf")
+                "logseries", "zipf", "permutation", "choice_without", "integers_bounded")
 
 
 class CallbackOp(ArrayOp):
