@@ -173,10 +173,14 @@ class Operation:
         """Its two operands may be swapped without changing a bit of the result: Commutative,
         and not on complex numbers, whose products (fused multiply-adds on the parts, as in
         NumPy's loop) can differ in the last bit or the sign of a zero part when swapped."""
-        if COMMUTATIVE not in self.traits or len(self.operands) != 2:
+        operands = self._operands
+        if COMMUTATIVE not in self.traits or len(operands) != 2:
             return False
-        elements = (getattr(v.type, "element", v.type) for v in self.operands)
-        return not any(getattr(t, "is_complex", False) for t in elements)
+        for v in operands:  # (a loop: canonicalize and CSE ask every op)
+            t = getattr(v.type, "element", v.type)
+            if getattr(t, "is_complex", False):
+                return False
+        return True
 
     @property
     def parent_op(self) -> Operation | None:
