@@ -1179,12 +1179,12 @@ def convert_function(fn: ast.FunctionDef) -> ast.FunctionDef:
     live = analysis.Liveness(fn)
     own = analysis.local_names(fn) - declared
     written_outer = _outer_arrays_written(fn, own)
-    counted = {id(n): analysis.counted_while(n) for n in analysis.walk(fn) if isinstance(n, ast.While)}
-    stepped = {id(n): analysis.stepped_while(n) for n in analysis.walk(fn)
-               if isinstance(n, ast.While) and counted[id(n)] is None}
-    affine = {id(n): analysis.affine_while(n) for n in analysis.walk(fn) if isinstance(n, ast.While)}
-    tests = {id(n): n.test for n in analysis.walk(fn) if isinstance(n, ast.While)}
-    guards = {id(n): analysis.while_guard(n) for n in analysis.walk(fn) if isinstance(n, ast.While)}
+    whiles = [n for n in analysis.walk(fn) if isinstance(n, ast.While)]  # (the analyses change none)
+    counted = {id(n): analysis.counted_while(n) for n in whiles}
+    stepped = {id(n): analysis.stepped_while(n) for n in whiles if counted[id(n)] is None}
+    affine = {id(n): analysis.affine_while(n) for n in whiles}
+    tests = {id(n): n.test for n in whiles}
+    guards = {id(n): analysis.while_guard(n) for n in whiles}
     CallRefreshes(fn, own).visit(fn)
     Expressions(fn, own).visit(fn)  # before ControlFlow: the loop tests it moves are converted here
     OuterReads(fn, own, written_outer).visit(fn)  # after Expressions (it matches W[k] = v by name)
