@@ -173,10 +173,14 @@ class Operation:
         """Its two operands may be swapped without changing a bit of the result: Commutative,
         and not on complex numbers, whose products (fused multiply-adds on the parts, as in
         NumPy's loop) can differ in the last bit or the sign of a zero part when swapped."""
-        if COMMUTATIVE not in self.traits or len(self.operands) != 2:
+        operands = self._operands
+        if COMMUTATIVE not in self.traits or len(operands) != 2:
             return False
-        elements = (getattr(v.type, "element", v.type) for v in self.operands)
-        return not any(getattr(t, "is_complex", False) for t in elements)
+        for v in operands:  # (a loop: canonicalize and CSE ask every op)
+            t = getattr(v.type, "element", v.type)
+            if getattr(t, "is_complex", False):
+                return False
+        return True
 
     @property
     def parent_op(self) -> Operation | None:
@@ -209,10 +213,8 @@ class Operation:
     def walk(self) -> Iterator[Operation]:
         """This op and every op nested in it, in pre-order."""
         yield self
-        for region in self.regions:
-            for block in region.blocks:
-                for op in list(block.ops):
-                    yield from op.walk()
+        if self.regions:
+            yield from _nested(self)
 
     def clone(self, mapping: dict[Value, Value]) -> Operation:
         """A detached copy; operands are looked up in ``mapping`` (kept as they are if absent),
@@ -236,8 +238,9 @@ class Operation:
     # -- hooks for op classes -------------------------------------------------------------
     def verify_declared(self) -> None:
         """Check the declared ``arity`` and attributes (see ``ir.opdef``)."""
-        if self.arity is not None and (len(self._operands), len(self.results)) != self.arity:
-            self.fail(f"needs {self.arity[0]} operand(s) and {self.arity[1]} result(s)")
+        arity = self.arity
+        if arity is not None and (len(self._operands) != arity[0] or len(self.results) != arity[1]):
+            self.fail(f"needs {arity[0]} operand(s) and {arity[1]} result(s)")
         for declared in self.declared_attributes:
             declared.check(self)
 
@@ -260,6 +263,19 @@ class Operation:
         from jitcore.ir.printer import print_op
 
         return print_op(self)
+
+
+def _nested(op: Operation) -> Iterator[Operation]:
+    """The ops nested in ``op``, in pre-order. Each block's ops are a copy taken when the walk
+    reaches it, and an op's regions are read after it was yielded, so a caller may rewrite the
+    op it was given. An op without regions needs no generator of its own: most ops (scalar
+    bodies' ``arith``) have none, and a generator per op was the most of a walk's cost."""
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in list(block.ops):
+                yield inner
+                if inner.regions:
+                    yield from _nested(inner)
 
 
 class UnregisteredOp(Operation):

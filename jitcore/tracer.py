@@ -227,11 +227,21 @@ def user_source_location() -> Location:
     return UNKNOWN
 
 
+_POSITIONS: dict[int, tuple] = {}  # id(code) -> (code, its co_positions() as a list)
+_POSITIONS_KEPT = 64  # codes listed at most: a trace's frames, and a few more
+
+
 def _instruction_location(frame) -> Location:
     code, line, column = frame.f_code, frame.f_lineno, 0
-    positions = getattr(code, "co_positions", None)  # Python 3.11+: columns
-    if positions is not None and frame.f_lasti >= 0:
-        start_line, _, start_column, _ = list(positions())[frame.f_lasti // 2]
+    if hasattr(code, "co_positions") and frame.f_lasti >= 0:  # Python 3.11+: columns
+        # the positions of a code's instructions listed once, not at each instruction a trace
+        # meets in it (a converted function's code is long, and its instructions many)
+        entry = _POSITIONS.get(id(code))
+        if entry is None or entry[0] is not code:
+            if len(_POSITIONS) >= _POSITIONS_KEPT:
+                _POSITIONS.clear()  # (at once, which another thread's trace cannot interleave)
+            entry = _POSITIONS[id(code)] = (code, list(code.co_positions()))
+        start_line, _, start_column, _ = entry[1][frame.f_lasti // 2]
         line = start_line or line
         column = start_column or 0
     return FileLineCol(code.co_filename, line or 0, column + 1)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from jitcore.ir.attributes import DenseAttr, ScalarAttr, numpy_dtype
-from jitcore.ir.core import PURE, Operation, OpResult, Value
+from jitcore.ir.core import COMMUTATIVE, PURE, Operation, OpResult, UnregisteredOp, Value
 from jitcore.ir.dialects import arith, array
 from jitcore.ir.errors import IRError
 from jitcore.ir.types import ScalarType, TensorType
@@ -37,7 +37,9 @@ class Canonicalize(Pass):
         while True:
             progress = False
             for op in list(module.walk()):
-                if op is not module and _attached(op, module) and _simplify(op):
+                # (until a rewrite in this sweep, every op walked is still in place: most
+                # sweeps change nothing, and asking each op's parents was a fifth of the pass)
+                if op is not module and (not progress or _attached(op, module)) and _simplify(op):
                     progress = True
             if not progress:
                 return changed
@@ -54,13 +56,20 @@ def _attached(op: Operation | None, root: Operation) -> bool:
 
 
 def _simplify(op: Operation) -> bool:
+    cls = type(op)
+    inert = _INERT.get(cls)
+    if inert is None:
+        inert = _INERT[cls] = _never_simplifies(cls)
+    if inert:
+        return False
     rule = SCF_RULES.get(op.op_name)
     if rule is not None:
         return rule(op)
     if not op.has_trait(PURE) or isinstance(op, CONSTANT_OPS):
         return False
-    swapped = _constant_to_right(op)
-    results = op.fold([constant_of(v) for v in op.operands])
+    constants = [constant_of(v) for v in op.operands]
+    swapped = _constant_to_right(op, constants)
+    results = op.fold(constants)
     if results is None:
         rewrite = _REWRITES.get(op.op_name)
         results = rewrite(op) if rewrite else None
@@ -70,14 +79,30 @@ def _simplify(op: Operation) -> bool:
     return True
 
 
-def _constant_to_right(op: Operation) -> bool:
+# Op classes that _simplify always leaves as they are (a sweep meets every op again): no scf
+# rule, and impure, a constant, or pure with neither a folder, a rewrite nor operands to swap.
+_INERT: dict[type, bool] = {}
+
+
+def _never_simplifies(cls: type) -> bool:
+    if cls is UnregisteredOp or cls.name in SCF_RULES:  # (an unregistered op's name is its own)
+        return False
+    if PURE not in cls.traits or issubclass(cls, CONSTANT_OPS):
+        return True
+    return cls.fold is Operation.fold and cls.name not in _REWRITES and COMMUTATIVE not in cls.traits
+
+
+def _constant_to_right(op: Operation, constants: list) -> bool:
+    """Swap a commutative op's constant left operand to the right (``constants``, the
+    operands' constants, with it)."""
     if not op.commutes:
         return False
     x, y = op.operands
-    if constant_of(x) is None or constant_of(y) is not None:
+    if constants[0] is None or constants[1] is not None:
         return False
     op.set_operand(0, y)
     op.set_operand(1, x)
+    constants.reverse()
     return True
 
 

@@ -342,7 +342,8 @@ def _reads_copied(producer: kernel.GenericOp, consumer: kernel.GenericOp) -> boo
     far more than the producer's result kept in a buffer (one element there)."""
     copied = set()
     for k in _downstream(consumer, SCATTER_DEPTH):
-        if isinstance(k, kernel.GenericOp) and _scatters(k):
+        # (a kernel that copies no input adds nothing: its body is not searched for writes)
+        if isinstance(k, kernel.GenericOp) and any(i >= 0 for i in k.copy_inputs) and _scatters(k):
             copied.update(id(k.operands[i]) for i in k.copy_inputs if i >= 0)
     return bool(copied) and any(id(v) in copied for v in producer.operands)
 

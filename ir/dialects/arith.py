@@ -118,19 +118,29 @@ class ScalarOp(Operation):
     family = ANY
 
     def verify_op(self) -> None:
-        types = [v.type for v in self.operands]
-        if any(not isinstance(t, ScalarType) for t in [*types, self.results[0].type]):
+        # (loops, not generators: this runs for every scalar op after each pass that changed
+        # the module, the most of the verifier's time)
+        types = [v.type for v in self._operands]
+        for t in types:
+            if not isinstance(t, ScalarType):
+                self.fail("takes and returns scalars only")
+        if not isinstance(self.results[0].type, ScalarType):
             self.fail("takes and returns scalars only")
-        if types and any(t != types[0] for t in types):
-            self.fail("needs operands of one type")
-        if types and self.family == FLOAT and not types[0].is_float:
-            self.fail(f"needs a float type, got {types[0]}")
-        if types and self.family == INT and (types[0].is_float or types[0].is_complex):
-            self.fail(f"needs an integer or i1 type, got {types[0]}")
+        if types:
+            first = types[0]
+            for t in types:
+                if t is not first and t != first:
+                    self.fail("needs operands of one type")
+            family = self.family
+            if family == FLOAT and not first.is_float:
+                self.fail(f"needs a float type, got {first}")
+            if family == INT and (first.is_float or first.is_complex):
+                self.fail(f"needs an integer or i1 type, got {first}")
         self.check_result(types)
 
     def check_result(self, types) -> None:
-        if self.results[0].type != types[0]:
+        result = self.results[0].type
+        if result is not types[0] and result != types[0]:
             self.fail("must return its operands' type")
 
     def fold(self, constants):

@@ -267,14 +267,15 @@ def _verify_isolated(block) -> None:
     are checked by their own verifiers for order)."""
     inside = {id(a) for a in block.args}
     for top in block.ops:
-        for op in top.walk():
-            for v in op.operands:
+        for op in top.walk() if top.regions else (top,):  # most body ops have no regions
+            for v in op._operands:
                 if id(v) not in inside:
                     op.fail("uses a value from outside its kernel.generic")
-            inside.update(id(r) for r in op.results)
+            for r in op.results:
+                inside.add(id(r))
             for region in op.regions:
                 for inner in region.blocks:
-                    inside.update(id(a) for a in inner.args)
+                    inside.update(map(id, inner.args))
 
 
 def derive_domain(operand_types, result_types, maps, num_dims: int, clamped=()) -> tuple:

@@ -10,8 +10,71 @@ from __future__ import annotations
 
 import ast
 import copy
+from ast import AST
+from collections import deque
 
 GENERATED = "__agf_"  # names of the functions the conversion defines; never loop state
+
+
+def walk(node):
+    """``ast.walk``: the same nodes in the same order (breadth first), without its two nested
+    generators per node (``iter_child_nodes``, ``iter_fields``): conversion walks a function's
+    tree dozens of times, one analysis after another."""
+    todo = deque((node,))
+    pop, push = todo.popleft, todo.append
+    while todo:
+        node = pop()
+        for name in node._fields:
+            field = getattr(node, name, None)
+            if isinstance(field, AST):
+                push(field)
+            elif isinstance(field, list):
+                for item in field:
+                    if isinstance(item, AST):
+                        push(item)
+        yield node
+
+
+def fix_missing_locations(node):
+    """``ast.fix_missing_locations``, node for node in the same (pre-)order: a loop, where
+    the library recurses through a generator per node. Conversion fixes each statement it
+    rewrites, so the statements of a loop's body are fixed again with the loop's."""
+    root = node
+    todo = [(node, 1, 0, 1, 0)]
+    pop, push = todo.pop, todo.append
+    while todo:
+        node, lineno, col_offset, end_lineno, end_col_offset = pop()
+        attributes = node._attributes
+        if "lineno" in attributes:
+            if not hasattr(node, "lineno"):
+                node.lineno = lineno
+            else:
+                lineno = node.lineno
+        if "end_lineno" in attributes:
+            if getattr(node, "end_lineno", None) is None:
+                node.end_lineno = end_lineno
+            else:
+                end_lineno = node.end_lineno
+        if "col_offset" in attributes:
+            if not hasattr(node, "col_offset"):
+                node.col_offset = col_offset
+            else:
+                col_offset = node.col_offset
+        if "end_col_offset" in attributes:
+            if getattr(node, "end_col_offset", None) is None:
+                node.end_col_offset = end_col_offset
+            else:
+                end_col_offset = node.end_col_offset
+        children = []
+        for name in node._fields:
+            field = getattr(node, name, None)
+            if isinstance(field, AST):
+                children.append(field)
+            elif isinstance(field, list):
+                children.extend(item for item in field if isinstance(item, AST))
+        for child in reversed(children):  # popped first to last: the library's order
+            push((child, lineno, col_offset, end_lineno, end_col_offset))
+    return root
 
 
 def _targets(target: ast.AST, out: set[str], subscripts: bool) -> None:
@@ -145,7 +208,7 @@ def attribute_targets(stmts, own: set[str]) -> list[tuple[str, str]]:
     nested objects (``s.grid.u = v``; session 50) the attribute is the dotted path (``grid.u``),
     unless ``stmts`` also assign a shorter one (``s.grid = g``: the object itself is replaced)."""
     found: dict = {}
-    for n in (m for s in stmts for m in ast.walk(s)):
+    for n in (m for s in stmts for m in walk(s)):
         targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(
             n, (ast.AugAssign, ast.AnnAssign)) else []
         pairs = [(t.value, t.attr) for t in targets if isinstance(t, ast.Attribute)]
@@ -170,7 +233,7 @@ def method_calls(stmts, own: set[str]) -> list[tuple[str, str]]:
     written or as converted (``__ag__.call(name.method)(...)``): methods that may set the
     object's attributes while a traced branch or loop body is traced."""
     found: dict = {}
-    for n in (m for s in stmts for m in ast.walk(s)):
+    for n in (m for s in stmts for m in walk(s)):
         if not isinstance(n, ast.Call):
             continue
         func = n.func
@@ -187,7 +250,7 @@ def written(stmts) -> set[str]:
     """Base names of subscript targets (``out[i] = v``, ``h[k] += 1``): arrays changed in place,
     which are state wherever they are written, live or not (an argument's caller sees them)."""
     out: set[str] = set()
-    for n in (m for s in stmts for m in ast.walk(s)):
+    for n in (m for s in stmts for m in walk(s)):
         if isinstance(n, (ast.FunctionDef, ast.Lambda)):
             continue
         targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(
@@ -259,7 +322,7 @@ def only_refreshed(stmts, names) -> set[str]:
     as the result of an inner loop that lists them so (``refreshed=``): a Python number there
     stays itself, so the loop need not carry it (``statements.for_stmt``)."""
     out = set(names)
-    for n in (m for s in stmts for m in ast.walk(s)):
+    for n in (m for s in stmts for m in walk(s)):
         if isinstance(n, ast.Assign):
             value, targets = n.value, n.targets
             if (isinstance(value, ast.Call) and _is_helper(value.func, "refreshed") and len(targets) == 1
@@ -270,13 +333,13 @@ def only_refreshed(stmts, names) -> set[str]:
             if isinstance(value, ast.Call) and any(_is_helper(value.func, h) for h in _STATEMENTS):
                 inner = {e.value for k in value.keywords if k.arg == "refreshed"
                          for e in getattr(k.value, "elts", ()) if isinstance(e, ast.Constant)}
-            out -= {t.id for tg in targets for t in ast.walk(tg)
+            out -= {t.id for tg in targets for t in walk(tg)
                     if isinstance(t, ast.Name) and t.id not in inner}
     # bound otherwise (a loop's target, x += 1 on a name, with ... as n, del n): carried
-    stored = {n.id for s in stmts for n in ast.walk(s) if isinstance(n, ast.Name)
+    stored = {n.id for s in stmts for n in walk(s) if isinstance(n, ast.Name)
               and isinstance(n.ctx, (ast.Store, ast.Del))}
-    assigned = {t.id for s in stmts for a in ast.walk(s) if isinstance(a, ast.Assign)
-                for tg in a.targets for t in ast.walk(tg) if isinstance(t, ast.Name)}
+    assigned = {t.id for s in stmts for a in walk(s) if isinstance(a, ast.Assign)
+                for tg in a.targets for t in walk(tg) if isinstance(t, ast.Name)}
     return out - (stored - assigned)
 
 
@@ -285,7 +348,7 @@ def _with_viewed(stmts, out: set[str]) -> set[str]:
     writes ``x``, which is then state as well."""
     views: dict[str, str] = {}
     in_place: set[str] = set()
-    for n in (m for s in stmts for m in ast.walk(s)):
+    for n in (m for s in stmts for m in walk(s)):
         if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
             in_place.add(n.target.id)  # on an array (a rebinding only of a number)
         if (isinstance(n, ast.Call) and _is_helper(n.func, "aug_assign") and n.args
@@ -343,8 +406,8 @@ def loaded(node) -> set[str]:
     """Every name read anywhere in ``node`` (nested functions included). ``x += 1`` reads
     ``x``, though its target's context is Store: a branch's ``count += 1`` on a name dead after
     the if needs the count's value (it was left out of the branch's state: UnboundLocalError)."""
-    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    augmented = [n.target for n in ast.walk(node) if isinstance(n, ast.AugAssign)]
+    names = {n.id for n in walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    augmented = [n.target for n in walk(node) if isinstance(n, ast.AugAssign)]
     return names | {t.id for t in augmented if isinstance(t, ast.Name)}
 
 
@@ -356,7 +419,7 @@ def _free_reads(n) -> set[str]:
     outer = set().union(*(loaded(d) for d in around if d is not None))
     if isinstance(n, ast.Lambda):
         return outer | (loaded(n.body) - _params(n.args))
-    declared = {name for s in ast.walk(n) if isinstance(s, (ast.Nonlocal, ast.Global)) for name in s.names}
+    declared = {name for s in walk(n) if isinstance(s, (ast.Nonlocal, ast.Global)) for name in s.names}
     body = set().union(*(loaded(s) for s in n.body))
     return outer | (body - (local_names(n) - declared))
 
@@ -365,7 +428,7 @@ def captured(fn: ast.AST) -> set[str]:
     """Names read by functions and lambdas nested in ``fn`` from ``fn``'s scope (closures run
     at any time)."""
     out: set[str] = set()
-    for n in ast.walk(fn):
+    for n in walk(fn):
         if n is not fn and isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             if isinstance(n, ast.FunctionDef) and n.name.startswith(GENERATED):
                 continue
@@ -545,7 +608,7 @@ def has_python_effects(stmts, own_lists: frozenset = frozenset(), methods=()) ->
     """Whether ``stmts`` call a method that changes a Python object (``_EFFECTS``), other than
     one of ``own_lists`` (``per_step_lists``: lists each step makes afresh) or a ``(name,
     method)`` of ``methods`` (a user's class's method: ``effect_methods``)."""
-    for n in (m for s in stmts for m in ast.walk(s)):
+    for n in (m for s in stmts for m in walk(s)):
         if isinstance(n, ast.Call):
             f = n.func
             if isinstance(f, ast.Call) and f.args:  # converted code: __ag__.call(f)(...)
@@ -566,7 +629,7 @@ def effect_methods(stmts, own: set[str]) -> tuple:
     on a name of ``own``: where ``name`` holds an object of the user's class, the method is the
     user's (a Kalman filter's ``kf.update(z)``), traced like any call, not a dict's update."""
     found: dict = {}
-    for n in (m for s in stmts for m in ast.walk(s)):
+    for n in (m for s in stmts for m in walk(s)):
         if isinstance(n, ast.Call):
             f = n.func
             if isinstance(f, ast.Call) and f.args:
@@ -602,11 +665,11 @@ def per_step_lists(stmts) -> frozenset:
             name = s.targets[0].id
             if name not in loaded(s.value):
                 found.add(name)
-        for n in ast.walk(s):
+        for n in walk(s):
             if isinstance(n, ast.Name):
                 seen.add(n.id)
     stores = {}
-    for n in (m for s in stmts for m in ast.walk(s)):
+    for n in (m for s in stmts for m in walk(s)):
         if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
             stores[n.id] = stores.get(n.id, 0) + 1
         elif isinstance(n, (ast.Global, ast.Nonlocal)):
@@ -631,7 +694,7 @@ def changed_python_object(stmts, own: set[str], methods=()) -> str | None:
     in place (``peaks.append(i)``; ``name`` one of ``own``, not a module as in ``np.add``, nor
     a user's method of ``methods``), or None: a branch of a traced ``if`` is traced once
     whatever the condition, so such a call would run whether or not the condition holds."""
-    for n in (m for s in stmts for m in ast.walk(s)):
+    for n in (m for s in stmts for m in walk(s)):
         if isinstance(n, ast.Call):
             f = n.func
             if isinstance(f, ast.Call) and f.args:  # converted code: __ag__.call(f)(...)
@@ -647,7 +710,7 @@ def changed_python_object(stmts, own: set[str], methods=()) -> str | None:
 def _calls(stmts):
     """Each call in ``stmts`` and the function it calls (converted code's ``__ag__.call(f)(...)``
     calls ``f``)."""
-    for n in (m for s in stmts for m in ast.walk(s)):
+    for n in (m for s in stmts for m in walk(s)):
         if isinstance(n, ast.Call):
             f = n.func
             yield n, (f.args[0] if isinstance(f, ast.Call) and f.args else f)
@@ -669,7 +732,7 @@ def appended_lists(stmts, own: set[str]) -> tuple[str, ...] | None:
             calls.add(id(f.value))
     if not appended:
         return None
-    for n in (m for s in stmts for m in ast.walk(s)):  # ys[-1]: the last row; ys[t - m]: a row
+    for n in (m for s in stmts for m in walk(s)):  # ys[-1]: the last row; ys[t - m]: a row
         base, key = (n.value, n.slice) if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load) \
             else (n.args[0], n.args[1]) if _converted_getitem(n) and len(n.args) == 2 else (None, None)
         if isinstance(base, ast.Name) and base.id in appended and not isinstance(key, (ast.Slice, ast.Tuple)):
@@ -687,7 +750,7 @@ def appended_lists(stmts, own: set[str]) -> tuple[str, ...] | None:
         for r in searched:  # v in ys (and converted code's compare(..., ("in", lambda: ys)))
             if isinstance(r, ast.Name) and r.id in appended:
                 calls.add(id(r))
-    for n in (m for s in stmts for m in ast.walk(s)):
+    for n in (m for s in stmts for m in walk(s)):
         if isinstance(n, ast.Name) and n.id in appended and id(n) not in calls:
             return None  # used otherwise: len(ys), ys[0], ys = [], f(ys)
     return tuple(sorted(appended))
@@ -729,7 +792,7 @@ def guarded_step(body, counter: str, compare: str) -> int | None:
     skips ends the loop); else None. Every iteration that goes on then moves the counter by
     ``s`` towards the bound: at most ``(bound - start) / s`` iterations run."""
     compound = (ast.If, ast.While, ast.Try, ast.With, ast.AsyncWith, ast.AsyncFor)
-    if sum(1 for s in body for m in ast.walk(s) if isinstance(m, ast.stmt)
+    if sum(1 for s in body for m in walk(s) if isinstance(m, ast.stmt)
            and not isinstance(m, compound) and counter in assigned([m])) != 1:
         return None  # (a for loop counts: its target, or a step in its body)
     stmts = list(body)
@@ -784,7 +847,7 @@ def not_break_flag(test) -> bool:
 def appends_under_if(stmts, names) -> bool:
     """Whether a ``name.append(v)`` of ``names`` in ``stmts`` is inside an ``if`` (whose
     condition may be traced: the loop is then compiled at any trip count, ``appending``)."""
-    for n in (m for s in stmts for m in ast.walk(s)):
+    for n in (m for s in stmts for m in walk(s)):
         if isinstance(n, ast.If) and any(
                 isinstance(f, ast.Attribute) and f.attr == "append" and isinstance(f.value, ast.Name)
                 and f.value.id in names for _, f in _calls(n.body + n.orelse)):
@@ -819,7 +882,7 @@ def appended_paths(stmts, own: set[str]) -> list:
                 paths.append(f.value)
                 roots.setdefault(root.id, set()).add(id(root))
     uses = {}
-    for n in (m for s in stmts for m in ast.walk(s)):
+    for n in (m for s in stmts for m in walk(s)):
         if isinstance(n, ast.Name) and n.id in roots:
             uses.setdefault(n.id, set()).add(id(n))
     alone = {r for r, ids in roots.items() if uses.get(r) == ids}
@@ -840,7 +903,7 @@ def _attribute_roots(stmts, paths, roots) -> set[str]:
             continue
         attr, heads = mine[0].attr, {id(p.value) for p in mine}
         fine = True
-        for n in (m for s in stmts for m in ast.walk(s)):
+        for n in (m for s in stmts for m in walk(s)):
             if isinstance(n, ast.Name) and n.id == root and not isinstance(n.ctx, ast.Load):
                 fine = False
             elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == root \
@@ -850,9 +913,9 @@ def _attribute_roots(stmts, paths, roots) -> set[str]:
                 fine = False
             elif _converted_attribute_write(n, root) and n.args[1].value == attr:
                 fine = False  # (s.hist += [v], s.hist = [])
-        bare = sum(1 for s in stmts for n in ast.walk(s) if isinstance(n, ast.Name) and n.id == root)
+        bare = sum(1 for s in stmts for n in walk(s) if isinstance(n, ast.Name) and n.id == root)
         # (s.x += 1.0, s.x = v: the conversion's aug_attribute(s, 'x', ...), another attribute)
-        dotted = sum(1 for s in stmts for n in ast.walk(s) if isinstance(n, ast.Attribute)
+        dotted = sum(1 for s in stmts for n in walk(s) if isinstance(n, ast.Attribute)
                      and isinstance(n.value, ast.Name) and n.value.id == root
                      or _converted_attribute_write(n, root))
         if fine and bare == dotted:  # (s passed whole to a function could reach s.hist)
@@ -862,7 +925,7 @@ def _attribute_roots(stmts, paths, roots) -> set[str]:
 
 def other_attributes(stmts, root: str, attr: str) -> list[str]:
     """The attributes of ``root`` other than ``attr`` that ``stmts`` read (``s.step``, ``s.t``)."""
-    return sorted({n.attr for s in stmts for n in ast.walk(s) if isinstance(n, ast.Attribute)
+    return sorted({n.attr for s in stmts for n in walk(s) if isinstance(n, ast.Attribute)
                    and isinstance(n.value, ast.Name) and n.value.id == root and n.attr != attr})
 
 
@@ -887,7 +950,7 @@ def counted_while(node: ast.While) -> tuple[str, str, int, str] | None:
         return None
     counter, compare = test.left.id, _COMPARES.get(type(test.ops[0]))
     steps = [s for s in node.body if counter in assigned([s])]
-    jumps = any(isinstance(m, (ast.Break, ast.Continue, ast.Return)) for s in node.body for m in ast.walk(s))
+    jumps = any(isinstance(m, (ast.Break, ast.Continue, ast.Return)) for s in node.body for m in walk(s))
     if compare is None or len(steps) != 1 or jumps or has_python_effects(node.body):
         return None
     step = _step(steps[0], counter)
@@ -921,7 +984,7 @@ def _step(stmt, counter: str) -> tuple[str, int] | None:
 def _invariant(bound, changed: set[str]) -> bool:
     """Whether ``bound`` has the same value at every iteration: it reads no name the body
     assigns or writes, and calls nothing but a few pure builtins (``len(x)``, ``min(n, m)``)."""
-    for n in ast.walk(bound):
+    for n in walk(bound):
         if not isinstance(n, _BOUND_NODES):
             return False
         if isinstance(n, ast.Name) and n.id in changed:
@@ -962,7 +1025,7 @@ def stepped_while(node: ast.While) -> tuple[str, str, ast.Compare, list[ast.expr
 def _steps_of(body, counter: str, changed: set[str]) -> list[ast.expr] | None:
     """The signed sizes of every assignment of ``counter`` in ``body``, each a step; else None."""
     stores, steps = 0, []
-    for n in (m for s in body for m in ast.walk(s)):
+    for n in (m for s in body for m in walk(s)):
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             return None  # (a nested scope could rebind it: nonlocal)
         if isinstance(n, ast.Name) and n.id == counter and not isinstance(n.ctx, ast.Load):
@@ -1003,13 +1066,13 @@ def affine_while(node: ast.While) -> tuple | None:
     test = node.test
     jumps = any(isinstance(m, (ast.Break, ast.Continue, ast.Return, ast.FunctionDef,
                                ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))
-                for s in node.body for m in ast.walk(s))
+                for s in node.body for m in walk(s))
     if node.orelse or jumps or has_python_effects(node.body) or not (
             isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _COMPARES):
         return None
     changed = assigned(node.body) | written(node.body)
     stores: dict[str, int] = {}
-    for n in (m for s in node.body for m in ast.walk(s)):
+    for n in (m for s in node.body for m in walk(s)):
         if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
             stores[n.id] = stores.get(n.id, 0) + 1
     counters, steps = [], []
@@ -1025,7 +1088,7 @@ def affine_while(node: ast.While) -> tuple | None:
     sides = (test.left, test.comparators[0])
     if not all(_affine(side, set(counters), changed, _resized(node.body, changed)) for side in sides):
         return None
-    read = {n.id for side in sides for n in ast.walk(side) if isinstance(n, ast.Name)}
+    read = {n.id for side in sides for n in walk(side) if isinstance(n, ast.Name)}
     in_test = tuple(c in read for c in counters)
     if not any(in_test):
         return None
@@ -1034,7 +1097,7 @@ def affine_while(node: ast.While) -> tuple | None:
 
 def _affine(expr, counters: set[str], changed: set[str], resized: set[str]) -> bool:
     """Whether ``expr`` is an affine function of ``counters`` with invariant coefficients."""
-    if not any(isinstance(n, ast.Name) and n.id in counters for n in ast.walk(expr)):
+    if not any(isinstance(n, ast.Name) and n.id in counters for n in walk(expr)):
         return _invariant_sizes(expr, changed, resized)
     if isinstance(expr, ast.Name):
         return True
@@ -1054,7 +1117,7 @@ def _resized(body, changed: set[str]) -> set[str]:
     bound = _Assigned(subscripts=False)
     for s in body:
         bound.visit(s)
-    with_attributes = {n.value.id for m in ast.walk(ast.Module(body=body, type_ignores=[]))
+    with_attributes = {n.value.id for m in walk(ast.Module(body=body, type_ignores=[]))
                        for n in (m.targets if isinstance(m, ast.Assign) else [getattr(m, "target", None)])
                        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)}
     return changed - (written(body) - bound.names - with_attributes)
@@ -1063,20 +1126,20 @@ def _resized(body, changed: set[str]) -> set[str]:
 def _invariant_sizes(expr, changed: set[str], resized: set[str]) -> bool:
     """``_invariant``, where an array written only in place is read for its size alone
     (``len(x)``, ``x.shape[0]``, ``x.size``)."""
-    sizes = {id(n.args[0]) for n in ast.walk(expr) if isinstance(n, ast.Call) and isinstance(
+    sizes = {id(n.args[0]) for n in walk(expr) if isinstance(n, ast.Call) and isinstance(
         n.func, ast.Name) and n.func.id == "len" and len(n.args) == 1}
-    sizes |= {id(n.value) for n in ast.walk(expr)
+    sizes |= {id(n.value) for n in walk(expr)
               if isinstance(n, ast.Attribute) and n.attr in ("shape", "size", "ndim")}
     in_place = changed - resized
     return _invariant(expr, resized) and all(
-        id(n) in sizes for n in ast.walk(expr) if isinstance(n, ast.Name) and n.id in in_place)
+        id(n) in sizes for n in walk(expr) if isinstance(n, ast.Name) and n.id in in_place)
 
 
 def steps_once(body, counter: str) -> bool:
     """Whether every assignment of ``counter`` in ``body`` runs at most once an iteration: none
     is inside a loop nested in the body (``statements._counter_bounds``: then one iteration moves
     the counter by at most the sum of its steps)."""
-    loops = [n for s in body for n in ast.walk(s) if isinstance(n, (ast.For, ast.While))]
+    loops = [n for s in body for n in walk(s) if isinstance(n, (ast.For, ast.While))]
     return not any(counter in assigned(inner.body + inner.orelse) for inner in loops)
 
 
@@ -1085,7 +1148,7 @@ def only_returned(stmts) -> set[str]:
     ``__ag_retval = (s, i)`` as ``lowering`` writes a return), nowhere else."""
     reads: dict[str, int] = {}
     returned: dict[str, int] = {}
-    for n in (m for s in stmts for m in ast.walk(s)):
+    for n in (m for s in stmts for m in walk(s)):
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
             reads[n.id] = reads.get(n.id, 0) + 1
         value = n.value if isinstance(n, ast.Return) else n.value if (

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import contextvars
+import copy
 import dis
 import functools
 import inspect
@@ -24,7 +25,7 @@ import textwrap
 import threading
 import types
 
-from jitcore.autograph import transform
+from jitcore.autograph import analysis, transform
 from jitcore.errors import UnsupportedError
 from jitcore.tracer import is_user_file
 
@@ -161,16 +162,15 @@ def _factory(fun):
     except (OSError, TypeError):
         return None
     source = textwrap.dedent("".join(lines))
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:  # a lambda cut out of a longer expression (a dict's or a call's line)
-        tree, margin = _whole_file(code), 0
-        if tree is None or code.co_name != "<lambda>":
-            return None
+    if code.co_name == "<lambda>":
+        node = _find_lambda(code, source, lines, first)
     else:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            return None
         ast.increment_lineno(tree, first - 1)
-        margin = len(lines[0]) - len(source.splitlines(True)[0])  # columns dedent took off
-    node = _find(tree, fun, code, margin)
+        node = _find(tree, fun, code)
     if node is None:
         return None
     if isinstance(node, ast.Lambda):
@@ -192,7 +192,7 @@ def _factory(fun):
     if "type_params" in ast.FunctionDef._fields:
         factory.type_params = []
     module = ast.Module(body=[factory], type_ignores=[])
-    ast.fix_missing_locations(module)
+    analysis.fix_missing_locations(module)
     for n in ast.walk(module):  # generated nodes span their statement's first line
         if hasattr(n, "lineno") and (n.end_lineno is None or n.end_lineno < n.lineno):
             n.end_lineno, n.end_col_offset = n.lineno, n.col_offset
@@ -217,6 +217,51 @@ def _writes_cells(code) -> bool:
     """Whether ``code`` assigns a variable of an enclosing function (``nonlocal``)."""
     return any(i.opname in ("STORE_DEREF", "DELETE_DEREF") and i.argval in code.co_freevars
                for i in dis.get_instructions(code))
+
+
+class _Lambdas:
+    """A parsed source and the lambdas in it by their first line, kept for the other lambdas
+    of the same source: a table of lambdas (a dict of them over many lines) is one statement,
+    which ``inspect`` gives whole for each of its lambdas, and parsing and searching it again
+    for each one made converting the table quadratic in its length."""
+
+    def __init__(self, tree, margin: int):
+        self.margin = margin
+        self.by_line: dict[int, list] = {}
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Lambda):
+                self.by_line.setdefault(n.lineno, []).append(n)
+
+
+_LAMBDA_SOURCES: dict[tuple, _Lambdas | None] = {}  # (file, first line, source) -> its lambdas
+_LAMBDA_SOURCES_KEPT = 8  # parsed sources kept at most (one may be a whole file's)
+
+
+def _find_lambda(code, source: str, lines: list[str], first: int):
+    """A copy of the lambda of ``code`` in ``source`` (``inspect``'s lines of it, from line
+    ``first``), or None. A copy: the parse is kept, and conversion rewrites the node it gets."""
+    key = (code.co_filename, first, source)
+    with _lock:
+        found = _LAMBDA_SOURCES.get(key, ...)
+    if found is ...:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:  # a lambda cut out of a longer expression (a dict's or a call's line)
+            tree, margin = _whole_file(code), 0
+        else:
+            ast.increment_lineno(tree, first - 1)
+            margin = len(lines[0]) - len(source.splitlines(True)[0])  # columns dedent took off
+        found = None if tree is None else _Lambdas(tree, margin)
+        with _lock:
+            if len(_LAMBDA_SOURCES) >= _LAMBDA_SOURCES_KEPT:
+                _LAMBDA_SOURCES.clear()
+            _LAMBDA_SOURCES[key] = found
+    if found is None:
+        return None
+    lambdas = found.by_line.get(code.co_firstlineno, [])
+    if len(lambdas) > 1:  # several on the line: the one whose body's span an instruction has
+        lambdas = [n for n in lambdas if _span(n.body, found.margin) in _spans(code)]
+    return copy.deepcopy(lambdas[0]) if len(lambdas) == 1 else None
 
 
 def _whole_file(code):
@@ -251,16 +296,10 @@ def _strip_definition_time(node) -> None:
     node.returns = None
 
 
-def _find(tree, fun, code, margin: int = 0):
-    """The function's node in the parsed source: the def of its name at its first line, or the
-    lambda on that line whose body the code evaluates (``margin``: the columns dedenting the
-    source took off). The name is the code's: ``step.__name__ = "step_plant"`` renames only
-    the function object."""
-    if code.co_name == "<lambda>":
-        lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == code.co_firstlineno]
-        if len(lambdas) > 1:  # several on the line: the one whose body's span an instruction has
-            lambdas = [n for n in lambdas if _span(n.body, margin) in _spans(code)]
-        return lambdas[0] if len(lambdas) == 1 else None
+def _find(tree, fun, code):
+    """The function's node in the parsed source: the def of its name at its first line (a
+    lambda is ``_find_lambda``'s). The name is the code's: ``step.__name__ = "step_plant"``
+    renames only the function object."""
     for n in ast.walk(tree):
         if isinstance(n, ast.FunctionDef) and n.name == code.co_name:
             start = min([n.lineno, *(d.lineno for d in n.decorator_list)])

@@ -208,7 +208,7 @@ _SCRATCH = itertools.count()  # names of the values an unpacking assignment goes
 def _unpacks_into_subscripts(targets) -> bool:
     """Several targets, or a tuple or list target, with a subscript among them."""
     nested = len(targets) > 1 or isinstance(targets[0], (ast.Tuple, ast.List))
-    return nested and any(isinstance(n, ast.Subscript) for t in targets for n in ast.walk(t)
+    return nested and any(isinstance(n, ast.Subscript) for t in targets for n in analysis.walk(t)
                           if isinstance(getattr(n, "ctx", None), ast.Store))
 
 
@@ -221,7 +221,7 @@ def _made_for_out(value):
 
 
 def _has_walrus(node) -> bool:
-    return any(isinstance(n, ast.NamedExpr) for n in ast.walk(node))
+    return any(isinstance(n, ast.NamedExpr) for n in analysis.walk(node))
 
 
 _REDUCERS = ("sum", "len", "any", "all", "min", "max")
@@ -281,7 +281,7 @@ class _LinedTransformer(ast.NodeTransformer):
         if isinstance(node, ast.stmt):
             for s in out if isinstance(out, list) else [out]:
                 if isinstance(s, ast.stmt):
-                    ast.fix_missing_locations(s)
+                    analysis.fix_missing_locations(s)
         return out
 
 
@@ -298,9 +298,9 @@ class CallRefreshes(ast.NodeTransformer):
     def __init__(self, top, own):
         self.top, self.own = top, own
         # loop targets and functions defined here: not arrays a callee writes in place
-        self.fixed = {n.id for loop in ast.walk(top) if isinstance(loop, (ast.For, ast.comprehension))
-                      for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
-        self.fixed |= {d.name for d in ast.walk(top) if d is not top
+        self.fixed = {n.id for loop in analysis.walk(top) if isinstance(loop, (ast.For, ast.comprehension))
+                      for n in analysis.walk(loop.target) if isinstance(n, ast.Name)}
+        self.fixed |= {d.name for d in analysis.walk(top) if d is not top
                        and isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
 
     def visit_FunctionDef(self, node):  # a nested function gets its own conversion
@@ -338,12 +338,12 @@ class CallRefreshes(ast.NodeTransformer):
         if not isinstance(call, ast.Call) or not self._user_call(call):
             return self._checked(node)
         parts = [*call.args, *(k.value for k in call.keywords)]
-        names = sorted({n.id for p in parts for n in ast.walk(p) if isinstance(n, ast.Name)
+        names = sorted({n.id for p in parts for n in analysis.walk(p) if isinstance(n, ast.Name)
                         and n.id in self.own and not n.id.startswith(GENERATED)})
         return self._after(node, names)
 
     def _checked(self, node):
-        calls = [n for n in ast.walk(node) if isinstance(n, ast.Call) and self._user_call(n)]
+        calls = [n for n in analysis.walk(node) if isinstance(n, ast.Call) and self._user_call(n)]
         return self._after(node, self._passed(node, calls)) if calls else node
 
     def _passed(self, node, calls) -> list[str]:
@@ -352,7 +352,8 @@ class CallRefreshes(ast.NodeTransformer):
         may write in place, read again like a call statement's. A loop's target, a function
         defined here or a name passed inside an expression (``f(a[i])``) is not: reading it
         again would make it a loop carry for nothing."""
-        stored = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+        stored = {n.id for n in analysis.walk(node)
+                  if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
         args = [a for c in calls for a in (*c.args, *(k.value for k in c.keywords))]
         return sorted({a.id for a in args if isinstance(a, ast.Name) and a.id in self.own
                        and a.id not in stored and a.id not in self.fixed
@@ -635,12 +636,12 @@ def _grown_and_iterated(body) -> dict[str, int]:
     """The lists ``body`` appends to and also iterates over (``for j in keep:`` in the loop that
     calls ``keep.append(i)``), each with the line of the ``for`` that iterates over it."""
     # (keep.append, as Expressions converted the call: call(keep.append)(i))
-    appended = {n.value.id for s in body for n in ast.walk(s)
+    appended = {n.value.id for s in body for n in analysis.walk(s)
                 if isinstance(n, ast.Attribute) and n.attr == "append" and isinstance(n.value, ast.Name)}
     out: dict[str, int] = {}
-    for n in (m for s in body for m in ast.walk(s)):
+    for n in (m for s in body for m in analysis.walk(s)):
         if isinstance(n, ast.For):
-            for name in (m.id for m in ast.walk(n.iter) if isinstance(m, ast.Name) and m.id in appended):
+            for name in (m.id for m in analysis.walk(n.iter) if isinstance(m, ast.Name) and m.id in appended):
                 out.setdefault(name, n.lineno)
     return out
 
@@ -852,7 +853,7 @@ class ControlFlow(ast.NodeTransformer):
         # v in s): state, compiled as arrays of the rows the guard's most trips can append
         # (``statements._appending_while``)
         appends = analysis.appended_lists(node.body, self.own - self.declared)
-        if appends and any(isinstance(n, ast.Name) and n.id in appends for n in ast.walk(node.test)) \
+        if appends and any(isinstance(n, ast.Name) and n.id in appends for n in analysis.walk(node.test)) \
                 and analysis.appended_lists([*node.body, ast.Expr(value=node.test)],
                                             self.own - self.declared) != appends:
             appends = None
@@ -1021,7 +1022,7 @@ class ControlFlow(ast.NodeTransformer):
                 shown[names[key]] = _user_text(path)
         if names:
             self.own = self.own | set(names.values())
-            for n in (m for s in node.body for m in ast.walk(s)):
+            for n in (m for s in node.body for m in analysis.walk(s)):
                 if isinstance(n, ast.Attribute) and ast.dump(n.value) in names and n.attr == "append":
                     n.value = ast.Name(id=names[ast.dump(n.value)], ctx=ast.Load())
         return hoisted, shown
@@ -1049,7 +1050,7 @@ def _is_generator(fn: ast.FunctionDef) -> bool:
 
 
 def _locate(node, where):
-    for n in ast.walk(node):
+    for n in analysis.walk(node):
         if isinstance(n, (ast.stmt, ast.expr, ast.arg)) and not hasattr(n, "lineno"):
             ast.copy_location(n, where)
             n.end_lineno, n.end_col_offset = where.lineno, where.col_offset
@@ -1130,7 +1131,7 @@ def _kept_paths(fn) -> set[int]:
             kept.add(id(n))
             n = n.value
 
-    for n in ast.walk(fn):
+    for n in analysis.walk(fn):
         if isinstance(n, ast.Call):
             f = n.func
             if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == AG:
@@ -1178,12 +1179,12 @@ def convert_function(fn: ast.FunctionDef) -> ast.FunctionDef:
     live = analysis.Liveness(fn)
     own = analysis.local_names(fn) - declared
     written_outer = _outer_arrays_written(fn, own)
-    counted = {id(n): analysis.counted_while(n) for n in ast.walk(fn) if isinstance(n, ast.While)}
-    stepped = {id(n): analysis.stepped_while(n) for n in ast.walk(fn)
-               if isinstance(n, ast.While) and counted[id(n)] is None}
-    affine = {id(n): analysis.affine_while(n) for n in ast.walk(fn) if isinstance(n, ast.While)}
-    tests = {id(n): n.test for n in ast.walk(fn) if isinstance(n, ast.While)}
-    guards = {id(n): analysis.while_guard(n) for n in ast.walk(fn) if isinstance(n, ast.While)}
+    whiles = [n for n in analysis.walk(fn) if isinstance(n, ast.While)]  # (the analyses change none)
+    counted = {id(n): analysis.counted_while(n) for n in whiles}
+    stepped = {id(n): analysis.stepped_while(n) for n in whiles if counted[id(n)] is None}
+    affine = {id(n): analysis.affine_while(n) for n in whiles}
+    tests = {id(n): n.test for n in whiles}
+    guards = {id(n): analysis.while_guard(n) for n in whiles}
     CallRefreshes(fn, own).visit(fn)
     Expressions(fn, own).visit(fn)  # before ControlFlow: the loop tests it moves are converted here
     OuterReads(fn, own, written_outer).visit(fn)  # after Expressions (it matches W[k] = v by name)
@@ -1231,7 +1232,7 @@ def _check_nonlocal_writes(fn, nonlocals: set) -> None:
     def targets(stmt):
         found = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(
             stmt, (ast.AugAssign, ast.AnnAssign)) else []
-        return sorted({n.id for t in found for n in ast.walk(t)
+        return sorted({n.id for t in found for n in analysis.walk(t)
                        if isinstance(n, ast.Name) and n.id in nonlocals})
 
     def checked(stmts):
@@ -1270,7 +1271,7 @@ def _asserts_as_raises(fn: ast.FunctionDef) -> None:
                              args=[node.msg] if node.msg is not None else [], keywords=[])
             check = ast.If(test=ast.UnaryOp(op=ast.Not(), operand=node.test),
                            body=[ast.Raise(exc=error, cause=None)], orelse=[])
-            return ast.fix_missing_locations(ast.copy_location(check, node))
+            return analysis.fix_missing_locations(ast.copy_location(check, node))
 
         def visit_FunctionDef(self, node):  # a nested function: its own conversion
             return node

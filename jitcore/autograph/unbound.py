@@ -232,7 +232,7 @@ class _Reads:
         else:
             for child in ast.iter_child_nodes(s):
                 self.expr(child, defined, looped)
-        walrus = {n.target.id for n in ast.walk(s) if isinstance(n, ast.NamedExpr)}
+        walrus = {n.target.id for n in analysis.walk(s) if isinstance(n, ast.NamedExpr)}
         return everything if isinstance(s, _ENDS) else defined | walrus
 
 
