@@ -527,14 +527,14 @@ def order_statistic_signature(draw):
 
 
 # What the order statistics compile for under the ci profile: every method, q at the ends, between
-# ranks and as a list, every axis form (none, one, negative, all as a tuple), keepdims either way;
-# three for each dtype, in turn.
+# ranks, on a rank (a midpoint there takes no mean) and as a list, every axis form (none, one,
+# negative, all as a tuple), keepdims either way; three for each dtype, in turn.
 ORDER_STATISTIC_SIGNATURES = [
     ((5,), None, False, 0.5, "linear"), ((1,), 0, True, 0.0, "lower"),
     ((4, 3), 0, False, (0.25, 1.0), "higher"), ((2, 5), -1, True, 0.7310585786300049, "nearest"),
     ((3, 1, 4), (0, 1, 2), False, (0.1, 0.9, 0.3333333333333333), "midpoint"),
     ((2, 3, 5), 1, False, 1.0, "linear"), ((3, 4), (0, 1), True, 0.3333333333333333, "linear"),
-    ((5, 2), None, True, (0.0, 0.5), "nearest"), ((4, 4), -2, False, 0.1, "midpoint"),
+    ((5, 2), None, True, (0.0, 0.5), "nearest"), ((4, 5), -2, False, (0.0, 0.1, 0.5), "midpoint"),
 ]
 
 
