@@ -14,6 +14,7 @@ from hypothesis.extra import numpy as hnp
 
 from jitcore import jit
 from jitcore.errors import JitTypeError
+from tests.budget import signatures
 
 J = functools.partial(jit, cache=False)
 
@@ -35,10 +36,12 @@ def same(want, got):
         np.testing.assert_array_equal(got, want)
 
 
-def check(fn, *args):
+def check(fn, *args, jitted=None):
+    """``jitted`` (default: a new ``J(fn)``) gives NumPy's result of ``fn`` and leaves its
+    arguments as they were."""
     want = fn(*(np.copy(a) for a in args))
     copies = [np.copy(a) for a in args]
-    got = J(fn)(*copies)
+    got = (jitted or J(fn))(*copies)
     same(want, got)
     for a, c in zip(args, copies):  # arguments untouched
         np.testing.assert_array_equal(a, c)
@@ -124,19 +127,42 @@ def arrays(min_dims=1, max_dims=3):
                                                     max_side=5), elements=FLOATS)
 
 
-@pytest.mark.parametrize("fn", [sel, sel_times, sel_containers, extract, flatnonzero, argwhere,
-                                unique, unique_all, unique_counts, unique_index, reductions_of_indices])
-@settings(max_examples=12, deadline=None)
-@given(x=arrays(min_dims=0))
-def test_any_shape(fn, x):
-    check(fn, x)
+# The shapes an example compiles for under the ci profile (tests/budget.py ``signatures``): 0-d,
+# size 0 along the first or a later axis, one element, a vector, a matrix, a volume; each function
+# meets four of them in turn and draws its values per example. Its one jitted function (``_jitted``)
+# serves its examples, so a shape met again reuses the code (and takes the repeated-call path).
+SHAPES = [(), (0,), (5,), (3, 4), (2, 0, 3), (1,), (4, 1), (2, 3, 5), (5, 5), (0, 2), (3,), (1, 5, 2)]
 
 
-@pytest.mark.parametrize("fn", [nonzero, where1, method_nonzero, rows])
+@functools.cache
+def _jitted(fn):
+    return J(fn)
+
+
+ANY_SHAPE = [sel, sel_times, sel_containers, extract, flatnonzero, argwhere, unique, unique_all,
+             unique_counts, unique_index, reductions_of_indices]
+
+
+@pytest.mark.parametrize("fn", ANY_SHAPE)
 @settings(max_examples=12, deadline=None)
-@given(x=arrays(min_dims=1))
-def test_at_least_1d(fn, x):
-    check(fn, x)
+@given(data=st.data())
+def test_any_shape(fn, data):
+    shapes = hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=5)
+    shape = data.draw(signatures(shapes, SHAPES, 4 * ANY_SHAPE.index(fn), 4))
+    check(fn, data.draw(hnp.arrays(np.float64, shape, elements=FLOATS)), jitted=_jitted(fn))
+
+
+AT_LEAST_1D = [nonzero, where1, method_nonzero, rows]
+
+
+@pytest.mark.parametrize("fn", AT_LEAST_1D)
+@settings(max_examples=12, deadline=None)
+@given(data=st.data())
+def test_at_least_1d(fn, data):
+    shapes = hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=5)
+    table = [s for s in SHAPES if s]
+    shape = data.draw(signatures(shapes, table, 4 * AT_LEAST_1D.index(fn), 4))
+    check(fn, data.draw(hnp.arrays(np.float64, shape, elements=FLOATS)), jitted=_jitted(fn))
 
 
 @pytest.mark.parametrize("fn", [compress0, compress_none])

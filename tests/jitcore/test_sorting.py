@@ -24,7 +24,7 @@ from jitcore.codegen.cpu import sort as native_sort
 from jitcore.codegen.cpu import sort_buckets as buckets
 from jitcore.codegen.cpu import sort_lanes
 from jitcore.passes.kernelize.sort import LANES_UP_TO, RADIX_FROM
-from tests.budget import examples
+from tests.budget import examples, signatures
 from tests.jitcore.test_select import assert_argpartitioned, assert_partitioned
 from tests.layouts import layouts, relayout
 from tests.strategies import arrays
@@ -48,19 +48,26 @@ def assert_same_sort(actual, expected, context: str) -> None:
 
 
 @st.composite
-def array_and_axis(draw, dtype: np.dtype):
+def shape_axis_layout(draw):
     shape = draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=6))
-    a = draw(arrays(dtype, shape, layout=False))
-    axis = draw(st.one_of(st.none(), st.integers(-a.ndim, a.ndim - 1))) if a.ndim else None
-    return a, axis
+    axis = draw(st.one_of(st.none(), st.integers(-len(shape), len(shape) - 1))) if shape else None
+    return shape, axis, draw(layouts())
+
+
+# What a sort compiles for, under the ci profile (tests/budget.py ``signatures``): each dtype
+# meets four of these (the dtypes take them in turn), its data drawn afresh each example.
+SORT_SIGNATURES = [((), None, "C"), ((0,), 0, "C"), ((7,), -1, "reversed"), ((3, 0), 1, "C"),
+                   ((4, 5), 0, "F"), ((4, 5), -1, "strided"), ((2, 3, 4), 1, "broadcast"),
+                   ((2, 3, 4), None, "unaligned"), ((1,), None, "C"), ((6, 1, 3), -3, "C")]
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 @SOME
 @given(data=st.data())
 def test_sort_and_argsort_match_numpy_stable(dtype, data):
-    a, axis = data.draw(array_and_axis(dtype))
-    a = relayout(a, data.draw(layouts()))
+    turn = 4 * DTYPES.index(dtype)
+    shape, axis, layout = data.draw(signatures(shape_axis_layout(), SORT_SIGNATURES, turn, 4))
+    a = relayout(data.draw(arrays(dtype, shape, layout=False)), layout)
     context = f"{a!r}, axis={axis}"
     assert_same_sort(SORT(a, axis), np.sort(a, axis=axis, kind="stable"), context)
     np.testing.assert_array_equal(ARGSORT(a, axis), np.argsort(a, axis=axis, kind="stable"), context)
@@ -470,17 +477,26 @@ def _sorted_with_specials(dtype: np.dtype, n: int, rng) -> np.ndarray:
     return np.sort(_special_lane(dtype, n, rng), kind="stable")
 
 
+SEARCHSORTED = {side: jc.jit(lambda a, v, side=side: np.searchsorted(a, v, side=side))
+                for side in ("left", "right")}
+# What a search compiles for under the ci profile (the length searched, the keys' shape): three
+# for each dtype and side, in turn.
+SEARCH_SIGNATURES = [(2, ()), (7, (5,)), (40, (2, 3)), (17, (0,)), (33, (4, 1)), (3, (1,)), (12, (5, 5)),
+                     (25, (3, 0)), (9, ())]
+
+
 @pytest.mark.parametrize("side", ["left", "right"])
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 @SOME
 @given(data=st.data())
 def test_searchsorted_matches_numpy(dtype, side, data):
     rng = np.random.default_rng(data.draw(st.integers(0, 2**16)))
-    a = _sorted_with_specials(dtype, data.draw(st.integers(2, 40)), rng)
-    shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=2, min_side=0, max_side=5))
+    full = st.tuples(st.integers(2, 40), hnp.array_shapes(min_dims=0, max_dims=2, min_side=0, max_side=5))
+    turn = 3 * (2 * DTYPES.index(dtype) + (side == "right"))
+    n, shape = data.draw(signatures(full, SEARCH_SIGNATURES, turn, 3))
+    a = _sorted_with_specials(dtype, n, rng)
     v = _special_lane(dtype, int(np.prod(shape)) + 2, rng)[:int(np.prod(shape))].reshape(shape)
-    f = jc.jit(lambda a, v: np.searchsorted(a, v, side=side))
-    np.testing.assert_array_equal(f(a, v), np.searchsorted(a, v, side=side), f"{a!r} {v!r}")
+    np.testing.assert_array_equal(SEARCHSORTED[side](a, v), np.searchsorted(a, v, side=side), f"{a!r} {v!r}")
 
 
 def test_searchsorted_with_sorter_scalar_and_mixed_dtypes():
@@ -499,32 +515,55 @@ def test_searchsorted_with_sorter_scalar_and_mixed_dtypes():
 FLOATS_AND_INTS = [np.dtype(t) for t in (np.float64, np.float32, np.float16, np.int32, np.int64, np.uint8)]
 
 
+@st.composite
+def order_statistic_signature(draw):
+    shape = draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=5))
+    ndim = len(shape)
+    axis = draw(st.one_of(st.none(), st.integers(-ndim, ndim - 1), st.just(tuple(range(ndim)))))
+    keepdims = draw(st.booleans())
+    q = draw(st.one_of(st.floats(0, 1), st.lists(st.floats(0, 1), min_size=1, max_size=3).map(tuple)))
+    method = draw(st.sampled_from(["linear", "lower", "higher", "nearest", "midpoint"]))
+    return shape, axis, keepdims, q, method
+
+
+# What the order statistics compile for under the ci profile: every method, q at the ends, between
+# ranks, on a rank (a midpoint there takes no mean) and as a list, every axis form (none, one,
+# negative, all as a tuple), keepdims either way; three for each dtype, in turn.
+ORDER_STATISTIC_SIGNATURES = [
+    ((5,), None, False, 0.5, "linear"), ((1,), 0, True, 0.0, "lower"),
+    ((4, 3), 0, False, (0.25, 1.0), "higher"), ((2, 5), -1, True, 0.7310585786300049, "nearest"),
+    ((3, 1, 4), (0, 1, 2), False, (0.1, 0.9, 0.3333333333333333), "midpoint"),
+    ((2, 3, 5), 1, False, 1.0, "linear"), ((3, 4), (0, 1), True, 0.3333333333333333, "linear"),
+    ((5, 2), None, True, (0.0, 0.5), "nearest"), ((4, 5), -2, False, (0.0, 0.1, 0.5), "midpoint"),
+]
+
+
+@functools.cache
+def _order_statistics(axis, keepdims, q, method):
+    """The jitted median, quantile and percentile of one static signature (q: a float or a tuple),
+    each with its NumPy oracle: an example that meets the signature again reuses their code."""
+    # Python floats: NumPy's result dtype for a NumPy float64 q depends on whether the data
+    # holds NaN (float32 data gives float32 then, float64 otherwise); a traced result cannot.
+    q = list(q) if isinstance(q, tuple) else q
+    p = [v * 100 for v in q] if isinstance(q, list) else q * 100
+    oracles = [lambda x: np.median(x, axis=axis, keepdims=keepdims),
+               lambda x: np.quantile(x, q, axis=axis, method=method, keepdims=keepdims),
+               lambda x: np.percentile(x, p, axis=axis, method=method, keepdims=keepdims)]
+    return [(jc.jit(f), f) for f in oracles]
+
+
 @pytest.mark.parametrize("dtype", FLOATS_AND_INTS, ids=str)
 @SOME
 @given(data=st.data())
 def test_median_quantile_percentile_match_numpy(dtype, data):
-    shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=5))
+    turn = 3 * FLOATS_AND_INTS.index(dtype)
+    shape, axis, keepdims, q, method = data.draw(
+        signatures(order_statistic_signature(), ORDER_STATISTIC_SIGNATURES, turn, 3))
     a = data.draw(arrays(dtype, shape, layout=False))
-    axis = data.draw(st.one_of(st.none(), st.integers(-a.ndim, a.ndim - 1),
-                               st.just(tuple(range(a.ndim)))))
-    keepdims = data.draw(st.booleans())
-    q = data.draw(st.one_of(st.floats(0, 1), st.lists(st.floats(0, 1), min_size=1, max_size=3)))
-    method = data.draw(st.sampled_from(["linear", "lower", "higher", "nearest", "midpoint"]))
     context = f"{a!r}, axis={axis}, q={q}, method={method}, keepdims={keepdims}"
-    # Python floats: NumPy's result dtype for a NumPy float64 q depends on whether the data
-    # holds NaN (float32 data gives float32 then, float64 otherwise); a traced result cannot.
-    p = [v * 100 for v in q] if isinstance(q, list) else q * 100
-    cases = [
-        (lambda x: np.median(x, axis=axis, keepdims=keepdims),
-         lambda x: np.median(x, axis=axis, keepdims=keepdims)),
-        (lambda x: np.quantile(x, q, axis=axis, method=method, keepdims=keepdims),
-         lambda x: np.quantile(x, q, axis=axis, method=method, keepdims=keepdims)),
-        (lambda x: np.percentile(x, p, axis=axis, method=method, keepdims=keepdims),
-         lambda x: np.percentile(x, p, axis=axis, method=method, keepdims=keepdims)),
-    ]
     with np.errstate(all="ignore"):
-        for traced, oracle in cases:
-            got, want = np.asarray(jc.jit(traced)(a)), np.asarray(oracle(a))
+        for traced, oracle in _order_statistics(axis, keepdims, q, method):
+            got, want = np.asarray(traced(a)), np.asarray(oracle(a))
             assert got.dtype == want.dtype and got.shape == want.shape, context
             np.testing.assert_array_equal(got, want, context)
 
@@ -648,6 +687,28 @@ def test_det_special_cases():
         f(np.ones((2, 3)))
 
 
+@st.composite
+def shape_axis_kth(draw):
+    shape = draw(hnp.array_shapes(min_dims=1, max_dims=2, min_side=1, max_side=6))
+    axis = draw(st.integers(-len(shape), len(shape) - 1))
+    return shape, axis, draw(st.integers(-shape[axis], shape[axis] - 1))
+
+
+# What a partition compiles for under the ci profile: one lane and several, along either axis
+# (negative too), kth first, last, in the middle and negative; three for each dtype, in turn.
+PARTITION_SIGNATURES = [((6,), 0, 2), ((1,), -1, 0), ((5,), 0, -1), ((4, 6), -1, 0), ((4, 6), 1, 5),
+                        ((5, 3), 0, -3), ((2, 5), -2, 1), ((6, 6), -1, -4), ((3, 1), 0, 1),
+                        ((1, 4), 1, 3), ((2, 2), 0, -2), ((6, 2), -2, 3)]
+
+
+@functools.cache
+def _selection(name: str, kth: int, axis: int):
+    """One jitted np.partition or np.argpartition per static kth and axis: an example that meets
+    a signature again reuses its code."""
+    select = getattr(np, name)
+    return jc.jit(lambda x: select(x, kth, axis=axis))
+
+
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 @SOME
 @given(data=st.data())
@@ -655,12 +716,11 @@ def test_partition_and_argpartition_partition(dtype, data):
     """What NumPy promises: the kth element where sorting puts it, none larger before it and
     none smaller after it (tests/jitcore/test_select.py's contract; the selection's arrangement
     of the others is its own)."""
-    shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=2, min_side=1, max_side=6))
+    turn = 3 * DTYPES.index(dtype)
+    shape, axis, kth = data.draw(signatures(shape_axis_kth(), PARTITION_SIGNATURES, turn, 3))
     a = data.draw(arrays(dtype, shape, layout=False))
-    axis = data.draw(st.integers(-a.ndim, a.ndim - 1))
-    kth = data.draw(st.integers(-a.shape[axis], a.shape[axis] - 1))
-    part = jc.jit(lambda x: np.partition(x, kth, axis=axis))(a)
-    order = jc.jit(lambda x: np.argpartition(x, kth, axis=axis))(a)
+    part = _selection("partition", kth, axis)(a)
+    order = _selection("argpartition", kth, axis)(a)
     want = np.partition(a, kth, axis=axis)
     k = kth % a.shape[axis]
     kth_got, kth_want = np.take(part, k, axis=axis), np.take(want, k, axis=axis)

@@ -37,6 +37,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import jitcore as jc
+from tests.budget import signatures
 from tests.jit_once import jit_once
 
 SETTINGS = settings(max_examples=60, deadline=None,
@@ -75,13 +76,14 @@ def check(fn, *args, jitted=None):
 
 # -- 1. math.hypot of any arity, math.dist ----------------------------------------------------
 
-COORD = st.one_of(
+FLOAT_COORD = st.one_of(
     st.floats(allow_nan=True, allow_infinity=True),
     st.floats(min_value=-1e-300, max_value=1e-300),           # subnormal and tiny
     st.floats(min_value=1e300, max_value=1.7e308),            # huge: the sum overflows
     st.sampled_from([0.0, -0.0, 1.0, 3.0, 4.0, 12.0, 5e-324, 2.0 ** -1023, 1.7976931348623157e308]),
-    st.integers(-10 ** 6, 10 ** 6),
 )
+INT_COORD = st.integers(-10 ** 6, 10 ** 6)
+COORD = st.one_of(FLOAT_COORD, INT_COORD)
 
 HYPOTS = {
     1: lambda a: math.hypot(a),
@@ -103,7 +105,14 @@ def test_hypot_three_arguments_reported():
 @SETTINGS
 @given(data=st.data())
 def test_hypot_any_arity_bits(n, data):
-    args = tuple(data.draw(COORD) for _ in range(n))
+    # Which coordinates are ints is what compiles (the values are traced): under the ci profile
+    # (tests/budget.py ``signatures``) all floats, all ints, an int first or last, or every other
+    # one; the 60 examples draw the values over those five instead of up to 60 new signatures.
+    table = list(dict.fromkeys([(False,) * n, (True,) * n, (True,) + (False,) * (n - 1),
+                                (False,) * (n - 1) + (True,), tuple(i % 2 == 1 for i in range(n))]))
+    an_int = st.integers(0, 4).map(lambda v: v == 4)  # as often as COORD draws one
+    ints = data.draw(signatures(st.tuples(*[an_int] * n), table))
+    args = tuple(data.draw(INT_COORD if i else FLOAT_COORD) for i in ints)
     check(HYPOTS[n], *args, jitted=JIT_HYPOTS[n])
 
 
@@ -274,10 +283,18 @@ def _lstsq_parts(X, y):
 _LSTSQ = jc.jit(_lstsq_parts)
 
 
+# What lstsq compiles for under the ci profile (tests/budget.py ``signatures``): the shapes the
+# rule tells apart (m > n, m == n + 1, m == n, m < n; one column, one row), b a vector or two
+# columns. The 60 examples draw their data (rank deficiency, scale, seed) over these 14
+# signatures instead of ~32 new ones (lstsq's sizes: test_decompositions.py).
+_DESIGN_SIGNATURES = [(m, n, k) for m, n in ((1, 1), (1, 3), (3, 3), (6, 1), (4, 3), (7, 4), (4, 5))
+                      for k in (None, 2)]
+_DESIGN_SHAPES = st.tuples(st.integers(1, 7), st.integers(1, 5), st.one_of(st.none(), st.integers(1, 3)))
+
+
 @st.composite
 def _design(draw):
-    m = draw(st.integers(1, 7))
-    n = draw(st.integers(1, 5))
+    m, n, k = draw(signatures(_DESIGN_SHAPES, _DESIGN_SIGNATURES))
     rng = np.random.default_rng(draw(st.integers(0, 2 ** 16)))
     X = rng.standard_normal((m, n))
     kind = draw(st.sampled_from(["full", "repeat", "zero", "scaled", "ints"]))
@@ -289,7 +306,7 @@ def _design(draw):
         X[:, 1] = 2.0 * X[:, 0]
     elif kind == "ints":
         X = np.round(X * 2)
-    y = rng.standard_normal(m) if draw(st.booleans()) else rng.standard_normal((m, draw(st.integers(1, 3))))
+    y = rng.standard_normal(m) if k is None else rng.standard_normal((m, k))
     return X, y
 
 
