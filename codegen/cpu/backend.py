@@ -59,6 +59,7 @@ from jitcore.codegen.host import (
 from jitcore.codegen.llvm_text import module_text
 from jitcore.codegen.llvm_types import I64
 from jitcore.codegen.loops import Sizes, static_value
+from jitcore.codegen.name_scope import EmissionModule
 from jitcore.codegen.plan import CompiledFunction, Launch, LowerOptions
 from jitcore.ir import layout_class
 from jitcore.ir.attributes import numpy_dtype
@@ -192,7 +193,7 @@ class CpuBackend:
         plan, ops = plan_function(func, self.name, draft, tuple(c == layout_class.C for c in layouts),
                                   options.header)
         plan.profile = options.profile
-        module = ll.Module(name=draft)
+        module = EmissionModule(name=draft)  # (names its values faster: name_scope.py)
         entry = declare_entry(module, draft)
         symbols, sources = size_symbols(func, options.header)
         # A function whose kernels are all tiny has code of its own (see TINY_WORK), unsplit:
