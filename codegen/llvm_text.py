@@ -12,6 +12,8 @@ metadata or flags that only llvmlite knows how to spell, is llvmlite's own ``str
 
 from __future__ import annotations
 
+import math
+
 from llvmlite import ir as ll
 from llvmlite.ir import instructions as li
 from llvmlite.ir import types as lt
@@ -43,14 +45,30 @@ class _Shared:
     by its id, each entry holding its object so that no id is reused while we print (a type
     made on the fly could otherwise be freed and its id given to another)."""
 
-    __slots__ = ("refs", "types", "alive")
+    __slots__ = ("refs", "types", "alive", "constants")
 
     def __init__(self):
         self.refs: dict[int, str] = {}
         self.types: dict[int, str] = {}
         self.alive: list = []
+        # a number constant's text by its type and value: the emitters make a new Constant for
+        # each use of 0 or 1.0, and llvmlite formats each (a float through struct, twice)
+        self.constants: dict[tuple, str] = {}
 
     def ref(self, value) -> str:
+        if type(value) is ll.Constant:
+            number = value.constant
+            kind = type(number)
+            # the value's type in the key: True is "true" where 1 is "1"; its sign too: -0.0 ==
+            # 0.0; NaNs (of any payload) are left to llvmlite
+            if kind is int or kind is bool or (kind is float and number == number):
+                key = (id(value.type), kind, number, kind is float and math.copysign(1.0, number) < 0)
+                text = self.constants.get(key)
+                if text is None:
+                    text = self.constants[key] = value.get_reference()
+                self.refs[id(value)] = text
+                self.alive.append(value)  # (and its type, whose id is in the key)
+                return text
         text = self.refs[id(value)] = value.get_reference()
         self.alive.append(value)
         return text
@@ -73,8 +91,9 @@ def _function(fn: ll.Function, shared: _Shared) -> str:
         refs[id(value)] = _local_ref(value)
     for block in fn.blocks:
         refs[id(block)] = _local_ref(block)
-        for instr in block.instructions:
-            refs[id(instr)] = _local_ref(instr)
+        for instr in block.instructions:  # (``_local_ref``, written in: the most values)
+            name = instr._name
+            refs[id(instr)] = instr.get_reference() if "\\" in name or '"' in name else f'%"{name}"'
     get_ref, get_type = refs.get, shared.types.get
 
     def ref(value) -> str:

@@ -1371,6 +1371,22 @@ MUTANTS = [
            "the fast printer writes fcmp without its fast-math flags: the module's text (its hash, "
            "what LLVM compiles) is not llvmlite's",
            ("tests/codegen/test_llvm_text.py",)),
+    Mutant("llvm-text-constant-key-without-kind", "codegen/llvm_text.py",
+           "key = (id(value.type), kind, number,", "key = (id(value.type), number,",
+           "a number constant's text kept by value alone: i1 true and i1 1 (or 0.0 and 0 of an int) "
+           "print as whichever came first",
+           ("tests/codegen/test_llvm_text.py",)),
+    Mutant("name-scope-no-deduplication", "codegen/name_scope.py",
+           "            while name in used:\n", "            while False:\n",
+           "the emission module's functions give a second value of one name that name again: "
+           "text LLVM refuses, unlike llvmlite's",
+           ("tests/codegen/test_llvm_text.py",)),
+    Mutant("gc-pause-never-ends", "codegen/gc_pause.py",
+           "                if last:\n                    gc.enable()",
+           "                if False:\n                    gc.enable()",
+           "the collector stays off after the first emission: a program's cyclic garbage is never "
+           "collected again",
+           ("tests/codegen/test_gc_pause.py",)),
     Mutant("llvm-text-names-unescaped", "codegen/llvm_text.py",
            """if "\\\\" in name or '"' in name:""", "if False:",
            "a value's name with a quote or backslash written unescaped: text LLVM cannot parse",

@@ -45,6 +45,7 @@ from jitcore.codegen.cpu.same_code import SameCode
 from jitcore.codegen.cpu.schedule import emit_kernel
 from jitcore.codegen.cpu.sort import emit_sort_kernel
 from jitcore.codegen.cpu.sort_head import emit_head_sort_kernel
+from jitcore.codegen.gc_pause import collector_paused
 from jitcore.codegen.gemm_epilogue import match_fused_product
 from jitcore.codegen.host import (
     arg_types,
@@ -58,6 +59,7 @@ from jitcore.codegen.host import (
 from jitcore.codegen.llvm_text import module_text
 from jitcore.codegen.llvm_types import I64
 from jitcore.codegen.loops import Sizes, static_value
+from jitcore.codegen.name_scope import EmissionModule
 from jitcore.codegen.plan import CompiledFunction, Launch, LowerOptions
 from jitcore.ir import layout_class
 from jitcore.ir.attributes import numpy_dtype
@@ -181,11 +183,17 @@ class CpuBackend:
                 f"{tiled_gemm.SMALL_PRODUCT_WORK}:{tiled_gemm.SMALL_CHUNK_SIDE}")  # cores cap them
 
     def lower(self, func: Operation, layouts: tuple[str, ...], options: LowerOptions) -> CompiledFunction:
+        with collector_paused():  # (its objects die young: codegen/gc_pause.py)
+            plan = self._emit(func, layouts, options)
+        return self.with_code(plan)
+
+    def _emit(self, func: Operation, layouts: tuple[str, ...], options: LowerOptions) -> CompiledFunction:
+        """``func``'s plan and LLVM IR, before LLVM compiles it."""
         draft = f"jit_{func.sym_name}_{_UNHASHED}"
         plan, ops = plan_function(func, self.name, draft, tuple(c == layout_class.C for c in layouts),
                                   options.header)
         plan.profile = options.profile
-        module = ll.Module(name=draft)
+        module = EmissionModule(name=draft)  # (names its values faster: name_scope.py)
         entry = declare_entry(module, draft)
         symbols, sources = size_symbols(func, options.header)
         # A function whose kernels are all tiny has code of its own (see TINY_WORK), unsplit:
@@ -329,7 +337,7 @@ class CpuBackend:
         # size-generic: the entry reads run-time extents (launches of their own sizes aside)
         generic = any(s for i, s in enumerate(sized) if i not in own_sizes or symbols)
         plan.code_flags = (generic, llvm_unroll, light)
-        return self.with_code(plan)
+        return plan
 
     def with_code(self, plan: CompiledFunction) -> CompiledFunction:
         """``plan`` with the machine code of its LLVM IR (``plan.code_flags`` say how it is

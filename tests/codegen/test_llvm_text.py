@@ -10,13 +10,14 @@ import jitcore as jc
 import jitcore.numpy as jnp
 from jitcore.codegen import llvm_text
 from jitcore.codegen.cpu import backend
+from jitcore.codegen.name_scope import EmissionModule
 
 F64, I64, I32, I1 = ll.DoubleType(), ll.IntType(64), ll.IntType(32), ll.IntType(1)
 V4 = ll.VectorType(F64, 4)
 
 
-def _every_form() -> ll.Module:
-    module = ll.Module(name="forms")
+def _every_form(module_type=ll.Module) -> ll.Module:
+    module = module_type(name="forms")
     module.triple = "x86_64-unknown-linux-gnu"
     table = ll.GlobalVariable(module, ll.ArrayType(I64, 2), "table")
     table.initializer = ll.Constant(ll.ArrayType(I64, 2), [1, 2])
@@ -38,6 +39,11 @@ def _every_form() -> ll.Module:
     f = b.fcmp_unordered("!=", x, y, flags=("nnan",))
     o = b.fcmp_ordered("==", x, y)
     sel = b.select(b.and_(c, b.or_(f, o)), x, y)
+    # number constants of one value and different texts (kept by type and value, llvm_text)
+    b.or_(b.and_(c, ll.Constant(I1, True)), ll.Constant(I1, 1))
+    b.fadd(b.fadd(x, ll.Constant(F64, 0.0)), ll.Constant(F64, -0.0))
+    b.fadd(b.fadd(x, ll.Constant(F64, float("nan"))), ll.Constant(F64, 0))
+    b.fadd(ll.Constant(ll.FloatType(), 0.1), ll.Constant(ll.FloatType(), -0.0))
     q = b.gep(p, [n], inbounds=True, source_etype=F64)
     q2 = b.gep(table, [ll.Constant(I64, 0), ll.Constant(I32, 1)], source_etype=ll.ArrayType(I64, 2))
     w = b.load(q, typ=F64, align=8)
@@ -87,6 +93,11 @@ def test_every_instruction_form_as_llvmlite_writes_it():
     assert llvm_text.module_text(module) == str(module)
     for value in module.globals.values():
         assert llvm_text.function_text(value) == str(value)
+
+
+def test_the_emission_module_names_values_as_llvmlite_does():
+    # name_scope.EmissionModule: the same names (repeated, quoted, unnamed) in the same order
+    assert str(_every_form(EmissionModule)) == str(_every_form())
 
 
 def test_the_backends_modules_as_llvmlite_writes_them(monkeypatch):
