@@ -128,11 +128,11 @@ def instructions(text: str) -> int:
 def kernels_key(text: str) -> str | None:
     """The module's kernels' text with the entry's name taken out: the same for the same
     function compiled by two branches whose kernels are the same."""
-    entry = re.search(r'^define void @"(jit_\w+?_[0-9a-f]{16})"', text, re.M)
+    entry = re.search(r'^define void @"(jit_[^"]+?_[0-9a-f]{16})"', text, re.M)
     if not entry:
         return None
     name = entry.group(1)
-    kernels = re.findall(r'^define internal void @"' + name + r'_k\d+\w*"\(.*?^}', text, re.M | re.S)
+    kernels = re.findall(r'^define internal void @"' + re.escape(name) + r'_k\d+\w*"\(.*?^}', text, re.M | re.S)
     return hashlib.sha1("".join(kernels).replace(name, "X").encode()).hexdigest() if kernels else None
 
 
