@@ -132,7 +132,8 @@ def kernels_key(text: str) -> str | None:
     if not entry:
         return None
     name = entry.group(1)
-    kernels = re.findall(r'^define internal void @"' + re.escape(name) + r'_k\d+\w*"\(.*?^}', text, re.M | re.S)
+    kernel = r'^define internal void @"' + re.escape(name) + r'_k\d+\w*"\(.*?^}'
+    kernels = re.findall(kernel, text, re.M | re.S)
     return hashlib.sha1("".join(kernels).replace(name, "X").encode()).hexdigest() if kernels else None
 
 

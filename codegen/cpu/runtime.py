@@ -14,21 +14,24 @@ them in a fixed order (``full_reduction.py``).
 
 The threads are a persistent pool of the process's own pthreads (``thread_pool.py``, which
 MCJIT resolves from the process on Linux and macOS), driven by the compiled code itself: the
-whole call stays one ctypes call, made without the GIL. A split launch fills in a context (a
-counter, the chunks, the kernel's arguments) and calls ``run_chunks``, compiled once per
-process with the pool's state in its own globals. It wakes ``min(num_threads, chunks) - 1``
+whole call stays one ctypes call, made without the GIL. A split launch at or above the hot
+window calls the process's launcher of its kernel's arity (``LAUNCHER_SYMBOL``), which fills in
+a context (a counter, the chunks, the kernel and its arguments) and calls ``LAUNCH_SYMBOL``: it
+decides whether the launch runs in chunks, and how many, and calls ``run_chunks``; these are
+compiled once per process (``load_run_chunks``), ``run_chunks`` with the pool's state in its
+own globals, and each module only calls them. ``run_chunks`` wakes ``min(num_threads, chunks) - 1``
 parked workers (started on the first launch that wants them, more when ``num_threads`` rises),
-runs the kernel's ``_worker`` on the calling thread too, and returns when every worker that
+runs the chunk worker on the calling thread too, and returns when every worker that
 joined has finished; every thread takes chunks from the context's atomic counter until none is
 left, so a thread slowed by another process does not hold the rest up (a worker that wakes too
 late finds the launch over and takes nothing). After a launch the workers spin for a
 millisecond, yielding their cores at each look, then block on a condition variable: an idle
 pool costs no CPU. While one spins, a launch of an eighth of the threshold splits too
-(``_large_or_hot``), since a spinning worker joins within a microsecond. Only one launch has the pool at a
-time: a second one meanwhile (another Python thread, or a launch from inside a kernel) runs
-alone on its own thread, which can neither deadlock nor mix two launches. A forked child
-starts a pool of its own on its first launch; if no worker can be started, the caller runs
-every chunk. Waking a parked pool costs a few microseconds where starting and joining threads
+(``_emit_launch_function``), since a spinning worker joins within a microsecond. Only one
+launch has the pool at a time: a second one meanwhile (another Python thread, or a launch from
+inside a kernel) runs alone on its own thread, which can neither deadlock nor mix two launches.
+A forked child starts a pool of its own on its first launch; if no worker can be started, the
+caller runs every chunk. Waking a parked pool costs a few microseconds where starting and joining threads
 cost about 30 (docs/performance.md, "Persistent thread pool").
 
 The settings are read when the code runs, from ``SETTINGS``: one int64 per name in

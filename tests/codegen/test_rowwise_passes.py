@@ -83,7 +83,8 @@ def _same_bits(a, b) -> bool:
 def test_row_chains_run_as_one_group(fn):
     text = _llvm(fn, np.ones((40, 30), np.float32))
     # split: the rows kernel is handed to the process's launcher (``runtime._emit_chunked``)
-    assert text.count("_rows\"(") >= 1 and re.search(r'call void @"jitcore_cpu_run_chunks_of_\d+"\([^\n]*@"[^"]*_rows"', text)
+    launcher = r'call void @"jitcore_cpu_run_chunks_of_\d+"\([^\n]*@"[^"]*_rows"'
+    assert text.count("_rows\"(") >= 1 and re.search(launcher, text)
 
 
 def test_a_read_across_rows_is_not_grouped(monkeypatch):

@@ -72,8 +72,8 @@ def _threshold_constants(fn, x) -> list[int]:
     it with the threshold itself."""
     text = jc.jit(fn).lower(x).as_text("llvm")
     found = [int(m) for m in re.findall(r"icmp sge i64 (\d+), %\"?[\w.]+\"?\n", text)]
-    passed = re.findall(rf'call void @"{runtime.RUN_CHUNKS_SYMBOL}_of_\d+"\(.*, i64 (\d+), i64 \d+, i64 \d+, i64 \d+\)\n',
-                        text)
+    launcher = rf'call void @"{runtime.RUN_CHUNKS_SYMBOL}_of_\d+"\('
+    passed = re.findall(launcher + r".*, i64 (\d+), i64 \d+, i64 \d+, i64 \d+\)\n", text)
     assert found == [int(w) for w in passed], (found, passed)
     return found
 

@@ -380,8 +380,10 @@ def _counting_launch(per_thread: int, blocks: int):
     tiled_gemm.runtime.emit_launch(b, kernel, [entry.args[0]], split)
     b.ret_void()
     # the runtime's code that the launch calls: run_chunks, the launch, the launcher of its arity
-    tiled_gemm.runtime.load_run_chunks(
-        lambda text, symbol: object_loader.load_kept(target.compile_ir(text)[1], [symbol])[symbol], str(module))
+    def compile_and_load(text, symbol):
+        return object_loader.load_kept(target.compile_ir(text)[1], [symbol])[symbol]
+
+    tiled_gemm.runtime.load_run_chunks(compile_and_load, str(module))
     address = object_loader.load_kept(target.compile_ir(str(module))[1], ["counting_entry"])["counting_entry"]
     call = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(address)
 
