@@ -141,9 +141,15 @@ class Split:
     enough chunks that a thread slowed by another process hands its share to the others, and
     none to re-read where one thread runs them all."""
 
-    def __init__(self, extent: int | ll.Value, work: int | ll.Value, partials: int = 0,
-                 threshold_work: int | ll.Value | None = None, min_piece: int | ll.Value = 1,
-                 per_thread: int = 0):
+    def __init__(
+        self,
+        extent: int | ll.Value,
+        work: int | ll.Value,
+        partials: int = 0,
+        threshold_work: int | ll.Value | None = None,
+        min_piece: int | ll.Value = 1,
+        per_thread: int = 0,
+    ):
         self.extent = extent
         self.work = work
         self.partials = partials
@@ -194,9 +200,13 @@ def _emit_chunked(b: ll.IRBuilder, kernel: ll.Function, args: list[ll.Value], sp
     """The launch at or above the hot window: the process's launcher of the kernel's arity
     called with the kernel, its arguments, and the split's numbers."""
     static_piece = isinstance(split.min_piece, int) and split.min_piece == 1
-    numbers = [as_value(split.extent), as_value(split.threshold_work), as_value(split.work),
-               ll.Constant(I64, 0) if static_piece else as_value(split.min_piece),
-               ll.Constant(I64, split.per_thread)]
+    numbers = [
+        as_value(split.extent),
+        as_value(split.threshold_work),
+        as_value(split.work),
+        ll.Constant(I64, 0) if static_piece else as_value(split.min_piece),
+        ll.Constant(I64, split.per_thread),
+    ]
     b.call(_launcher(b.module, kernel.function_type), [kernel, *args, *numbers])
 
 
@@ -210,8 +220,12 @@ def _launcher(module: ll.Module, kernel_type: ll.FunctionType) -> ll.Function:
     if not all(t == I64 or isinstance(t, ll.PointerType) for t in kernel_type.args):
         raise CodegenError(f"internal error: a split kernel takes only pointers and i64s, not {kernel_type}")
     params = kernel_type.args[:-2]
-    return declare(module, LAUNCHER_SYMBOL.format(len(params)), ll.VoidType(),
-                   [kernel_type.as_pointer(), *params, *[I64] * 5])
+    return declare(
+        module,
+        LAUNCHER_SYMBOL.format(len(params)),
+        ll.VoidType(),
+        [kernel_type.as_pointer(), *params, *[I64] * 5],
+    )
 
 
 def _emit_launch_function(module: ll.Module) -> None:
@@ -282,8 +296,10 @@ def _pool_is_hot(module: ll.Module) -> ll.Function:
             b.store(b.select(warm, ll.Constant(I64, 0), run), streak)
             with b.if_then(warm):
                 _count(b, WARMED)
-                b.call(_run_chunks(b.module), [ll.Constant(PTR, None), ll.Constant(PTR, None),
-                                               ll.Constant(I64, 1 << 62)])
+                b.call(
+                    _run_chunks(b.module),
+                    [ll.Constant(PTR, None), ll.Constant(PTR, None), ll.Constant(I64, 1 << 62)],
+                )
     b.ret(hot)
     return fn
 
@@ -354,11 +370,15 @@ def run_chunks_module() -> ll.Module:
     module = ll.Module()
 
     def threads_wanted(b: ll.IRBuilder) -> ll.Value:
-        return _at_most(b, _at_least(b, _setting(b, _settings(module), "num_threads"), 1),
-                        b.function.args[2])
+        return _at_most(b, _at_least(b, _setting(b, _settings(module), "num_threads"), 1), b.function.args[2])
 
-    thread_pool.emit_run_chunks(module, RUN_CHUNKS_SYMBOL, threads_wanted,
-                                lambda b: _pool_state(b, HEARTBEAT), lambda b: _pool_state(b, MOVED))
+    thread_pool.emit_run_chunks(
+        module,
+        RUN_CHUNKS_SYMBOL,
+        threads_wanted,
+        lambda b: _pool_state(b, HEARTBEAT),
+        lambda b: _pool_state(b, MOVED),
+    )
     return module
 
 
@@ -385,8 +405,10 @@ def load_run_chunks(compile_and_load, llvm_ir: str = "") -> None:
     ``llvm_ir`` calls, with ``compile_and_load(llvm_ir, symbol) -> address``, and give their
     addresses to LLVM, before code that calls them is loaded."""
     wanted = [(RUN_CHUNKS_SYMBOL, run_chunks_module), (LAUNCH_SYMBOL, launch_module)]
-    wanted += [(LAUNCHER_SYMBOL.format(n), functools.partial(launcher_module, n))
-               for n in sorted({int(n) for n in _LAUNCHER_NAME.findall(llvm_ir)})]
+    wanted += [
+        (LAUNCHER_SYMBOL.format(n), functools.partial(launcher_module, n))
+        for n in sorted({int(n) for n in _LAUNCHER_NAME.findall(llvm_ir)})
+    ]
     with _lock:
         for symbol, make in wanted:  # in this order: each calls the ones before
             if symbol not in _loaded:
@@ -407,10 +429,13 @@ def _emit_launcher(module: ll.Module, arity: int) -> ll.Function:
     worker of this arity; if that did not run it in chunks, the kernel called once on the
     whole extent."""
     kernel_type = ll.FunctionType(ll.VoidType(), [I64] * (arity + 2))
-    fn = ll.Function(module, ll.FunctionType(ll.VoidType(), [kernel_type.as_pointer(), *[I64] * (arity + 5)]),
-                     LAUNCHER_SYMBOL.format(arity))
-    kernel, *args = fn.args[:arity + 1]
-    extent, weighed, work, min_piece, per_thread = fn.args[arity + 1:]
+    fn = ll.Function(
+        module,
+        ll.FunctionType(ll.VoidType(), [kernel_type.as_pointer(), *[I64] * (arity + 5)]),
+        LAUNCHER_SYMBOL.format(arity),
+    )
+    kernel, *args = fn.args[: arity + 1]
+    extent, weighed, work, min_piece, per_thread = fn.args[arity + 1 :]
     b = ll.IRBuilder(fn.append_basic_block("entry"))
     context = b.alloca(I64, size=_ARGS + arity)
     for slot, value in [(_EXTENT, extent), (_KERNEL, b.ptrtoint(kernel, I64)), *enumerate(args, _ARGS)]:
@@ -444,8 +469,10 @@ def _emit_worker(module: ll.Module, name: str, kernel_type: ll.FunctionType) -> 
 
     chunks, extent = slot(_CHUNKS), slot(_EXTENT)
     kernel = b.inttoptr(slot(_KERNEL), kernel_type.as_pointer())
-    args = [b.inttoptr(slot(_ARGS + k), t) if isinstance(t, ll.PointerType) else slot(_ARGS + k)
-            for k, t in enumerate(params)]
+    args = [
+        b.inttoptr(slot(_ARGS + k), t) if isinstance(t, ll.PointerType) else slot(_ARGS + k)
+        for k, t in enumerate(params)
+    ]
     quotient, remainder = b.sdiv(extent, chunks), b.srem(extent, chunks)
 
     def start(c: ll.Value) -> ll.Value:
