@@ -5,6 +5,7 @@ compile time per module").
     python -m pytest -p tools.llvm_module_sample --llvm-sample DIR [pytest's options] TESTS
     PYTHONPATH=. python tools/llvm_module_sample.py measure DIR [--variants base,s2,cg2] [--limit N]
     PYTHONPATH=. python tools/llvm_module_sample.py compare BASE_DIR BRANCH_DIR [--limit N]
+    python tools/llvm_module_sample.py classify DIR
 
 The plugin writes each host compile's IR (O3 or light, as ``target.compile_ir`` got it) once, by
 digest, with an index of how it was compiled. ``measure`` compiles every O3 module of DIR as
@@ -13,7 +14,9 @@ LLVM's O2 pipeline with the loop and SLP vectorizers on; ``cg2``: machine code a
 prints the thread CPU of LLVM's passes and of machine code, and the machine code's bytes.
 ``compare`` pairs the modules of two captures of the same tests by their kernels' text (the
 entry's name, a digest of the whole IR, differs between branches) and measures each pair in the
-same process, alternately.
+same process, alternately. ``classify`` counts where the O3 modules' input instructions are: the
+kernels, the entry's first block (its arguments unpacked), the rest of the entry (launches and
+control), each other function by its name (session 57's table in docs/performance.md).
 """
 
 from __future__ import annotations
@@ -128,11 +131,12 @@ def instructions(text: str) -> int:
 def kernels_key(text: str) -> str | None:
     """The module's kernels' text with the entry's name taken out: the same for the same
     function compiled by two branches whose kernels are the same."""
-    entry = re.search(r'^define void @"(jit_\w+?_[0-9a-f]{16})"', text, re.M)
+    entry = re.search(r'^define void @"(jit_[^"]+?_[0-9a-f]{16})"', text, re.M)
     if not entry:
         return None
     name = entry.group(1)
-    kernels = re.findall(r'^define internal void @"' + name + r'_k\d+\w*"\(.*?^}', text, re.M | re.S)
+    kernel = r'^define internal void @"' + re.escape(name) + r'_k\d+\w*"\(.*?^}'
+    kernels = re.findall(kernel, text, re.M | re.S)
     return hashlib.sha1("".join(kernels).replace(name, "X").encode()).hexdigest() if kernels else None
 
 
@@ -185,6 +189,36 @@ def compare(base: str, branch: str, limit: int | None) -> None:
         )
 
 
+def _function_kind(linkage: str, name: str) -> str:
+    if name.startswith("jit_"):
+        return "entry" if "internal" not in linkage else "kernel"
+    return re.sub(r"_[0-9a-f]{12}$|_\d+$", "", name)  # a per-signature worker's hash, an arity
+
+
+def classify(folder: str) -> None:
+    counts: dict[str, int] = {}
+    paths = _o3_modules(folder)
+    for path, _ in paths:
+        text = open(path).read()
+        for linkage, name, body in re.findall(
+            r'^define ([^\n]*?)@"([^"]+)"\(.*?^{(.*?)^}', text, re.M | re.S
+        ):
+            kind, block = _function_kind(linkage, name), None
+            for line in body.splitlines():
+                if re.match(r'^"?[\w.]+"?:', line):
+                    block = line.split(":")[0].strip('"')
+                elif line.startswith("  ") and not line.startswith("   ") and line.strip():
+                    where = kind
+                    if kind == "entry":
+                        first = block in (None, "entry")
+                        where = "entry: arguments" if first else "entry: launches and control"
+                    counts[where] = counts.get(where, 0) + 1
+    total = sum(counts.values()) or 1
+    print(f"{len(paths)} O3 modules, {total} instructions in, {total / max(len(paths), 1):.0f} per module")
+    for kind, n in sorted(counts.items(), key=lambda item: -item[1]):
+        print(f"  {kind:40s} {n:8d}  {100 * n / total:5.1f}%")
+
+
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -196,9 +230,13 @@ def main(argv: list[str]) -> None:
     c.add_argument("base")
     c.add_argument("branch")
     c.add_argument("--limit", type=int, default=None)
+    k = sub.add_parser("classify")
+    k.add_argument("folder")
     args = parser.parse_args(argv)
     if args.command == "measure":
         measure(args.folder, args.variants.split(","), args.limit)
+    elif args.command == "classify":
+        classify(args.folder)
     else:
         compare(args.base, args.branch, args.limit)
 

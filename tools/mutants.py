@@ -1743,17 +1743,18 @@ MUTANTS = [
            "a spinning worker never stores the clock: every launch in the hot window runs on one "
            "thread, and no loop of them finds the pool hot",
            ("tests/codegen/test_pool_hot.py",)),
-    Mutant("shared-worker-one-per-kernel", "codegen/cpu/runtime.py",
-           'name = f"jitcore_worker_{hashlib.sha1(str(kernel_type).encode()).hexdigest()[:12]}"',
-           'name = f"jitcore_worker_{len(module.functions)}"',
-           "every split kernel gets a chunk worker of its own again: a module of many split "
-           "kernels spends about a fifth more LLVM time on copies of one loop",
+    Mutant("launcher-runs-first-kernel", "codegen/cpu/runtime.py",
+           "b.call(_launcher(b.module, kernel.function_type), [kernel, *args, *numbers])",
+           "b.call(_launcher(b.module, kernel.function_type), [next(f for f in b.module.functions "
+           "if f.function_type == kernel.function_type), *args, *numbers])",
+           "every split launch hands the process's launcher the module's first kernel of its "
+           "signature: the other launches never run their own",
            ("tests/codegen/test_thread_pool.py",)),
-    Mutant("shared-worker-runs-first-kernel", "codegen/cpu/runtime.py",
-           "for slot, value in enumerate([ll.Constant(I64, 0), chunks, extent, kernel, *args]):",
-           "for slot, value in enumerate([ll.Constant(I64, 0), chunks, extent, "
-           "next(f for f in b.module.functions if f.function_type == kernel.function_type), *args]):",
-           "a shared worker runs the module's first kernel of the signature for every launch",
+    Mutant("launcher-whole-call-from-one", "codegen/cpu/runtime.py",
+           "b.call(kernel, [*args, ll.Constant(I64, 0), extent])",
+           "b.call(kernel, [*args, ll.Constant(I64, 1), extent])",
+           "a launch in the hot window that finds the pool cold is run whole by the launcher from "
+           "position 1: its first row is never computed",
            ("tests/codegen/test_thread_pool.py",)),
     Mutant("hot-window-ignores-heartbeat", "codegen/cpu/runtime.py",
            'hot = b.icmp_signed("<", b.sub(now, heartbeat), ll.Constant(I64, HOT_NS))',
@@ -1762,8 +1763,8 @@ MUTANTS = [
            "KVM host) for a launch of a few tens of microseconds",
            ("tests/codegen/test_pool_hot.py",)),
     Mutant("hot-window-from-zero", "codegen/cpu/runtime.py",
-           "hot_threshold = b.ashr(threshold, ll.Constant(I64, HOT_THRESHOLD_SHIFT))",
-           "hot_threshold = ll.Constant(I64, 0)",
+           "return b.ashr(threshold, ll.Constant(I64, HOT_THRESHOLD_SHIFT))",
+           "return ll.Constant(I64, 0)",
            "the hot window reaches down to any launch: a kernel of a microsecond pays for a "
            "split whenever a worker spins",
            ("tests/codegen/test_pool_hot.py",)),

@@ -5,11 +5,12 @@ each step of every launch, per thread (docs/performance.md, "threads38").
     PYTHONPATH=. python tools/probe_pool.py [--cases matvec-f32,matvec-f64,axpb-f32]
         [--threads 2] [--calls 400] [--gap-us 0] [--pause]
 
-The probe replaces ``runtime._worker`` and ``runtime._emit_chunked`` (before its functions
-compile, so only its own code carries the probes) by versions that also record, into a
-buffer of this process, ``(tsc, event, thread, chunk)``: the caller before it hands the launch
-to ``run_chunks`` (``begin``) and after it returns (``end``), and on every thread that runs the
-launch's worker its entry, each chunk's start and end, and its exit. Per launch it reports
+The probe replaces ``runtime._emit_worker`` and ``runtime._call_launch`` (before the process's
+launchers compile, so only its own code carries the probes) by versions that also record, into
+a buffer of this process, ``(tsc, event, thread, chunk)``: the launcher before it hands the
+launch to the runtime's launch (``begin``: its decision, then ``run_chunks``) and after it
+returns (``end``), and on every thread that runs the launch's worker its entry, each chunk's
+start and end, and its exit. Per launch it reports
 (medians over the calls, microseconds):
 
 - ``wake``: from ``begin`` to a pool worker's entry (spinning: well under a microsecond;
@@ -60,12 +61,8 @@ def _record(b: ll.IRBuilder, event: str, chunk: ll.Value | None = None) -> None:
         b.store(value, b.gep(base, [b.add(slot, ll.Constant(I64, k))], source_etype=I64))
 
 
-def _traced_worker(module: ll.Module, kernel_type: ll.FunctionType) -> ll.Function:
-    """``runtime._worker`` with the probes: entry, each chunk's start and stop, exit."""
-    name = f"jitcore_traced_worker_{len(module.functions)}"
-    existing = module.globals.get(name)
-    if existing is not None:
-        return existing
+def _traced_worker(module: ll.Module, name: str, kernel_type: ll.FunctionType) -> ll.Function:
+    """``runtime._emit_worker`` with the probes: entry, each chunk's start and stop, exit."""
     fn = ll.Function(module, ll.FunctionType(PTR, [PTR]), name)
     fn.linkage = "internal"
     b = ll.IRBuilder(fn.append_basic_block("entry"))
@@ -102,19 +99,21 @@ def _traced_worker(module: ll.Module, kernel_type: ll.FunctionType) -> ll.Functi
     return fn
 
 
-_plain_chunked = runtime._emit_chunked
+_plain_launch = runtime._call_launch
 
 
-def _traced_chunked(b, kernel, args, split, settings):
+def _traced_launch(b, operands):
     _record(b, "begin")
-    _plain_chunked(b, kernel, args, split, settings)
+    chunked = _plain_launch(b, operands)
     _record(b, "end")
+    return chunked
 
 
 def install() -> None:
-    """Probe every split launch compiled from now on (compile with ``cache=False``)."""
-    runtime._worker = _traced_worker
-    runtime._emit_chunked = _traced_chunked
+    """Probe every split launch from now on (before the first: the process's launchers are
+    compiled once; compile with ``cache=False``)."""
+    runtime._emit_worker = _traced_worker
+    runtime._call_launch = _traced_launch
 
 
 def tsc_per_us() -> float:

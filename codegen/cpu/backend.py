@@ -527,7 +527,7 @@ class CpuBackend:
                 for symbol in sorted({name for launch in plan.launches for name in launch.calls}):
                     blas.register(symbol)
                 if runtime.RUN_CHUNKS_SYMBOL in plan.llvm_ir:
-                    runtime.load_run_chunks(self._compile_and_load)
+                    runtime.load_run_chunks(self._compile_and_load, plan.llvm_ir)
                 if "jitcore_cpu_sort_" in plan.llvm_ir:  # codegen/cpu/sort.py's shared kernels
                     sort.load_shared(plan.llvm_ir, self._compile_and_load)
                 engine, addresses = load_owned(plan.object_code, [plan.symbol])
@@ -570,12 +570,20 @@ class CpuBackend:
         return load_kept(code, [symbol])[symbol]
 
     def _store_support(self, cache, llvm_ir: str) -> None:
-        """The support code that ``llvm_ir`` calls, in ``cache`` too: a new process that
-        reuses its code from there then compiles nothing (the support code may have been
-        compiled here before this cache was in use)."""
-        for symbol, (source, code) in list(self._support.items()):
-            if symbol in llvm_ir and cache.load_object(symbol, source) is None:
-                cache.store_object(symbol, source, code)
+        """The support code that ``llvm_ir`` calls, and the support code that that calls (the
+        runtime's launcher calls its launch, which calls run_chunks), in ``cache`` too: a new
+        process that reuses its code from there then compiles nothing (the support code may
+        have been compiled here before this cache was in use)."""
+        texts, seen = [llvm_ir], set()
+        while texts:
+            text = texts.pop()
+            for symbol, (source, code) in list(self._support.items()):
+                if symbol in seen or symbol not in text:
+                    continue
+                seen.add(symbol)
+                texts.append(source)
+                if cache.load_object(symbol, source) is None:
+                    cache.store_object(symbol, source, code)
 
 
 class _Making:

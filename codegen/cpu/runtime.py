@@ -14,21 +14,24 @@ them in a fixed order (``full_reduction.py``).
 
 The threads are a persistent pool of the process's own pthreads (``thread_pool.py``, which
 MCJIT resolves from the process on Linux and macOS), driven by the compiled code itself: the
-whole call stays one ctypes call, made without the GIL. A split launch fills in a context (a
-counter, the chunks, the kernel's arguments) and calls ``run_chunks``, compiled once per
-process with the pool's state in its own globals. It wakes ``min(num_threads, chunks) - 1``
+whole call stays one ctypes call, made without the GIL. A split launch at or above the hot
+window calls the process's launcher of its kernel's arity (``LAUNCHER_SYMBOL``), which fills in
+a context (a counter, the chunks, the kernel and its arguments) and calls ``LAUNCH_SYMBOL``: it
+decides whether the launch runs in chunks, and how many, and calls ``run_chunks``; these are
+compiled once per process (``load_run_chunks``), ``run_chunks`` with the pool's state in its
+own globals, and each module only calls them. ``run_chunks`` wakes ``min(num_threads, chunks) - 1``
 parked workers (started on the first launch that wants them, more when ``num_threads`` rises),
-runs the kernel's ``_worker`` on the calling thread too, and returns when every worker that
+runs the chunk worker on the calling thread too, and returns when every worker that
 joined has finished; every thread takes chunks from the context's atomic counter until none is
 left, so a thread slowed by another process does not hold the rest up (a worker that wakes too
 late finds the launch over and takes nothing). After a launch the workers spin for a
 millisecond, yielding their cores at each look, then block on a condition variable: an idle
 pool costs no CPU. While one spins, a launch of an eighth of the threshold splits too
-(``_large_or_hot``), since a spinning worker joins within a microsecond. Only one launch has the pool at a
-time: a second one meanwhile (another Python thread, or a launch from inside a kernel) runs
-alone on its own thread, which can neither deadlock nor mix two launches. A forked child
-starts a pool of its own on its first launch; if no worker can be started, the caller runs
-every chunk. Waking a parked pool costs a few microseconds where starting and joining threads
+(``_emit_launch_function``), since a spinning worker joins within a microsecond. Only one
+launch has the pool at a time: a second one meanwhile (another Python thread, or a launch from
+inside a kernel) runs alone on its own thread, which can neither deadlock nor mix two launches.
+A forked child starts a pool of its own on its first launch; if no worker can be started, the
+caller runs every chunk. Waking a parked pool costs a few microseconds where starting and joining threads
 cost about 30 (docs/performance.md, "Persistent thread pool").
 
 The settings are read when the code runs, from ``SETTINGS``: one int64 per name in
@@ -41,14 +44,16 @@ launch. The frontend's ``jitcore.config`` sets them.
 from __future__ import annotations
 
 import ctypes
-import hashlib
+import functools
 import os
+import re
 import threading
 
 import llvmlite.binding as llvm
 from llvmlite import ir as ll
 
 from jitcore.codegen.cpu import thread_pool
+from jitcore.codegen.errors import CodegenError
 from jitcore.codegen.llvm_types import I64, PTR, declare
 
 RUNTIME_SETTINGS = (
@@ -60,6 +65,13 @@ RUNTIME_SETTINGS = (
 SETTINGS = (ctypes.c_int64 * len(RUNTIME_SETTINGS))(1, 1 << 62, 1 << 62)
 SETTINGS_SYMBOL = "jitcore_cpu_runtime_settings"
 RUN_CHUNKS_SYMBOL = "jitcore_cpu_run_chunks"
+# Whether a split launch runs in chunks, and how many (``_emit_launch_function``).
+LAUNCH_SYMBOL = RUN_CHUNKS_SYMBOL + "_if_large"
+# What a split launch of a kernel of so many arguments before its range calls
+# (``_emit_launcher``). The names start with run_chunks', so that a module's text holds
+# ``RUN_CHUNKS_SYMBOL`` where a launch in it may run in chunks.
+LAUNCHER_SYMBOL = RUN_CHUNKS_SYMBOL + "_of_{}"
+_LAUNCHER_NAME = re.compile(RUN_CHUNKS_SYMBOL + r"_of_(\d+)")
 llvm.add_symbol(SETTINGS_SYMBOL, ctypes.addressof(SETTINGS))
 # The pool's state that launches read and write, in the process's memory like the settings:
 # ``HEARTBEAT``, the CLOCK_MONOTONIC nanoseconds at which a worker spinning between launches
@@ -105,7 +117,7 @@ WARM_STREAK = 3
 # chunks, the split dim's extent, the kernel (its address), then the kernel's arguments
 # (pointers as integers).
 _NEXT, _CHUNKS, _EXTENT, _KERNEL, _ARGS = range(5)
-POOL_IS_HOT = "jitcore_pool_is_hot"  # the module's own (internal): ``_pool_is_hot``
+POOL_IS_HOT = "jitcore_pool_is_hot"  # the launch module's own (internal): ``_pool_is_hot``
 
 
 def available_cpus() -> int:
@@ -129,9 +141,15 @@ class Split:
     enough chunks that a thread slowed by another process hands its share to the others, and
     none to re-read where one thread runs them all."""
 
-    def __init__(self, extent: int | ll.Value, work: int | ll.Value, partials: int = 0,
-                 threshold_work: int | ll.Value | None = None, min_piece: int | ll.Value = 1,
-                 per_thread: int = 0):
+    def __init__(
+        self,
+        extent: int | ll.Value,
+        work: int | ll.Value,
+        partials: int = 0,
+        threshold_work: int | ll.Value | None = None,
+        min_piece: int | ll.Value = 1,
+        per_thread: int = 0,
+    ):
         self.extent = extent
         self.work = work
         self.partials = partials
@@ -144,7 +162,15 @@ def emit_launch(b: ll.IRBuilder, kernel: ll.Function, args: list[ll.Value], spli
     """Run ``kernel(args)`` at the builder's position: in one call if it is not split, else
     in one ranged call below the threshold, in chunks on threads above it. A kernel with
     partials gets them as its last pointer (stack space of the caller) and is called once
-    more afterwards, with the empty range ``[extent, extent)``, to merge them."""
+    more afterwards, with the empty range ``[extent, extent)``, to merge them.
+
+    Only the test for the hot window (one load and compare: a launch below it runs whole,
+    called here) is emitted here; above it the launch calls the process's launcher of the
+    kernel's arity (``_launcher``), which decides whether it runs in chunks, and how many.
+    Emitted into every module beside each split launch, that was about 50 instructions of
+    the entry per launch, a chunk worker per kernel signature and 30 more of the window's
+    code per module, which LLVM optimised and emitted again for every function
+    (docs/performance.md, "Session 57: the launch runtime compiled once")."""
     if split is None:
         b.call(kernel, args)
         return
@@ -158,13 +184,11 @@ def emit_launch(b: ll.IRBuilder, kernel: ll.Function, args: list[ll.Value], spli
     if isinstance(split.extent, int) and split.extent < 2:  # nothing to share (an empty dim)
         b.call(kernel, whole)
     else:
-        settings = _settings(b.module)
-        threshold = _setting(b, settings, "parallel_threshold")
-        work = as_value(split.threshold_work)
-        chunked = _large_or_hot(b, work, threshold)
-        with b.if_else(chunked) as (then, otherwise):
+        weighed = as_value(split.threshold_work)
+        window = b.icmp_signed(">=", weighed, _window_start(b, setting(b, "parallel_threshold")))
+        with b.if_else(window) as (then, otherwise):
             with then:
-                _emit_chunked(b, kernel, args, split, settings)
+                _emit_chunked(b, kernel, args, split)
             with otherwise:
                 b.call(kernel, whole)
     if split.partials:
@@ -172,40 +196,88 @@ def emit_launch(b: ll.IRBuilder, kernel: ll.Function, args: list[ll.Value], spli
         b.call(kernel, [*args, end, end])
 
 
-def _large_or_hot(b: ll.IRBuilder, work: ll.Value, threshold: ll.Value) -> ll.Value:
-    """Whether a launch of ``work`` weighed points runs in chunks: it reaches the threshold, or
-    ``threshold >> HOT_THRESHOLD_SHIFT`` (the window) while a worker is hot (seen on a core
-    within ``HOT_NS``); the clock is read only in the window. A launch in the window that finds
-    the pool cold runs whole; if it is the ``WARM_STREAK``-th in a row each of which began
-    within the pool's spin (``thread_pool.SPIN_NS``) of the last (a loop of such calls), it
-    also warms the pool (``thread_pool.emit_run_chunks``), so that the next finds a worker
-    spinning. A lone launch or a pair does not: waking a parked worker costs the caller 13 us
-    on the 2-vCPU KVM host (an IPI to a halted vCPU), as much as a 512^2 matrix-vector product
-    (docs/performance.md, "threads38")."""
-    with b.goto_entry_block():
-        decided = b.alloca(ll.IntType(1))
-    large = b.icmp_signed(">=", work, threshold)
-    b.store(large, decided)
-    hot_threshold = b.ashr(threshold, ll.Constant(I64, HOT_THRESHOLD_SHIFT))
-    window = b.and_(b.not_(large), b.icmp_signed(">=", work, hot_threshold))
-    with b.if_then(window, likely=False):
-        b.store(b.call(_pool_is_hot(b.module), []), decided)
-    return b.load(decided)
+def _emit_chunked(b: ll.IRBuilder, kernel: ll.Function, args: list[ll.Value], split: Split) -> None:
+    """The launch at or above the hot window: the process's launcher of the kernel's arity
+    called with the kernel, its arguments, and the split's numbers."""
+    static_piece = isinstance(split.min_piece, int) and split.min_piece == 1
+    numbers = [
+        as_value(split.extent),
+        as_value(split.threshold_work),
+        as_value(split.work),
+        ll.Constant(I64, 0) if static_piece else as_value(split.min_piece),
+        ll.Constant(I64, split.per_thread),
+    ]
+    b.call(_launcher(b.module, kernel.function_type), [kernel, *args, *numbers])
+
+
+def _launcher(module: ll.Module, kernel_type: ll.FunctionType) -> ll.Function:
+    """The process's launcher for kernels of ``kernel_type``, declared in ``module``: the one of
+    its arity (``_emit_launcher``), declared with the kernel's own parameters. Every parameter
+    of a split kernel is a pointer or an i64 (the context holds them as i64 slots), which the C
+    calling conventions of the hosts jitcore runs on (x86-64 System V and Windows, AArch64)
+    pass alike, in the same integer register or stack slot: one launcher that takes and calls
+    i64s serves every kernel of that many arguments."""
+    if not all(t == I64 or isinstance(t, ll.PointerType) for t in kernel_type.args):
+        raise CodegenError(f"internal error: a split kernel takes only pointers and i64s, not {kernel_type}")
+    params = kernel_type.args[:-2]
+    return declare(
+        module,
+        LAUNCHER_SYMBOL.format(len(params)),
+        ll.VoidType(),
+        [kernel_type.as_pointer(), *params, *[I64] * 5],
+    )
+
+
+def _emit_launch_function(module: ll.Module) -> None:
+    """``i1 LAUNCH_SYMBOL(worker, ptr context, i64 weighed, i64 work, i64 min_piece, i64
+    per_thread)``: run a split launch in chunks if it should, and say whether it did. The
+    context holds the extent and the kernel's arguments; ``weighed`` is its work as the
+    threshold weighs it, ``work`` its points (what chunks are counted in); ``min_piece`` the
+    least positions of the split dim per chunk (0: none, the extent caps the chunks alone);
+    ``per_thread`` caps the chunks per thread (0: no cap). It runs in chunks when ``weighed``
+    reaches the threshold, or ``threshold >> HOT_THRESHOLD_SHIFT`` (the window) while a
+    worker is hot (seen on a core within ``HOT_NS``; the clock is read only in the window). A
+    launch in the window that finds the pool cold runs whole; if it is the ``WARM_STREAK``-th
+    in a row each of which began within the pool's spin (``thread_pool.SPIN_NS``) of the last
+    (a loop of such calls), it also warms the pool (``thread_pool.emit_run_chunks``), so that
+    the next finds a worker spinning. A lone launch or a pair does not: waking a parked worker
+    costs the caller 13 us on the 2-vCPU KVM host (an IPI to a halted vCPU), as much as a
+    512^2 matrix-vector product (docs/performance.md, "threads38"). One copy per process."""
+    fn = ll.Function(module, ll.FunctionType(ll.IntType(1), [PTR, PTR, I64, I64, I64, I64]), LAUNCH_SYMBOL)
+    worker, context, weighed, work, min_piece, per_thread = fn.args
+    b = ll.IRBuilder(fn.append_basic_block("entry"))
+    no, yes, zero = ll.Constant(ll.IntType(1), 0), ll.Constant(ll.IntType(1), 1), ll.Constant(I64, 0)
+    settings = _settings(module)
+    threshold = _setting(b, settings, "parallel_threshold")
+    with b.if_then(b.icmp_signed("<", weighed, threshold)):
+        with b.if_then(b.icmp_signed("<", weighed, _window_start(b, threshold))):
+            b.ret(no)
+        with b.if_then(b.not_(b.call(_pool_is_hot(module), []))):
+            b.ret(no)
+    per_chunk = _at_least(b, _setting(b, settings, "chunk_size"), 1)
+    extent = b.load(b.gep(context, [ll.Constant(I64, _EXTENT)], source_etype=I64), typ=I64)
+    unlimited = b.icmp_signed("==", min_piece, zero)
+    divisor = b.select(unlimited, ll.Constant(I64, 1), min_piece)
+    most = b.select(unlimited, extent, _at_least(b, b.sdiv(extent, divisor), 1))
+    chunks = _at_most(b, _at_least(b, b.sdiv(work, per_chunk), MIN_CHUNKS), most)
+    threads = _at_least(b, _setting(b, settings, "num_threads"), 1)
+    one = b.icmp_signed("==", threads, ll.Constant(I64, 1))
+    cap = b.select(one, ll.Constant(I64, 1), b.mul(threads, per_thread))
+    capped = b.icmp_signed("!=", per_thread, zero)
+    chunks = b.select(capped, _at_most(b, chunks, cap), chunks)
+    for slot, value in ((_NEXT, zero), (_CHUNKS, chunks)):
+        b.store(value, b.gep(context, [ll.Constant(I64, slot)], source_etype=I64))
+    b.call(_run_chunks(module), [worker, context, chunks])
+    b.ret(yes)
 
 
 def _pool_is_hot(module: ll.Module) -> ll.Function:
-    """``i1 jitcore_pool_is_hot()``: the window's part of ``_large_or_hot`` (the clock, the
-    heartbeat, the streak), one copy per module, called by every split launch in it. Inlined
-    at each launch it was about 30 instructions and 200-250 bytes of machine code per kernel,
-    most of a many-kernel module's entry, which LLVM optimised and emitted again and again
-    (docs/performance.md, "Session 56: compile time per module"); the window is a path of
-    ~25 ns already (the clock read), which the call does not change."""
+    """``i1 jitcore_pool_is_hot()``: the window's part of the launch (the clock, the
+    heartbeat, the streak), in the launch's module (``launch_module``), inlined there."""
     existing = module.globals.get(POOL_IS_HOT)
     if existing is not None:
         return existing
     fn = ll.Function(module, ll.FunctionType(ll.IntType(1), []), POOL_IS_HOT)
-    # Not noinline: LLVM inlines it where one launch calls it (the code of before, no call), and
-    # at several launches (each call in an unlikely branch) keeps the one copy.
     fn.linkage = "internal"
     b = ll.IRBuilder(fn.append_basic_block("entry"))
     now = thread_pool.monotonic_ns(b)
@@ -224,8 +296,10 @@ def _pool_is_hot(module: ll.Module) -> ll.Function:
             b.store(b.select(warm, ll.Constant(I64, 0), run), streak)
             with b.if_then(warm):
                 _count(b, WARMED)
-                b.call(_run_chunks(b.module), [ll.Constant(PTR, None), ll.Constant(PTR, None),
-                                               ll.Constant(I64, 1 << 62)])
+                b.call(
+                    _run_chunks(b.module),
+                    [ll.Constant(PTR, None), ll.Constant(PTR, None), ll.Constant(I64, 1 << 62)],
+                )
     b.ret(hot)
     return fn
 
@@ -279,29 +353,13 @@ def _at_most(b: ll.IRBuilder, x: ll.Value, ceiling: ll.Value) -> ll.Value:
     return b.select(b.icmp_signed(">", x, ceiling), ceiling, x)
 
 
-def _emit_chunked(b: ll.IRBuilder, kernel: ll.Function, args: list[ll.Value], split: Split,
-                  settings: ll.Value) -> None:
-    """Chunks of ``chunk_size`` points, at least ``MIN_CHUNKS`` of them (at least
-    ``split.min_piece`` positions of the split dim each, or one chunk; at most
-    ``split.per_thread`` per thread where it is set): the context the threads share, filled
-    in, and the process's ``RUN_CHUNKS_SYMBOL`` running the kernel's worker on it."""
-    per_chunk = _at_least(b, _setting(b, settings, "chunk_size"), 1)
-    extent = as_value(split.extent)
-    most = extent if isinstance(split.min_piece, int) and split.min_piece == 1 else _at_least(
-        b, b.sdiv(extent, as_value(split.min_piece)), 1)
-    chunks = _at_most(b, _at_least(b, b.sdiv(as_value(split.work), per_chunk), MIN_CHUNKS), most)
-    if split.per_thread:
-        threads = _at_least(b, _setting(b, settings, "num_threads"), 1)
-        one = b.icmp_signed("==", threads, ll.Constant(I64, 1))
-        cap = b.select(one, ll.Constant(I64, 1), b.mul(threads, ll.Constant(I64, split.per_thread)))
-        chunks = _at_most(b, chunks, cap)
-    with b.goto_entry_block():
-        context = b.alloca(I64, size=_ARGS + len(args))
-    for slot, value in enumerate([ll.Constant(I64, 0), chunks, extent, kernel, *args]):
-        if isinstance(value.type, ll.PointerType):
-            value = b.ptrtoint(value, I64)
-        b.store(value, b.gep(context, [ll.Constant(I64, slot)], source_etype=I64))
-    b.call(_run_chunks(b.module), [_worker(b.module, kernel.function_type), context, chunks])
+def _window_start(b: ll.IRBuilder, threshold: ll.Value) -> ll.Value:
+    """The least weighed work of a launch that may run in chunks: the hot window's start."""
+    return b.ashr(threshold, ll.Constant(I64, HOT_THRESHOLD_SHIFT))
+
+
+def _launch(module: ll.Module) -> ll.Function:
+    return declare(module, LAUNCH_SYMBOL, ll.IntType(1), [PTR, PTR, I64, I64, I64, I64])
 
 
 def run_chunks_module() -> ll.Module:
@@ -312,50 +370,96 @@ def run_chunks_module() -> ll.Module:
     module = ll.Module()
 
     def threads_wanted(b: ll.IRBuilder) -> ll.Value:
-        return _at_most(b, _at_least(b, _setting(b, _settings(module), "num_threads"), 1),
-                        b.function.args[2])
+        return _at_most(b, _at_least(b, _setting(b, _settings(module), "num_threads"), 1), b.function.args[2])
 
-    thread_pool.emit_run_chunks(module, RUN_CHUNKS_SYMBOL, threads_wanted,
-                                lambda b: _pool_state(b, HEARTBEAT), lambda b: _pool_state(b, MOVED))
+    thread_pool.emit_run_chunks(
+        module,
+        RUN_CHUNKS_SYMBOL,
+        threads_wanted,
+        lambda b: _pool_state(b, HEARTBEAT),
+        lambda b: _pool_state(b, MOVED),
+    )
+    return module
+
+
+def launch_module() -> ll.Module:
+    """``LAUNCH_SYMBOL`` (``_emit_launch_function``), which calls ``run_chunks``."""
+    module = ll.Module()
+    _emit_launch_function(module)
+    return module
+
+
+def launcher_module(arity: int) -> ll.Module:
+    """The launcher of kernels with ``arity`` arguments before their range (``_emit_launcher``)."""
+    module = ll.Module()
+    _emit_launcher(module, arity)
     return module
 
 
 _lock = threading.Lock()
-_loaded: list[int] = []  # the address of run_chunks, once compiled
+_loaded: dict[str, int] = {}  # the runtime's symbols compiled in this process -> their addresses
 
 
-def load_run_chunks(compile_and_load) -> None:
-    """Compile ``run_chunks`` once per process with ``compile_and_load(llvm_ir, symbol) ->
-    address`` and give its address to LLVM, before code that calls it is loaded."""
+def load_run_chunks(compile_and_load, llvm_ir: str = "") -> None:
+    """Compile ``run_chunks`` and the launch once per process, and each launcher that
+    ``llvm_ir`` calls, with ``compile_and_load(llvm_ir, symbol) -> address``, and give their
+    addresses to LLVM, before code that calls them is loaded."""
+    wanted = [(RUN_CHUNKS_SYMBOL, run_chunks_module), (LAUNCH_SYMBOL, launch_module)]
+    wanted += [
+        (LAUNCHER_SYMBOL.format(n), functools.partial(launcher_module, n))
+        for n in sorted({int(n) for n in _LAUNCHER_NAME.findall(llvm_ir)})
+    ]
     with _lock:
-        if _loaded:
-            return
-        _loaded.append(compile_and_load(str(run_chunks_module()), RUN_CHUNKS_SYMBOL))
-        llvm.add_symbol(RUN_CHUNKS_SYMBOL, _loaded[0])
+        for symbol, make in wanted:  # in this order: each calls the ones before
+            if symbol not in _loaded:
+                _loaded[symbol] = compile_and_load(str(make()), symbol)
+                llvm.add_symbol(symbol, _loaded[symbol])
 
 
 def run_chunks_address() -> int | None:
     """Where ``run_chunks`` is (a ``void (ptr (*)(ptr), ptr, i64)`` to call through ctypes,
     which releases the GIL), or None before the first split code is loaded."""
-    return _loaded[0] if _loaded else None
+    return _loaded.get(RUN_CHUNKS_SYMBOL)
 
 
-def _worker(module: ll.Module, kernel_type: ll.FunctionType) -> ll.Function:
-    """``ptr jitcore_worker_<signature>(ptr context)``: takes chunks from the context's counter and
-    runs the context's kernel on each, until none is left. Chunk ``c`` of ``n`` over an extent
-    ``e`` is ``[c*q + min(c, r), (c+1)*q + min(c+1, r))`` with ``q, r = divmod(e, n)``. One
-    worker per kernel signature in a module, not one per kernel: the kernel is in the context
-    and called through its address (once per chunk, a chunk being thousands of points), so a
-    module of many split kernels of one signature has one worker where it had one each, 40
-    instructions and ~200 bytes of machine code apiece (docs/performance.md, "Session 56:
-    compile time per module")."""
-    # named by its signature, so that a module's text depends on nothing else
-    name = f"jitcore_worker_{hashlib.sha1(str(kernel_type).encode()).hexdigest()[:12]}"
-    existing = module.globals.get(name)
-    if existing is not None:
-        return existing
+def _emit_launcher(module: ll.Module, arity: int) -> ll.Function:
+    """``void name(kernel, i64 a_1 .. a_arity, i64 extent, i64 weighed, i64 work, i64
+    min_piece, i64 per_thread)`` (``LAUNCHER_SYMBOL``): the context the threads share filled in
+    (the extent, the kernel, its arguments) and ``LAUNCH_SYMBOL`` called on it with the chunk
+    worker of this arity; if that did not run it in chunks, the kernel called once on the
+    whole extent."""
+    kernel_type = ll.FunctionType(ll.VoidType(), [I64] * (arity + 2))
+    fn = ll.Function(
+        module,
+        ll.FunctionType(ll.VoidType(), [kernel_type.as_pointer(), *[I64] * (arity + 5)]),
+        LAUNCHER_SYMBOL.format(arity),
+    )
+    kernel, *args = fn.args[: arity + 1]
+    extent, weighed, work, min_piece, per_thread = fn.args[arity + 1 :]
+    b = ll.IRBuilder(fn.append_basic_block("entry"))
+    context = b.alloca(I64, size=_ARGS + arity)
+    for slot, value in [(_EXTENT, extent), (_KERNEL, b.ptrtoint(kernel, I64)), *enumerate(args, _ARGS)]:
+        b.store(value, b.gep(context, [ll.Constant(I64, slot)], source_etype=I64))
+    worker = _emit_worker(module, f"jitcore_chunk_worker_{arity}", kernel_type)
+    worker.linkage = "internal"
+    chunked = _call_launch(b, [worker, context, weighed, work, min_piece, per_thread])
+    with b.if_then(b.not_(chunked)):
+        b.call(kernel, [*args, ll.Constant(I64, 0), extent])
+    b.ret_void()
+    return fn
+
+
+def _call_launch(b: ll.IRBuilder, operands: list[ll.Value]) -> ll.Value:
+    """``LAUNCH_SYMBOL`` called (``tools/probe_pool.py`` times around it)."""
+    return b.call(_launch(b.module), operands)
+
+
+def _emit_worker(module: ll.Module, name: str, kernel_type: ll.FunctionType) -> ll.Function:
+    """``ptr name(ptr context)``: takes chunks from the context's counter and runs the
+    context's kernel on each, until none is left. Chunk ``c`` of ``n`` over an extent ``e`` is
+    ``[c*q + min(c, r), (c+1)*q + min(c+1, r))`` with ``q, r = divmod(e, n)``. The kernel is
+    called through its address (once per chunk, a chunk being thousands of points)."""
     fn = ll.Function(module, ll.FunctionType(PTR, [PTR]), name)
-    fn.linkage = "internal"
     b = ll.IRBuilder(fn.append_basic_block("entry"))
     context = fn.args[0]
     params = kernel_type.args[:-2]
@@ -365,8 +469,10 @@ def _worker(module: ll.Module, kernel_type: ll.FunctionType) -> ll.Function:
 
     chunks, extent = slot(_CHUNKS), slot(_EXTENT)
     kernel = b.inttoptr(slot(_KERNEL), kernel_type.as_pointer())
-    args = [b.inttoptr(slot(_ARGS + k), t) if isinstance(t, ll.PointerType) else slot(_ARGS + k)
-            for k, t in enumerate(params)]
+    args = [
+        b.inttoptr(slot(_ARGS + k), t) if isinstance(t, ll.PointerType) else slot(_ARGS + k)
+        for k, t in enumerate(params)
+    ]
     quotient, remainder = b.sdiv(extent, chunks), b.srem(extent, chunks)
 
     def start(c: ll.Value) -> ll.Value:

@@ -988,14 +988,14 @@ def load_shared(llvm_ir: str, compile_and_load) -> None:
     width and lanes) that ``llvm_ir`` calls, once per process (``sort_buckets.load_shared``'s
     way)."""
     found = sorted(set(_SYMBOL.findall(llvm_ir)))
-    if any(part == "sort" for *_, part in found):  # the threaded sort's launches call the
-        runtime.load_run_chunks(compile_and_load)  # pool's run_chunks
     with _lock:
         for kind, width, lanes, part in found:
             width, lanes = int(width), int(lanes)
             symbol = entry_symbol(width, lanes, kind, part)
             if symbol in _loaded:
                 continue
-            module = _QuickKernel(width, lanes, kind, part).module
+            text = module_text(_QuickKernel(width, lanes, kind, part).module)
+            if runtime.RUN_CHUNKS_SYMBOL in text:  # the threaded sort's launches: the runtime's
+                runtime.load_run_chunks(compile_and_load, text)  # launch and chunk workers
             _loaded.update(sort_buckets.load_address_table(
-                compile_and_load(module_text(module), table_symbol(width, lanes, kind, part)), [symbol]))
+                compile_and_load(text, table_symbol(width, lanes, kind, part)), [symbol]))

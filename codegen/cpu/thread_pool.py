@@ -37,7 +37,7 @@ so the pool lives as long as the process's shared engine, that is for good.
   from the last launch's, so that a worker woken next to the caller never waits out the
   launch in its run queue (``PLACEMENT``).
 - **Warming**: ``run_chunks`` with a null worker wakes the workers a launch would take, with
-  no tickets, and returns at once: they spin for the next launch (``runtime._large_or_hot``).
+  no tickets, and returns at once: they spin for the next launch (``runtime._emit_launch_function``).
 - **pthread_create failing**: the pool keeps the workers it has; with none the caller runs
   every chunk itself, as without threads.
 

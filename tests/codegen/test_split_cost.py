@@ -13,7 +13,7 @@ import pytest
 import jitcore as jc
 from jitcore import config
 from jitcore.codegen import host
-from jitcore.codegen.cpu import cost
+from jitcore.codegen.cpu import cost, runtime
 from jitcore.ir.dialects import kernel
 
 rng = np.random.default_rng(7)
@@ -67,12 +67,15 @@ def test_copies_only_move_data(fn, moves, dtype):
 
 
 def _threshold_constants(fn, x) -> list[int]:
-    """The work constants the entry compares with the ``parallel_threshold`` setting (each
-    twice: with the threshold, and with the hot window's eighth of it: runtime._large_or_hot)."""
+    """The work constants the entry compares with the ``parallel_threshold`` setting's hot
+    window (``runtime.emit_launch``), each passed on to the process's launcher, which compares
+    it with the threshold itself."""
     text = jc.jit(fn).lower(x).as_text("llvm")
     found = [int(m) for m in re.findall(r"icmp sge i64 (\d+), %\"?[\w.]+\"?\n", text)]
-    assert found[::2] == found[1::2], found
-    return found[::2]
+    launcher = rf'call void @"{runtime.RUN_CHUNKS_SYMBOL}_of_\d+"\('
+    passed = re.findall(launcher + r".*, i64 (\d+), i64 \d+, i64 \d+, i64 \d+\)\n", text)
+    assert found == [int(w) for w in passed], (found, passed)
+    return found
 
 
 def test_the_entry_compares_the_weighed_work_with_the_threshold(monkeypatch):
@@ -86,8 +89,8 @@ def test_the_entry_compares_the_weighed_work_with_the_threshold(monkeypatch):
     heavy = (1 << 18) * 2 * cost.MATH_WEIGHT[64]  # exp and log in float64
     log_exp = jc.jit(lambda x: np.sum(np.log(np.exp(x)))).lower(x.astype(np.float64)).as_text("llvm")
     assert f"icmp sge i64 {heavy}, " in log_exp
-    # while its chunks are counted in points
-    assert re.search(rf"sdiv i64 {1 << 18}, %", log_exp)
+    # while its chunks are counted in points (passed after the weighed work)
+    assert f"i64 {heavy}, i64 {1 << 18}, " in log_exp
 
 
 @pytest.mark.parametrize("fn, dtype", [(lambda x: np.sqrt(np.sum(x * x, 1)), np.float32),
@@ -117,7 +120,8 @@ def test_a_sum_down_columns_is_cut_into_chunks_of_whole_row_runs(monkeypatch, dt
     x = rng.standard_normal((40, 17000)).astype(dtype)  # rows of 64 KiB or more: not cut into pieces
     f = jc.jit(lambda x: np.sum(x, axis=0))
     per_chunk = COLUMN_CHUNK_BYTES // np.dtype(dtype).itemsize
-    assert f"sdiv i64 17000, {per_chunk}" in f.lower(x).as_text("llvm")
+    # the launcher's extent, weighed work, points, least columns per chunk, cap per thread
+    assert re.search(rf"i64 17000, i64 \d+, i64 \d+, i64 {per_chunk}, i64 0\)", f.lower(x).as_text("llvm"))
     with config.using(num_threads=1, parallel_threshold=1 << 62):
         whole = f(x)
     with config.using(num_threads=2, parallel_threshold=0, chunk_size=1):

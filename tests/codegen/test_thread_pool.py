@@ -349,18 +349,18 @@ def _several_launches(x, y):
     return a, (a.T * 2).sum(axis=1), jnp.cumsum(x, axis=0) * 3
 
 
-def test_split_kernels_of_one_signature_share_a_worker_and_each_runs_its_own():
-    """A module has one chunk worker per kernel signature, the kernel in the launch's context
-    (``runtime._worker``), and one copy of the hot window's code (``runtime._pool_is_hot``):
-    fewer than one each per launch, and every launch still runs its own kernel on threads."""
+def test_split_launches_call_the_process_runtime_and_each_runs_its_own_kernel():
+    """A module's split launches call the process's launcher of the kernel's arity
+    (``runtime.LAUNCHER_SYMBOL``) with the kernel: the module defines no chunk worker, launch
+    or hot window's code, and every launch still runs its own kernel on threads."""
     x = rng.standard_normal((37, 41)).astype(np.float32)
     y = rng.standard_normal((37, 5)).astype(np.float32)
     f = jc.jit(_several_launches)
     text = f.lower(x, y).as_text("llvm")
-    launches = text.count('call void @"jitcore_cpu_run_chunks"(ptr (ptr)* @"jitcore_worker_')
-    workers = re.findall(r'^define internal ptr @"jitcore_worker_\w+"', text, re.M)
-    assert len(set(workers)) == len(workers) and 1 <= len(workers) < launches
-    assert text.count(f'define internal i1 @"{runtime.POOL_IS_HOT}"') == 1
+    launchers = re.findall(r'call void @"jitcore_cpu_run_chunks_of_\d+"\(void \([^)]*\)\* @"(\w+)"', text)
+    assert len(set(launchers)) >= 2, launchers  # two kernels at least, each passed its own
+    defined = re.findall(r'^define [^@]*@"([^"]+)"', text, re.M)
+    assert all(name.startswith("jit_") for name in defined), defined
     want = [np.asarray(r) for r in _run_many(f, [x, y], 1)]
     a = np.tanh(x) + y.sum(axis=1)[:, None]
     for got, oracle in zip(want, [a, (a.T * 2).sum(axis=1), np.cumsum(x, axis=0) * 3]):
@@ -373,3 +373,32 @@ def test_split_kernels_of_one_signature_share_a_worker_and_each_runs_its_own():
 def _run_many(f, args, threads, chunk_size=7):
     with config.using(num_threads=threads, parallel_threshold=0, chunk_size=chunk_size):
         return f(*args)
+
+
+def _five_terms(a, b, c, d, e):
+    return a * b + c * d - e
+
+
+def test_a_launcher_passes_arguments_beyond_the_registers_where_the_kernel_reads_them(monkeypatch):
+    """The process's launcher of a kernel's arity (``runtime._emit_launcher``) takes and passes
+    every argument as an i64: a kernel of five strided operands (a stride each besides the
+    pointers) takes more than the registers hold, and reads each where the C convention puts
+    it, in chunks on threads and in the launcher's own whole call (a launch in the hot window
+    that finds the pool cold)."""
+    from jitcore.codegen import host
+
+    monkeypatch.setattr(host, "SIZE_GENERIC", False)  # fixed sizes: the weighed work a constant
+    base = rng.standard_normal((5, 40, 66))
+    args = [base[k, :, ::2] for k in range(5)]
+    f = jc.jit(_five_terms)
+    text = f.lower(*args).as_text("llvm")
+    (arity, weighed), = re.findall(rf'call void @"{runtime.RUN_CHUNKS_SYMBOL}_of_(\d+)"\(.*, i64 (\d+), '
+                                   r'i64 \d+, i64 \d+, i64 \d+\)\n', text)
+    assert int(arity) > 8
+    want = args[0] * args[1] + args[2] * args[3] - args[4]
+    for threads in (1, 2, 3):
+        np.testing.assert_array_equal(_run(f, args, threads, chunk_size=64), want)
+    time.sleep(0.01)  # the workers parked: the window's first launches find the pool cold
+    with config.using(num_threads=2, parallel_threshold=2 * int(weighed)):  # in the window
+        for _ in range(3):
+            np.testing.assert_array_equal(np.asarray(f(*args)), want)
