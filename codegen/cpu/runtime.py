@@ -207,25 +207,35 @@ def _emit_chunked(b: ll.IRBuilder, kernel: ll.Function, args: list[ll.Value], sp
         ll.Constant(I64, 0) if static_piece else as_value(split.min_piece),
         ll.Constant(I64, split.per_thread),
     ]
-    b.call(_launcher(b.module, kernel.function_type), [kernel, *args, *numbers])
+    launcher = _launcher(b.module, kernel.function_type)
+    passed = [b.ptrtoint(a, I64) if isinstance(a.type, ll.PointerType) else a for a in args]
+    b.call(launcher, [kernel.bitcast(launcher.function_type.args[0]), *passed, *numbers])
 
 
 def _launcher(module: ll.Module, kernel_type: ll.FunctionType) -> ll.Function:
     """The process's launcher for kernels of ``kernel_type``, declared in ``module``: the one of
-    its arity (``_emit_launcher``), declared with the kernel's own parameters. Every parameter
+    its arity (``_emit_launcher``), declared as it is defined, every parameter an i64 (the
+    caller passes its pointers as integers: two kernels of one arity may differ in which of
+    their parameters are pointers, and share the declaration). Every parameter
     of a split kernel is a pointer or an i64 (the context holds them as i64 slots), which the C
     calling conventions of the hosts jitcore runs on (x86-64 System V and Windows, AArch64)
     pass alike, in the same integer register or stack slot: one launcher that takes and calls
     i64s serves every kernel of that many arguments."""
     if not all(t == I64 or isinstance(t, ll.PointerType) for t in kernel_type.args):
         raise CodegenError(f"internal error: a split kernel takes only pointers and i64s, not {kernel_type}")
-    params = kernel_type.args[:-2]
+    arity = len(kernel_type.args) - 2
     return declare(
         module,
-        LAUNCHER_SYMBOL.format(len(params)),
+        LAUNCHER_SYMBOL.format(arity),
         ll.VoidType(),
-        [kernel_type.as_pointer(), *params, *[I64] * 5],
+        [_launched_type(arity).as_pointer(), *[I64] * (arity + 5)],
     )
+
+
+def _launched_type(arity: int) -> ll.FunctionType:
+    """The type a launcher calls its kernel as: ``arity`` arguments and the range, all i64
+    (one declaration per module serves kernels of that arity whatever their pointers)."""
+    return ll.FunctionType(ll.VoidType(), [I64] * (arity + 2))
 
 
 def _emit_launch_function(module: ll.Module) -> None:
@@ -428,7 +438,7 @@ def _emit_launcher(module: ll.Module, arity: int) -> ll.Function:
     (the extent, the kernel, its arguments) and ``LAUNCH_SYMBOL`` called on it with the chunk
     worker of this arity; if that did not run it in chunks, the kernel called once on the
     whole extent."""
-    kernel_type = ll.FunctionType(ll.VoidType(), [I64] * (arity + 2))
+    kernel_type = _launched_type(arity)
     fn = ll.Function(
         module,
         ll.FunctionType(ll.VoidType(), [kernel_type.as_pointer(), *[I64] * (arity + 5)]),
