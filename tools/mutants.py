@@ -1744,9 +1744,9 @@ MUTANTS = [
            "thread, and no loop of them finds the pool hot",
            ("tests/codegen/test_pool_hot.py",)),
     Mutant("launcher-runs-first-kernel", "codegen/cpu/runtime.py",
-           "b.call(_launcher(b.module, kernel.function_type), [kernel, *args, *numbers])",
-           "b.call(_launcher(b.module, kernel.function_type), [next(f for f in b.module.functions "
-           "if f.function_type == kernel.function_type), *args, *numbers])",
+           "b.call(launcher, [kernel.bitcast(launcher.function_type.args[0]), *passed, *numbers])",
+           "b.call(launcher, [next(f for f in b.module.functions if f.function_type == "
+           "kernel.function_type).bitcast(launcher.function_type.args[0]), *passed, *numbers])",
            "every split launch hands the process's launcher the module's first kernel of its "
            "signature: the other launches never run their own",
            ("tests/codegen/test_thread_pool.py",)),
