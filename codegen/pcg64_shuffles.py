@@ -20,6 +20,7 @@ from __future__ import annotations
 from llvmlite import ir as ll
 
 from jitcore.codegen.llvm_types import I64, PTR
+from jitcore.codegen.loops import emit_loop
 
 I8 = ll.IntType(8)
 # sampler -> (its parameters' LLVM types, the result's); each builds its whole result
@@ -72,38 +73,20 @@ class ShuffleSamplers:
         """For ``i`` from ``start`` down to ``stop`` (inclusive; none if ``start < stop``):
         swap ``data[i]`` and ``data[draw(i)]``."""
         b = self.b
-        entry = b.block
-        head, body, done = (self.fn.append_basic_block(f"swap.{x}") for x in ("head", "body", "done"))
-        b.branch(head)
-        b.position_at_end(head)
-        i = b.phi(I64)
-        i.add_incoming(start, entry)
-        b.cbranch(b.icmp_signed(">=", i, stop), body, done)
-        b.position_at_end(body)
-        j = draw(i)
-        at_i, at_j = b.gep(data, [i], source_etype=I64), b.gep(data, [j], source_etype=I64)
-        x, y = b.load(at_i, typ=I64), b.load(at_j, typ=I64)
-        b.store(y, at_i)
-        b.store(x, at_j)
-        i.add_incoming(b.sub(i, _c(1)), b.block)
-        b.branch(head)
-        b.position_at_end(done)
+
+        def swap(k: ll.Value) -> None:
+            i = b.sub(start, k)
+            j = draw(i)
+            at_i, at_j = b.gep(data, [i], source_etype=I64), b.gep(data, [j], source_etype=I64)
+            x, y = b.load(at_i, typ=I64), b.load(at_j, typ=I64)
+            b.store(y, at_i)
+            b.store(x, at_j)
+        emit_loop(b, b.add(b.sub(start, stop), _c(1)), swap)
 
     def count_up(self, start: ll.Value, stop: ll.Value, body_of) -> None:
         """``body_of(i)`` for ``i`` from ``start`` up to ``stop - 1``."""
         b = self.b
-        entry = b.block
-        head, body, done = (self.fn.append_basic_block(f"up.{x}") for x in ("head", "body", "done"))
-        b.branch(head)
-        b.position_at_end(head)
-        i = b.phi(I64)
-        i.add_incoming(start, entry)
-        b.cbranch(b.icmp_signed("<", i, stop), body, done)
-        b.position_at_end(body)
-        body_of(i)
-        i.add_incoming(b.add(i, _c(1)), b.block)
-        b.branch(head)
-        b.position_at_end(done)
+        emit_loop(b, b.sub(stop, start), lambda k: body_of(b.add(start, k)))
 
     def arange_into(self, data: ll.Value, n: ll.Value) -> None:
         self.count_up(_c(0), n, lambda i: self.b.store(i, self.b.gep(data, [i], source_etype=I64)))
